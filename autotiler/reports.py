@@ -1,0 +1,93 @@
+"""Reports: what GenerateTilingCode() returns and prints, per kernel and for the whole model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .tiler import KernelTiling
+
+
+def compulsory_traffic(t: KernelTiling) -> tuple:
+    """Bytes that must cross L2<->L1 at least once: every input byte in, every output byte out."""
+    t_in = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_in and not a.decl.is_buffer)
+    t_out = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_out and not a.decl.is_buffer)
+    return t_in, t_out
+
+
+@dataclass(frozen=True)
+class KernelReport:
+    name: str
+    tiling: KernelTiling
+    compulsory_in: int
+    compulsory_out: int
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ntiles(self) -> int:
+        return self.tiling.ntiles
+
+    @property
+    def l1_bytes(self) -> int:
+        return self.tiling.l1_bytes
+
+    @property
+    def traffic(self) -> int:
+        return self.tiling.traffic
+
+    @property
+    def traffic_ratio(self) -> float:
+        comp = self.compulsory_in + self.compulsory_out
+        return self.traffic / comp if comp else 1.0
+
+    def summary(self) -> str:
+        return (f"{self.name}: {self.tiling.describe()}; traffic {self.traffic} B "
+                f"({self.traffic_ratio:.2f}x compulsory)")
+
+    def to_dict(self) -> dict:
+        from .codegen import tiling_json
+
+        return {"name": self.name, **tiling_json(self.tiling), "compulsory_in": self.compulsory_in,
+                "compulsory_out": self.compulsory_out, **self.extra}
+
+
+@dataclass(frozen=True)
+class GenerationReport:
+    kernels: tuple
+    groups: tuple
+    files: tuple
+    l1_budget: int
+
+    @classmethod
+    def from_model(cls, model, files) -> "GenerationReport":
+        kernels = tuple(KernelReport(n, t, *compulsory_traffic(t), extra=_extra(model, t))
+                        for n, t in model.tilings.items())
+        return cls(kernels, tuple(model.groups), tuple(files), model.l1_budget)
+
+    def kernel(self, name: str) -> KernelReport:
+        return next(k for k in self.kernels if k.name == name)
+
+    def __getitem__(self, name: str) -> KernelReport:
+        return self.kernel(name)
+
+    def format(self) -> str:
+        lines = [f"autotiler: {len(self.kernels)} user kernel(s), {len(self.groups)} group(s), "
+                 f"L1 budget {self.l1_budget} B"]
+        lines += [f"  {k.summary()}" for k in self.kernels]
+        lines += [f"  wrote {f}" for f in self.files]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def to_dict(self) -> dict:
+        return {"l1_budget": self.l1_budget, "kernels": [k.to_dict() for k in self.kernels],
+                "groups": list(self.groups), "files": list(self.files)}
+
+
+def _extra(model, t: KernelTiling) -> dict:
+    """Hook for cost-model figures (predicted cycles, bounds); empty when unavailable."""
+    try:
+        from .bounds import kernel_figures
+    except ImportError:
+        return {}
+    return kernel_figures(t, model.platform)

@@ -1,0 +1,471 @@
+"""Tile solver: choose, per user kernel, the number of tiles and every argument's L1 layout.
+
+Model of a user kernel (iteration order 2)::
+
+    for OutPlane (Nop):  for Tile (N):  for InPlane (Nip):  <basic kernel calls>
+
+Every tiled argument is cut along its tiled dimension (H for horizontal tiling, W for vertical)
+into the same number of tiles N. Argument ``a`` spans ``E_a = D_a - overlap_a`` "useful" lines;
+the arguments' ``E`` must be integer multiples ``m_a`` of the smallest one, ``E_min``. A tiling is
+a step ``k`` in units of ``E_min``: tile ``i`` of ``a`` starts at line ``i*m_a*k`` and has
+``m_a*k + overlap_a`` lines (the last one fewer), and ``N = ceil(E_min / k)``.
+
+An argument depends on a subset of the loops (its *space*): tiled arguments on Tile, 3D inputs
+on InPlane, 3D outputs on OutPlane, 4D inputs on both planes. Loops of extent 1 are dropped. An
+argument is moved at every iteration of the innermost loop of its space (its *level*), so a
+double-buffered argument needs two L1 slots only when it has more than one instance.
+
+L1 footprint per argument: two slots if double buffered (O_DB) and moved more than once, else
+one; a slot is one tile (tiled), one plane (O_NTILED), a proportional tile (ONETILE buffer),
+``N`` tile-lines (DYNTILE buffer) or all planes (buffers, and every argument under buffer
+promotion).
+
+Objectives (``OBJECTIVES``) order the feasible tilings. The default, ``"traffic"``, minimises
+L2<->L1 traffic in bytes, then the number of tiles, then prefers the larger tile: with the guide's
+budgets this reproduces the guide's tilings (MatAdd 200x300 int at 51200 B: 30 tiles of 10
+lines; MatrixMax: 10 tiles of 31 lines, last 21).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+from typing import Callable, Optional
+
+from .constants import (
+    KernelArgConstraints_T as C,
+    KernelIteratorT as I,
+    Object_Type_T as O,
+    Tile_Orientation_T as T,
+)
+from .errors import ModelError, TilingError
+from .model import KerArgDecl, UserKernelDecl
+
+L1_ALIGN = 4  # every L1 slot starts on a 4-byte boundary (word access, v2s vectors)
+
+ROLE_TILE = "tile"          # a moving tile of the L2 plane
+ROLE_PLANE = "plane"        # a whole plane per instance (O_NTILED)
+ROLE_RESIDENT = "resident"  # all planes in L1 for the whole kernel (buffers, promotion)
+ROLE_ONETILE = "onetile"    # L1-only buffer of one tile
+ROLE_DYNTILE = "dyntile"    # L1-only buffer of one tile-line per tile
+
+
+class AutoTilerWarning(UserWarning):
+    """Emitted when a kernel has no tiling and AT_KERNEL_NOSOLUTION_ERROR is off."""
+
+
+def _align(n: int) -> int:
+    return -(-n // L1_ALIGN) * L1_ALIGN
+
+
+@dataclass(frozen=True)
+class ArgTiling:
+    """How one kernel argument lives in L1 and moves between L2 and L1."""
+
+    decl: KerArgDecl
+    orientation: T
+    role: str
+    space: tuple            # iterators (nest order) this argument depends on, extent > 1 only
+    level: Optional[I]      # innermost loop of the space: moved at each of its iterations
+    reads: bool             # L2 -> L1 transfers
+    writes: bool            # L1 -> L2 transfers
+    nbuf: int               # L1 slots (2 = double buffered)
+    offset: int             # byte offset in the L1 symbol
+    slot_bytes: int
+    plane_bytes: int        # one W x H plane in bytes
+    planes: int             # planes of the argument in L2
+    plane_step: int         # planes skipped per plane index (NextPlaneUpdate)
+    tile_std: int           # tile size along the tiled dimension (incl. overlap), lines/columns
+    tile_last: int
+    step: int               # distance between consecutive tiles, lines/columns
+
+    @property
+    def name(self) -> str:
+        return self.decl.name
+
+    @property
+    def l1_bytes(self) -> int:
+        return self.slot_bytes * self.nbuf
+
+    @property
+    def item(self) -> int:
+        return self.decl.item_size
+
+    @property
+    def w(self) -> int:
+        return self.decl.w
+
+    @property
+    def h(self) -> int:
+        return self.decl.h
+
+    @property
+    def tiled(self) -> bool:
+        return self.role == ROLE_TILE
+
+    def tile_w(self, last: bool = False) -> int:
+        if self.role in (ROLE_TILE, ROLE_ONETILE) and self.orientation == T.TILE_VER:
+            return self.tile_last if last else self.tile_std
+        return self.w
+
+    def tile_h(self, last: bool = False) -> int:
+        if self.role in (ROLE_TILE, ROLE_ONETILE) and self.orientation == T.TILE_HOR:
+            return self.tile_last if last else self.tile_std
+        if self.role == ROLE_DYNTILE and self.orientation == T.TILE_HOR:
+            return 1
+        return self.h
+
+    def tile_bytes(self, last: bool = False) -> int:
+        return self.tile_w(last) * self.tile_h(last) * self.item
+
+    def line_bytes(self) -> int:
+        """Bytes per line of the tiled dimension (a row for horizontal, a column for vertical)."""
+        return (self.w if self.orientation == T.TILE_HOR else self.h) * self.item
+
+
+@dataclass(frozen=True)
+class KernelTiling:
+    """The solver's answer for one user kernel."""
+
+    kernel: UserKernelDecl
+    ntiles: int
+    loops: tuple            # ((iterator, extent), ...) in nest order, extent > 1 only
+    args: tuple             # ArgTiling in KerArgs order
+    l1_bytes: int
+    budget: int
+    promoted: bool
+    objective: str
+    traffic_in: int         # bytes L2 -> L1 over the whole kernel
+    traffic_out: int        # bytes L1 -> L2
+    candidates: int         # feasible tilings considered
+
+    @property
+    def name(self) -> str:
+        return self.kernel.name
+
+    @property
+    def traffic(self) -> int:
+        return self.traffic_in + self.traffic_out
+
+    def arg(self, name: str) -> ArgTiling:
+        return next(a for a in self.args if a.name == name)
+
+    def extent(self, it: I) -> int:
+        return dict(self.loops).get(it, 1)
+
+    def describe(self) -> str:
+        ref = next((a for a in self.args if a.tiled), None)
+        if self.promoted:
+            return f"1 tile, all arguments promoted to L1 buffers ({self.l1_bytes} B of {self.budget} B L1)"
+        if ref is None or self.ntiles == 1:
+            head = "1 tile"
+        else:
+            unit = "lines" if ref.orientation == T.TILE_HOR else "columns"
+            head = f"{self.ntiles} tiles of {ref.tile_std} {unit} (last {ref.tile_last}) on '{ref.name}'"
+        return f"{head}, {self.l1_bytes} B of {self.budget} B L1"
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    budget: int
+    promote: bool = True            # AT_KERNEL_BUFFER_PROMOTE
+    nosolution_error: bool = True   # AT_KERNEL_NOSOLUTION_ERROR
+    objective: str = "traffic"
+    platform: object = None
+
+
+# ----------------------------------------------------------------------------------------------
+# Geometry
+
+
+@dataclass(frozen=True)
+class _Geom:
+    decl: KerArgDecl
+    orientation: T
+    dim: int        # size along the tiled dimension
+    useful: int     # dim - overlap
+    ratio: int      # useful / E_min
+
+
+def _orientation(arg: KerArgDecl, default: T) -> T:
+    if arg.constraints & C.OBJ_CONSTRAINTS_TILE_HOR:
+        return T.TILE_HOR
+    if arg.constraints & C.OBJ_CONSTRAINTS_TILE_VER:
+        return T.TILE_VER
+    return default
+
+
+def _participates(arg: KerArgDecl) -> bool:
+    """Arguments whose tile size follows the common tile count (DYNTILE follows N, not k)."""
+    return arg.is_tiled and not arg.has(O.O_DYNTILE)
+
+
+def _geometries(uk: UserKernelDecl) -> dict:
+    raw = {}
+    for a in uk.kerargs:
+        orient = _orientation(a, uk.orientation)
+        dim = a.h if orient == T.TILE_HOR else a.w
+        raw[a.name] = (a, orient, dim, dim - a.overlap)
+    tiled = [v for v in raw.values() if _participates(v[0])]
+    for a, _, dim, useful in tiled:
+        if useful <= 0:
+            raise ModelError(f"TileOverlap {a.overlap} leaves no useful line in a tiled dimension of {dim}",
+                             where=a.where, kernel=uk.name, arg=a.name,
+                             hint="overlap must be smaller than the tiled dimension")
+    e_min = min((v[3] for v in tiled), default=1)
+    geoms = {}
+    for name, (a, orient, dim, useful) in raw.items():
+        ratio = 1
+        if _participates(a):
+            if useful % e_min:
+                ref = min(tiled, key=lambda v: v[3])[0]
+                raise ModelError(
+                    f"tiled size {useful} (dimension {dim} minus overlap {a.overlap}) is not a multiple of "
+                    f"{e_min}, the size of '{ref.name}'", where=a.where, kernel=uk.name, arg=a.name,
+                    hint="tiled arguments must have sizes in integer ratios (e.g. 2:1 for a 2x2 pooling)")
+            ratio = useful // e_min
+        geoms[name] = _Geom(a, orient, dim, useful, ratio)
+    return geoms
+
+
+def _space(a: KerArgDecl, ntiles: int, nip: int, nop: int, promoted: bool) -> tuple:
+    """Iterators (nest order: OutPlane, Tile, InPlane) the argument's instances depend on."""
+    if promoted or a.is_buffer:
+        return ()
+    deps = set()
+    if a.is_tiled and ntiles > 1:
+        deps.add(I.KER_TILE)
+    if a.ndim == 4:
+        deps |= {I.KER_IN_PLANE, I.KER_OUT_PLANE}
+    elif a.ndim == 3:
+        deps.add(I.KER_IN_PLANE if a.is_in else I.KER_OUT_PLANE)
+    extents = {I.KER_OUT_PLANE: nop, I.KER_TILE: ntiles, I.KER_IN_PLANE: nip}
+    return tuple(it for it in (I.KER_OUT_PLANE, I.KER_TILE, I.KER_IN_PLANE) if it in deps and extents[it] > 1)
+
+
+def _planes(a: KerArgDecl, nip: int, nop: int) -> int:
+    if a.ndim == 4:
+        return nip * nop
+    if a.ndim == 3:
+        return nip if a.is_in else nop
+    return 1
+
+
+# ----------------------------------------------------------------------------------------------
+# Building one candidate
+
+
+def _arg_tiling(g: _Geom, uk: UserKernelDecl, k: Optional[int], ntiles: int, promoted: bool) -> ArgTiling:
+    a = g.decl
+    nip, nop = uk.nip, uk.nop
+    planes = _planes(a, nip, nop)
+    plane_bytes = a.w * a.h * a.item_size
+    space = _space(a, ntiles, nip, nop, promoted)
+    level = space[-1] if space else None
+    role, tile_std, tile_last, step = _role_and_tile(g, k, ntiles, promoted)
+    slot = _slot_bytes(a, g.orientation, role, tile_std, ntiles, planes, plane_bytes)
+    moves = bool(space)
+    nbuf = 2 if (moves and a.has(O.O_DB)) or (role == ROLE_ONETILE and a.has(O.O_DB)) else 1
+    is_data = role in (ROLE_TILE, ROLE_PLANE, ROLE_RESIDENT)
+    return ArgTiling(
+        decl=a, orientation=g.orientation, role=role, space=space, level=level,
+        reads=is_data and a.is_in, writes=is_data and a.is_out, nbuf=nbuf, offset=0, slot_bytes=_align(slot),
+        plane_bytes=plane_bytes, planes=planes, plane_step=a.next_plane_update or 1,
+        tile_std=tile_std, tile_last=tile_last, step=step)
+
+
+def _role_and_tile(g: _Geom, k: Optional[int], ntiles: int, promoted: bool):
+    a = g.decl
+    if a.has(O.O_DYNTILE):
+        return ROLE_DYNTILE, 1, 1, 1
+    if a.has(O.O_ONETILE):
+        if k is None:
+            return ROLE_ONETILE, g.dim, g.dim, 0
+        std = g.ratio * k + a.overlap
+        return ROLE_ONETILE, min(std, g.dim), _last(g, k, ntiles), g.ratio * k
+    if promoted or a.is_buffer:
+        std = g.ratio * k + a.overlap if (k is not None and a.is_tiled) else g.dim
+        step = g.ratio * k if (k is not None and a.is_tiled) else 0
+        last = _last(g, k, ntiles) if (k is not None and a.is_tiled) else g.dim
+        return ROLE_RESIDENT, min(std, g.dim), last, step
+    if not a.is_tiled:
+        return ROLE_PLANE, g.dim, g.dim, 0
+    if k is None:
+        return ROLE_TILE, g.dim, g.dim, g.useful
+    return ROLE_TILE, min(g.ratio * k + a.overlap, g.dim), _last(g, k, ntiles), g.ratio * k
+
+
+def _last(g: _Geom, k: int, ntiles: int) -> int:
+    return g.useful - (ntiles - 1) * g.ratio * k + g.decl.overlap
+
+
+def _slot_bytes(a: KerArgDecl, orient: T, role: str, tile_std: int, ntiles: int, planes: int,
+                plane_bytes: int) -> int:
+    line = (a.w if orient == T.TILE_HOR else a.h) * a.item_size
+    if role in (ROLE_TILE, ROLE_ONETILE):
+        return tile_std * line
+    if role == ROLE_DYNTILE:
+        return ntiles * line * (planes if a.ndim > 2 else 1)
+    if role == ROLE_RESIDENT:
+        return plane_bytes * planes
+    return plane_bytes
+
+
+def _layout(args: list) -> tuple:
+    """Place arguments one after another in KerArgs order, each slot 4-byte aligned."""
+    placed, offset = [], 0
+    for a in args:
+        placed.append(replace(a, offset=offset))
+        offset += a.l1_bytes
+    return tuple(placed), offset
+
+
+def _transfers(a: ArgTiling, extents: dict, ntiles: int) -> int:
+    """Bytes moved per direction for one argument over the whole kernel."""
+    if a.role == ROLE_RESIDENT:
+        return a.plane_bytes * a.planes
+    if a.role not in (ROLE_TILE, ROLE_PLANE):
+        return 0
+    outer = 1
+    nest = (I.KER_OUT_PLANE, I.KER_TILE, I.KER_IN_PLANE)
+    if a.level is None:
+        return a.tile_bytes() if a.role == ROLE_TILE else a.plane_bytes
+    for it in nest[: nest.index(a.level) + 1]:
+        outer *= extents.get(it, 1)
+    if a.role == ROLE_TILE and I.KER_TILE in a.space:
+        per_sweep = (ntiles - 1) * a.tile_bytes() + a.tile_bytes(last=True)
+        return outer // ntiles * per_sweep
+    return outer * (a.tile_bytes() if a.role == ROLE_TILE else a.plane_bytes)
+
+
+def build_tiling(uk: UserKernelDecl, geoms: dict, k: Optional[int], ntiles: int, promoted: bool,
+                 budget: int, objective: str = "traffic", candidates: int = 0) -> KernelTiling:
+    args = [_arg_tiling(geoms[a.name], uk, k, ntiles, promoted) for a in uk.kerargs]
+    placed, total = _layout(args)
+    loops = tuple((it, n) for it, n in ((I.KER_OUT_PLANE, uk.nop), (I.KER_TILE, ntiles),
+                                        (I.KER_IN_PLANE, uk.nip)) if n > 1)
+    extents = dict(loops)
+    t_in = sum(_transfers(a, extents, ntiles) for a in placed if a.reads)
+    t_out = sum(_transfers(a, extents, ntiles) for a in placed if a.writes)
+    return KernelTiling(kernel=uk, ntiles=ntiles, loops=loops, args=placed, l1_bytes=total, budget=budget,
+                        promoted=promoted, objective=objective, traffic_in=t_in, traffic_out=t_out,
+                        candidates=candidates)
+
+
+# ----------------------------------------------------------------------------------------------
+# Constraints and search
+
+
+def _meets_constraints(g: _Geom, tile: int, ntiles: int) -> bool:
+    c, pref = g.decl.constraints, g.decl.preferred
+    if ntiles == 1:
+        return True  # constraints apply to all tiles but the last
+    if c & C.OBJ_CONSTRAINTS_EVEN and tile % 2:
+        return False
+    if c & C.OBJ_CONSTRAINTS_ODD and not tile % 2:
+        return False
+    if c & C.OBJ_CONSTRAINTS_ONEPREFTILE:
+        return pref > 0 and tile == pref
+    if pref and tile % pref:
+        return False
+    return True
+
+
+def _candidate_steps(uk: UserKernelDecl, geoms: dict):
+    """Yield (k, ntiles) for every legal step k, largest tile first."""
+    tiled = [g for g in geoms.values() if _participates(g.decl)]
+    if not tiled:
+        yield None, 1
+        return
+    e_min = min(g.useful for g in tiled)
+    for k in range(e_min, 0, -1):
+        n = -(-e_min // k)
+        if all(_meets_constraints(g, g.ratio * k + g.decl.overlap, n) for g in tiled):
+            yield k, n
+
+
+def _objective_traffic(t: KernelTiling):
+    ref = max((a.tile_std for a in t.args if a.tiled), default=0)
+    return (t.traffic, t.ntiles, -ref, t.l1_bytes)
+
+
+OBJECTIVES: dict = {"traffic": _objective_traffic}
+
+
+def register_objective(name: str, key: Callable) -> None:
+    """Add an objective: ``key(KernelTiling)`` returns a sort key, smallest is best."""
+    OBJECTIVES[name] = key
+
+
+def solve(uk: UserKernelDecl, options: SolverOptions) -> Optional[KernelTiling]:
+    """Choose the tiling of ``uk``; raise TilingError (or warn and return None) when none fits."""
+    geoms = _geometries(uk)
+    if options.objective not in OBJECTIVES:
+        raise ModelError(f"unknown tiling objective '{options.objective}'", where=uk.where, kernel=uk.name,
+                         hint=f"objectives: {', '.join(sorted(OBJECTIVES))}")
+    feasible = list(_feasible(uk, geoms, options))
+    if not feasible:
+        return _no_solution(uk, geoms, options)
+    key = OBJECTIVES[options.objective]
+    best = min(feasible, key=key)
+    return replace(best, objective=options.objective, candidates=len(feasible))
+
+
+def _feasible(uk: UserKernelDecl, geoms: dict, options: SolverOptions):
+    budget = options.budget
+    if options.promote:
+        whole = build_tiling(uk, geoms, None, 1, True, budget)
+        if whole.l1_bytes <= budget:
+            yield whole
+            return
+    for k, n in _candidate_steps(uk, geoms):
+        t = build_tiling(uk, geoms, k, n, False, budget)
+        if t.l1_bytes <= budget:
+            yield t
+
+
+def smallest_footprint(uk: UserKernelDecl, geoms: Optional[dict] = None) -> Optional[KernelTiling]:
+    geoms = geoms or _geometries(uk)
+    best = None
+    for k, n in _candidate_steps(uk, geoms):
+        t = build_tiling(uk, geoms, k, n, False, 0)
+        if best is None or t.l1_bytes < best.l1_bytes:
+            best = t
+    return best
+
+
+def _no_solution(uk: UserKernelDecl, geoms: dict, options: SolverOptions):
+    smallest = smallest_footprint(uk, geoms)
+    if smallest is None:
+        msg = "no tile size satisfies the tile constraints (EVEN/ODD/preferred size) of its arguments"
+        hint = "relax OBJ_CONSTRAINTS_* or PreferedTileSize"
+        arg = None
+    else:
+        dom = max(smallest.args, key=lambda a: a.l1_bytes)
+        msg = (f"no tiling fits the L1 budget of {options.budget} bytes: the smallest tiling "
+               f"({smallest.ntiles} tiles) needs {smallest.l1_bytes} bytes, of which argument "
+               f"'{dom.name}' takes {dom.l1_bytes} ({_why(dom)})")
+        hint = f"raise the L1 budget to at least {smallest.l1_bytes} bytes or shrink '{dom.name}'"
+        arg = None
+    if options.nosolution_error:
+        raise TilingError(msg, where=uk.where, kernel=uk.name, arg=arg, hint=hint)
+    warnings.warn(f"{uk.where}: kernel '{uk.name}': {msg}; no code is generated for it ({hint})",
+                  AutoTilerWarning, stacklevel=3)
+    return None
+
+
+def _why(a: ArgTiling) -> str:
+    if a.role == ROLE_PLANE:
+        what = f"an untiled {a.w}x{a.h} plane"
+    elif a.role == ROLE_RESIDENT:
+        what = f"{a.planes} resident plane(s) of {a.w}x{a.h}"
+    elif a.role == ROLE_DYNTILE:
+        what = "one slot per tile"
+    else:
+        unit = "line" if a.orientation == T.TILE_HOR else "column"
+        what = f"a tile of {a.tile_std} {unit}(s) of {a.line_bytes()} bytes"
+    return f"{a.nbuf} x {what}" if a.nbuf > 1 else what
+
+
+__all__ = ["ArgTiling", "KernelTiling", "SolverOptions", "solve", "build_tiling", "OBJECTIVES",
+           "register_objective", "smallest_footprint", "AutoTilerWarning"]
