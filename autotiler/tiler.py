@@ -371,7 +371,7 @@ def _meets_constraints(g: _Geom, tile: int, ntiles: int) -> bool:
     return True
 
 
-def _candidate_steps(uk: UserKernelDecl, geoms: dict):
+def _candidate_steps(uk: UserKernelDecl, geoms: dict, constrained: bool = True):
     """Yield (k, ntiles) for every legal step k, largest tile first."""
     tiled = [g for g in geoms.values() if _participates(g.decl)]
     if not tiled:
@@ -380,7 +380,7 @@ def _candidate_steps(uk: UserKernelDecl, geoms: dict):
     e_min = min(g.useful for g in tiled)
     for k in range(e_min, 0, -1):
         n = -(-e_min // k)
-        if all(_meets_constraints(g, g.ratio * k + g.decl.overlap, n) for g in tiled):
+        if not constrained or all(_meets_constraints(g, g.ratio * k + g.decl.overlap, n) for g in tiled):
             yield k, n
 
 
@@ -424,10 +424,11 @@ def _feasible(uk: UserKernelDecl, geoms: dict, options: SolverOptions):
             yield t
 
 
-def smallest_footprint(uk: UserKernelDecl, geoms: Optional[dict] = None) -> Optional[KernelTiling]:
+def smallest_footprint(uk: UserKernelDecl, geoms: Optional[dict] = None,
+                       constrained: bool = True) -> Optional[KernelTiling]:
     geoms = geoms or _geometries(uk)
     best = None
-    for k, n in _candidate_steps(uk, geoms):
+    for k, n in _candidate_steps(uk, geoms, constrained):
         t = build_tiling(uk, geoms, k, n, False, 0)
         if best is None or t.l1_bytes < best.l1_bytes:
             best = t
@@ -446,6 +447,11 @@ def _no_solution(uk: UserKernelDecl, geoms: dict, options: SolverOptions):
                f"({smallest.ntiles} tiles) needs {smallest.l1_bytes} bytes, of which argument "
                f"'{dom.name}' takes {dom.l1_bytes} ({_why(dom)})")
         hint = f"raise the L1 budget to at least {smallest.l1_bytes} bytes or shrink '{dom.name}'"
+        free = smallest_footprint(uk, geoms, constrained=False)
+        if free is not None and free.l1_bytes < smallest.l1_bytes:
+            msg += (f"; without the tile constraints (EVEN/ODD/preferred size) {free.ntiles} tiles would "
+                    f"need only {free.l1_bytes} bytes")
+            hint += " or relax the tile constraints"
         arg = None
     if options.nosolution_error:
         raise TilingError(msg, where=uk.where, kernel=uk.name, arg=arg, hint=hint)

@@ -1,0 +1,257 @@
+"""Every model-declaration and tiling error: typed, names file:line, kernel, argument, and a fix."""
+
+import re
+import warnings
+
+import pytest
+
+from autotiler import *
+from autotiler.errors import OptionsError
+
+THIS = "test_errors.py"
+P32 = "Word32 * __restrict__"
+
+
+def lib_add():
+    LibKernel("MatSumPar", CALL_PARALLEL,
+              CArgs(5, TCArg(P32, "In1"), TCArg(P32, "In2"), TCArg(P32, "Out"),
+                    TCArg("unsigned int", "W"), TCArg("unsigned int", "H")), "MatrixAdd_Arg_T")
+
+
+def add_kernel(name="MatAdd", w=200, h=300, kerargs=None, calls=None, cargs=None, order=None):
+    order = order or KernelIterationOrder(KER_DIM2, KER_TILE)
+    cargs = cargs or CArgs(3, TCArg(P32, "In1"), TCArg(P32, "In2"), TCArg(P32, "Out"))
+    calls = calls or Calls(1, Call("MatSumPar", LOC_INNER_LOOP, Bindings(
+        5, K_Arg("In1", KER_ARG_TILE), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE),
+        K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))
+    kerargs = kerargs or KerArgs(3, KerArg("In1", OBJ_IN_DB, w, h, 4, 0, 0, 0, "In1", 0),
+                                 KerArg("In2", OBJ_IN_DB, w, h, 4, 0, 0, 0, "In2", 0),
+                                 KerArg("Out", OBJ_OUT_DB, w, h, 4, 0, 0, 0, "Out", 0))
+    return UserKernel(name, KernelDimensions(1, w, h, 1), order, TILE_HOR, cargs, calls, kerargs)
+
+
+@pytest.fixture(autouse=True)
+def fresh_model():
+    with Model() as m:
+        SetL1MemorySize(51200)
+        lib_add()
+        yield m
+
+
+def raises(exc, *fragments):
+    pattern = ".*".join(re.escape(f) for f in fragments)
+    return pytest.raises(exc, match=pattern)
+
+
+def test_valid_kernel_declares():
+    assert add_kernel().ntiles == 30
+
+
+def test_unknown_basic_kernel_names_line_kernel_and_suggests():
+    with raises(ModelError, THIS, "kernel 'MatAdd'", "unknown basic kernel 'MatSumPal'", "did you mean 'MatSumPar'"):
+        add_kernel(calls=Calls(1, Call("MatSumPal", LOC_INNER_LOOP, Bindings(0))))
+
+
+def test_binding_count_mismatch():
+    with raises(ModelError, THIS, "has 2 binding(s) but the basic kernel takes 5", "bind, in order: In1, In2"):
+        add_kernel(calls=Calls(Call("MatSumPar", LOC_INNER_LOOP, Bindings(Imm(0), Imm(1)))))
+
+
+def test_count_prefix_must_match():
+    with raises(ModelError, THIS, "CArgs(4, ...) announces 4 item(s) but 3 follow"):
+        CArgs(4, TCArg(P32, "a"), TCArg(P32, "b"), TCArg(P32, "c"))
+    with raises(ModelError, "Bindings(1, ...) announces 1"):
+        Bindings(1, Imm(1), Imm(2))
+    with raises(ModelError, "KerArgs(2, ...)"):
+        KerArgs(2, KerArg("A", OBJ_IN, 1, 1, 1, 0, 0, 0, "A", 0))
+    with raises(ModelError, "Calls(3, ...)"):
+        Calls(3)
+
+
+def test_karg_names_unknown_kernel_argument():
+    calls = Calls(Call("MatSumPar", LOC_INNER_LOOP, Bindings(
+        K_Arg("Inx", KER_ARG_TILE), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE),
+        K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))
+    with raises(ModelError, THIS, "K_Arg names unknown kernel argument 'Inx'", "kernel arguments are: In1, In2, Out"):
+        add_kernel(calls=calls)
+
+
+def test_carg_names_unknown_c_argument():
+    calls = Calls(Call("MatSumPar", LOC_INNER_LOOP, Bindings(
+        C_Arg("Nope"), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE),
+        K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))
+    with raises(ModelError, "C_Arg names unknown C argument 'Nope'", "C arguments are: In1, In2, Out"):
+        add_kernel(calls=calls)
+
+
+def test_pointer_selector_bound_to_scalar():
+    calls = Calls(Call("MatSumPar", LOC_INNER_LOOP, Bindings(
+        K_Arg("In1", KER_ARG_TILE), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE),
+        K_Arg("In1", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_H))))
+    with raises(ModelError, "KER_ARG_TILE gives a pointer but 'W' is 'unsigned int'"):
+        add_kernel(calls=calls)
+
+
+def test_duplicate_names():
+    add_kernel()
+    with raises(ModelError, THIS, "'MatAdd' is already declared"):
+        add_kernel()
+    with raises(ModelError, "duplicate C argument 'In1'"):
+        add_kernel("K2", cargs=CArgs(TCArg(P32, "In1"), TCArg(P32, "In1"), TCArg(P32, "Out")))
+    dup = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In1", 0), KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
+                  KerArg("Out", OBJ_OUT_DB, 8, 8, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, "duplicate kernel argument 'In1'"):
+        add_kernel("K3", kerargs=dup)
+    with raises(ModelError, "already declared differently"):
+        LibKernel("MatSumPar", CALL_SEQUENTIAL, CArgs(0), "")
+
+
+@pytest.mark.parametrize("w,h,item,what", [(0, 10, 4, "W"), (10, -1, 4, "H"), (10, 10, 0, "ItemSize")])
+def test_zero_or_negative_sizes(w, h, item, what):
+    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, w, h, item, 0, 0, 0, "In1", 0),
+                      KerArg("In2", OBJ_IN_DB, 10, 10, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 10, 10, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, THIS, "argument 'In1'", f"{what} must be a positive integer"):
+        add_kernel(kerargs=kerargs)
+
+
+def test_kernel_dimension_must_be_positive():
+    with raises(ModelError, "KernelDimensions InPlanes must be a positive integer"):
+        UserKernel("Z", KernelDimensions(0, 1, 1, 1), KernelIterationOrder(KER_DIM2, KER_TILE), TILE_HOR,
+                   CArgs(0), Calls(0), KerArgs(0))
+
+
+@pytest.mark.parametrize("flags,fragment", [
+    (O_IN | O_NIN | O_TILED, "sets both O_IN and O_NIN"),
+    (O_IN | O_TILED | O_ONETILE, "O_ONETILE is a buffer property"),
+    (O_BUFF | O_ONETILE | O_DYNTILE, "cannot be combined"),
+    (O_TILED, "neither an input, an output nor a buffer"),
+])
+def test_contradictory_flags(flags, fragment):
+    kerargs = KerArgs(KerArg("In1", flags, 8, 8, 4, 0, 0, 0, "In1", 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 8, 8, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, "argument 'In1'", fragment):
+        add_kernel(kerargs=kerargs)
+
+
+def test_even_and_odd_contradict():
+    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, OBJ_CONSTRAINTS_EVEN | OBJ_CONSTRAINTS_ODD, 0, "In1", 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 8, 8, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, "EVEN and ODD contradict"):
+        add_kernel(kerargs=kerargs)
+
+
+def test_4d_output_rejected():
+    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In1", 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB_4D, 8, 8, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, "argument 'Out'", "a 4D argument can only be an input"):
+        add_kernel(kerargs=kerargs)
+
+
+def test_c_arg_index_on_non_pointer():
+    LibKernel("K1", CALL_SEQUENTIAL, CArgs(TCArg("int", "V")), "")
+    with raises(ModelError, "C_ArgIndex needs a pointer but 'N' is 'int'"):
+        UserKernel("Z", KernelDimensions(1, 8, 8, 1), KernelIterationOrder(KER_DIM2, KER_TILE), TILE_HOR,
+                   CArgs(TCArg(P32, "In"), TCArg("int", "N")),
+                   Calls(Call("K1", LOC_INNER_LOOP, Bindings(C_ArgIndex("N", KER_TILE, 1)))),
+                   KerArgs(KerArg("In", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In", 0)))
+
+
+def test_kernel_argument_without_c_argument_must_be_buffer():
+    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, 0, 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 8, 8, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, "argument 'In1'", "has no C argument and is not a buffer", "declare it as a buffer"):
+        add_kernel(kerargs=kerargs)
+
+
+def test_kernel_argument_bound_to_unknown_or_scalar_c_argument():
+    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "Zap", 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 8, 8, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, "bound to C argument 'Zap', which the user kernel does not declare"):
+        add_kernel(kerargs=kerargs)
+
+
+def test_iteration_order_1_rejected_with_fix():
+    with raises(ModelError, "iteration order 1", "use iteration order 2"):
+        add_kernel(order=KernelIterationOrder(KER_DIM4, KER_OUT_PLANE, KER_IN_PLANE, KER_TILE))
+
+
+def test_parallel_kernel_needs_struct_type():
+    with raises(ModelError, "kernel 'P'", "needs the name of its argument struct type"):
+        LibKernel("P", CALL_PARALLEL, CArgs(TCArg("int", "A")), "")
+
+
+def test_bad_cost_expression():
+    with raises(ModelError, "uses 'Out', which is not a scalar argument"):
+        LibKernel("C", CALL_SEQUENTIAL, CArgs(TCArg(P32, "Out"), TCArg("int", "N")), "", Cost="Out*2")
+
+
+def test_group_errors():
+    OpenKernelGroup("G")
+    add_kernel("GK")
+    with raises(ModelError, "still open"):
+        OpenKernelGroup("G2")
+    CloseKernelGroup()
+    with raises(ModelError, "kernel 'G'", "names 'Nope', which is not a user kernel of this group"):
+        UserKernelGroup("G", CArgs(TCArg(P32, "A")), Calls(UserKernelCall("Nope", LOC_GROUP, Bindings(C_Arg("A")))))
+    with raises(ModelError, "has 1 binding(s) but the user kernel takes 3"):
+        UserKernelGroup("G", CArgs(TCArg(P32, "A")), Calls(UserKernelCall("GK", LOC_GROUP, Bindings(C_Arg("A")))))
+    with raises(ModelError, "must use LOC_GROUP"):
+        UserKernelCall("GK", LOC_INNER_LOOP, Bindings())
+    with raises(ModelError, "CloseKernelGroup() without OpenKernelGroup()"):
+        CloseKernelGroup()
+
+
+def test_no_tiling_reports_budget_smallest_footprint_and_dominant_argument():
+    SetL1MemorySize(4000)
+    with raises(TilingError, THIS, "kernel 'MatAdd'", "L1 budget of 4000 bytes", "needs 4800 bytes",
+                "argument 'In1' takes 1600", "raise the L1 budget to at least 4800"):
+        add_kernel()
+
+
+def test_no_tiling_warns_and_returns_none_when_error_is_off():
+    SetL1MemorySize(4000)
+    AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_OFF)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert add_kernel() is None
+    assert any("no code is generated" in str(w.message) for w in caught)
+
+
+def test_constraints_unsatisfiable():
+    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 9, 4, 0, OBJ_CONSTRAINTS_EVEN, 5, "In1", 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 9, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 8, 9, 4, 0, 0, 0, "Out", 0))
+    SetL1MemorySize(500)
+    with raises(TilingError, "smallest tiling (1 tiles) needs 864 bytes", "without the tile constraints",
+                "9 tiles would need only 192 bytes", "relax the tile constraints"):
+        add_kernel(w=8, h=9, kerargs=kerargs)
+
+
+def test_non_integer_ratio_between_tiled_arguments():
+    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 10, 4, 0, 0, 0, "In1", 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 10, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 8, 3, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, "argument 'In1'", "is not a multiple of 3"):
+        add_kernel(kerargs=kerargs)
+
+
+def test_generated_file_names_and_options():
+    with raises(ModelError, "takes 2 or 4 file names"):
+        SetGeneratedFilesNames("a.c")
+    with raises(ModelError, "must be a plain file name"):
+        SetGeneratedFilesNames("dir/a.c", "a.h")
+    assert TilerParseOptions(["prog", "--L1", "abc"]) == 1
+    with pytest.raises(OptionsError):
+        from autotiler.cli import parse_generator_options
+        parse_generator_options(["--bogus"], current())
+
+
+def current():
+    from autotiler.session import current_model
+    return current_model()
