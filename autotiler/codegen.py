@@ -114,7 +114,7 @@ def _sel(cond: Optional[str], a: int, b: int) -> str:
     """``cond ? a : b`` folded when both sides agree or there is no condition."""
     if cond is None or a == b:
         return str(b)
-    return f"(({cond})?{a}:{b})"
+    return f"({cond}?{a}:{b})"
 
 
 class KernelContext:
@@ -159,14 +159,17 @@ class KernelContext:
             terms.append((a.step * unit, self.var(I.KER_TILE, prefix)))
         return _lin(terms)
 
-    def slot(self, a: ArgTiling, next_instance: bool = False) -> str:
-        base = f"{self.l1} + {a.offset}"
-        if a.nbuf == 1:
-            return f"({base})"
-        counter = f"N_{a.name}+1" if next_instance else f"N_{a.name}"
+    def base(self, a: ArgTiling) -> str:
+        return f"{self.l1} + {a.offset}" if a.offset else self.l1
+
+    def slot(self, a: ArgTiling, next_instance: bool = False, first: bool = False) -> str:
+        """L1 address of the argument's current (or next) slot; ``first``: instance 0."""
+        if a.nbuf == 1 or first:
+            return self.base(a)
+        counter = f"(N_{a.name}+1)" if next_instance else f"N_{a.name}"
         if a.role == ROLE_ONETILE:
-            counter = "Tile+1" if next_instance else self.var(I.KER_TILE)
-        return f"({base} + {a.slot_bytes}*(({counter})%2))"
+            counter = "(Tile+1)" if next_instance else self.var(I.KER_TILE)
+        return f"{self.base(a)} + {a.slot_bytes}*({counter}%2)"
 
     def tile_pointer(self, a: ArgTiling) -> str:
         if a.role in (ROLE_TILE, ROLE_PLANE, ROLE_ONETILE):
@@ -175,12 +178,13 @@ class KernelContext:
             line = a.line_bytes()
             terms = [(c * self.t.ntiles * line, v) for c, v in self.plane_index(a)] if a.decl.ndim > 2 else []
             terms.append((line, self.var(I.KER_TILE)))
-            return f"({self.l1} + {a.offset} + {_lin(terms)})"
+            return f"{self.base(a)} + {_lin(terms)}"
         terms = [(c * a.plane_bytes, v) for c, v in self.plane_index(a)]
         if a.decl.is_tiled and a.step:
             unit = a.line_bytes() if a.orientation == T.TILE_HOR else a.item
             terms.append((a.step * unit, self.var(I.KER_TILE)))
-        return f"({self.l1} + {a.offset} + {_lin(terms)})"
+        offset = _lin(terms)
+        return self.base(a) if offset == "0" else f"{self.base(a)} + {offset}"
 
     def tile_dim(self, a: ArgTiling, width: bool, standard: bool = False) -> str:
         std = a.tile_w() if width else a.tile_h()
@@ -210,7 +214,7 @@ def _karg_expr(ctx: KernelContext, b: KArgBinding) -> str:
     a = ctx.t.arg(b.arg)
     sel = b.select
     simple = {
-        S.KER_ARG: lambda: f"{ctx.l1} + {a.offset}",
+        S.KER_ARG: lambda: ctx.base(a),
         S.KER_ARG_TILE: lambda: ctx.tile_pointer(a),
         S.KER_ARG_TILE_W: lambda: ctx.tile_dim(a, True),
         S.KER_ARG_TILE_H: lambda: ctx.tile_dim(a, False),
@@ -266,7 +270,7 @@ class KernelRenderer:
     def _copy(self, a: ArgTiling, direction: str, loc: str, prefix: Optional[str] = "",
               last_cond: Optional[str] = None) -> str:
         ext = f"(AT_L2_EXT_ADDR_TYPE) ((char *) {a.decl.carg_name} + {self.ctx.l2_offset(a, prefix)})"
-        loc_expr = f"(AT_L2_INT_ADDR_TYPE) {loc}"
+        loc_expr = f"(AT_L2_INT_ADDR_TYPE) ({loc})"
         evt = f"&Dma{'R' if direction == 'in' else 'W'}_Evt_{a.name}"
         dir_name = "AT_L2_EXT2LOC" if direction == "in" else "AT_L2_LOC2EXT"
         if a.role == ROLE_RESIDENT:
@@ -423,9 +427,9 @@ class KernelRenderer:
             if not a.reads:
                 continue
             if a.level is None:
-                lines.append(f"{self._copy(a, 'in', self.ctx.slot(a), None)} /* '{a.name}': read once */")
+                lines.append(f"{self._copy(a, 'in', self.ctx.slot(a, first=True), None)} /* '{a.name}': read once */")
             elif a.nbuf == 2:
-                lines.append(f"{self._copy(a, 'in', self.ctx.slot(a), None)} /* first tile of '{a.name}' */")
+                lines.append(f"{self._copy(a, 'in', self.ctx.slot(a, first=True), None)} /* first tile of '{a.name}' */")
         for a in self.t.args:
             if a.reads and a.level is None:
                 lines.append(f"AT_L2_WAIT(0, &DmaR_Evt_{a.name});")
@@ -435,7 +439,7 @@ class KernelRenderer:
         lines = []
         once = [a for a in self.t.args if a.writes and a.level is None]
         for a in once:
-            lines.append(f"{self._copy(a, 'out', self.ctx.slot(a), None)} /* '{a.name}': write once */")
+            lines.append(f"{self._copy(a, 'out', self.ctx.slot(a, first=True), None)} /* '{a.name}': write once */")
         for a in self.t.args:
             if a.writes and (a.level is None or a.nbuf == 2):
                 lines.append(f"AT_L2_WAIT(0, &DmaW_Evt_{a.name}); /* last write-back of '{a.name}' */")
