@@ -290,9 +290,10 @@ def UserKernel(TemplateName: str, KerDim: KernelDims, KerIter: IterationOrder, O
 
 def _solver_options(model: Model, kernel: str) -> SolverOptions:
     return SolverOptions(budget=model.l1_budget, promote=model.ctrl.buffer_promote,
+                         partial_promote=model.ctrl.partial_buffer_promote,
                          nosolution_error=model.ctrl.nosolution_error,
                          objective=model.per_kernel_objective.get(kernel, model.ctrl.objective),
-                         platform=model.platform)
+                         platform=model.platform, libs=dict(model.libs))
 
 
 # ----------------------------------------------------------------------------------------------

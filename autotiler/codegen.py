@@ -36,7 +36,16 @@ from .constants import KernelIteratorT as I
 from .constants import Tile_Orientation_T as T
 from .errors import CodegenError
 from .model import CArgBinding, CArgIndexBinding, ImmBinding, KArgBinding
-from .tiler import ROLE_DYNTILE, ROLE_ONETILE, ROLE_PLANE, ROLE_RESIDENT, ROLE_TILE, ArgTiling, KernelTiling
+from .tiler import (
+    ROLE_DYNTILE,
+    ROLE_ONETILE,
+    ROLE_PARTIAL,
+    ROLE_PLANE,
+    ROLE_RESIDENT,
+    ROLE_TILE,
+    ArgTiling,
+    KernelTiling,
+)
 
 LOOP_VARS = {I.KER_OUT_PLANE: "OutPlane", I.KER_TILE: "Tile", I.KER_IN_PLANE: "InPlane"}
 NEST = (I.KER_OUT_PLANE, I.KER_TILE, I.KER_IN_PLANE)
@@ -153,7 +162,8 @@ class KernelContext:
 
     def l2_offset(self, a: ArgTiling, prefix: str = "") -> str:
         """Byte offset in the L2 argument of the instance named by the loop variables."""
-        terms = [(c * a.plane_bytes * a.plane_step, v) for c, v in self.plane_index(a, prefix)]
+        terms = [(c * a.plane_bytes * a.plane_step, v) for c, v in self.plane_index(a, prefix)
+                 if not (a.role == ROLE_PARTIAL and v.endswith("InPlane"))]
         if a.role == ROLE_TILE and I.KER_TILE in a.space:
             unit = a.line_bytes() if a.orientation == T.TILE_HOR else a.item
             terms.append((a.step * unit, self.var(I.KER_TILE, prefix)))
@@ -174,6 +184,9 @@ class KernelContext:
     def tile_pointer(self, a: ArgTiling) -> str:
         if a.role in (ROLE_TILE, ROLE_PLANE, ROLE_ONETILE):
             return self.slot(a)
+        if a.role == ROLE_PARTIAL:
+            plane = _lin([(a.plane_bytes, self.var(I.KER_IN_PLANE))])
+            return self.slot(a) if plane == "0" else f"{self.slot(a)} + {plane}"
         if a.role == ROLE_DYNTILE:
             line = a.line_bytes()
             terms = [(c * self.t.ntiles * line, v) for c, v in self.plane_index(a)] if a.decl.ndim > 2 else []
@@ -280,7 +293,12 @@ class KernelRenderer:
             length = _sel(last_cond, a.tile_last * a.item, a.tile_std * a.item)
             size = _sel(last_cond, a.tile_last * a.item * a.h, a.tile_std * a.item * a.h)
             return (f"AT_L2_COPY2D(0, {ext}, {loc_expr}, {size}, {a.w * a.item}, {length}, {dir_name}, {evt});")
-        size = str(a.plane_bytes) if a.role == ROLE_PLANE else _sel(last_cond, a.tile_bytes(True), a.tile_bytes())
+        if a.role == ROLE_PARTIAL:
+            size = str(a.plane_bytes * a.partial_planes)
+        elif a.role == ROLE_PLANE:
+            size = str(a.plane_bytes)
+        else:
+            size = _sel(last_cond, a.tile_bytes(True), a.tile_bytes())
         return f"AT_L2_COPY(0, {ext}, {loc_expr}, {size}, {dir_name}, {evt});"
 
     def _describe_move(self, a: ArgTiling, what: str) -> str:

@@ -92,3 +92,231 @@ def default_cost(items: Optional[int], parallel: bool, ncores: int) -> int:
     if items is None:
         return DEFAULT_CALL_CYCLES
     return DEFAULT_CALL_CYCLES + (-(-items // ncores) if parallel else items)
+
+
+# ----------------------------------------------------------------------------------------------
+# Predicted cycles: a replay of the generated code's schedule
+
+
+class _Clock:
+    """The host simulator's clock, in Python: one FIFO cluster-DMA engine running concurrently
+    with the cores; a wait stalls until its transfer has completed."""
+
+    def __init__(self, platform):
+        self.p = platform
+        self.now = self.engine_free = 0
+        self.compute = self.stall = self.busy = self.fork = 0
+        self.pending = {}
+        self.transfers = 0
+
+    def issue(self, event: str, nbytes: int, lines: int = 1) -> None:
+        duration = self.p.cluster_dma.transfer_cycles(nbytes, lines)
+        self.now += self.p.dma_issue_cycles
+        start = max(self.now, self.engine_free)
+        self.engine_free = start + duration
+        self.busy += duration
+        self.pending[event] = self.engine_free
+        self.transfers += 1
+
+    def wait(self, event: str) -> None:
+        self.now += self.p.wait_cycles
+        end = self.pending.pop(event)
+        if end > self.now:
+            self.stall += end - self.now
+            self.now = end
+
+    def run(self, cycles: int, parallel: bool) -> None:
+        self.now += cycles
+        self.compute += cycles
+        if parallel:
+            self.now += self.p.fork_cycles
+            self.fork += self.p.fork_cycles
+
+
+class Prediction(dict):
+    """Predicted figures of one kernel call: cycles, compute_cycles, stall_cycles,
+    dma_busy_cycles, fork_cycles, transfers."""
+
+    @property
+    def cycles(self) -> int:
+        return self["cycles"]
+
+
+def predict(tiling, libs: dict, platform) -> Prediction:
+    """Cycles of one call of the generated kernel, replaying the schedule the code generator
+    emits (see autotiler.codegen) on the simulator's cost model."""
+    return _Replay(tiling, libs, platform).run()
+
+
+class _Replay:
+    NEST = None
+
+    def __init__(self, tiling, libs, platform):
+        from .constants import KernelIteratorT as I
+
+        self.I = I
+        self.t, self.libs, self.p = tiling, libs, platform
+        self.clock = _Clock(platform)
+        self.ext = dict(tiling.loops)
+        self.nest = [it for it in (I.KER_OUT_PLANE, I.KER_TILE, I.KER_IN_PLANE)]
+        self.count = {a.name: 0 for a in tiling.args}
+        self.idx = {it: 0 for it in self.nest}
+        self.live: set = set()
+
+    # -- transfers ------------------------------------------------------------------------------
+    def _size(self, a, tile: int):
+        from .constants import Tile_Orientation_T as T
+        from .tiler import ROLE_PARTIAL, ROLE_PLANE, ROLE_RESIDENT, ROLE_TILE
+
+        if a.role == ROLE_PARTIAL:
+            return a.plane_bytes * a.partial_planes, 1
+        if a.role == ROLE_RESIDENT:
+            return a.plane_bytes * a.planes, 1
+        if a.role == ROLE_PLANE:
+            return a.plane_bytes, 1
+        last = a.role == ROLE_TILE and self.I.KER_TILE in a.space and tile == self.t.ntiles - 1
+        nbytes = a.tile_bytes(last)
+        twod = a.role == ROLE_TILE and a.orientation == T.TILE_VER and a.h > 1 and a.tile_std < a.w
+        return nbytes, (a.h if twod else 1)
+
+    def _issue(self, a, direction: str, tile: int) -> None:
+        nbytes, lines = self._size(a, tile)
+        self.clock.issue(f"{direction}{a.name}", nbytes, lines)
+
+    # -- calls ------------------------------------------------------------------------------------
+    def _calls(self, loc, level) -> None:
+        I = self.I
+        self.live = set(self.nest[: self.nest.index(level) + 1]) if level is not None else set()
+        for call in self.t.kernel.calls:
+            if call.location == loc:
+                lib = self.libs[call.name]
+                self.clock.run(self._call_cost(call, lib), lib.call_type == 1)
+        self.live = set(self.nest)
+        del I
+
+    def _call_cost(self, call, lib) -> int:
+        from .model import KArgBinding
+
+        tile = self.idx[self.I.KER_TILE] if self.I.KER_TILE in self.live else 0
+        last = self.I.KER_TILE in self.ext and self.I.KER_TILE in self.live and tile == self.ext[self.I.KER_TILE] - 1
+        if lib.cost is not None:
+            values = {f.name: self._value(b, last) for b, f in zip(call.bindings, lib.cargs) if not f.is_pointer}
+            return eval_cost(lib.cost.expr, values, self.p.cores)
+        tiles = [self.t.arg(b.arg) for b in call.bindings if isinstance(b, KArgBinding) and b.select == 1]
+        items = None
+        if tiles:
+            a = max(tiles, key=lambda x: x.tile_w() * x.tile_h())
+            items = a.tile_w(last) * a.tile_h(last)
+        return default_cost(items, lib.call_type == 1, self.p.cores)
+
+    def _value(self, b, last: bool) -> int:
+        from .constants import KernelArgSelect_T as S
+        from .model import CArgBinding, CArgIndexBinding, ImmBinding
+
+        if isinstance(b, ImmBinding):
+            return b.value
+        if isinstance(b, (CArgBinding, CArgIndexBinding)):
+            return 1  # run-time value unknown when generating: counted as 1
+        a = self.t.arg(b.arg)
+        tile = self.idx[self.I.KER_TILE] if self.I.KER_TILE in self.live else 0
+        table = {
+            S.KER_ARG_TILE_W: lambda: a.tile_w(last), S.KER_ARG_TILE_H: lambda: a.tile_h(last),
+            S.KER_ARG_TILE_W0: lambda: a.tile_w(), S.KER_ARG_TILE_H0: lambda: a.tile_h(),
+            S.KER_ARG_W: lambda: a.w, S.KER_ARG_H: lambda: a.h, S.KER_ARG_NTILES: lambda: self.t.ntiles,
+            S.KER_ARG_TILEINDEX: lambda: tile, S.KER_ARG_TILEOFFSET: lambda: tile * a.step,
+            S.KER_ARG_TILEFIRST: lambda: int(tile == 0), S.KER_ARG_TILELAST: lambda: int(last),
+        }
+        return table[b.select]() if b.select in table else 0
+
+    # -- structure (mirrors KernelRenderer._block) ---------------------------------------------
+    def run(self) -> Prediction:
+        from .codegen import LEVEL_CALLS
+
+        self.level_calls = LEVEL_CALLS
+        args = self.t.args
+        for a in args:
+            if a.reads and (a.level is None or a.nbuf == 2):
+                self._issue(a, "R", 0)
+        for a in args:
+            if a.reads and a.level is None:
+                self.clock.wait(f"R{a.name}")
+        self._block(None)
+        for a in args:
+            if a.writes and a.level is None:
+                self._issue(a, "W", 0)
+        for a in args:
+            if a.writes and (a.level is None or a.nbuf == 2):
+                self.clock.wait(f"W{a.name}")
+        c = self.clock
+        return Prediction(cycles=c.now, compute_cycles=c.compute, stall_cycles=c.stall,
+                          dma_busy_cycles=c.busy, fork_cycles=c.fork, transfers=c.transfers)
+
+    def _inner(self, it):
+        start = 0 if it is None else self.nest.index(it) + 1
+        return next((x for x in self.nest[start:] if x in self.ext), None)
+
+    def _block(self, it) -> None:
+        inner = self._inner(it)
+        start = 0 if it is None else self.nest.index(it) + 1
+        collapsed = self.nest[start: self.nest.index(inner) if inner is not None else len(self.nest)]
+        level_args = [a for a in self.t.args if it is not None and a.level == it]
+        for i in range(self.ext.get(it, 1) if it is not None else 1):
+            if it is not None:
+                self.idx[it] = i
+            self._head(it, level_args)
+            self._calls(self.level_calls[it][0], it)
+            for x in collapsed:
+                self._calls(self.level_calls[x][0], x)
+            if inner is not None:
+                self._block(inner)
+            for x in reversed(collapsed):
+                if self.level_calls[x][1] is not None:
+                    self._calls(self.level_calls[x][1], x)
+            if self.level_calls[it][1] is not None:
+                self._calls(self.level_calls[it][1], it)
+            self._tail(level_args)
+
+    def _next_tile(self, it) -> "tuple[bool, int]":
+        """(has next iteration of the loops up to ``it``, tile index of that iteration)."""
+        levels = [x for x in self.nest if x in self.ext]
+        levels = levels[: levels.index(it) + 1]
+        nxt = {x: self.idx[x] for x in levels}
+        nxt[it] += 1
+        for inner, outer in zip(reversed(levels), list(reversed(levels))[1:]):
+            if nxt[inner] == self.ext[inner]:
+                nxt[inner] = 0
+                nxt[outer] += 1
+        has_next = nxt[levels[0]] < self.ext[levels[0]]
+        return has_next, nxt.get(self.I.KER_TILE, 0)
+
+    def _head(self, it, level_args) -> None:
+        tile = self.idx[self.I.KER_TILE] if self.I.KER_TILE in self.ext else 0
+        for a in level_args:
+            if not a.reads:
+                continue
+            if a.nbuf == 2:
+                self.clock.wait(f"R{a.name}")
+                if a.writes and self.count[a.name]:
+                    self.clock.wait(f"W{a.name}")
+                has_next, next_tile = self._next_tile(it)
+                if has_next:
+                    self._issue(a, "R", next_tile)
+            else:
+                self._issue(a, "R", tile)
+                self.clock.wait(f"R{a.name}")
+
+    def _tail(self, level_args) -> None:
+        tile = self.idx[self.I.KER_TILE] if self.I.KER_TILE in self.ext else 0
+        for a in level_args:
+            if not a.writes:
+                continue
+            if a.nbuf == 2:
+                if not a.reads and self.count[a.name]:
+                    self.clock.wait(f"W{a.name}")
+                self._issue(a, "W", tile)
+            else:
+                self._issue(a, "W", tile)
+                self.clock.wait(f"W{a.name}")
+        for a in level_args:
+            if a.reads or a.writes:
+                self.count[a.name] += 1

@@ -39,7 +39,7 @@ class KernelCtrl:
     buffer_promote: bool = True
     partial_buffer_promote: bool = True
     nosolution_error: bool = True
-    objective: str = "traffic"
+    objective: str = "time"
 
 
 class Model:

@@ -48,6 +48,8 @@ ROLE_PLANE = "plane"        # a whole plane per instance (O_NTILED)
 ROLE_RESIDENT = "resident"  # all planes in L1 for the whole kernel (buffers, promotion)
 ROLE_ONETILE = "onetile"    # L1-only buffer of one tile
 ROLE_DYNTILE = "dyntile"    # L1-only buffer of one tile-line per tile
+ROLE_PARTIAL = "partial"    # all input planes of an untiled argument, per output plane
+                            # (AT_KERNEL_PARTIAL_BUFFER_PROMOTE)
 
 
 class AutoTilerWarning(UserWarning):
@@ -78,6 +80,7 @@ class ArgTiling:
     tile_std: int           # tile size along the tiled dimension (incl. overlap), lines/columns
     tile_last: int
     step: int               # distance between consecutive tiles, lines/columns
+    partial_planes: int = 0  # planes held by a partially promoted argument (ROLE_PARTIAL)
 
     @property
     def name(self) -> str:
@@ -138,6 +141,8 @@ class KernelTiling:
     traffic_in: int         # bytes L2 -> L1 over the whole kernel
     traffic_out: int        # bytes L1 -> L2
     candidates: int         # feasible tilings considered
+    partial: bool = False   # some argument is partially promoted
+    predicted: object = None  # costmodel.Prediction of the chosen tiling (when a platform is known)
 
     @property
     def name(self) -> str:
@@ -159,19 +164,29 @@ class KernelTiling:
             return f"1 tile, all arguments promoted to L1 buffers ({self.l1_bytes} B of {self.budget} B L1)"
         if ref is None or self.ntiles == 1:
             head = "1 tile"
+        elif self.partial:
+            unit = "lines" if ref.orientation == T.TILE_HOR else "columns"
+            head = (f"{self.ntiles} tiles of {ref.tile_std} {unit} (last {ref.tile_last}) on '{ref.name}', "
+                    f"partial buffer promotion")
         else:
             unit = "lines" if ref.orientation == T.TILE_HOR else "columns"
             head = f"{self.ntiles} tiles of {ref.tile_std} {unit} (last {ref.tile_last}) on '{ref.name}'"
         return f"{head}, {self.l1_bytes} B of {self.budget} B L1"
+
+    @property
+    def ref_tile(self) -> int:
+        return max((a.tile_std for a in self.args if a.tiled), default=0)
 
 
 @dataclass(frozen=True)
 class SolverOptions:
     budget: int
     promote: bool = True            # AT_KERNEL_BUFFER_PROMOTE
+    partial_promote: bool = True    # AT_KERNEL_PARTIAL_BUFFER_PROMOTE
     nosolution_error: bool = True   # AT_KERNEL_NOSOLUTION_ERROR
-    objective: str = "traffic"
+    objective: str = "time"
     platform: object = None
+    libs: object = None             # basic kernels, for predicted time
 
 
 # ----------------------------------------------------------------------------------------------
@@ -228,7 +243,7 @@ def _geometries(uk: UserKernelDecl) -> dict:
     return geoms
 
 
-def _space(a: KerArgDecl, ntiles: int, nip: int, nop: int, promoted: bool) -> tuple:
+def _space(a: KerArgDecl, ntiles: int, nip: int, nop: int, promoted: bool, partial: bool = False) -> tuple:
     """Iterators (nest order: OutPlane, Tile, InPlane) the argument's instances depend on."""
     if promoted or a.is_buffer:
         return ()
@@ -239,6 +254,8 @@ def _space(a: KerArgDecl, ntiles: int, nip: int, nop: int, promoted: bool) -> tu
         deps |= {I.KER_IN_PLANE, I.KER_OUT_PLANE}
     elif a.ndim == 3:
         deps.add(I.KER_IN_PLANE if a.is_in else I.KER_OUT_PLANE)
+    if partial:
+        deps.discard(I.KER_IN_PLANE)
     extents = {I.KER_OUT_PLANE: nop, I.KER_TILE: ntiles, I.KER_IN_PLANE: nip}
     return tuple(it for it in (I.KER_OUT_PLANE, I.KER_TILE, I.KER_IN_PLANE) if it in deps and extents[it] > 1)
 
@@ -255,23 +272,35 @@ def _planes(a: KerArgDecl, nip: int, nop: int) -> int:
 # Building one candidate
 
 
-def _arg_tiling(g: _Geom, uk: UserKernelDecl, k: Optional[int], ntiles: int, promoted: bool) -> ArgTiling:
+def partial_candidate(a: KerArgDecl, uk: UserKernelDecl) -> bool:
+    """An untiled input moved once per input plane: its input planes can stay resident."""
+    return (a.is_in and not a.is_out and not a.is_buffer and not a.is_tiled and a.ndim >= 3
+            and uk.nip > 1 and uk.dims.w > 0)
+
+
+def _arg_tiling(g: _Geom, uk: UserKernelDecl, k: Optional[int], ntiles: int, promoted: bool,
+                partial: bool = False, single_buffer: bool = False) -> ArgTiling:
     a = g.decl
     nip, nop = uk.nip, uk.nop
     planes = _planes(a, nip, nop)
     plane_bytes = a.w * a.h * a.item_size
-    space = _space(a, ntiles, nip, nop, promoted)
+    partial = partial and not promoted and partial_candidate(a, uk)
+    space = _space(a, ntiles, nip, nop, promoted, partial)
     level = space[-1] if space else None
     role, tile_std, tile_last, step = _role_and_tile(g, k, ntiles, promoted)
-    slot = _slot_bytes(a, g.orientation, role, tile_std, ntiles, planes, plane_bytes)
+    if partial:
+        role = ROLE_PARTIAL
+    slot = _slot_bytes(a, g.orientation, role, tile_std, ntiles, planes, plane_bytes, nip)
     moves = bool(space)
     nbuf = 2 if (moves and a.has(O.O_DB)) or (role == ROLE_ONETILE and a.has(O.O_DB)) else 1
-    is_data = role in (ROLE_TILE, ROLE_PLANE, ROLE_RESIDENT)
+    if single_buffer:
+        nbuf = 1
+    is_data = role in (ROLE_TILE, ROLE_PLANE, ROLE_RESIDENT, ROLE_PARTIAL)
     return ArgTiling(
         decl=a, orientation=g.orientation, role=role, space=space, level=level,
         reads=is_data and a.is_in, writes=is_data and a.is_out, nbuf=nbuf, offset=0, slot_bytes=_align(slot),
         plane_bytes=plane_bytes, planes=planes, plane_step=a.next_plane_update or 1,
-        tile_std=tile_std, tile_last=tile_last, step=step)
+        tile_std=tile_std, tile_last=tile_last, step=step, partial_planes=nip if partial else 0)
 
 
 def _role_and_tile(g: _Geom, k: Optional[int], ntiles: int, promoted: bool):
@@ -300,8 +329,10 @@ def _last(g: _Geom, k: int, ntiles: int) -> int:
 
 
 def _slot_bytes(a: KerArgDecl, orient: T, role: str, tile_std: int, ntiles: int, planes: int,
-                plane_bytes: int) -> int:
+                plane_bytes: int, nip: int = 1) -> int:
     line = (a.w if orient == T.TILE_HOR else a.h) * a.item_size
+    if role == ROLE_PARTIAL:
+        return plane_bytes * nip
     if role in (ROLE_TILE, ROLE_ONETILE):
         return tile_std * line
     if role == ROLE_DYNTILE:
@@ -324,10 +355,13 @@ def _transfers(a: ArgTiling, extents: dict, ntiles: int) -> int:
     """Bytes moved per direction for one argument over the whole kernel."""
     if a.role == ROLE_RESIDENT:
         return a.plane_bytes * a.planes
-    if a.role not in (ROLE_TILE, ROLE_PLANE):
+    if a.role not in (ROLE_TILE, ROLE_PLANE, ROLE_PARTIAL):
         return 0
     outer = 1
     nest = (I.KER_OUT_PLANE, I.KER_TILE, I.KER_IN_PLANE)
+    if a.role == ROLE_PARTIAL:
+        block = a.partial_planes * a.plane_bytes
+        return block * (extents.get(I.KER_OUT_PLANE, 1) if a.level is not None else 1)
     if a.level is None:
         return a.tile_bytes() if a.role == ROLE_TILE else a.plane_bytes
     for it in nest[: nest.index(a.level) + 1]:
@@ -339,8 +373,9 @@ def _transfers(a: ArgTiling, extents: dict, ntiles: int) -> int:
 
 
 def build_tiling(uk: UserKernelDecl, geoms: dict, k: Optional[int], ntiles: int, promoted: bool,
-                 budget: int, objective: str = "traffic", candidates: int = 0) -> KernelTiling:
-    args = [_arg_tiling(geoms[a.name], uk, k, ntiles, promoted) for a in uk.kerargs]
+                 budget: int, objective: str = "traffic", candidates: int = 0, partial: bool = False,
+                 single_buffer: bool = False) -> KernelTiling:
+    args = [_arg_tiling(geoms[a.name], uk, k, ntiles, promoted, partial, single_buffer) for a in uk.kerargs]
     placed, total = _layout(args)
     loops = tuple((it, n) for it, n in ((I.KER_OUT_PLANE, uk.nop), (I.KER_TILE, ntiles),
                                         (I.KER_IN_PLANE, uk.nip)) if n > 1)
@@ -349,7 +384,7 @@ def build_tiling(uk: UserKernelDecl, geoms: dict, k: Optional[int], ntiles: int,
     t_out = sum(_transfers(a, extents, ntiles) for a in placed if a.writes)
     return KernelTiling(kernel=uk, ntiles=ntiles, loops=loops, args=placed, l1_bytes=total, budget=budget,
                         promoted=promoted, objective=objective, traffic_in=t_in, traffic_out=t_out,
-                        candidates=candidates)
+                        candidates=candidates, partial=any(a.role == ROLE_PARTIAL for a in placed))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -384,17 +419,40 @@ def _candidate_steps(uk: UserKernelDecl, geoms: dict, constrained: bool = True):
             yield k, n
 
 
-def _objective_traffic(t: KernelTiling):
-    ref = max((a.tile_std for a in t.args if a.tiled), default=0)
-    return (t.traffic, t.ntiles, -ref, t.l1_bytes)
+@dataclass(frozen=True)
+class Objective:
+    """How to choose among feasible tilings: ``key(tiling, ctx)``, smallest is best.
+    ``single_buffer``/``promote``/``partial`` restrict the candidates (None: as the options say)."""
+
+    key: Callable
+    doc: str
+    single_buffer: bool = False
+    promote: Optional[bool] = None
+    partial: Optional[bool] = None
 
 
-OBJECTIVES: dict = {"traffic": _objective_traffic}
+def _predicted(t: KernelTiling, ctx: SolverOptions) -> int:
+    from .costmodel import predict
+
+    return predict(t, ctx.libs or {}, ctx.platform).cycles
 
 
-def register_objective(name: str, key: Callable) -> None:
-    """Add an objective: ``key(KernelTiling)`` returns a sort key, smallest is best."""
-    OBJECTIVES[name] = key
+OBJECTIVES: dict = {
+    "time": Objective(lambda t, c: (_predicted(t, c), t.traffic, t.l1_bytes, t.ntiles),
+                      "minimise predicted cycles (the simulator's cost model), then traffic, then L1 use"),
+    "original": Objective(lambda t, c: (t.ntiles, -t.ref_tile, t.traffic), "the original's rule: the largest "
+                          "tile that fits (what the guide's examples show)", partial=False),
+    "traffic": Objective(lambda t, c: (t.traffic, t.ntiles, -t.ref_tile, t.l1_bytes),
+                         "minimise L2<->L1 traffic, then the number of tiles, then prefer larger tiles"),
+    "naive": Objective(lambda t, c: (-t.ntiles, t.l1_bytes), "baseline: smallest legal tile, single "
+                       "buffering, no promotion", single_buffer=True, promote=False, partial=False),
+    "max_l1": Objective(lambda t, c: (-t.l1_bytes, t.ntiles), "maximise L1 use (what DORY does)", partial=False),
+}
+
+
+def register_objective(name: str, key: Callable, doc: str = "", **restrictions) -> None:
+    """Add an objective: ``key(KernelTiling, SolverOptions)`` returns a sort key, smallest is best."""
+    OBJECTIVES[name] = Objective(key, doc, **restrictions)
 
 
 def solve(uk: UserKernelDecl, options: SolverOptions) -> Optional[KernelTiling]:
@@ -403,25 +461,38 @@ def solve(uk: UserKernelDecl, options: SolverOptions) -> Optional[KernelTiling]:
     if options.objective not in OBJECTIVES:
         raise ModelError(f"unknown tiling objective '{options.objective}'", where=uk.where, kernel=uk.name,
                          hint=f"objectives: {', '.join(sorted(OBJECTIVES))}")
-    feasible = list(_feasible(uk, geoms, options))
+    objective = OBJECTIVES[options.objective]
+    feasible = list(feasible_tilings(uk, options, geoms))
     if not feasible:
         return _no_solution(uk, geoms, options)
-    key = OBJECTIVES[options.objective]
-    best = min(feasible, key=key)
-    return replace(best, objective=options.objective, candidates=len(feasible))
+    best = min(feasible, key=lambda t: objective.key(t, options))
+    predicted = None
+    if options.platform is not None:
+        from .costmodel import predict
+
+        predicted = predict(best, options.libs or {}, options.platform)
+    return replace(best, objective=options.objective, candidates=len(feasible), predicted=predicted)
 
 
-def _feasible(uk: UserKernelDecl, geoms: dict, options: SolverOptions):
+def feasible_tilings(uk: UserKernelDecl, options: SolverOptions, geoms: Optional[dict] = None):
+    """Every tiling the objective of ``options`` may choose from."""
+    geoms = geoms or _geometries(uk)
+    objective = OBJECTIVES[options.objective]
     budget = options.budget
-    if options.promote:
+    promote = options.promote if objective.promote is None else objective.promote
+    partial = options.partial_promote if objective.partial is None else objective.partial
+    single = objective.single_buffer
+    if promote:
         whole = build_tiling(uk, geoms, None, 1, True, budget)
         if whole.l1_bytes <= budget:
             yield whole
             return
+    has_partial = partial and any(partial_candidate(a, uk) for a in uk.kerargs)
     for k, n in _candidate_steps(uk, geoms):
-        t = build_tiling(uk, geoms, k, n, False, budget)
-        if t.l1_bytes <= budget:
-            yield t
+        for part in ((False, True) if has_partial else (False,)):
+            t = build_tiling(uk, geoms, k, n, False, budget, partial=part, single_buffer=single)
+            if t.l1_bytes <= budget:
+                yield t
 
 
 def smallest_footprint(uk: UserKernelDecl, geoms: Optional[dict] = None,
@@ -473,5 +544,5 @@ def _why(a: ArgTiling) -> str:
     return f"{a.nbuf} x {what}" if a.nbuf > 1 else what
 
 
-__all__ = ["ArgTiling", "KernelTiling", "SolverOptions", "solve", "build_tiling", "OBJECTIVES",
-           "register_objective", "smallest_footprint", "AutoTilerWarning"]
+__all__ = ["ArgTiling", "KernelTiling", "SolverOptions", "solve", "build_tiling", "OBJECTIVES", "Objective",
+           "register_objective", "smallest_footprint", "feasible_tilings", "AutoTilerWarning"]

@@ -1,0 +1,128 @@
+"""Read the manifests the generator writes next to generated C (``autotiler-manifest/1``).
+
+A manifest says which C files to compile, which header declares the user kernels, how the L1
+and L2 memory symbols are defined (a pointer the harness allocates, or a static array it
+registers) and the C signature of every user kernel.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from autotiler.errors import HarnessError
+
+MANIFEST_FORMAT = "autotiler-manifest/1"
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    name: str
+    ctype: str
+    pointer: bool
+    is_float: bool
+
+
+@dataclass(frozen=True)
+class MemSymbol:
+    """``L1_Memory`` / ``L2_Memory``: size 0 means the symbol does not exist."""
+
+    symbol: str
+    size: int
+    dynamic: bool
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    name: str
+    args: tuple[ArgSpec, ...]
+    header: str
+    l1: MemSymbol
+    l2: MemSymbol
+
+    @property
+    def arg_names(self) -> list[str]:
+        return [a.name for a in self.args]
+
+    def to_dict(self) -> dict:
+        """What a sanitizer child process needs to run the kernel (JSON-able)."""
+        return {"name": self.name, "header": self.header,
+                "args": [{"name": a.name, "ctype": a.ctype, "pointer": a.pointer, "float": a.is_float}
+                         for a in self.args]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> KernelSpec:
+        args = tuple(_arg(a, "kernel arg") for a in data["args"])
+        unused = MemSymbol("", 0, True)
+        return cls(data["name"], args, data["header"], unused, unused)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: Path
+    c_files: tuple[Path, ...]
+    header: str
+    kernels: tuple[KernelSpec, ...]
+
+
+def _field(data: dict, key: str, kind, where: str):
+    if key not in data:
+        raise HarnessError(f"{where}: missing field '{key}'")
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise HarnessError(f"{where}: field '{key}' must be {getattr(kind, '__name__', kind)}")
+    return value
+
+
+def _mem_symbol(data: dict | None, default_name: str, where: str) -> MemSymbol:
+    if not data:
+        return MemSymbol(default_name, 0, True)
+    return MemSymbol(symbol=_field(data, "symbol", str, where), size=_field(data, "size", int, where),
+                     dynamic=bool(data.get("dynamic", True)))
+
+
+def _arg(data: dict, where: str) -> ArgSpec:
+    return ArgSpec(name=_field(data, "name", str, where), ctype=_field(data, "ctype", str, where),
+                   pointer=bool(data.get("pointer", False)), is_float=bool(data.get("float", False)))
+
+
+def _parse(path: Path, data: dict) -> Manifest:
+    where = f"manifest {path.name}"
+    header = _field(data, "header", str, where)
+    l1 = _mem_symbol(data.get("l1"), "L1_Memory", f"{where} l1")
+    l2 = _mem_symbol(data.get("l2"), "L2_Memory", f"{where} l2")
+    kernels = []
+    for k in _field(data, "kernels", list, where):
+        name = _field(k, "name", str, f"{where} kernel")
+        args = tuple(_arg(a, f"{where} kernel '{name}' arg") for a in _field(k, "args", list, where))
+        kernels.append(KernelSpec(name, args, header, l1, l2))
+    c_files = tuple(path.parent / f for f in _field(data, "c_files", list, where))
+    return Manifest(path, c_files, header, tuple(kernels))
+
+
+def _load_json(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None  # not every *.json in gen_dir is ours
+
+
+def read_manifests(gen_dir: Path) -> list[Manifest]:
+    """All manifests in ``gen_dir``; at least one, kernel names unique across them."""
+    manifests = []
+    for path in sorted(Path(gen_dir).glob("*.json")):
+        data = _load_json(path)
+        if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT:
+            manifests.append(_parse(path, data))
+    if not manifests:
+        raise HarnessError(f"no '{MANIFEST_FORMAT}' manifest (*.json) in {gen_dir}",
+                           hint="generate code first; the generator writes the manifest next to the C")
+    _check_unique([k.name for m in manifests for k in m.kernels])
+    return manifests
+
+
+def _check_unique(names: list[str]) -> None:
+    dups = sorted({n for n in names if names.count(n) > 1})
+    if dups:
+        raise HarnessError(f"kernel(s) {', '.join(dups)} declared by more than one manifest")

@@ -1,0 +1,278 @@
+"""Run user kernels of a built library on numpy arrays and read the simulator's counters.
+
+In-process runs load the library with cffi (ABI mode). Sanitized libraries cannot be loaded
+into a Python that was not started with the sanitizer runtimes, so those runs go through a child
+process (:mod:`host_harness._sanrun`) that exchanges arrays as ``.npz`` files.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from cffi import FFI
+
+import autotiler.errors as errors_module
+from autotiler.errors import HarnessError
+
+from .manifest import KernelSpec
+
+L1, L2 = 1, 2
+SANITIZED_CALL_TIMEOUT = 600  # seconds; a kernel stuck in a loop must not hang the test run
+
+CDEF = """
+typedef struct {
+    long long l3_to_l2, l2_to_l1, l1_to_l2, l2_to_l3;
+    long long transfers;
+    long long peak_l1, peak_l2;
+    long long cycles, compute_cycles, stall_cycles, fork_cycles;
+    long long dma_busy_cluster, dma_busy_udma;
+} at_sim_counters_t;
+void at_sim_configure(int cores, long long l1_size, long long l2_size,
+                      long long dma_setup_cycles, double dma_bytes_per_cycle,
+                      long long dma_line_cycles, long long dma_issue_cycles,
+                      long long wait_cycles, long long fork_cycles);
+void at_sim_begin_call(void);
+void at_sim_end_call(void);
+void *at_sim_alloc(int level, long long size, const char *label);
+long long at_sim_level_used(int level);
+long long at_sim_level_capacity(int level);
+const char *at_sim_last_error(void);
+void at_sim_get_counters(at_sim_counters_t *out);
+"""
+
+# at_sim_configure's parameters, in order.
+CONFIG_KEYS = ("cores", "l1_size", "l2_size", "dma_setup_cycles", "dma_bytes_per_cycle", "dma_line_cycles",
+               "dma_issue_cycles", "wait_cycles", "fork_cycles")
+COUNTER_FIELDS = ("l3_to_l2", "l2_to_l1", "l1_to_l2", "l2_to_l3", "transfers", "peak_l1", "peak_l2",
+                  "cycles", "compute_cycles", "stall_cycles", "fork_cycles")
+
+
+def platform_config(platform) -> dict:
+    """The platform numbers the simulator needs, as at_sim_configure's keyword arguments."""
+    dma = platform.cluster_dma
+    return {"cores": platform.cores, "l1_size": platform.l1_size, "l2_size": platform.l2_size,
+            "dma_setup_cycles": dma.setup_cycles, "dma_bytes_per_cycle": float(dma.bytes_per_cycle),
+            "dma_line_cycles": dma.line_cycles, "dma_issue_cycles": platform.dma_issue_cycles,
+            "wait_cycles": platform.wait_cycles, "fork_cycles": platform.fork_cycles}
+
+
+def open_library(path, kernel_names):
+    """dlopen a built library; returns (ffi, lib)."""
+    ffi = FFI()
+    ffi.cdef(CDEF + "".join(f"int __at_call_{k}(void **, const long long *, const double *);\n"
+                            for k in kernel_names))
+    try:
+        return ffi, ffi.dlopen(str(path))
+    except OSError as exc:
+        raise HarnessError(f"cannot load {path}: {exc}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument checking (done in the parent, before any child process is started)
+# ---------------------------------------------------------------------------------------------
+
+def _check_array(kernel: KernelSpec, name: str, value) -> None:
+    if not isinstance(value, np.ndarray):
+        raise HarnessError(f"expects a numpy array, got {type(value).__name__}", kernel=kernel.name, arg=name)
+    problem = ("is not C-contiguous" if not value.flags.c_contiguous else
+               "is read-only (results are copied back in place)" if not value.flags.writeable else
+               "has an object dtype" if value.dtype.hasobject else None)
+    if problem:
+        raise HarnessError(f"array {problem}", kernel=kernel.name, arg=name)
+
+
+def _check_scalar(kernel: KernelSpec, arg, value) -> None:
+    kind = numbers.Real if arg.is_float else numbers.Integral
+    if isinstance(value, np.ndarray) or not isinstance(value, kind):
+        want = "a float" if arg.is_float else "an int"
+        raise HarnessError(f"expects {want}, got {type(value).__name__}", kernel=kernel.name, arg=arg.name)
+    if not arg.is_float and not -(2 ** 63) <= int(value) < 2 ** 63:
+        raise HarnessError(f"value {value} does not fit in 64 bits", kernel=kernel.name, arg=arg.name)
+
+
+def check_args(kernel: KernelSpec, values: dict) -> None:
+    names = kernel.arg_names
+    missing = [n for n in names if n not in values]
+    unknown = [n for n in values if n not in names]
+    if missing or unknown:
+        parts = ([f"missing argument(s) {', '.join(missing)}"] if missing else []) + \
+                ([f"unknown argument(s) {', '.join(unknown)}"] if unknown else [])
+        raise HarnessError("; ".join(parts), kernel=kernel.name,
+                           hint=f"arguments are {', '.join(names) or '(none)'}")
+    for arg in kernel.args:
+        if arg.pointer:
+            _check_array(kernel, arg.name, values[arg.name])
+        else:
+            _check_scalar(kernel, arg, values[arg.name])
+
+
+# ---------------------------------------------------------------------------------------------
+# One call on the simulator (in this process)
+# ---------------------------------------------------------------------------------------------
+
+def _place_array(ffi, lib, kernel: KernelSpec, name: str, array: np.ndarray):
+    """Allocate an argument in the simulated L2 and copy its bytes in."""
+    ptr = lib.at_sim_alloc(L2, array.nbytes, name.encode())
+    if ptr == ffi.NULL:
+        raise HarnessError(f"{array.nbytes} bytes do not fit in L2 (capacity {lib.at_sim_level_capacity(L2)} "
+                           f"bytes, {lib.at_sim_level_used(L2)} in use)", kernel=kernel.name, arg=name)
+    if array.nbytes:
+        ffi.memmove(ptr, array, array.nbytes)
+    return ptr
+
+
+def _marshal(ffi, lib, kernel: KernelSpec, values: dict):
+    n = max(len(kernel.args), 1)
+    ptrs, ints, flts = ffi.new("void *[]", n), ffi.new("long long[]", n), ffi.new("double[]", n)
+    for i, arg in enumerate(kernel.args):
+        value = values[arg.name]
+        if arg.pointer:
+            ptrs[i] = _place_array(ffi, lib, kernel, arg.name, value)
+        elif arg.is_float:
+            flts[i] = float(value)
+        else:
+            ints[i] = int(value)
+    return ptrs, ints, flts
+
+
+def _copy_back(ffi, kernel: KernelSpec, values: dict, ptrs) -> None:
+    for i, arg in enumerate(kernel.args):
+        array = values[arg.name]
+        if arg.pointer and array.nbytes:
+            ffi.memmove(array, ptrs[i], array.nbytes)
+
+
+def read_counters(ffi, lib) -> dict:
+    c = ffi.new("at_sim_counters_t *")
+    lib.at_sim_get_counters(c)
+    counters = {name: int(getattr(c, name)) for name in COUNTER_FIELDS}
+    counters["dma_busy_cycles"] = {"cluster": int(c.dma_busy_cluster), "udma": int(c.dma_busy_udma)}
+    return counters
+
+
+def run_kernel(ffi, lib, config: dict, kernel: KernelSpec, values: dict) -> dict:
+    """Run one user kernel; arrays in ``values`` are updated in place. Faults -> HarnessError."""
+    lib.at_sim_configure(*(config[k] for k in CONFIG_KEYS))
+    lib.at_sim_begin_call()
+    try:
+        ptrs, ints, flts = _marshal(ffi, lib, kernel, values)
+        status = getattr(lib, f"__at_call_{kernel.name}")(ptrs, ints, flts)
+        if status != 0:
+            message = ffi.string(lib.at_sim_last_error()).decode(errors="replace")
+            raise HarnessError(message or "the simulator reported a fault", kernel=kernel.name)
+        _copy_back(ffi, kernel, values, ptrs)
+        return read_counters(ffi, lib)
+    finally:
+        lib.at_sim_end_call()  # frees every simulated allocation, also after a fault
+
+
+# ---------------------------------------------------------------------------------------------
+# Sanitized runs: a child Python with the sanitizer runtimes preloaded
+# ---------------------------------------------------------------------------------------------
+
+def _child_env() -> dict:
+    from .builder import sanitizer_libraries
+
+    env = dict(os.environ)
+    # the child imports host_harness and autotiler from wherever this process found them
+    roots = {str(Path(__file__).resolve().parent.parent), str(Path(errors_module.__file__).resolve().parent.parent)}
+    env["PYTHONPATH"] = os.pathsep.join([*sorted(roots), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["LD_PRELOAD"] = " ".join([*sanitizer_libraries(), env.get("LD_PRELOAD", "")]).strip()
+    # Python itself "leaks" at exit; leaks are not what we are looking for.
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+    env["UBSAN_OPTIONS"] = ":".join(filter(None, [env.get("UBSAN_OPTIONS"), "print_stacktrace=1"]))
+    return env
+
+
+def _sanitizer_report(stderr: str, count: int = 8) -> str:
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    marks = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: UndefinedBehaviorSanitizer",
+             "Traceback")
+    start = next((i for i, ln in enumerate(lines) if any(m in ln for m in marks)), max(len(lines) - count, 0))
+    return " | ".join(lines[start:start + count]) or "(no output)"
+
+
+def _write_request(work: Path, library: Path, config: dict, kernel: KernelSpec, values: dict) -> None:
+    scalars = {a.name: values[a.name] for a in kernel.args if not a.pointer}
+    request = {"library": str(library), "config": config, "kernel": kernel.to_dict(),
+               "scalars": {k: (float(v) if isinstance(v, float) else int(v)) for k, v in scalars.items()}}
+    (work / "request.json").write_text(json.dumps(request))
+    np.savez(work / "in.npz", **{f"a{i}": values[a.name] for i, a in enumerate(kernel.args) if a.pointer})
+
+
+def _read_result(work: Path, proc, kernel: KernelSpec, values: dict) -> dict:
+    result_path = work / "result.json"
+    if proc.returncode != 0 or not result_path.exists():
+        err = HarnessError(f"sanitizer report (exit {proc.returncode}): {_sanitizer_report(proc.stderr)}",
+                           kernel=kernel.name)
+        err.details = proc.stderr
+        raise err
+    result = json.loads(result_path.read_text())
+    if "error" in result:
+        raise HarnessError(result["error"])
+    with np.load(work / "out.npz") as out:
+        for i, arg in enumerate(kernel.args):
+            if arg.pointer:
+                np.copyto(values[arg.name], out[f"a{i}"])
+    return result["counters"]
+
+
+def run_sanitized(library: Path, config: dict, kernel: KernelSpec, values: dict) -> dict:
+    with tempfile.TemporaryDirectory(prefix="at-sanrun-") as tmp:
+        work = Path(tmp)
+        _write_request(work, library, config, kernel, values)
+        try:
+            proc = subprocess.run([sys.executable, "-m", "host_harness._sanrun", str(work)],
+                                  check=False, env=_child_env(), capture_output=True, text=True,
+                                  timeout=SANITIZED_CALL_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise HarnessError(f"sanitized run did not finish in {SANITIZED_CALL_TIMEOUT} s",
+                               kernel=kernel.name) from None
+        return _read_result(work, proc, kernel, values)
+
+
+# ---------------------------------------------------------------------------------------------
+# Program
+# ---------------------------------------------------------------------------------------------
+
+class Program:
+    """A built library of user kernels, runnable on numpy arrays. Made by :func:`build`."""
+
+    def __init__(self, library: Path, kernels: dict[str, KernelSpec], platform, *, sanitize: bool = False,
+                 cache_hit: bool = False):
+        self.library = Path(library)
+        self.platform = platform
+        self.sanitize = sanitize
+        self.cache_hit = cache_hit  # True when build() reused a cached library
+        self._kernels = dict(kernels)
+        self._config = platform_config(platform)
+        # A sanitized library is only ever loaded by the child process.
+        self._ffi, self._lib = (None, None) if sanitize else open_library(self.library, self._kernels)
+
+    @property
+    def kernels(self) -> list[str]:
+        return list(self._kernels)
+
+    def kernel(self, name: str) -> KernelSpec:
+        if name not in self._kernels:
+            raise HarnessError(f"unknown kernel '{name}'", hint=f"kernels are {', '.join(self._kernels)}")
+        return self._kernels[name]
+
+    def call(self, kernel_name: str, /, **args) -> dict:
+        """Run ``kernel_name`` with numpy arrays (pointer args, updated in place) and Python
+        scalars; returns the simulator's counters for this call."""
+        kernel = self.kernel(kernel_name)
+        check_args(kernel, args)
+        if self.sanitize:
+            return run_sanitized(self.library, self._config, kernel, args)
+        return run_kernel(self._ffi, self._lib, self._config, kernel, args)
+
+    def __repr__(self) -> str:
+        return f"Program({self.library}, kernels={self.kernels}, platform={self.platform.name!r})"

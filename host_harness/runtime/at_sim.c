@@ -1,0 +1,851 @@
+/*
+ * at_sim.c - simulated GAP chip for the host harness (see at_sim.h).
+ *
+ * Four parts: arenas (L1/L2 accounting, one malloc per allocation so AddressSanitizer sees
+ * overruns), asynchronous cluster DMA (poison at issue, land at wait), cores (AT_FORK runs every
+ * core id on its own ucontext stack, cooperatively, with barriers) and a deterministic clock.
+ *
+ * Faults: at_sim_fault() records a message and longjmps to the trampoline armed by
+ * at_sim_arm(). A longjmp must never leave a core's stack, so a fault raised on a core switches
+ * back to the main context first; at_sim_fork() then longjmps once the cores are stopped.
+ */
+#define _GNU_SOURCE
+#include "at_sim.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define AT_SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AT_SIM_ASAN 1
+#endif
+#endif
+#ifdef AT_SIM_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#define AT_SIM_EVENT_MAGIC 0xA75DE7E1u
+#define AT_SIM_MAX_CORES 64
+#define AT_SIM_STACK_SIZE (256 * 1024)
+#define AT_SIM_MSG_SIZE 2048
+#define AT_SIM_LABEL_SIZE 64
+
+/* ------------------------------------------------------------------------------------------ */
+/* Configuration and per-call state                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+static struct {
+    int cores;
+    long long capacity[3];
+    long long dma_setup, dma_line, dma_issue, wait, fork;
+    double dma_bpc;
+} cfg = {8, {0, 64 * 1024, 512 * 1024}, 30, 4, 10, 4, 60, 8.0};
+
+static at_sim_counters_t counters;
+static long long now, engine_free;
+static long long live[3];
+static char last_error[AT_SIM_MSG_SIZE];
+static jmp_buf *armed_env;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Faults                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+static void fault_from_core(void); /* defined with the cores */
+static int on_core_stack(void);
+
+static const char *base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : (path ? path : "?");
+}
+
+static void set_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+}
+
+/* Record the message and abort the user kernel: only the main context may longjmp. */
+static void fault_jump(void) __attribute__((noreturn));
+static void fault_jump(void)
+{
+    if (on_core_stack())
+        fault_from_core();
+    if (armed_env)
+        longjmp(*armed_env, 1);
+    fprintf(stderr, "at_sim fault outside a kernel call: %s\n", last_error);
+    abort();
+}
+
+#define AT_SIM_FAULT(...) do { set_error(__VA_ARGS__); fault_jump(); } while (0)
+
+const char *at_sim_last_error(void) { return last_error; }
+
+void at_sim_arm(void *jmp_env) { armed_env = (jmp_buf *)jmp_env; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Arenas                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int level;
+    int region; /* registered static array: not ours to free */
+    char *base;
+    long long size;
+    char label[AT_SIM_LABEL_SIZE];
+} at_alloc_t;
+
+static at_alloc_t *allocs;
+static int n_allocs, cap_allocs;
+
+static const char *level_name(int level) { return level == AT_SIM_L1 ? "L1" : "L2"; }
+
+static int valid_level(int level) { return level == AT_SIM_L1 || level == AT_SIM_L2; }
+
+long long at_sim_level_used(int level) { return valid_level(level) ? live[level] : 0; }
+
+long long at_sim_level_capacity(int level) { return valid_level(level) ? cfg.capacity[level] : 0; }
+
+static void account(int level, long long delta)
+{
+    live[level] += delta;
+    if (level == AT_SIM_L1 && live[level] > counters.peak_l1)
+        counters.peak_l1 = live[level];
+    if (level == AT_SIM_L2 && live[level] > counters.peak_l2)
+        counters.peak_l2 = live[level];
+}
+
+static at_alloc_t *push_alloc(int level, int region, char *base, long long size, const char *label)
+{
+    at_alloc_t *a;
+    if (n_allocs == cap_allocs) {
+        int cap = cap_allocs ? 2 * cap_allocs : 32;
+        at_alloc_t *grown = realloc(allocs, (size_t)cap * sizeof *allocs);
+        if (!grown)
+            return NULL;
+        allocs = grown;
+        cap_allocs = cap;
+    }
+    a = &allocs[n_allocs++];
+    a->level = level;
+    a->region = region;
+    a->base = base;
+    a->size = size;
+    snprintf(a->label, sizeof a->label, "%s", label ? label : "?");
+    account(level, size);
+    return a;
+}
+
+static int fits(int level, long long size)
+{
+    return valid_level(level) && size >= 0 && live[level] + size <= cfg.capacity[level];
+}
+
+/* Past capacity -> NULL, as pmsis_l1_malloc would on the chip. Fresh memory is poisoned. */
+void *at_sim_alloc(int level, long long size, const char *label)
+{
+    char *p;
+    if (!fits(level, size))
+        return NULL;
+    p = malloc(size > 0 ? (size_t)size : 1);
+    if (!p)
+        return NULL;
+    memset(p, AT_SIM_POISON, (size_t)size);
+    if (!push_alloc(level, 0, p, size, label)) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void *at_sim_alloc_at(int level, long long size, const char *what, const char *file, int line)
+{
+    char label[AT_SIM_LABEL_SIZE];
+    snprintf(label, sizeof label, "%s@%s:%d", what, base_name(file), line);
+    return at_sim_alloc(level, size, label);
+}
+
+static void drop_alloc(int index)
+{
+    at_alloc_t *a = &allocs[index];
+    account(a->level, -a->size);
+    if (!a->region)
+        free(a->base);
+    allocs[index] = allocs[--n_allocs];
+}
+
+static int find_alloc_base(int level, const void *ptr)
+{
+    int i;
+    for (i = 0; i < n_allocs; i++)
+        if (allocs[i].level == level && allocs[i].base == ptr && !allocs[i].region)
+            return i;
+    return -1;
+}
+
+static void check_no_pending_inside(const at_alloc_t *a, const char *file, int line);
+
+void at_sim_free(int level, void *ptr, long long size, const char *file, int line)
+{
+    int i = find_alloc_base(level, ptr);
+    if (i < 0)
+        AT_SIM_FAULT("AT_%s_FREE at %s:%d: %p is not a live %s allocation",
+                     level_name(level), base_name(file), line, ptr, level_name(level));
+    if (size != allocs[i].size)
+        AT_SIM_FAULT("AT_%s_FREE at %s:%d: '%s' was allocated with %lld bytes, freed with %lld",
+                     level_name(level), base_name(file), line, allocs[i].label, allocs[i].size, size);
+    check_no_pending_inside(&allocs[i], file, line);
+    drop_alloc(i);
+}
+
+void *at_sim_alloc_symbol(int level, long long size, const char *label)
+{
+    void *p = at_sim_alloc(level, size, label);
+    if (!p)
+        set_error("%s symbol '%s' needs %lld bytes but %s capacity is %lld bytes (%lld in use)",
+                  level_name(level), label, size, level_name(level),
+                  at_sim_level_capacity(level), at_sim_level_used(level));
+    return p;
+}
+
+/* Static arrays (array symbol mode) occupy the level too, so they count towards capacity. */
+int at_sim_register_region(int level, void *base, long long size, const char *label)
+{
+    if (!fits(level, size)) {
+        set_error("%s array '%s' has %lld bytes but %s capacity is %lld bytes (%lld in use)",
+                  level_name(level), label, size, level_name(level),
+                  at_sim_level_capacity(level), at_sim_level_used(level));
+        return -1;
+    }
+    memset(base, AT_SIM_POISON, (size_t)size);
+    return push_alloc(level, 1, base, size, label) ? 0 : -1;
+}
+
+/* The allocation of `level` holding [lo, hi), or NULL. */
+static const at_alloc_t *containing(int level, uintptr_t lo, uintptr_t hi)
+{
+    int i;
+    for (i = 0; i < n_allocs; i++) {
+        uintptr_t b = (uintptr_t)allocs[i].base;
+        if (allocs[i].level == level && lo >= b && hi <= b + (uintptr_t)allocs[i].size && lo <= hi)
+            return &allocs[i];
+    }
+    return NULL;
+}
+
+static long long distance(const at_alloc_t *a, uintptr_t p)
+{
+    uintptr_t b = (uintptr_t)a->base, e = b + (uintptr_t)a->size;
+    if (p < b)
+        return (long long)(b - p);
+    return p > e ? (long long)(p - e) : 0;
+}
+
+/* The allocation an address is best described against: the one containing it (any level,
+ * `level` first), else the nearest one of `level` within 1 MiB. */
+static const at_alloc_t *anchor(int level, uintptr_t p)
+{
+    const at_alloc_t *best = containing(level, p, p);
+    int i;
+    if (!best)
+        best = containing(level == AT_SIM_L1 ? AT_SIM_L2 : AT_SIM_L1, p, p);
+    if (best)
+        return best;
+    for (i = 0; i < n_allocs; i++)
+        if (allocs[i].level == level && distance(&allocs[i], p) < (1 << 20)
+            && (!best || distance(&allocs[i], p) < distance(best, p)))
+            best = &allocs[i];
+    return best;
+}
+
+/* "In+800" (offset against `a`), or a raw address when there is nothing to anchor to. */
+static void describe_at(char *buf, size_t n, const at_alloc_t *a, uintptr_t p)
+{
+    if (a)
+        snprintf(buf, n, "%s%+lld", a->label, (long long)(p - (uintptr_t)a->base));
+    else
+        snprintf(buf, n, "%p", (void *)p);
+}
+
+static void describe(char *buf, size_t n, int level, uintptr_t p)
+{
+    describe_at(buf, n, anchor(level, p), p);
+}
+
+static void free_all_allocs(void)
+{
+    while (n_allocs > 0)
+        drop_alloc(n_allocs - 1);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Cluster DMA                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    long long number;          /* 1-based, per call: what messages call "transfer #N" */
+    unsigned long long id;     /* unique for the process lifetime, stored in the event */
+    at_sim_event_t *evt;
+    int dir;
+    char *ext, *loc;
+    long long size, stride, length, lines;
+    unsigned char *snapshot;   /* source bytes at issue time, gathered contiguously */
+    long long end;             /* cycle at which the data has landed */
+    char desc[512];            /* "transfer #N (L2->L1, ...) at file:line" */
+} at_xfer_t;
+
+static at_xfer_t *pending;
+static int n_pending, cap_pending;
+static long long transfer_number;
+static unsigned long long next_id = 1;
+
+static const char *dir_name(int dir) { return dir == 0 ? "L2->L1" : "L1->L2"; }
+
+static long long ceil_div(long long n, double d)
+{
+    double q = (double)n / d;
+    long long c = (long long)q;
+    return (double)c < q ? c + 1 : c;
+}
+
+/* Same formula as platforms.DmaEngine.transfer_cycles. */
+static long long xfer_cycles(long long size, long long lines)
+{
+    if (size <= 0)
+        return 0;
+    return cfg.dma_setup + ceil_div(size, cfg.dma_bpc) + (lines > 1 ? cfg.dma_line * lines : 0);
+}
+
+/* Visit the ext-side lines of a transfer; loc side is contiguous. */
+static void gather(unsigned char *dst, const at_xfer_t *x, int from_ext)
+{
+    long long i;
+    if (!from_ext) {
+        memcpy(dst, x->loc, (size_t)x->size);
+        return;
+    }
+    for (i = 0; i < x->lines; i++)
+        memcpy(dst + i * x->length, x->ext + i * x->stride, (size_t)x->length);
+}
+
+static void scatter(at_xfer_t *x, const unsigned char *src, int to_ext)
+{
+    long long i;
+    if (!to_ext) {
+        memcpy(x->loc, src, (size_t)x->size);
+        return;
+    }
+    for (i = 0; i < x->lines; i++)
+        memcpy(x->ext + i * x->stride, src + i * x->length, (size_t)x->length);
+}
+
+static void poison_destination(at_xfer_t *x)
+{
+    long long i;
+    if (x->dir == 0) {
+        memset(x->loc, AT_SIM_POISON, (size_t)x->size);
+        return;
+    }
+    for (i = 0; i < x->lines; i++)
+        memset(x->ext + i * x->stride, AT_SIM_POISON, (size_t)x->length);
+}
+
+/* First byte of `buf` that differs from `ref` (or from the poison when ref is NULL), or -1. */
+static long long first_change(const unsigned char *buf, const unsigned char *ref, long long n)
+{
+    long long i;
+    for (i = 0; i < n; i++)
+        if (buf[i] != (ref ? ref[i] : AT_SIM_POISON))
+            return i;
+    return -1;
+}
+
+/* Address (ext or loc side) of byte k of the transfer in gathered order. */
+static uintptr_t byte_address(const at_xfer_t *x, int ext_side, long long k)
+{
+    if (!ext_side)
+        return (uintptr_t)(x->loc + k);
+    return (uintptr_t)(x->ext + (k / x->length) * x->stride + k % x->length);
+}
+
+static void describe_transfer(at_xfer_t *x, int is2d, const char *file, int line)
+{
+    char e[128], l[128], shape[96] = "";
+    describe(e, sizeof e, AT_SIM_L2, (uintptr_t)x->ext);
+    describe(l, sizeof l, AT_SIM_L1, (uintptr_t)x->loc);
+    if (is2d)
+        snprintf(shape, sizeof shape, ", 2D: %lld lines of %lld bytes every %lld",
+                 x->lines, x->length, x->stride);
+    snprintf(x->desc, sizeof x->desc, "transfer #%lld (%s, %lld bytes%s, ext %s, loc %s) at %s:%d",
+             x->number, dir_name(x->dir), x->size, shape, e, l, base_name(file), line);
+}
+
+/* The ext-side byte range [lo, hi) touched by the transfer's lines. */
+static void ext_span(const at_xfer_t *x, uintptr_t *lo, uintptr_t *hi)
+{
+    long long last = x->lines > 0 ? (x->lines - 1) * x->stride : 0;
+    long long first = last < 0 ? last : 0;
+    long long end = x->lines > 0 ? (last > 0 ? last : 0) + x->length : 0;
+    *lo = (uintptr_t)x->ext + (uintptr_t)first;
+    *hi = (uintptr_t)x->ext + (uintptr_t)end;
+}
+
+static void range_fault(const at_xfer_t *x, int level, uintptr_t lo, uintptr_t hi)
+{
+    const at_alloc_t *a = anchor(level, lo);
+    char l[128], h[128], what[160] = "";
+    describe_at(l, sizeof l, a, lo);
+    describe_at(h, sizeof h, a, hi);
+    if (a)
+        snprintf(what, sizeof what, " ('%s' is a %lld-byte %s %s)", a->label, a->size,
+                 level_name(a->level), a->region ? "array" : "allocation");
+    AT_SIM_FAULT("%s: %s side [%s, %s) is not inside one live %s allocation%s",
+                 x->desc, level == AT_SIM_L2 ? "L2 (ext)" : "L1 (loc)", l, h, level_name(level), what);
+}
+
+static void check_ranges(const at_xfer_t *x)
+{
+    uintptr_t lo, hi;
+    ext_span(x, &lo, &hi);
+    if (!containing(AT_SIM_L2, lo, hi))
+        range_fault(x, AT_SIM_L2, lo, hi);
+    lo = (uintptr_t)x->loc;
+    hi = lo + (uintptr_t)x->size;
+    if (!containing(AT_SIM_L1, lo, hi))
+        range_fault(x, AT_SIM_L1, lo, hi);
+}
+
+static at_xfer_t *find_pending(const at_sim_event_t *evt)
+{
+    int i;
+    if (!evt || evt->magic != AT_SIM_EVENT_MAGIC)
+        return NULL;
+    for (i = 0; i < n_pending; i++)
+        if (pending[i].id == evt->id && pending[i].evt == evt)
+            return &pending[i];
+    return NULL;
+}
+
+static at_xfer_t *new_pending(void)
+{
+    if (n_pending == cap_pending) {
+        int cap = cap_pending ? 2 * cap_pending : 16;
+        at_xfer_t *grown = realloc(pending, (size_t)cap * sizeof *pending);
+        if (!grown)
+            AT_SIM_FAULT("out of host memory for DMA bookkeeping");
+        pending = grown;
+        cap_pending = cap;
+    }
+    memset(&pending[n_pending], 0, sizeof *pending);
+    return &pending[n_pending++];
+}
+
+static void drop_pending(at_xfer_t *x)
+{
+    free(x->snapshot);
+    *x = pending[--n_pending];
+}
+
+static void clear_pending(void)
+{
+    while (n_pending > 0)
+        drop_pending(&pending[n_pending - 1]);
+}
+
+/* Clock: program the command, then queue it on the single FIFO cluster engine. */
+static long long schedule(long long size, long long lines)
+{
+    long long duration = xfer_cycles(size, lines), start;
+    now += cfg.dma_issue;
+    start = now > engine_free ? now : engine_free;
+    engine_free = start + duration;
+    counters.dma_busy_cluster += duration;
+    return engine_free;
+}
+
+static void validate_issue(at_xfer_t *x, int is2d, at_sim_event_t *evt, const char *file, int line)
+{
+    at_xfer_t *old;
+    describe_transfer(x, is2d, file, line);
+    if (x->dir != 0 && x->dir != 1)
+        AT_SIM_FAULT("%s: direction %d is neither AT_L2_EXT2LOC (0) nor AT_L2_LOC2EXT (1)",
+                     x->desc, x->dir);
+    if (!evt)
+        AT_SIM_FAULT("%s: NULL event", x->desc);
+    if (x->size < 0 || x->length <= 0)
+        AT_SIM_FAULT("%s: invalid size %lld / line length %lld", x->desc, x->size, x->length);
+    if (x->size % x->length != 0)
+        AT_SIM_FAULT("%s: size %lld is not a multiple of the line length %lld",
+                     x->desc, x->size, x->length);
+    old = find_pending(evt);
+    if (old)
+        AT_SIM_FAULT("%s: issued on an event that still holds pending %s (missing AT_L2_WAIT)",
+                     x->desc, old->desc);
+    check_ranges(x);
+}
+
+static void issue(at_xfer_t proto, int is2d, at_sim_event_t *evt, const char *file, int line)
+{
+    at_xfer_t *x;
+    proto.number = ++transfer_number;
+    proto.lines = proto.length > 0 ? proto.size / proto.length : 0;
+    validate_issue(&proto, is2d, evt, file, line);
+    proto.snapshot = malloc(proto.size > 0 ? (size_t)proto.size : 1);
+    if (!proto.snapshot)
+        AT_SIM_FAULT("%s: out of host memory", proto.desc);
+    gather(proto.snapshot, &proto, proto.dir == 0);
+    poison_destination(&proto);
+    proto.id = next_id++;
+    proto.evt = evt;
+    proto.end = schedule(proto.size, proto.lines);
+    x = new_pending();
+    *x = proto;
+    evt->id = x->id;
+    evt->magic = AT_SIM_EVENT_MAGIC;
+    counters.transfers += 1;
+    if (x->dir == 0)
+        counters.l2_to_l1 += x->size;
+    else
+        counters.l1_to_l2 += x->size;
+}
+
+void at_sim_copy(void *ext, void *loc, long long size, int dir, at_sim_event_t *evt,
+                 const char *file, int line)
+{
+    at_xfer_t x;
+    memset(&x, 0, sizeof x);
+    x.ext = ext;
+    x.loc = loc;
+    x.size = size;
+    x.dir = dir;
+    x.stride = size;
+    x.length = size > 0 ? size : 1; /* a 1D transfer is one line */
+    issue(x, 0, evt, file, line);
+}
+
+void at_sim_copy2d(void *ext, void *loc, long long size, long long stride, long long length,
+                   int dir, at_sim_event_t *evt, const char *file, int line)
+{
+    at_xfer_t x;
+    memset(&x, 0, sizeof x);
+    x.ext = ext;
+    x.loc = loc;
+    x.size = size;
+    x.dir = dir;
+    x.stride = stride;
+    x.length = length;
+    issue(x, 1, evt, file, line);
+}
+
+/* Source unchanged since issue, destination untouched (still poison) since issue.
+ * Returns nonzero with the message set. */
+static int check_in_flight(at_xfer_t *x, unsigned char *scratch)
+{
+    long long k;
+    char where[128];
+    int src_level = x->dir == 0 ? AT_SIM_L2 : AT_SIM_L1;
+    gather(scratch, x, x->dir == 0);
+    k = first_change(scratch, x->snapshot, x->size);
+    if (k >= 0) {
+        describe(where, sizeof where, src_level, byte_address(x, x->dir == 0, k));
+        set_error("source of %s was modified while in flight (first changed byte at %s)",
+                  x->desc, where);
+        return 1;
+    }
+    gather(scratch, x, x->dir == 1);
+    k = first_change(scratch, NULL, x->size);
+    if (k >= 0) {
+        describe(where, sizeof where, src_level == AT_SIM_L1 ? AT_SIM_L2 : AT_SIM_L1,
+                 byte_address(x, x->dir == 1, k));
+        set_error("destination of %s was written while in flight (first written byte at %s)",
+                  x->desc, where);
+        return 1;
+    }
+    return 0;
+}
+
+void at_sim_wait(at_sim_event_t *evt, const char *file, int line)
+{
+    at_xfer_t *x = find_pending(evt);
+    unsigned char *scratch;
+    int bad;
+    if (!x)
+        AT_SIM_FAULT("AT_L2_WAIT at %s:%d on an event with no pending transfer "
+                     "(never issued, already waited, or not an event)", base_name(file), line);
+    now += cfg.wait;
+    if (x->end > now) {
+        counters.stall_cycles += x->end - now;
+        now = x->end;
+    }
+    scratch = malloc(x->size > 0 ? (size_t)x->size : 1);
+    if (!scratch)
+        AT_SIM_FAULT("%s: out of host memory", x->desc);
+    bad = check_in_flight(x, scratch);
+    free(scratch);
+    if (bad)
+        fault_jump();
+    scatter(x, x->snapshot, x->dir == 1);
+    evt->magic = 0;
+    drop_pending(x);
+}
+
+/* A transfer into or out of memory being freed would hit freed memory when it lands. */
+static void check_no_pending_inside(const at_alloc_t *a, const char *file, int line)
+{
+    int i;
+    for (i = 0; i < n_pending; i++) {
+        uintptr_t lo, hi, b = (uintptr_t)a->base, e = b + (uintptr_t)a->size;
+        ext_span(&pending[i], &lo, &hi);
+        if (a->level == AT_SIM_L1) {
+            lo = (uintptr_t)pending[i].loc;
+            hi = lo + (uintptr_t)pending[i].size;
+        }
+        if (lo < e && hi > b)
+            AT_SIM_FAULT("AT_%s_FREE at %s:%d frees '%s' while %s is still pending",
+                         level_name(a->level), base_name(file), line, a->label, pending[i].desc);
+    }
+}
+
+/* Checked when the user kernel returns. */
+int at_sim_finish(void)
+{
+    armed_env = NULL;
+    if (n_pending > 0) {
+        set_error("%s is still pending when the user kernel returned (missing AT_L2_WAIT)",
+                  pending[0].desc);
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Cores                                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+enum { CORE_READY, CORE_BARRIER, CORE_DONE, CORE_FAULTED };
+
+static ucontext_t main_ctx, core_ctx[AT_SIM_MAX_CORES];
+static char *stacks[AT_SIM_MAX_CORES];
+static int core_state[AT_SIM_MAX_CORES];
+static int fork_n, in_fork, running_core = -1, current_core;
+static void (*fork_fn)(void *);
+static void *fork_arg;
+#ifdef AT_SIM_ASAN
+static const void *main_stack_bottom;
+static size_t main_stack_size;
+#endif
+
+static int on_core_stack(void) { return running_core >= 0; }
+
+int at_sim_core_id(void) { return in_fork ? current_core : 0; }
+
+int at_sim_num_cores(void) { return cfg.cores; }
+
+/* Main -> core i; returns when the core returns, waits at a barrier or faults. */
+static void switch_to_core(int i)
+{
+#ifdef AT_SIM_ASAN
+    void *fake = NULL;
+    __sanitizer_start_switch_fiber(&fake, stacks[i], AT_SIM_STACK_SIZE);
+#endif
+    running_core = current_core = i;
+    swapcontext(&main_ctx, &core_ctx[i]);
+    running_core = -1;
+#ifdef AT_SIM_ASAN
+    __sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#endif
+}
+
+/* Core -> main. A finished core never resumes, so ASan is told its fiber is gone. */
+static void switch_to_main(int i, int finished)
+{
+#ifdef AT_SIM_ASAN
+    void *fake = NULL;
+    __sanitizer_start_switch_fiber(finished ? NULL : &fake, main_stack_bottom, main_stack_size);
+#else
+    (void)finished;
+#endif
+    swapcontext(&core_ctx[i], &main_ctx);
+#ifdef AT_SIM_ASAN
+    __sanitizer_finish_switch_fiber(fake, &main_stack_bottom, &main_stack_size);
+#endif
+}
+
+static void core_entry(int i)
+{
+#ifdef AT_SIM_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &main_stack_bottom, &main_stack_size);
+#endif
+    fork_fn(fork_arg);
+    core_state[i] = CORE_DONE;
+    switch_to_main(i, 1);
+    abort(); /* never resumed */
+}
+
+static void fault_from_core(void)
+{
+    int i = running_core;
+    core_state[i] = CORE_FAULTED;
+    switch_to_main(i, 1);
+    abort(); /* never resumed */
+}
+
+void at_sim_barrier(void)
+{
+    int i = running_core;
+    if (!in_fork || i < 0)
+        return; /* outside a fork a barrier has nobody to wait for */
+    core_state[i] = CORE_BARRIER;
+    switch_to_main(i, 0);
+}
+
+static void prepare_core(int i)
+{
+    if (!stacks[i]) {
+        stacks[i] = malloc(AT_SIM_STACK_SIZE);
+        if (!stacks[i])
+            AT_SIM_FAULT("AT_FORK: out of host memory for core %d's stack", i);
+    }
+#ifdef AT_SIM_ASAN
+    /* an abandoned core (fault, barrier mismatch) may have left poisoned redzones behind */
+    __asan_unpoison_memory_region(stacks[i], AT_SIM_STACK_SIZE);
+#endif
+    getcontext(&core_ctx[i]);
+    core_ctx[i].uc_stack.ss_sp = stacks[i];
+    core_ctx[i].uc_stack.ss_size = AT_SIM_STACK_SIZE;
+    core_ctx[i].uc_link = NULL;
+    makecontext(&core_ctx[i], (void (*)(void))core_entry, 1, i);
+    core_state[i] = CORE_READY;
+}
+
+static int count_state(int state)
+{
+    int i, n = 0;
+    for (i = 0; i < fork_n; i++)
+        n += core_state[i] == state;
+    return n;
+}
+
+static void barrier_mismatch(int round, const char *file, int line)
+{
+    char waiting[256] = "", done[256] = "";
+    int i;
+    for (i = 0; i < fork_n; i++) {
+        char *list = core_state[i] == CORE_BARRIER ? waiting : done;
+        size_t len = strlen(list);
+        snprintf(list + len, 256 - len, "%s%d", len ? "," : "", i);
+    }
+    set_error("barrier mismatch in AT_FORK at %s:%d: core(s) %s wait at barrier #%d while "
+              "core(s) %s returned", base_name(file), line, waiting, round + 1, done);
+}
+
+/* Run every READY core in id order until each returns or reaches the barrier; release the
+ * barrier when all reached it. Returns nonzero on a fault (message already set). */
+static int run_cores(const char *file, int line)
+{
+    int round = 0, i;
+    for (;;) {
+        for (i = 0; i < fork_n; i++) {
+            if (core_state[i] == CORE_READY)
+                switch_to_core(i);
+            if (core_state[i] == CORE_FAULTED)
+                return 1;
+        }
+        if (count_state(CORE_DONE) == fork_n)
+            return 0;
+        if (count_state(CORE_BARRIER) != fork_n) {
+            barrier_mismatch(round, file, line);
+            return 1;
+        }
+        for (i = 0; i < fork_n; i++)
+            core_state[i] = CORE_READY;
+        round++;
+    }
+}
+
+void at_sim_fork(int ncores, void (*fn)(void *), void *arg, const char *file, int line)
+{
+    int i, failed;
+    if (in_fork)
+        AT_SIM_FAULT("AT_FORK at %s:%d: nested fork inside a parallel kernel", base_name(file), line);
+    if (ncores <= 0 || ncores > AT_SIM_MAX_CORES)
+        AT_SIM_FAULT("AT_FORK at %s:%d: %d cores (1..%d supported)", base_name(file), line,
+                     ncores, AT_SIM_MAX_CORES);
+    now += cfg.fork;
+    counters.fork_cycles += cfg.fork;
+    for (i = 0; i < ncores; i++)
+        prepare_core(i);
+    fork_n = ncores;
+    fork_fn = fn;
+    fork_arg = arg;
+    in_fork = 1;
+    failed = run_cores(file, line);
+    in_fork = 0;
+    current_core = 0;
+    if (failed)
+        fault_jump(); /* back on the main stack: safe to longjmp */
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Clock, configuration, call lifecycle                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+void at_sim_compute(long long cycles)
+{
+    now += cycles;
+    counters.compute_cycles += cycles;
+}
+
+void at_sim_configure(int cores, long long l1_size, long long l2_size,
+                      long long dma_setup_cycles, double dma_bytes_per_cycle,
+                      long long dma_line_cycles, long long dma_issue_cycles,
+                      long long wait_cycles, long long fork_cycles)
+{
+    cfg.cores = cores;
+    cfg.capacity[AT_SIM_L1] = l1_size;
+    cfg.capacity[AT_SIM_L2] = l2_size;
+    cfg.dma_setup = dma_setup_cycles;
+    cfg.dma_bpc = dma_bytes_per_cycle > 0 ? dma_bytes_per_cycle : 1.0;
+    cfg.dma_line = dma_line_cycles;
+    cfg.dma_issue = dma_issue_cycles;
+    cfg.wait = wait_cycles;
+    cfg.fork = fork_cycles;
+}
+
+/* Also cleans up after a faulted call (allocations, transfers, cores left behind). */
+void at_sim_begin_call(void)
+{
+    at_sim_end_call();
+    memset(&counters, 0, sizeof counters);
+    now = engine_free = 0;
+    transfer_number = 0;
+    last_error[0] = '\0';
+}
+
+void at_sim_end_call(void)
+{
+    clear_pending();
+    free_all_allocs();
+    live[AT_SIM_L1] = live[AT_SIM_L2] = 0;
+    armed_env = NULL;
+    in_fork = 0;
+    running_core = -1;
+    current_core = 0;
+}
+
+void at_sim_get_counters(at_sim_counters_t *out)
+{
+    *out = counters;
+    out->cycles = now;
+}

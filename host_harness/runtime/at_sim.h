@@ -1,0 +1,81 @@
+/*
+ * at_sim.h - the simulated GAP chip that generated user kernels run on in the host harness.
+ *
+ * Generated code never calls these functions directly: it uses the AT_* macros of at_api.h and
+ * the gap_* builtins of Gap.h, which expand to the calls below. The Python runner (cffi, ABI
+ * mode) drives a call with at_sim_configure / at_sim_begin_call / at_sim_alloc / the generated
+ * trampoline / at_sim_get_counters / at_sim_end_call.
+ *
+ * Unlike the original x86 emulation, DMA here is asynchronous (data lands at the wait, the
+ * destination reads as 0xCD until then) and AT_FORK really runs every core id, each on its own
+ * stack with working barriers, so pipelining and work-splitting bugs show up.
+ */
+#ifndef AT_SIM_H
+#define AT_SIM_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Memory levels (indices of the arenas). */
+#define AT_SIM_L1 1
+#define AT_SIM_L2 2
+
+/* Byte written over every fresh allocation and over a DMA destination until its wait. */
+#define AT_SIM_POISON 0xCD
+
+/* A cluster-DMA event. Generated code declares it uninitialised; the id + magic are written
+ * when a transfer is issued on it and cleared when it is waited. */
+typedef struct at_sim_event {
+    unsigned long long id;
+    unsigned int magic;
+    unsigned int reserved;
+} at_sim_event_t;
+
+/* Per-call counters (bytes, cycles). */
+typedef struct at_sim_counters {
+    long long l3_to_l2, l2_to_l1, l1_to_l2, l2_to_l3;
+    long long transfers;
+    long long peak_l1, peak_l2;
+    long long cycles, compute_cycles, stall_cycles, fork_cycles;
+    long long dma_busy_cluster, dma_busy_udma;
+} at_sim_counters_t;
+
+/* ---- driven by the Python runner ---- */
+void at_sim_configure(int cores, long long l1_size, long long l2_size,
+                      long long dma_setup_cycles, double dma_bytes_per_cycle,
+                      long long dma_line_cycles, long long dma_issue_cycles,
+                      long long wait_cycles, long long fork_cycles);
+void at_sim_begin_call(void);
+void at_sim_end_call(void);
+long long at_sim_level_used(int level);
+long long at_sim_level_capacity(int level);
+const char *at_sim_last_error(void);
+void at_sim_get_counters(at_sim_counters_t *out);
+
+/* ---- used by the generated trampoline ---- */
+void *at_sim_alloc_symbol(int level, long long size, const char *label);
+int at_sim_register_region(int level, void *base, long long size, const char *label);
+void at_sim_arm(void *jmp_env);
+int at_sim_finish(void);
+
+/* ---- used through at_api.h / Gap.h ---- */
+void *at_sim_alloc(int level, long long size, const char *label);
+void *at_sim_alloc_at(int level, long long size, const char *what, const char *file, int line);
+void at_sim_free(int level, void *ptr, long long size, const char *file, int line);
+void at_sim_copy(void *ext, void *loc, long long size, int dir, at_sim_event_t *evt,
+                 const char *file, int line);
+void at_sim_copy2d(void *ext, void *loc, long long size, long long stride, long long length,
+                   int dir, at_sim_event_t *evt, const char *file, int line);
+void at_sim_wait(at_sim_event_t *evt, const char *file, int line);
+void at_sim_fork(int ncores, void (*fn)(void *), void *arg, const char *file, int line);
+void at_sim_barrier(void);
+int at_sim_core_id(void);
+int at_sim_num_cores(void);
+void at_sim_compute(long long cycles);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AT_SIM_H */
