@@ -422,7 +422,7 @@ class KernelRenderer:
         prolog, epilog = self._prolog(), self._epilog()
         return RenderKernel(
             name=self.t.name, params=[f"{c.ctype} {c.name}" for c in self.t.kernel.cargs],
-            comment=kernel_comment(self.t), locals=self._locals(), invariants=list(self.invariants),
+            comment=kernel_comment(self.t, self.platform), locals=self._locals(), invariants=list(self.invariants),
             prolog=prolog, body=body, epilog=epilog)
 
     def _locals(self) -> list:
@@ -468,7 +468,9 @@ class KernelRenderer:
 # Comments
 
 
-def kernel_comment(t: KernelTiling) -> list:
+def kernel_comment(t: KernelTiling, platform=None) -> list:
+    from .bounds import describe
+
     k = t.kernel
     space = " > ".join(f"{LOOP_VARS[it]}[{n}]" for it, n in t.loops) or "single iteration"
     lines = [
@@ -480,7 +482,7 @@ def kernel_comment(t: KernelTiling) -> list:
         move = "in+out" if a.reads and a.writes else "in" if a.reads else "out" if a.writes else "L1 only"
         lines.append(f"  {a.name:<10} {a.w}x{a.h}x{a.item}B {a.decl.ndim}D {a.role:<8} {move:<7} "
                      f"L1 @{a.offset}: {a.nbuf} x {a.slot_bytes} B{_tile_note(a)}")
-    return lines
+    return lines + describe(t, platform)
 
 
 def _tile_note(a: ArgTiling) -> str:

@@ -7,11 +7,8 @@ from dataclasses import dataclass, field
 from .tiler import KernelTiling
 
 
-def compulsory_traffic(t: KernelTiling) -> tuple:
-    """Bytes that must cross L2<->L1 at least once: every input byte in, every output byte out."""
-    t_in = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_in and not a.decl.is_buffer)
-    t_out = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_out and not a.decl.is_buffer)
-    return t_in, t_out
+from .bounds import compulsory as compulsory_traffic
+from .bounds import kernel_figures
 
 
 @dataclass(frozen=True)
@@ -40,8 +37,13 @@ class KernelReport:
         return self.traffic / comp if comp else 1.0
 
     def summary(self) -> str:
-        return (f"{self.name}: {self.tiling.describe()}; traffic {self.traffic} B "
+        text = (f"{self.name}: {self.tiling.describe()}; traffic {self.traffic} B "
                 f"({self.traffic_ratio:.2f}x compulsory)")
+        if "predicted_cycles" in self.extra:
+            e = self.extra
+            text += (f"; predicted {e['predicted_cycles']} cycles "
+                     f"({e['time_vs_roofline']:.2f}x roofline {e['roofline_cycles']}, {e['bound']}-bound)")
+        return text
 
     def to_dict(self) -> dict:
         from .codegen import tiling_json
@@ -85,9 +87,5 @@ class GenerationReport:
 
 
 def _extra(model, t: KernelTiling) -> dict:
-    """Hook for cost-model figures (predicted cycles, bounds); empty when unavailable."""
-    try:
-        from .bounds import kernel_figures
-    except ImportError:
-        return {}
+    """Cost-model figures: predicted cycles, bounds and ratios (see autotiler.bounds)."""
     return kernel_figures(t, model.platform)

@@ -1,0 +1,93 @@
+"""Lower bounds a tiling is judged by (see shared/reference/peers-and-limits.md, section 3).
+
+For one user kernel on a platform:
+
+* **compulsory traffic**: every input byte enters L1 once, every output byte leaves once;
+* **data-movement bound** for the L1 size S, where one applies: a kernel that reduces ``Nip``
+  input planes into ``Nop`` output planes through a per-(in, out) filter plane is a matrix
+  product of m = output-plane items, n = Nop, k = Nip with R = filter items of reuse per input
+  item; its L2<->L1 traffic is at least ``2*M/sqrt(R*S) - 2*S`` items, M = m*n*k*R (Hong & Kung;
+  Smith et al.; rederived for convolution in peers-and-limits.md 3.3). Counted in items of the
+  smallest item size, so it stays a lower bound in bytes;
+* **compute bound**: the cycles of every basic-kernel call and fork (nothing hides them);
+* **roofline**: ``max(compute, traffic_bound / bytes_per_cycle)`` at the cluster DMA's bandwidth
+  (L2<->L1; the L3 level carries no user-kernel traffic until arguments live in L3).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from .tiler import KernelTiling
+
+
+def compulsory(t: KernelTiling) -> tuple:
+    """(bytes in, bytes out) that must cross L2<->L1 at least once."""
+    t_in = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_in and not a.decl.is_buffer)
+    t_out = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_out and not a.decl.is_buffer)
+    return t_in, t_out
+
+
+def movement_bound(t: KernelTiling, l1_bytes: int) -> Optional[int]:
+    """Reuse-limited traffic bound in bytes for reduction-shaped kernels, else None."""
+    nip, nop = t.kernel.nip, t.kernel.nop
+    filters = [a for a in t.args if a.decl.ndim == 4]
+    outs = [a for a in t.args if a.decl.is_out and a.decl.ndim == 3]
+    if nip < 2 or nop < 2 or not filters or not outs:
+        return None
+    item = min(a.item for a in t.args)
+    s = l1_bytes / item
+    m = max(a.w * a.h for a in outs)
+    r = max(a.w * a.h for a in filters)
+    macs = m * nop * nip * r
+    items = 2 * macs / math.sqrt(r * s) - 2 * s
+    return int(items * item) if items > 0 else None
+
+
+def kernel_figures(t: KernelTiling, platform) -> dict:
+    """Predicted cycles and the bounds above, with the ratios the reports print."""
+    if t.predicted is None or platform is None:
+        return {}
+    c_in, c_out = compulsory(t)
+    comp = c_in + c_out
+    moved = movement_bound(t, t.budget)
+    traffic_bound = max(comp, moved or 0)
+    compute = t.predicted["compute_cycles"] + t.predicted["fork_cycles"]
+    dma = math.ceil(traffic_bound / platform.cluster_dma.bytes_per_cycle)
+    roofline = max(compute, dma)
+    return {
+        "predicted_cycles": t.predicted.cycles,
+        "compute_cycles": t.predicted["compute_cycles"],
+        "stall_cycles": t.predicted["stall_cycles"],
+        "dma_busy_cycles": t.predicted["dma_busy_cycles"],
+        "compulsory_bytes": comp,
+        "movement_bound_bytes": moved,
+        "compute_bound_cycles": compute,
+        "dma_bound_cycles": dma,
+        "roofline_cycles": roofline,
+        "time_vs_roofline": t.predicted.cycles / roofline if roofline else 1.0,
+        "traffic_vs_compulsory": t.traffic / comp if comp else 1.0,
+        "arithmetic_intensity": compute / traffic_bound if traffic_bound else math.inf,
+        "bound": "compute" if compute >= dma else "memory",
+    }
+
+
+def describe(t: KernelTiling, platform) -> list:
+    """Comment lines for the generated kernel."""
+    f = kernel_figures(t, platform)
+    if not f:
+        return []
+    lines = [
+        f"Predicted {f['predicted_cycles']} cycles on {platform.name} (compute {f['compute_cycles']}, "
+        f"DMA busy {f['dma_busy_cycles']}, stalls {f['stall_cycles']}).",
+        f"Bounds: compute {f['compute_bound_cycles']}, DMA {f['dma_bound_cycles']} cycles "
+        f"(compulsory {f['compulsory_bytes']} B"
+        + (f", reuse bound {f['movement_bound_bytes']} B" if f["movement_bound_bytes"] else "")
+        + f"); roofline {f['roofline_cycles']} cycles ({f['bound']}-bound).",
+        f"Ratios: time / roofline {f['time_vs_roofline']:.2f}, traffic / compulsory {f['traffic_vs_compulsory']:.2f}.",
+    ]
+    return lines
+
+
+__all__ = ["compulsory", "movement_bound", "kernel_figures", "describe"]
