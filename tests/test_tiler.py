@@ -29,6 +29,7 @@ def copy_kernel(name, w, h, item=4, in_type=OBJ_IN_DB, out_type=OBJ_OUT_DB, over
 def test_guide_matadd_tiling():
     with Model():
         SetL1MemorySize(51200)
+        SetTilingObjective("original")  # the guide shows the original's rule: largest tile that fits
         LibKernel("MatSumPar", CALL_PARALLEL, CArgs(5, TCArg(P32, "In1"), TCArg(P32, "In2"), TCArg(P32, "Out"),
                                                     TCArg("unsigned int", "W"), TCArg("unsigned int", "H")),
                   "MatrixAdd_Arg_T")
@@ -48,6 +49,7 @@ def test_guide_matadd_tiling():
 def test_guide_matrix_max_tiling():
     with Model():
         SetL1MemorySize(51200)
+        SetTilingObjective("original")
         LibKernel("KerMatrixMax", CALL_PARALLEL, CArgs(6, TCArg(P32, "In"), TCArg(P32, "Out"),
                                                        TCArg("unsigned int", "W"), TCArg("unsigned int", "H"),
                                                        TCArg("unsigned int", "TileIndex"),
