@@ -78,7 +78,7 @@ def _items_of(items, kind, what: str, where: str) -> tuple:
         if not isinstance(item, kind):
             names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
             raise ModelError(f"{what} expects {names} items, got {item!r}", where=where,
-                             hint=f"build each item with the matching function (e.g. TCArg for CArgs)")
+                             hint="build each item with the matching function (e.g. TCArg for CArgs)")
     return items
 
 

@@ -78,7 +78,7 @@ class Block:
     extent: int
     head: list = field(default_factory=list)
     pre: list = field(default_factory=list)
-    inner: Optional["Block"] = None
+    inner: Optional[Block] = None
     post: list = field(default_factory=list)
     tail: list = field(default_factory=list)
 

@@ -276,7 +276,7 @@ class _Replay:
                 self._calls(self.level_calls[it][1], it)
             self._tail(level_args)
 
-    def _next_tile(self, it) -> "tuple[bool, int]":
+    def _next_tile(self, it) -> tuple[bool, int]:
         """(has next iteration of the loops up to ``it``, tile index of that iteration)."""
         levels = [x for x in self.nest if x in self.ext]
         levels = levels[: levels.index(it) + 1]

@@ -16,14 +16,26 @@ from typing import Optional, Union
 
 from .constants import (
     FLAG_PAIRS,
-    KernelArgConstraints_T as C,
-    KernelArgSelect_T as S,
-    KernelCallLocationT as L,
     KernelCallTypeT,
-    KernelIterationDimT as D,
-    KernelIteratorT as I,
-    Object_Type_T as O,
     Tile_Orientation_T,
+)
+from .constants import (
+    KernelArgConstraints_T as C,
+)
+from .constants import (
+    KernelArgSelect_T as S,
+)
+from .constants import (
+    KernelCallLocationT as L,
+)
+from .constants import (
+    KernelIterationDimT as D,
+)
+from .constants import (
+    KernelIteratorT as I,
+)
+from .constants import (
+    Object_Type_T as O,
 )
 from .errors import ModelError
 

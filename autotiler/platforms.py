@@ -44,7 +44,7 @@ class Platform:
     ops_per_cycle_per_core: float   # default compute throughput of a basic kernel
     notes: dict = field(default_factory=dict, compare=False)
 
-    def with_overrides(self, **changes) -> "Platform":
+    def with_overrides(self, **changes) -> Platform:
         unknown = sorted(set(changes) - set(self.__dataclass_fields__))
         if unknown:
             raise PlatformError(f"unknown platform field(s) {', '.join(unknown)}",
@@ -114,7 +114,7 @@ GAP9 = Platform(
 PLATFORMS = {p.name: p for p in (GAP8, GAP9)}
 
 
-def get_platform(platform: "str | Platform" = "gap8", **overrides) -> Platform:
+def get_platform(platform: str | Platform = "gap8", **overrides) -> Platform:
     """Return a platform by name (or pass one through), with optional field overrides."""
     if isinstance(platform, Platform):
         base = platform

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .tiler import KernelTiling
-
-
 from .bounds import compulsory as compulsory_traffic
 from .bounds import kernel_figures
+from .tiler import KernelTiling
 
 
 @dataclass(frozen=True)
@@ -60,7 +58,7 @@ class GenerationReport:
     l1_budget: int
 
     @classmethod
-    def from_model(cls, model, files) -> "GenerationReport":
+    def from_model(cls, model, files) -> GenerationReport:
         kernels = tuple(KernelReport(n, t, *compulsory_traffic(t), extra=_extra(model, t))
                         for n, t in model.tilings.items())
         return cls(kernels, tuple(model.groups), tuple(files), model.l1_budget)

@@ -45,7 +45,7 @@ class KernelCtrl:
 class Model:
     """One model: basic kernels, user kernels, groups and generation settings."""
 
-    def __init__(self, platform: "str | Platform" = "gap8"):
+    def __init__(self, platform: str | Platform = "gap8"):
         self.platform = get_platform(platform)
         self.files = FileNames()
         self.symbols = SymbolNames()
@@ -67,7 +67,7 @@ class Model:
         self._previous: list = []
 
     # -- current-model stack -------------------------------------------------------------------
-    def __enter__(self) -> "Model":
+    def __enter__(self) -> Model:
         self._previous.append(_state.current)
         _state.current = self
         return self

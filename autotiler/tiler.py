@@ -34,8 +34,14 @@ from typing import Callable, Optional
 
 from .constants import (
     KernelArgConstraints_T as C,
+)
+from .constants import (
     KernelIteratorT as I,
+)
+from .constants import (
     Object_Type_T as O,
+)
+from .constants import (
     Tile_Orientation_T as T,
 )
 from .errors import ModelError, TilingError

@@ -13,8 +13,8 @@ import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
 from autotiler.platforms import get_platform
-from autotiler.tiler import build_tiling, smallest_footprint
 from autotiler.tiler import _geometries as geometries
+from autotiler.tiler import build_tiling, smallest_footprint
 
 from .conftest import ROOT
 

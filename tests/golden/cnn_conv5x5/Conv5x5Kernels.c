@@ -5,15 +5,15 @@
 L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
- * Conv5x5: 3 tiles of 15 lines (last 14) on 'In', 4088 B of 4096 B L1.
- * Iteration space (order 2): OutPlane[4] > Tile[3] > InPlane[3]; objective 'time' over 21 feasible tiling(s).
- * L2<->L1 traffic: 44040 B in, 9216 B out.
- *   In         40x36x2B 3D tile     in      L1 @0: 2 x 1200 B, tile 15 lines (last 14), 1D DMA
- *   Filter     5x5x2B 4D plane    in      L1 @2400: 2 x 52 B
- *   Out        36x32x2B 3D tile     out     L1 @2504: 2 x 792 B, tile 11 lines (last 10), 1D DMA
- * Predicted 9368 cycles on gap8 (compute 3700, DMA busy 9204, stalls 1612).
- * Bounds: compute 6580, DMA 2307 cycles (compulsory 18456 B); roofline 6580 cycles (compute-bound).
- * Ratios: time / roofline 1.42, traffic / compulsory 2.89.
+ * Conv5x5: 4 tiles of 12 lines (last 12) on 'In', partial buffer promotion, 3376 B of 4096 B L1.
+ * Iteration space (order 2): OutPlane[4] > Tile[4] > InPlane[3]; objective 'time' over 21 feasible tiling(s).
+ * L2<->L1 traffic: 46680 B in, 9216 B out.
+ *   In         40x36x2B 3D tile     in      L1 @0: 2 x 960 B, tile 12 lines (last 12), 1D DMA
+ *   Filter     5x5x2B 4D partial  in      L1 @1920: 2 x 152 B
+ *   Out        36x32x2B 3D tile     out     L1 @2224: 2 x 576 B, tile 8 lines (last 8), 1D DMA
+ * Predicted 145171 cycles on gap8 (compute 140096, DMA busy 9028, stalls 283).
+ * Bounds: compute 143936, DMA 2307 cycles (compulsory 18456 B); roofline 143936 cycles (compute-bound).
+ * Ratios: time / roofline 1.01, traffic / compulsory 3.03.
  */
 void Conv5x5(
 	short int * __restrict__ In,
@@ -31,48 +31,50 @@ void Conv5x5(
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->W = (int) (36);
+	KerArg0->H = (int) (8);
 	KerArg1->W = (int) (40);
+	KerArg1->H = (int) (12);
 	KerArg1->Norm = (unsigned int) (Norm);
 
 	/* Prolog: first tiles and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 1200, AT_L2_EXT2LOC, &DmaR_Evt_In); /* first tile of 'In' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 2400), 50, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* first tile of 'Filter' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 960, AT_L2_EXT2LOC, &DmaR_Evt_In); /* first tile of 'In' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 1920), 150, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* first tile of 'Filter' */
 
 	/* Iteration */
 	for (OutPlane=0; OutPlane<4; OutPlane++) {
-		for (Tile=0; Tile<3; Tile++) {
-			int Last = (Tile==2); (void) Last;
+		int NextOutPlane = OutPlane+1, HasNext;
+		HasNext = (NextOutPlane < 4); /* false on the very last iteration */
+		AT_L2_WAIT(0, &DmaR_Evt_Filter); /* tile of 'Filter' for this iteration */
+		if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + (NextOutPlane)*150), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 1920 + 152*((N_Filter+1)%2)), 150, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch next tile of 'Filter' */
+		for (Tile=0; Tile<4; Tile++) {
+			int Last = (Tile==3); (void) Last;
 			/* LOC_IN_PLANE_PROLOG: KerSetInBias */
-			KerArg0->Out = (short int * __restrict__) (L1_Memory + 2504 + 792*(N_Out%2));
-			KerArg0->H = (int) ((Last?10:11));
+			KerArg0->Out = (short int * __restrict__) (L1_Memory + 2224 + 576*(N_Out%2));
 			KerArg0->Bias = (short int) (Bias[OutPlane]);
-			AT_SIM_COMPUTE(10 + ((36*(Last?10:11)) + gap_ncore() - 1)/gap_ncore());
+			AT_SIM_COMPUTE(((int) (36))*((((int) (8)) + gap_ncore() - 1)/gap_ncore()) + 20);
 			AT_FORK(gap_ncore(), (void *) KerSetInBias, (void *) KerArg0);
 			__CALL(KerSetInBias, KerArg0);
 			for (InPlane=0; InPlane<3; InPlane++) {
 				int NextOutPlane = OutPlane, NextTile = Tile, NextInPlane = InPlane+1, HasNext;
 				if (NextInPlane == 3) { NextInPlane = 0; NextTile++; }
-				if (NextTile == 3) { NextTile = 0; NextOutPlane++; }
+				if (NextTile == 4) { NextTile = 0; NextOutPlane++; }
 				HasNext = (NextOutPlane < 4); /* false on the very last iteration */
 				AT_L2_WAIT(0, &DmaR_Evt_In); /* tile of 'In' for this iteration */
-				if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + (NextInPlane)*2880 + (NextTile)*880), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 1200*((N_In+1)%2)), ((NextTile==2)?1120:1200), AT_L2_EXT2LOC, &DmaR_Evt_In); /* prefetch next tile of 'In' */
-				AT_L2_WAIT(0, &DmaR_Evt_Filter); /* tile of 'Filter' for this iteration */
-				if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + (NextOutPlane)*150 + (NextInPlane)*50), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 2400 + 52*((N_Filter+1)%2)), 50, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch next tile of 'Filter' */
+				if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + (NextInPlane)*2880 + (NextTile)*640), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 960*((N_In+1)%2)), 960, AT_L2_EXT2LOC, &DmaR_Evt_In); /* prefetch next tile of 'In' */
 				/* LOC_INNER_LOOP: KerDirectConv5x5_fp */
-				KerArg1->In = (short int * __restrict__) (L1_Memory + 1200*(N_In%2));
-				KerArg1->H = (int) ((Last?14:15));
-				KerArg1->Filter = (short int * __restrict__) (L1_Memory + 2400 + 52*(N_Filter%2));
-				KerArg1->Out = (short int * __restrict__) (L1_Memory + 2504 + 792*(N_Out%2));
-				AT_SIM_COMPUTE(10 + ((40*(Last?14:15)) + gap_ncore() - 1)/gap_ncore());
+				KerArg1->In = (short int * __restrict__) (L1_Memory + 960*(N_In%2));
+				KerArg1->Filter = (short int * __restrict__) (L1_Memory + 1920 + 152*(N_Filter%2) + (InPlane)*50);
+				KerArg1->Out = (short int * __restrict__) (L1_Memory + 2224 + 576*(N_Out%2));
+				AT_SIM_COMPUTE(80*(((int) (40)) - 4)*((((int) (12)) - 4 + gap_ncore() - 1)/gap_ncore()) + 20);
 				AT_FORK(gap_ncore(), (void *) KerDirectConv5x5_fp, (void *) KerArg1);
 				__CALL(KerDirectConv5x5_fp, KerArg1);
 				N_In++;
-				N_Filter++;
 			}
 			if (N_Out) AT_L2_WAIT(0, &DmaW_Evt_Out); /* previous write-back of 'Out' done */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + (OutPlane)*2304 + (Tile)*792), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 2504 + 792*(N_Out%2)), (Last?720:792), AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this tile of 'Out' */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + (OutPlane)*2304 + (Tile)*576), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 2224 + 576*(N_Out%2)), 576, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this tile of 'Out' */
 			N_Out++;
 		}
+		N_Filter++;
 	}
 
 	/* Epilog: write-once arguments and last write-backs */

@@ -10,8 +10,8 @@
 #define AT_SIM_COMPUTE(Cycles)
 #endif
 
-#define _L1_Memory_SIZE 4088
-extern AT_L1_POINTER L1_Memory; /* Size given for generation: 4096 bytes, used: 4088 bytes */
+#define _L1_Memory_SIZE 3376
+extern AT_L1_POINTER L1_Memory; /* Size given for generation: 4096 bytes, used: 3376 bytes */
 
 void Conv5x5(
 	short int * __restrict__ In,

@@ -5,14 +5,14 @@
 L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
- * FFT2D_128Horizontal: 8 tiles of 16 lines (last 16) on 'In', 20480 B of 32768 B L1.
- * Iteration space (order 2): Tile[8]; objective 'time' over 3 feasible tiling(s).
+ * FFT2D_128Horizontal: 6 tiles of 24 lines (last 8) on 'In', 30720 B of 32768 B L1.
+ * Iteration space (order 2): Tile[6]; objective 'time' over 3 feasible tiling(s).
  * L2<->L1 traffic: 16384 B in, 65536 B out.
- *   In         128x128x1B 2D tile     in      L1 @0: 2 x 2048 B, tile 16 lines (last 16), 1D DMA
- *   Out        128x128x4B 2D tile     out     L1 @4096: 2 x 8192 B, tile 16 lines (last 16), 1D DMA
- * Predicted 11452 cycles on gap8 (compute 6384, DMA busy 10720, stalls 3404).
- * Bounds: compute 7824, DMA 10240 cycles (compulsory 81920 B); roofline 10240 cycles (memory-bound).
- * Ratios: time / roofline 1.12, traffic / compulsory 1.00.
+ *   In         128x128x1B 2D tile     in      L1 @0: 2 x 3072 B, tile 24 lines (last 8), 1D DMA
+ *   Out        128x128x4B 2D tile     out     L1 @6144: 2 x 12288 B, tile 24 lines (last 8), 1D DMA
+ * Predicted 240124 cycles on gap8 (compute 237928, DMA busy 10600, stalls 948).
+ * Bounds: compute 239008, DMA 10240 cycles (compulsory 81920 B); roofline 239008 cycles (compute-bound).
+ * Ratios: time / roofline 1.00, traffic / compulsory 1.00.
  */
 void FFT2D_128Horizontal(
 	Wordu8 * __restrict__ In,
@@ -30,42 +30,42 @@ void FFT2D_128Horizontal(
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->W = (unsigned int) (128);
-	KerArg0->H = (unsigned int) (16);
 	KerArg1->Twiddles = (Word16 * __restrict__) (Twiddles);
 	KerArg1->N_fft = (unsigned int) (128);
-	KerArg1->Nb = (unsigned int) (16);
 	KerArg2->SwapTable = (Word16 * __restrict__) (SwapTable);
 	KerArg2->Ni = (unsigned int) (128);
-	KerArg2->Nb = (unsigned int) (16);
 
 	/* Prolog: first tiles and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 2048, AT_L2_EXT2LOC, &DmaR_Evt_In); /* first tile of 'In' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 3072, AT_L2_EXT2LOC, &DmaR_Evt_In); /* first tile of 'In' */
 
 	/* Iteration */
-	for (Tile=0; Tile<8; Tile++) {
-		int Last = (Tile==7); (void) Last;
+	for (Tile=0; Tile<6; Tile++) {
+		int Last = (Tile==5); (void) Last;
 		int NextTile = Tile+1, HasNext;
-		HasNext = (NextTile < 8); /* false on the very last iteration */
+		HasNext = (NextTile < 6); /* false on the very last iteration */
 		AT_L2_WAIT(0, &DmaR_Evt_In); /* tile of 'In' for this iteration */
-		if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + (NextTile)*2048), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 2048*((N_In+1)%2)), 2048, AT_L2_EXT2LOC, &DmaR_Evt_In); /* prefetch next tile of 'In' */
+		if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + (NextTile)*3072), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 3072*((N_In+1)%2)), ((NextTile==5)?1024:3072), AT_L2_EXT2LOC, &DmaR_Evt_In); /* prefetch next tile of 'In' */
 		/* LOC_INNER_LOOP: Image2Complex */
-		KerArg0->In = (Wordu8 * __restrict__) (L1_Memory + 2048*(N_In%2));
-		KerArg0->Out = (v2s * __restrict__) (L1_Memory + 4096 + 8192*(N_Out%2));
-		AT_SIM_COMPUTE(10 + ((128*16) + gap_ncore() - 1)/gap_ncore());
+		KerArg0->In = (Wordu8 * __restrict__) (L1_Memory + 3072*(N_In%2));
+		KerArg0->Out = (v2s * __restrict__) (L1_Memory + 6144 + 12288*(N_Out%2));
+		KerArg0->H = (unsigned int) ((Last?8:24));
+		AT_SIM_COMPUTE(4*((unsigned int) (128))*((((unsigned int) ((Last?8:24))) + gap_ncore() - 1)/gap_ncore()) + 20);
 		AT_FORK(gap_ncore(), (void *) Image2Complex, (void *) KerArg0);
 		__CALL(Image2Complex, KerArg0);
 		/* LOC_INNER_LOOP: Radix2FFT_DIF_2D_Horizontal */
-		KerArg1->Data = (Word16 * __restrict__) (L1_Memory + 4096 + 8192*(N_Out%2));
-		AT_SIM_COMPUTE(10 + ((128*16) + gap_ncore() - 1)/gap_ncore());
+		KerArg1->Data = (Word16 * __restrict__) (L1_Memory + 6144 + 12288*(N_Out%2));
+		KerArg1->Nb = (unsigned int) ((Last?8:24));
+		AT_SIM_COMPUTE(30*(((unsigned int) (128))/2)*(2*(((unsigned int) (128))/2)/(((unsigned int) (128))/2 + 1) + 2*(((unsigned int) (128))/4)/(((unsigned int) (128))/4 + 1) + 2*(((unsigned int) (128))/8)/(((unsigned int) (128))/8 + 1) + 2*(((unsigned int) (128))/16)/(((unsigned int) (128))/16 + 1) + 2*(((unsigned int) (128))/32)/(((unsigned int) (128))/32 + 1) + 2*(((unsigned int) (128))/64)/(((unsigned int) (128))/64 + 1) + 2*(((unsigned int) (128))/128)/(((unsigned int) (128))/128 + 1) + 2*(((unsigned int) (128))/256)/(((unsigned int) (128))/256 + 1) + 2*(((unsigned int) (128))/512)/(((unsigned int) (128))/512 + 1) + 2*(((unsigned int) (128))/1024)/(((unsigned int) (128))/1024 + 1))*((((unsigned int) ((Last?8:24))) + gap_ncore() - 1)/gap_ncore()) + 20);
 		AT_FORK(gap_ncore(), (void *) Radix2FFT_DIF_2D_Horizontal, (void *) KerArg1);
 		__CALL(Radix2FFT_DIF_2D_Horizontal, KerArg1);
 		/* LOC_INNER_LOOP: SwapSamples_2D_Horizontal_Par */
-		KerArg2->Data = (v2s * __restrict__) (L1_Memory + 4096 + 8192*(N_Out%2));
-		AT_SIM_COMPUTE(10 + ((128*16) + gap_ncore() - 1)/gap_ncore());
+		KerArg2->Data = (v2s * __restrict__) (L1_Memory + 6144 + 12288*(N_Out%2));
+		KerArg2->Nb = (unsigned int) ((Last?8:24));
+		AT_SIM_COMPUTE(7*((unsigned int) (128))*((((unsigned int) ((Last?8:24))) + gap_ncore() - 1)/gap_ncore()) + 20);
 		AT_FORK(gap_ncore(), (void *) SwapSamples_2D_Horizontal_Par, (void *) KerArg2);
 		__CALL(SwapSamples_2D_Horizontal_Par, KerArg2);
 		if (N_Out) AT_L2_WAIT(0, &DmaW_Evt_Out); /* previous write-back of 'Out' done */
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + (Tile)*8192), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 4096 + 8192*(N_Out%2)), 8192, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this tile of 'Out' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + (Tile)*12288), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6144 + 12288*(N_Out%2)), (Last?4096:12288), AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this tile of 'Out' */
 		N_In++;
 		N_Out++;
 	}
@@ -79,9 +79,9 @@ void FFT2D_128Horizontal(
  * Iteration space (order 2): Tile[4]; objective 'time' over 4 feasible tiling(s).
  * L2<->L1 traffic: 65536 B in, 65536 B out.
  *   InOut      128x128x4B 2D tile     in+out  L1 @0: 2 x 16384 B, tile 32 cols (last 32), 2D DMA
- * Predicted 21934 cycles on gap8 (compute 4176, DMA busy 20720, stalls 17166).
- * Bounds: compute 4656, DMA 16384 cycles (compulsory 131072 B); roofline 16384 cycles (memory-bound).
- * Ratios: time / roofline 1.34, traffic / compulsory 1.00.
+ * Predicted 243046 cycles on gap8 (compute 229536, DMA busy 20720, stalls 12918).
+ * Bounds: compute 230016, DMA 16384 cycles (compulsory 131072 B); roofline 230016 cycles (compute-bound).
+ * Ratios: time / roofline 1.06, traffic / compulsory 1.00.
  */
 void FFT2D_128Vertical(
 	Word32 * __restrict__ InOut,
@@ -116,12 +116,12 @@ void FFT2D_128Vertical(
 		if (HasNext) AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) InOut + (NextTile)*128), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 16384*((N_InOut+1)%2)), 16384, 512, 128, AT_L2_EXT2LOC, &DmaR_Evt_InOut); /* prefetch next tile of 'InOut' */
 		/* LOC_INNER_LOOP: Radix2FFT_DIF_2D_Vertical */
 		KerArg0->Data = (Word16 * __restrict__) (L1_Memory + 16384*(N_InOut%2));
-		AT_SIM_COMPUTE(10 + ((32*128) + gap_ncore() - 1)/gap_ncore());
+		AT_SIM_COMPUTE(30*(((unsigned int) (128))/2)*(2*(((unsigned int) (128))/2)/(((unsigned int) (128))/2 + 1) + 2*(((unsigned int) (128))/4)/(((unsigned int) (128))/4 + 1) + 2*(((unsigned int) (128))/8)/(((unsigned int) (128))/8 + 1) + 2*(((unsigned int) (128))/16)/(((unsigned int) (128))/16 + 1) + 2*(((unsigned int) (128))/32)/(((unsigned int) (128))/32 + 1) + 2*(((unsigned int) (128))/64)/(((unsigned int) (128))/64 + 1) + 2*(((unsigned int) (128))/128)/(((unsigned int) (128))/128 + 1) + 2*(((unsigned int) (128))/256)/(((unsigned int) (128))/256 + 1) + 2*(((unsigned int) (128))/512)/(((unsigned int) (128))/512 + 1) + 2*(((unsigned int) (128))/1024)/(((unsigned int) (128))/1024 + 1))*((((unsigned int) (32)) + gap_ncore() - 1)/gap_ncore()) + 20);
 		AT_FORK(gap_ncore(), (void *) Radix2FFT_DIF_2D_Vertical, (void *) KerArg0);
 		__CALL(Radix2FFT_DIF_2D_Vertical, KerArg0);
 		/* LOC_INNER_LOOP: SwapSamples_2D_Vertical_Par */
 		KerArg1->Data = (v2s * __restrict__) (L1_Memory + 16384*(N_InOut%2));
-		AT_SIM_COMPUTE(10 + ((32*128) + gap_ncore() - 1)/gap_ncore());
+		AT_SIM_COMPUTE(7*((unsigned int) (128))*((((unsigned int) (32)) + gap_ncore() - 1)/gap_ncore()) + 20);
 		AT_FORK(gap_ncore(), (void *) SwapSamples_2D_Vertical_Par, (void *) KerArg1);
 		__CALL(SwapSamples_2D_Vertical_Par, KerArg1);
 		AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) InOut + (Tile)*128), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 16384*(N_InOut%2)), 16384, 512, 128, AT_L2_LOC2EXT, &DmaW_Evt_InOut); /* write back this tile of 'InOut' */

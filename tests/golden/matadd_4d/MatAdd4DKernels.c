@@ -5,15 +5,15 @@
 L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
- * MyFavoriteKernel: 3 tiles of 28 lines (last 19) on 'KerIn1', 50400 B of 51200 B L1.
+ * MyFavoriteKernel: 3 tiles of 26 lines (last 23) on 'KerIn1', 46800 B of 51200 B L1.
  * Iteration space (order 2): OutPlane[4] > Tile[3] > InPlane[4]; objective 'time' over 28 feasible tiling(s).
  * L2<->L1 traffic: 720000 B in, 90000 B out.
- *   KerIn1     75x75x4B 3D tile     in      L1 @0: 2 x 8400 B, tile 28 lines (last 19), 1D DMA
- *   KerIn2     75x75x4B 3D tile     in      L1 @16800: 2 x 8400 B, tile 28 lines (last 19), 1D DMA
- *   KerOut     75x75x4B 3D tile     out     L1 @33600: 2 x 8400 B, tile 28 lines (last 19), 1D DMA
- * Predicted 104781 cycles on gap8 (compute 14700, DMA busy 104508, stalls 84969).
- * Bounds: compute 18300, DMA 33750 cycles (compulsory 270000 B); roofline 33750 cycles (memory-bound).
- * Ratios: time / roofline 3.10, traffic / compulsory 3.00.
+ *   KerIn1     75x75x4B 3D tile     in      L1 @0: 2 x 7800 B, tile 26 lines (last 23), 1D DMA
+ *   KerIn2     75x75x4B 3D tile     in      L1 @15600: 2 x 7800 B, tile 26 lines (last 23), 1D DMA
+ *   KerOut     75x75x4B 3D tile     out     L1 @31200: 2 x 7800 B, tile 26 lines (last 23), 1D DMA
+ * Predicted 106228 cycles on gap8 (compute 82864, DMA busy 104508, stalls 18252).
+ * Bounds: compute 86464, DMA 33750 cycles (compulsory 270000 B); roofline 86464 cycles (compute-bound).
+ * Ratios: time / roofline 1.23, traffic / compulsory 3.00.
  */
 void MyFavoriteKernel(
 	Word32 * __restrict__ In1,
@@ -33,17 +33,17 @@ void MyFavoriteKernel(
 	KerArg1->W = (Wordu32) (75);
 
 	/* Prolog: first tiles and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1 + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 8400, AT_L2_EXT2LOC, &DmaR_Evt_KerIn1); /* first tile of 'KerIn1' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2 + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 16800), 8400, AT_L2_EXT2LOC, &DmaR_Evt_KerIn2); /* first tile of 'KerIn2' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1 + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 7800, AT_L2_EXT2LOC, &DmaR_Evt_KerIn1); /* first tile of 'KerIn1' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2 + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 15600), 7800, AT_L2_EXT2LOC, &DmaR_Evt_KerIn2); /* first tile of 'KerIn2' */
 
 	/* Iteration */
 	for (OutPlane=0; OutPlane<4; OutPlane++) {
 		for (Tile=0; Tile<3; Tile++) {
 			int Last = (Tile==2); (void) Last;
 			/* LOC_IN_PLANE_PROLOG: KerSetZero32 */
-			KerArg0->Out = (Word32 * __restrict__) (L1_Memory + 33600 + 8400*(N_KerOut%2));
-			KerArg0->H = (Wordu32) ((Last?19:28));
-			AT_SIM_COMPUTE(10 + ((75*(Last?19:28)) + gap_ncore() - 1)/gap_ncore());
+			KerArg0->Out = (Word32 * __restrict__) (L1_Memory + 31200 + 7800*(N_KerOut%2));
+			KerArg0->H = (Wordu32) ((Last?23:26));
+			AT_SIM_COMPUTE((((Wordu32) (75))*((Wordu32) ((Last?23:26))) + gap_ncore() - 1)/gap_ncore() + 20);
 			AT_FORK(gap_ncore(), (void *) KerSetZero32, (void *) KerArg0);
 			__CALL(KerSetZero32, KerArg0);
 			for (InPlane=0; InPlane<4; InPlane++) {
@@ -52,23 +52,23 @@ void MyFavoriteKernel(
 				if (NextTile == 3) { NextTile = 0; NextOutPlane++; }
 				HasNext = (NextOutPlane < 4); /* false on the very last iteration */
 				AT_L2_WAIT(0, &DmaR_Evt_KerIn1); /* tile of 'KerIn1' for this iteration */
-				if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1 + (NextInPlane)*22500 + (NextTile)*8400), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 8400*((N_KerIn1+1)%2)), ((NextTile==2)?5700:8400), AT_L2_EXT2LOC, &DmaR_Evt_KerIn1); /* prefetch next tile of 'KerIn1' */
+				if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1 + (NextInPlane)*22500 + (NextTile)*7800), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 7800*((N_KerIn1+1)%2)), ((NextTile==2)?6900:7800), AT_L2_EXT2LOC, &DmaR_Evt_KerIn1); /* prefetch next tile of 'KerIn1' */
 				AT_L2_WAIT(0, &DmaR_Evt_KerIn2); /* tile of 'KerIn2' for this iteration */
-				if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2 + (NextInPlane)*22500 + (NextTile)*8400), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 16800 + 8400*((N_KerIn2+1)%2)), ((NextTile==2)?5700:8400), AT_L2_EXT2LOC, &DmaR_Evt_KerIn2); /* prefetch next tile of 'KerIn2' */
+				if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2 + (NextInPlane)*22500 + (NextTile)*7800), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 15600 + 7800*((N_KerIn2+1)%2)), ((NextTile==2)?6900:7800), AT_L2_EXT2LOC, &DmaR_Evt_KerIn2); /* prefetch next tile of 'KerIn2' */
 				/* LOC_INNER_LOOP: MatrixAdd */
-				KerArg1->In1 = (Word32 * __restrict__) (L1_Memory + 8400*(N_KerIn1%2));
-				KerArg1->In2 = (Word32 * __restrict__) (L1_Memory + 16800 + 8400*(N_KerIn2%2));
-				KerArg1->Out = (Word32 * __restrict__) (L1_Memory + 33600 + 8400*(N_KerOut%2));
+				KerArg1->In1 = (Word32 * __restrict__) (L1_Memory + 7800*(N_KerIn1%2));
+				KerArg1->In2 = (Word32 * __restrict__) (L1_Memory + 15600 + 7800*(N_KerIn2%2));
+				KerArg1->Out = (Word32 * __restrict__) (L1_Memory + 31200 + 7800*(N_KerOut%2));
 				KerArg1->Bias = (Word32) (Bias[OutPlane]);
-				KerArg1->H = (Wordu32) ((Last?19:28));
-				AT_SIM_COMPUTE(10 + ((75*(Last?19:28)) + gap_ncore() - 1)/gap_ncore());
+				KerArg1->H = (Wordu32) ((Last?23:26));
+				AT_SIM_COMPUTE(7*((((Wordu32) (75))*((Wordu32) ((Last?23:26))) + gap_ncore() - 1)/gap_ncore()) + 20);
 				AT_FORK(gap_ncore(), (void *) MatrixAdd, (void *) KerArg1);
 				__CALL(MatrixAdd, KerArg1);
 				N_KerIn1++;
 				N_KerIn2++;
 			}
 			if (N_KerOut) AT_L2_WAIT(0, &DmaW_Evt_KerOut); /* previous write-back of 'KerOut' done */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + (OutPlane)*22500 + (Tile)*8400), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 33600 + 8400*(N_KerOut%2)), (Last?5700:8400), AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this tile of 'KerOut' */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + (OutPlane)*22500 + (Tile)*7800), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 31200 + 7800*(N_KerOut%2)), (Last?6900:7800), AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this tile of 'KerOut' */
 			N_KerOut++;
 		}
 	}

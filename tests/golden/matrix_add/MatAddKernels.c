@@ -11,8 +11,8 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
  *   In1        200x300x4B 2D tile     in      L1 @0: 2 x 8000 B, tile 10 lines (last 10), 1D DMA
  *   In2        200x300x4B 2D tile     in      L1 @16000: 2 x 8000 B, tile 10 lines (last 10), 1D DMA
  *   Out        200x300x4B 2D tile     out     L1 @32000: 2 x 8000 B, tile 10 lines (last 10), 1D DMA
- * Predicted 92720 cycles on gap8 (compute 7800, DMA busy 92700, stalls 81860).
- * Bounds: compute 9600, DMA 90000 cycles (compulsory 720000 B); roofline 90000 cycles (memory-bound).
+ * Predicted 92774 cycles on gap8 (compute 30600, DMA busy 92700, stalls 59114).
+ * Bounds: compute 32400, DMA 90000 cycles (compulsory 720000 B); roofline 90000 cycles (memory-bound).
  * Ratios: time / roofline 1.03, traffic / compulsory 1.00.
  */
 void MatAdd(
@@ -47,7 +47,7 @@ void MatAdd(
 		KerArg0->In1 = (Word32 * __restrict__) (L1_Memory + 8000*(N_In1%2));
 		KerArg0->In2 = (Word32 * __restrict__) (L1_Memory + 16000 + 8000*(N_In2%2));
 		KerArg0->Out = (Word32 * __restrict__) (L1_Memory + 32000 + 8000*(N_Out%2));
-		AT_SIM_COMPUTE(10 + ((200*10) + gap_ncore() - 1)/gap_ncore());
+		AT_SIM_COMPUTE(4*((((unsigned int) (200))*((unsigned int) (10)) + gap_ncore() - 1)/gap_ncore()) + 20);
 		AT_FORK(gap_ncore(), (void *) MatSumPar, (void *) KerArg0);
 		__CALL(MatSumPar, KerArg0);
 		if (N_Out) AT_L2_WAIT(0, &DmaW_Evt_Out); /* previous write-back of 'Out' done */

@@ -5,14 +5,14 @@
 L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
- * MatMax: 11 tiles of 29 lines (last 10) on 'In', 46444 B of 51200 B L1.
- * Iteration space (order 2): Tile[11]; objective 'time' over 31 feasible tiling(s).
+ * MatMax: 14 tiles of 22 lines (last 14) on 'In', 35256 B of 51200 B L1.
+ * Iteration space (order 2): Tile[14]; objective 'time' over 31 feasible tiling(s).
  * L2<->L1 traffic: 240000 B in, 0 B out.
- *   In         200x300x4B 2D tile     in      L1 @0: 2 x 23200 B, tile 29 lines (last 10), 1D DMA
- *   TiledOut   1x300x4B 2D dyntile  L1 only L1 @46400: 1 x 44 B
- * Predicted 30770 cycles on gap8 (compute 7620, DMA busy 30330, stalls 22336).
- * Bounds: compute 8280, DMA 30000 cycles (compulsory 240000 B); roofline 30000 cycles (memory-bound).
- * Ratios: time / roofline 1.03, traffic / compulsory 1.00.
+ *   In         200x300x4B 2D tile     in      L1 @0: 2 x 17600 B, tile 22 lines (last 14), 1D DMA
+ *   TiledOut   1x300x4B 2D dyntile  L1 only L1 @35200: 1 x 56 B
+ * Predicted 31494 cycles on gap8 (compute 16942, DMA busy 30420, stalls 13516).
+ * Bounds: compute 17782, DMA 30000 cycles (compulsory 240000 B); roofline 30000 cycles (memory-bound).
+ * Ratios: time / roofline 1.05, traffic / compulsory 1.00.
  */
 void MatMax(
 	int * __restrict__ In,
@@ -29,28 +29,28 @@ void MatMax(
 	KerArg0->CompareWithOut = (unsigned int) (0);
 
 	/* Prolog: first tiles and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 23200, AT_L2_EXT2LOC, &DmaR_Evt_In); /* first tile of 'In' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + 0), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 17600, AT_L2_EXT2LOC, &DmaR_Evt_In); /* first tile of 'In' */
 
 	/* Iteration */
-	for (Tile=0; Tile<11; Tile++) {
-		int Last = (Tile==10); (void) Last;
+	for (Tile=0; Tile<14; Tile++) {
+		int Last = (Tile==13); (void) Last;
 		int NextTile = Tile+1, HasNext;
-		HasNext = (NextTile < 11); /* false on the very last iteration */
+		HasNext = (NextTile < 14); /* false on the very last iteration */
 		AT_L2_WAIT(0, &DmaR_Evt_In); /* tile of 'In' for this iteration */
-		if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + (NextTile)*23200), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 23200*((N_In+1)%2)), ((NextTile==10)?8000:23200), AT_L2_EXT2LOC, &DmaR_Evt_In); /* prefetch next tile of 'In' */
+		if (HasNext) AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + (NextTile)*17600), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 17600*((N_In+1)%2)), ((NextTile==13)?11200:17600), AT_L2_EXT2LOC, &DmaR_Evt_In); /* prefetch next tile of 'In' */
 		/* LOC_INNER_LOOP: KerMatrixMax */
-		KerArg0->In = (Word32 * __restrict__) (L1_Memory + 23200*(N_In%2));
-		KerArg0->Out = (Word32 * __restrict__) (L1_Memory + 46400 + (Tile)*4);
-		KerArg0->H = (unsigned int) ((Last?10:29));
+		KerArg0->In = (Word32 * __restrict__) (L1_Memory + 17600*(N_In%2));
+		KerArg0->Out = (Word32 * __restrict__) (L1_Memory + 35200 + (Tile)*4);
+		KerArg0->H = (unsigned int) ((Last?14:22));
 		KerArg0->TileIndex = (unsigned int) (Tile);
-		AT_SIM_COMPUTE(10 + ((200*(Last?10:29)) + gap_ncore() - 1)/gap_ncore());
+		AT_SIM_COMPUTE(2*((unsigned int) (200))*((((unsigned int) ((Last?14:22))) + gap_ncore() - 1)/gap_ncore()) + 2*gap_ncore() + 20);
 		AT_FORK(gap_ncore(), (void *) KerMatrixMax, (void *) KerArg0);
 		__CALL(KerMatrixMax, KerArg0);
 		N_In++;
 	}
 	/* LOC_INNER_LOOP_EPILOG: KerMatrixMaxReduction */
-	AT_SIM_COMPUTE(10);
-	KerMatrixMaxReduction((Word32 * __restrict__) (L1_Memory + 46400), (Word32 * __restrict__) (Out), (unsigned int) (11));
+	AT_SIM_COMPUTE(2*((unsigned int) (14)) + 10);
+	KerMatrixMaxReduction((Word32 * __restrict__) (L1_Memory + 35200), (Word32 * __restrict__) (Out), (unsigned int) (14));
 
 }
 

@@ -10,8 +10,8 @@
 #define AT_SIM_COMPUTE(Cycles)
 #endif
 
-#define _L1_Memory_SIZE 46444
-extern AT_L1_POINTER L1_Memory; /* Size given for generation: 51200 bytes, used: 46444 bytes */
+#define _L1_Memory_SIZE 35256
+extern AT_L1_POINTER L1_Memory; /* Size given for generation: 51200 bytes, used: 35256 bytes */
 
 void MatMax(
 	int * __restrict__ In,
