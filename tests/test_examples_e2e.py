@@ -57,3 +57,25 @@ def test_counters_match_the_tiling_report(name, generated_examples):
     assert counters["l2_to_l1"] == sum(t["traffic_in"] for t in tilings)
     assert counters["l1_to_l2"] == sum(t["traffic_out"] for t in tilings)
     assert counters["peak_l1"] == manifest["l1"]["size"] <= max(t["budget"] for t in tilings)
+
+
+def test_static_renamed_symbols_and_four_file_form(tmp_path):
+    """SetSymbolNames + array (non-dynamic) L1 symbol + the guide's 4-name SetGeneratedFilesNames."""
+    from autotiler import Model, SetGeneratedFilesNames, SetSymbolNames
+    from autotiler.codegen import generate, write_files
+
+    from .conftest import load_module
+
+    module = load_module(EXAMPLES / "matrix_add" / "model.py", "model_matrix_add_static")
+    with Model() as m:
+        module.declare()
+        SetSymbolNames("MatAdd_L1_Memory", "MatAdd_L2_Memory")
+        SetGeneratedFilesNames("MatAddInit.c", "MatAddInit.h", "MatAddKernels.c", "MatAddKernels.h")
+        m.symbols.dynamic = False
+        files = generate(m)
+    assert "L1_CL_MEM char MatAdd_L1_Memory[_MatAdd_L1_Memory_SIZE]" in files["MatAddInit.c"]
+    assert "MatAdd_L1_Memory + 16000" in files["MatAddKernels.c"]
+    write_files(files, str(tmp_path))
+    program, ref = build_example("matrix_add", tmp_path)
+    counters = run_and_check(program, ref, 7)
+    assert counters["peak_l1"] == 48000  # the static L1 array counts as L1 in use
