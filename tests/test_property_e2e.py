@@ -48,7 +48,7 @@ def declare(c, budget):
     vertical = c["vertical"]
     ow, oh = (c["w"] - c["ov"], c["h"]) if vertical else (c["w"], c["h"] - c["ov"])
     db = O_DB if c["db"] else 0
-    in_type = O_IN | O_TILED | db | (O_3D if dim4 else 0)
+    in_type = O_IN | O_TILED | db | (O_3D if dim4 and c["in3d"] else 0)
     out_type = O_OUT | O_TILED | db | (O_3D if dim4 else 0)
     wt_type = O_IN | db | ((O_3D | O_4D) if dim4 else 0)
     with warnings.catch_warnings():
@@ -76,7 +76,7 @@ def reference(c, inp, wt, bias):
     for op in range(nop):
         out = np.full(_out_shape(c)[1:], bias[op] & mask, dtype=np.uint64)
         for ip in range(nip):
-            x = inp[ip].astype(np.uint64)
+            x = inp[ip if inp.shape[0] > 1 else 0].astype(np.uint64)
             if c["vertical"]:
                 win = sum(x[:, k:k + x.shape[1] - ov] for k in range(ov + 1))
             else:
@@ -96,7 +96,7 @@ def _out_shape(c):
 cases = st.fixed_dictionaries({
     "w": st.integers(1, 40), "h": st.integers(1, 40), "item": st.sampled_from([1, 2, 4]),
     "ov": st.integers(0, 4), "vertical": st.booleans(), "nip": st.integers(1, 3), "nop": st.integers(1, 3),
-    "db": st.booleans(), "promote": st.booleans(),
+    "db": st.booleans(), "promote": st.booleans(), "in3d": st.booleans(),
     "cons": st.sampled_from([0, OBJ_CONSTRAINTS_EVEN, OBJ_CONSTRAINTS_ODD]), "pref": st.sampled_from([0, 0, 2, 3]),
     "objective": st.sampled_from(["time", "original", "naive", "max_l1", "traffic"]),
     "budget_frac": st.floats(0.0, 1.1), "seed": st.integers(0, 2**16),
@@ -130,7 +130,8 @@ def test_random_kernels_match_numpy_on_the_simulated_chip(c, tmp_path_factory):
     program = host_harness.build(gen, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS], platform=PLATFORM)
     rng = np.random.default_rng(c["seed"])
     dtype = DTYPES[c["item"]]
-    inp = rng.integers(0, np.iinfo(dtype).max, size=(c["nip"], c["h"], c["w"]), dtype=dtype, endpoint=True)
+    planes = c["nip"] if c["in3d"] or not (c["nip"] > 1 or c["nop"] > 1) else 1
+    inp = rng.integers(0, np.iinfo(dtype).max, size=(planes, c["h"], c["w"]), dtype=dtype, endpoint=True)
     wt = rng.integers(0, 7, size=c["nip"] * c["nop"], dtype=np.uint32)
     bias = rng.integers(0, 1 << 20, size=c["nop"], dtype=np.uint32)
     out = np.full(_out_shape(c), 0xA5A5A5A5 & np.iinfo(dtype).max, dtype=dtype)
