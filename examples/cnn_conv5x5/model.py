@@ -54,6 +54,9 @@ def ConfigureTiler(L1Memory):
 def LoadCnnConv5x5Library():
     """Our 2 basic kernels: KerSetInBias copies the same constant value in a matrix and
     KerDirectConv5x5_fp takes care of the convolution itself."""
+    # Cost (an estimate, from Conv5x5BasicKernels.c): each core fills ceil(H/ncores) lines of W
+    # items at 1 cycle an item (1 store; GAP cores do 1 load/store a cycle), plus ~20 cycles of
+    # set-up and barrier.
     LibKernel("KerSetInBias", CALL_PARALLEL,
         CArgs(4,
             TCArg("short int * __restrict__", "Out"),
@@ -61,8 +64,13 @@ def LoadCnnConv5x5Library():
             TCArg("int", "H"),
             TCArg("short int", "Bias")
         ),
-        "KerSetInBiasT"
+        "KerSetInBiasT",
+        Cost="W*((H + ncores - 1)/ncores) + 20"
     )
+    # Cost (an estimate): W x H is the input tile; each core computes ceil((H-4)/ncores) output
+    # lines of W-4 outputs; an output is 25 scalar multiply-accumulates at ~3 cycles each (2 loads
+    # and a MAC, no SIMD in this C) plus ~5 cycles to load, shift, add, clip and store Out, i.e.
+    # ~80 cycles; plus ~20 cycles of set-up and barrier.
     LibKernel("KerDirectConv5x5_fp", CALL_PARALLEL,
         CArgs(6,
             TCArg("short int * __restrict__", "In"),
@@ -72,7 +80,8 @@ def LoadCnnConv5x5Library():
             TCArg("short int * __restrict__", "Out"),
             TCArg("unsigned int", "Norm")
         ),
-        "KerConv_fpT"
+        "KerConv_fpT",
+        Cost="80*(W - 4)*((H - 4 + ncores - 1)/ncores) + 20"
     )
 
 

@@ -56,8 +56,27 @@ def ConfigureTiler(L1Memory):
     SetSymbolDynamics()
 
 
+def _log2_cost(name, bits=10):
+    """floor(log2(name)) as a Cost expression (only + - * / are allowed there), exact for
+    1 <= name < 2**(bits+1), i.e. FFTs up to 1024 points (a 512 x 512 2D FFT already needs 1 MiB of L2):
+    the sum over k of [name >= 2**k], with [x >= 1] written 2*x/(x + 1) for an integer x >= 0."""
+    terms = (f"2*({name}/{1 << k})/({name}/{1 << k} + 1)" for k in range(1, bits + 1))
+    return "(" + " + ".join(terms) + ")"
+
+
+# Cost of a radix-2 FFT basic kernel (an estimate, from Radix2FFT_DIF_Internal in
+# FFT2DBasicKernels.c): each core runs ceil(Nb/ncores) FFTs of N_fft/2 * log2(N_fft) butterflies;
+# a butterfly of this scalar C is ~30 cycles (6 loads, 4 stores, ~14 ALU ops incl. the Q15
+# multiply-adds with rounding, ~6 for indices and addresses, at 1 load/store or ALU op a cycle;
+# GAP's optimised v2s kernels need ~6-8); plus ~20 cycles of set-up and barrier.
+FFT_RADIX2_COST = f"30*(N_fft/2)*{_log2_cost('N_fft')}*((Nb + ncores - 1)/ncores) + 20"
+
+
 def LoadFFT2DLibrary():
     """The basic kernels of the 2D FFT (radix 2 only)."""
+    # Cost (an estimate, from FFT2DBasicKernels.c): each core expands ceil(H/ncores) lines of W
+    # pixels at ~4 cycles a pixel (1 byte load, 1 shift, 1 pack into a v2s, 1 store; GAP cores
+    # do 1 load/store and ~1 ALU op a cycle), plus ~20 cycles of set-up and barrier.
     LibKernel("Image2Complex", CALL_PARALLEL,
         CArgs(4,
             TCArg("Wordu8 * __restrict__", "In"),
@@ -65,8 +84,10 @@ def LoadFFT2DLibrary():
             TCArg("unsigned int", "W"),
             TCArg("unsigned int", "H")
         ),
-        "Image2Complex_Arg_T"
+        "Image2Complex_Arg_T",
+        Cost="4*W*((H + ncores - 1)/ncores) + 20"
     )
+    # Cost: FFT_RADIX2_COST above (an estimate).
     LibKernel("Radix2FFT_DIF_2D_Horizontal", CALL_PARALLEL,
         CArgs(4,
             TCArg("Word16 * __restrict__", "Data"),
@@ -74,8 +95,10 @@ def LoadFFT2DLibrary():
             TCArg("unsigned int", "N_fft"),     # FFT size: the tile width
             TCArg("unsigned int", "Nb")         # Number of FFTs: the tile height
         ),
-        "FFT_2D_Arg_T"
+        "FFT_2D_Arg_T",
+        Cost=FFT_RADIX2_COST
     )
+    # Cost: FFT_RADIX2_COST above (an estimate; strided samples cost the same in L1).
     LibKernel("Radix2FFT_DIF_2D_Vertical", CALL_PARALLEL,
         CArgs(4,
             TCArg("Word16 * __restrict__", "Data"),
@@ -83,8 +106,13 @@ def LoadFFT2DLibrary():
             TCArg("unsigned int", "N_fft"),     # FFT size: the tile height
             TCArg("unsigned int", "Nb")         # Number of FFTs: the tile width
         ),
-        "FFT_2D_Arg_T"
+        "FFT_2D_Arg_T",
+        Cost=FFT_RADIX2_COST
     )
+    # Cost (an estimate, from SwapSamples_Internal): each core reorders ceil(Nb/ncores) FFTs of
+    # Ni samples at ~7 cycles a sample (1 table load, 2 compares and branches, and for about
+    # half of the samples a swap of 2 loads and 2 stores with strided addresses), plus ~20
+    # cycles of set-up and barrier.
     LibKernel("SwapSamples_2D_Horizontal_Par", CALL_PARALLEL,
         CArgs(4,
             TCArg("v2s * __restrict__", "Data"),
@@ -92,8 +120,10 @@ def LoadFFT2DLibrary():
             TCArg("unsigned int", "Ni"),        # Samples per FFT: the tile width
             TCArg("unsigned int", "Nb")         # Number of FFTs: the tile height
         ),
-        "SwapSamples_2D_Arg_T"
+        "SwapSamples_2D_Arg_T",
+        Cost="7*Ni*((Nb + ncores - 1)/ncores) + 20"
     )
+    # Cost: as SwapSamples_2D_Horizontal_Par (an estimate).
     LibKernel("SwapSamples_2D_Vertical_Par", CALL_PARALLEL,
         CArgs(4,
             TCArg("v2s * __restrict__", "Data"),
@@ -101,7 +131,8 @@ def LoadFFT2DLibrary():
             TCArg("unsigned int", "Ni"),        # Samples per FFT: the tile height
             TCArg("unsigned int", "Nb")         # Number of FFTs: the tile width
         ),
-        "SwapSamples_2D_Arg_T"
+        "SwapSamples_2D_Arg_T",
+        Cost="7*Ni*((Nb + ncores - 1)/ncores) + 20"
     )
 
 

@@ -55,14 +55,21 @@ def ConfigureTiler(L1Memory):
 
 def LoadMatAdd4DLibrary():
     """The guide's parallel basic kernel example (MatrixAdd, 6 args) plus the tile clearing."""
+    # Cost (an estimate, from MatAdd4DBasicKernels.c): each core clears ceil(W*H/ncores) items
+    # at 1 cycle an item (1 store; GAP cores do 1 load/store a cycle), plus ~20 cycles of chunk
+    # set-up and barrier.
     LibKernel("KerSetZero32", CALL_PARALLEL,
         CArgs(3,
             TCArg("Word32 * __restrict__", "Out"),
             TCArg("Wordu32", "W"),
             TCArg("Wordu32", "H")
         ),
-        "KerSetZero32_Arg_T"
+        "KerSetZero32_Arg_T",
+        Cost="(W*H + ncores - 1)/ncores + 20"
     )
+    # Cost (an estimate): each core updates ceil(W*H/ncores) items of Out += In1 + In2 + Bias at
+    # ~7 cycles an item (3 loads, 3 adds, 1 store at 1 load/store or ALU op a cycle), plus ~20
+    # cycles of chunk set-up and barrier.
     LibKernel("MatrixAdd", CALL_PARALLEL,
         CArgs(6,
             TCArg("Word32 * __restrict__", "In1"),
@@ -72,7 +79,8 @@ def LoadMatAdd4DLibrary():
             TCArg("Wordu32", "W"),
             TCArg("Wordu32", "H")
         ),
-        "MatrixAdd_Arg_T"
+        "MatrixAdd_Arg_T",
+        Cost="7*((W*H + ncores - 1)/ncores) + 20"
     )
 
 

@@ -43,6 +43,9 @@ def ConfigureTiler(L1Memory):
 
 def LoadMatAddLibrary():
     """Model the template of the basic kernel MatSumPar function call."""
+    # Cost (an estimate, from MatAddBasicKernels.c): each core adds a chunk of ceil(W*H/ncores)
+    # items at ~4 cycles an item (2 loads, 1 add, 1 store; GAP cores do 1 load/store and ~1 ALU op
+    # a cycle, hardware loops cost nothing) plus ~20 cycles of chunk set-up and barrier.
     LibKernel("MatSumPar", CALL_PARALLEL,
         CArgs(5,
             TCArg("Word32 * __restrict__", "In1"),
@@ -51,7 +54,8 @@ def LoadMatAddLibrary():
             TCArg("unsigned int", "W"),
             TCArg("unsigned int", "H")
         ),
-        "MatrixAdd_Arg_T"
+        "MatrixAdd_Arg_T",
+        Cost="4*((W*H + ncores - 1)/ncores) + 20"
     )
 
 

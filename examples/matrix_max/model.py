@@ -43,6 +43,10 @@ def ConfigureTiler(L1Memory):
 
 def LoadMatMaxLibrary():
     """The 2 basic kernels are first modeled."""
+    # Cost (an estimate, from MatMaxBasicKernels.c): each core scans ceil(H/ncores) lines of W
+    # items at ~2 cycles an item (1 load, 1 max; GAP cores do 1 load/store and ~1 ALU op a
+    # cycle), then core 0 combines the ncores partial maxima at ~2 cycles each; ~20 cycles of
+    # set-up and barrier.
     LibKernel("KerMatrixMax", CALL_PARALLEL,         # A parallel call
         CArgs(6,
             # A tile
@@ -56,15 +60,19 @@ def LoadMatMaxLibrary():
             # Out[TileIndex] contains a Max
             TCArg("unsigned int", "CompareWithOut")
         ),
-        "MatrixMax_Arg_T"
+        "MatrixMax_Arg_T",
+        Cost="2*W*((H + ncores - 1)/ncores) + 2*ncores + 20"
     )
+    # Cost (an estimate): one core scans the Ntile maxima at ~2 cycles each (1 load, 1 max),
+    # plus ~10 cycles of call overhead and the final store.
     LibKernel("KerMatrixMaxReduction", CALL_SEQUENTIAL,  # A sequential call
         CArgs(3,
             TCArg("Word32 * __restrict__", "In"),   # A vector of Maximums
             TCArg("Word32 * __restrict__", "Out"),  # Pointer to the unique Maximum
             TCArg("unsigned int", "Ntile")          # Number of entries into In
         ),
-        "MatrixMaxReduction_Arg_T"
+        "MatrixMaxReduction_Arg_T",
+        Cost="2*Ntile + 10"
     )
 
 
