@@ -435,6 +435,7 @@ class Objective:
     single_buffer: bool = False
     promote: Optional[bool] = None
     partial: Optional[bool] = None
+    promote_only: bool = True   # when everything fits, promotion is the only candidate (the original's rule)
 
 
 def _predicted(t: KernelTiling, ctx: SolverOptions) -> int:
@@ -445,7 +446,8 @@ def _predicted(t: KernelTiling, ctx: SolverOptions) -> int:
 
 OBJECTIVES: dict = {
     "time": Objective(lambda t, c: (_predicted(t, c), t.traffic, t.l1_bytes, t.ntiles),
-                      "minimise predicted cycles (the simulator's cost model), then traffic, then L1 use"),
+                      "minimise predicted cycles (the simulator's cost model), then traffic, then L1 use; "
+                      "a promoted (all-in-L1) tiling competes with pipelined ones", promote_only=False),
     "original": Objective(lambda t, c: (t.ntiles, -t.ref_tile, t.traffic), "the original's rule: the largest "
                           "tile that fits (what the guide's examples show)", partial=False),
     "traffic": Objective(lambda t, c: (t.traffic, t.ntiles, -t.ref_tile, t.l1_bytes),
@@ -492,7 +494,8 @@ def feasible_tilings(uk: UserKernelDecl, options: SolverOptions, geoms: Optional
         whole = build_tiling(uk, geoms, None, 1, True, budget)
         if whole.l1_bytes <= budget:
             yield whole
-            return
+            if objective.promote_only:
+                return
     has_partial = partial and any(partial_candidate(a, uk) for a in uk.kerargs)
     for k, n in _candidate_steps(uk, geoms):
         for part in ((False, True) if has_partial else (False,)):

@@ -74,6 +74,7 @@ def test_promotion_when_everything_fits_and_not_when_disabled():
     with Model():
         copy_lib()
         SetL1MemorySize(10000)
+        SetTilingObjective("original")
         order = KernelIterationOrder(KER_DIM4, KER_OUT_PLANE, KER_TILE, KER_IN_PLANE)
         t = copy_kernel("Small", 20, 20, in_type=OBJ_IN_DB_3D, out_type=OBJ_OUT_DB_3D, nip=2, nop=2, order=order)
         assert t.promoted and t.ntiles == 1
@@ -88,6 +89,7 @@ def test_promotion_of_3d_arguments_keeps_all_planes():
     with Model():
         copy_lib()
         SetL1MemorySize(20000)
+        SetTilingObjective("original")  # promotion is the only candidate under the original's rule
         t = copy_kernel("P3", 10, 10, in_type=OBJ_IN_DB_3D, out_type=OBJ_OUT_DB_3D, nip=3, nop=2,
                         order=KernelIterationOrder(KER_DIM4, KER_OUT_PLANE, KER_TILE, KER_IN_PLANE))
         assert t.promoted and t.arg("In").slot_bytes == 3 * 400 and t.arg("Out").slot_bytes == 2 * 400
