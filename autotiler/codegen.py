@@ -216,8 +216,7 @@ def binding_expr(ctx: KernelContext, b, formal) -> str:
     elif isinstance(b, CArgBinding):
         value = b.name
     elif isinstance(b, CArgIndexBinding):
-        it = {I.KER_IN_PLANE: I.KER_IN_PLANE, I.KER_OUT_PLANE: I.KER_OUT_PLANE, I.KER_TILE: I.KER_TILE}[b.iterator]
-        value = f"{b.name}[{_lin([(b.mult, ctx.var(it))])}]"
+        value = f"{b.name}[{_lin([(b.mult, ctx.var(b.iterator))])}]"
     else:
         value = _karg_expr(ctx, b)
     return f"({formal.ctype}) ({value})"
@@ -289,7 +288,7 @@ class KernelRenderer:
         if a.role == ROLE_RESIDENT:
             size = str(a.plane_bytes * a.planes)
             return f"AT_L2_COPY(0, {ext}, {loc_expr}, {size}, {dir_name}, {evt});"
-        if a.role == ROLE_TILE and a.orientation == T.TILE_VER and a.h > 1 and a.tile_std < a.w:
+        if a.strided:
             length = _sel(last_cond, a.tile_last * a.item, a.tile_std * a.item)
             size = _sel(last_cond, a.tile_last * a.item * a.h, a.tile_std * a.item * a.h)
             return (f"AT_L2_COPY2D(0, {ext}, {loc_expr}, {size}, {a.w * a.item}, {length}, {dir_name}, {evt});")
@@ -489,7 +488,7 @@ def _tile_note(a: ArgTiling) -> str:
     if a.role != ROLE_TILE:
         return ""
     unit = "lines" if a.orientation == T.TILE_HOR else "cols"
-    dma = "2D DMA" if a.orientation == T.TILE_VER and a.h > 1 and a.tile_std < a.w else "1D DMA"
+    dma = "2D DMA" if a.strided else "1D DMA"
     return f", tile {a.tile_std} {unit} (last {a.tile_last}), {dma}"
 
 

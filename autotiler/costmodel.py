@@ -149,8 +149,6 @@ def predict(tiling, libs: dict, platform) -> Prediction:
 
 
 class _Replay:
-    NEST = None
-
     def __init__(self, tiling, libs, platform):
         from .constants import KernelIteratorT as I
 
@@ -158,14 +156,13 @@ class _Replay:
         self.t, self.libs, self.p = tiling, libs, platform
         self.clock = _Clock(platform)
         self.ext = dict(tiling.loops)
-        self.nest = [it for it in (I.KER_OUT_PLANE, I.KER_TILE, I.KER_IN_PLANE)]
+        self.nest = [I.KER_OUT_PLANE, I.KER_TILE, I.KER_IN_PLANE]
         self.count = {a.name: 0 for a in tiling.args}
         self.idx = {it: 0 for it in self.nest}
         self.live: set = set()
 
     # -- transfers ------------------------------------------------------------------------------
     def _size(self, a, tile: int):
-        from .constants import Tile_Orientation_T as T
         from .tiler import ROLE_PARTIAL, ROLE_PLANE, ROLE_RESIDENT, ROLE_TILE
 
         if a.role == ROLE_PARTIAL:
@@ -175,9 +172,7 @@ class _Replay:
         if a.role == ROLE_PLANE:
             return a.plane_bytes, 1
         last = a.role == ROLE_TILE and self.I.KER_TILE in a.space and tile == self.t.ntiles - 1
-        nbytes = a.tile_bytes(last)
-        twod = a.role == ROLE_TILE and a.orientation == T.TILE_VER and a.h > 1 and a.tile_std < a.w
-        return nbytes, (a.h if twod else 1)
+        return a.tile_bytes(last), (a.h if a.strided else 1)
 
     def _issue(self, a, direction: str, tile: int) -> None:
         nbytes, lines = self._size(a, tile)
@@ -185,14 +180,12 @@ class _Replay:
 
     # -- calls ------------------------------------------------------------------------------------
     def _calls(self, loc, level) -> None:
-        I = self.I
         self.live = set(self.nest[: self.nest.index(level) + 1]) if level is not None else set()
         for call in self.t.kernel.calls:
             if call.location == loc:
                 lib = self.libs[call.name]
                 self.clock.run(self._call_cost(call, lib), lib.call_type == 1)
         self.live = set(self.nest)
-        del I
 
     def _call_cost(self, call, lib) -> int:
         from .model import KArgBinding

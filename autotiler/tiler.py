@@ -127,6 +127,11 @@ class ArgTiling:
     def tile_bytes(self, last: bool = False) -> int:
         return self.tile_w(last) * self.tile_h(last) * self.item
 
+    @property
+    def strided(self) -> bool:
+        """A vertical tile narrower than its plane is not contiguous in L2: it needs 2D DMA."""
+        return self.role == ROLE_TILE and self.orientation == T.TILE_VER and self.h > 1 and self.tile_std < self.w
+
     def line_bytes(self) -> int:
         """Bytes per line of the tiled dimension (a row for horizontal, a column for vertical)."""
         return (self.w if self.orientation == T.TILE_HOR else self.h) * self.item
