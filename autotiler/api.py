@@ -46,6 +46,7 @@ from .model import (
     caller_where,
     check_count,
     check_name,
+    check_unique,
     validate_group,
     validate_user_kernel,
 )
@@ -146,7 +147,7 @@ def LibKernel(KernelName: str, CallType, CArgs: tuple, ParArgTypeName: Optional[
                          kernel=KernelName, hint="pass ParArgTypeName, e.g. \"MatrixAdd_Arg_T\"")
     if par and not str(par).isidentifier():
         raise ModelError(f"argument struct type {par!r} is not a C identifier", where=where, kernel=KernelName)
-    _check_unique_cargs(cargs, where, KernelName)
+    check_unique([c.name for c in cargs], "C argument", where, KernelName)
     if Cost is not None:
         from .costmodel import parse_cost
 
@@ -160,15 +161,6 @@ def LibKernel(KernelName: str, CallType, CArgs: tuple, ParArgTypeName: Optional[
         raise ModelError(f"'{KernelName}' is already a user kernel or group", where=where, kernel=KernelName)
     model.libs[KernelName] = decl
     return decl
-
-
-def _check_unique_cargs(cargs: tuple, where: str, kernel: str) -> None:
-    seen = set()
-    for c in cargs:
-        if c.name in seen:
-            raise ModelError(f"duplicate C argument '{c.name}'", where=where, kernel=kernel,
-                             hint="each C argument needs a distinct name")
-        seen.add(c.name)
 
 
 # ----------------------------------------------------------------------------------------------
