@@ -19,6 +19,7 @@ from typing import Optional
 
 from .constants import (
     AT_GraphCtrl_T,
+    AT_MemLocation_T,
     KernelArgConstraints_T,
     KernelArgSelect_T,
     KernelCallLocationT,
@@ -285,7 +286,7 @@ def _solver_options(model: Model, kernel: str) -> SolverOptions:
                          partial_promote=model.ctrl.partial_buffer_promote,
                          nosolution_error=model.ctrl.nosolution_error,
                          objective=model.per_kernel_objective.get(kernel, model.ctrl.objective),
-                         platform=model.platform, libs=dict(model.libs))
+                         platform=model.platform, libs=dict(model.libs), l2_budget=model.l2_budget)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -418,8 +419,20 @@ def AT_SetGraphCtrl(Ctrl, Val) -> None:
     ctrl = _enum(AT_GraphCtrl_T, Ctrl, "graph control option", where)
     if ctrl in _KERNEL_CTRL:
         AT_SetKernelCtrl(ctrl, Val)
+    elif ctrl == AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC:
+        current_model().graph_ctrl[ctrl] = _l3_exec_location(Val, where)
     else:
         current_model().graph_ctrl[ctrl] = Val
+
+
+def _l3_exec_location(value, where: str):
+    from .codegen import L3_DEVICES
+
+    loc = _enum(AT_MemLocation_T, value, "AT_GRAPH_PREF_L3_EXEC location", where)
+    if loc not in L3_DEVICES:
+        raise ModelError(f"AT_GRAPH_PREF_L3_EXEC must be an L3 RAM, got {loc.name}", where=where,
+                         hint="use " + ", ".join(d.name for d in L3_DEVICES) + " (flash is read-only)")
+    return loc
 
 
 def AT_GetKernelCtrl(Ctrl):

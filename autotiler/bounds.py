@@ -10,8 +10,9 @@ For one user kernel on a platform:
   Smith et al.; rederived for convolution in peers-and-limits.md 3.3). Counted in items of the
   smallest item size, so it stays a lower bound in bytes;
 * **compute bound**: the cycles of every basic-kernel call and fork (nothing hides them);
-* **roofline**: ``max(compute, traffic_bound / bytes_per_cycle)`` at the cluster DMA's bandwidth
-  (L2<->L1; the L3 level carries no user-kernel traffic until arguments live in L3).
+* **roofline**: ``max(compute, traffic_bound / bytes_per_cycle, l3_compulsory / udma_bytes_per_cycle)``:
+  the cluster DMA's bandwidth for the L2<->L1 level and the micro-DMA's (platform ``udma["ram"]``)
+  for the L3<->L2 level, where L3-homed (O_L2DB) arguments must cross once.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ def compulsory(t: KernelTiling) -> tuple:
     t_in = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_in and not a.decl.is_buffer)
     t_out = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_out and not a.decl.is_buffer)
     return t_in, t_out
+
+
+def compulsory_l3(t: KernelTiling) -> int:
+    """Bytes of the L3-homed arguments that must cross L3<->L2 at least once."""
+    return sum(a.plane_bytes * a.planes * (int(a.reads) + int(a.writes)) for a in t.args if a.l3)
 
 
 def movement_bound(t: KernelTiling, l1_bytes: int) -> Optional[int]:
@@ -55,12 +61,18 @@ def kernel_figures(t: KernelTiling, platform) -> dict:
     traffic_bound = max(comp, moved or 0)
     compute = t.predicted["compute_cycles"] + t.predicted["fork_cycles"]
     dma = math.ceil(traffic_bound / platform.cluster_dma.bytes_per_cycle)
-    roofline = max(compute, dma)
+    l3 = compulsory_l3(t)
+    udma = math.ceil(l3 / platform.udma["ram"].bytes_per_cycle)
+    roofline = max(compute, dma, udma)
+    bound = "compute" if compute >= max(dma, udma) else "memory" if dma >= udma else "L3"
     return {
         "predicted_cycles": t.predicted.cycles,
         "compute_cycles": t.predicted["compute_cycles"],
         "stall_cycles": t.predicted["stall_cycles"],
         "dma_busy_cycles": t.predicted["dma_busy_cycles"],
+        "udma_busy_cycles": t.predicted["udma_busy_cycles"],
+        "l3_compulsory_bytes": l3,
+        "udma_bound_cycles": udma,
         "compulsory_bytes": comp,
         "movement_bound_bytes": moved,
         "compute_bound_cycles": compute,
@@ -69,7 +81,7 @@ def kernel_figures(t: KernelTiling, platform) -> dict:
         "time_vs_roofline": t.predicted.cycles / roofline if roofline else 1.0,
         "traffic_vs_compulsory": t.traffic / comp if comp else 1.0,
         "arithmetic_intensity": compute / traffic_bound if traffic_bound else math.inf,
-        "bound": "compute" if compute >= dma else "memory",
+        "bound": bound,
     }
 
 
@@ -78,16 +90,19 @@ def describe(t: KernelTiling, platform) -> list:
     f = kernel_figures(t, platform)
     if not f:
         return []
+    udma = f", uDMA busy {f['udma_busy_cycles']}" if f["l3_compulsory_bytes"] else ""
+    l3 = (f"; L3 {f['udma_bound_cycles']} cycles (compulsory {f['l3_compulsory_bytes']} B)"
+          if f["l3_compulsory_bytes"] else "")
     lines = [
         f"Predicted {f['predicted_cycles']} cycles on {platform.name} (compute {f['compute_cycles']}, "
-        f"DMA busy {f['dma_busy_cycles']}, stalls {f['stall_cycles']}).",
+        f"DMA busy {f['dma_busy_cycles']}{udma}, stalls {f['stall_cycles']}).",
         f"Bounds: compute {f['compute_bound_cycles']}, DMA {f['dma_bound_cycles']} cycles "
         f"(compulsory {f['compulsory_bytes']} B"
         + (f", reuse bound {f['movement_bound_bytes']} B" if f["movement_bound_bytes"] else "")
-        + f"); roofline {f['roofline_cycles']} cycles ({f['bound']}-bound).",
+        + f"){l3}; roofline {f['roofline_cycles']} cycles ({f['bound']}-bound).",
         f"Ratios: time / roofline {f['time_vs_roofline']:.2f}, traffic / compulsory {f['traffic_vs_compulsory']:.2f}.",
     ]
     return lines
 
 
-__all__ = ["compulsory", "movement_bound", "kernel_figures", "describe"]
+__all__ = ["compulsory", "compulsory_l3", "movement_bound", "kernel_figures", "describe"]

@@ -62,7 +62,7 @@ def parse_generator_options(args: list, model) -> None:
     if ns.l1:
         model.l1_size_from_cli = ns.l1
     if ns.l2:
-        model.l2_size = ns.l2
+        model.l2_size_from_cli = ns.l2
     if ns.l3:
         model.l3_size = ns.l3
     if ns.objective:

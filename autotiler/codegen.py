@@ -29,9 +29,9 @@ from typing import Optional
 
 import jinja2
 
+from .constants import AT_MemLocation_T, KernelCallTypeT
 from .constants import KernelArgSelect_T as S
 from .constants import KernelCallLocationT as L
-from .constants import KernelCallTypeT
 from .constants import KernelIteratorT as I
 from .constants import Tile_Orientation_T as T
 from .errors import CodegenError
@@ -45,9 +45,29 @@ from .tiler import (
     ROLE_TILE,
     ArgTiling,
     KernelTiling,
+    decode_instance,
+    levels_upto,
 )
 
 LOOP_VARS = {I.KER_OUT_PLANE: "OutPlane", I.KER_TILE: "Tile", I.KER_IN_PLANE: "InPlane"}
+
+
+@dataclass(frozen=True)
+class L3Device:
+    """An external RAM as generated code names it: macro family and device symbol."""
+
+    family: str     # AT_<family>_CL_COPY, ...
+    symbol: str     # the AT_<family>_T the application opens
+
+
+# Where L3-homed (O_L2DB) user-kernel arguments execute from: AT_GRAPH_PREF_L3_EXEC.
+L3_DEVICES = {
+    AT_MemLocation_T.AT_MEM_L3_HRAM: L3Device("HYPERRAM", "HyperRam"),
+    AT_MemLocation_T.AT_MEM_L3_QSPIRAM: L3Device("QSPIRAM", "QspiRam"),
+    AT_MemLocation_T.AT_MEM_L3_OSPIRAM: L3Device("OSPIRAM", "OspiRam"),
+    AT_MemLocation_T.AT_MEM_L3_DEFAULTRAM: L3Device("DEFAULTRAM", "DefaultRam"),
+}
+AT_MEM_L3_DEFAULT_EXEC = AT_MemLocation_T.AT_MEM_L3_HRAM  # the original's default
 NEST = (I.KER_OUT_PLANE, I.KER_TILE, I.KER_IN_PLANE)
 # Call locations hosted by each level: (before the inner loop, after it).
 LEVEL_CALLS = {
@@ -108,10 +128,13 @@ class RenderGroup:
 
 
 def _lin(terms, const: int = 0) -> str:
-    """``[(coef, var), ...] + const`` as a C expression, zero terms dropped."""
+    """``[(coef, var), ...] + const`` as a C expression, zero terms dropped, numbers folded."""
     parts = []
     for coef, var in terms:
         if coef == 0 or var in (None, "0"):
+            continue
+        if var.isdigit():
+            const += coef * int(var)
             continue
         parts.append(var if coef == 1 else f"({var})*{coef}")
     if const or not parts:
@@ -123,21 +146,28 @@ def _sel(cond: Optional[str], a: int, b: int) -> str:
     """``cond ? a : b`` folded when both sides agree or there is no condition."""
     if cond is None or a == b:
         return str(b)
+    if cond == "1":
+        return str(a)
     return f"({cond}?{a}:{b})"
 
 
 class KernelContext:
     """Naming and expression helpers for one tiled user kernel."""
 
-    def __init__(self, tiling: KernelTiling, l1_symbol: str):
+    def __init__(self, tiling: KernelTiling, l1_symbol: str, l2_symbol: str = "L2_Memory"):
         self.t = tiling
         self.l1 = l1_symbol
+        self.l2 = l2_symbol
         self.extents = dict(tiling.loops)
         self.live = set(NEST)  # loops whose variable is in scope where the expression is used
+        self.fixed: Optional[dict] = None  # loop indices known when generating (prolog/epilog)
 
     def var(self, it: I, prefix: Optional[str] = "") -> str:
-        """Loop variable (``prefix`` "Next" for the next iteration); "0" where the loop does not
-        exist, is not live at this point, or ``prefix`` is None (before/after the loops)."""
+        """Loop variable (``prefix`` "Next" for the next iteration, "Ahead"/"Prev" for a decoded
+        instance); "0" where the loop does not exist, is not live at this point, or ``prefix`` is
+        None (before/after the loops); a number under ``fixed``."""
+        if self.fixed is not None:
+            return str(self.fixed.get(it, 0))
         if it not in self.extents or prefix is None or (prefix == "" and it not in self.live):
             return "0"
         return f"{prefix}{LOOP_VARS[it]}"
@@ -146,9 +176,48 @@ class KernelContext:
         """Condition 'this (or the next) tile is the last one'; None where it is known false."""
         if I.KER_TILE not in self.extents or prefix is None:
             return None
-        if prefix == "Next":
-            return f"(NextTile=={self.extents[I.KER_TILE] - 1})"
+        if self.fixed is not None:
+            return "1" if self.fixed.get(I.KER_TILE, 0) == self.extents[I.KER_TILE] - 1 else None
+        if prefix:
+            return f"({prefix}Tile=={self.extents[I.KER_TILE] - 1})"
         return "Last" if I.KER_TILE in self.live else None
+
+    # -- L3 staging ---------------------------------------------------------------------------
+    def decode(self, a: ArgTiling, j: int) -> dict:
+        """Loop indices of instance ``j`` of the argument."""
+        return decode_instance(self.t.loops, a.level, j)
+
+    def decode_decl(self, a: ArgTiling, prefix: str, j_expr: str) -> str:
+        """C declarations of ``<prefix>Tile`` etc. (the loops of the argument's space) for the
+        instance numbered ``j_expr``."""
+        levels = levels_upto(self.t.loops, a.level)
+        decls, inner = [f"{prefix}J = {j_expr}"], 1
+        for it in reversed(levels):
+            extent = self.extents[it]
+            if it in a.space:
+                expr = f"{prefix}J" if inner == 1 else f"{prefix}J/{inner}"
+                if it != levels[0]:
+                    expr = f"({expr})%{extent}"
+                decls.append(f"{prefix}{LOOP_VARS[it]} = {expr}")
+            inner *= extent
+        return "int " + ", ".join(decls) + ";"
+
+    def stage_index(self, a: ArgTiling, counter) -> str:
+        """Staging slot (and uDMA event) of instance ``counter`` (an int or a C expression)."""
+        if a.stage == 1:
+            return "0"
+        if isinstance(counter, int):
+            return str(counter % a.stage)
+        return f"({counter})%{a.stage}"
+
+    def stage_slot(self, a: ArgTiling, direction: str, counter) -> str:
+        """L2 address of the staging slot of instance ``counter``."""
+        base = a.stage_read_offset if direction == "in" else a.stage_write_offset
+        index = self.stage_index(a, counter)
+        if index.isdigit():
+            base, index = base + a.slot_bytes * int(index), "0"
+        head = f"{self.l2} + {base}" if base else self.l2
+        return head if index == "0" else f"{head} + {a.slot_bytes}*({index})"
 
     def plane_index(self, a: ArgTiling, prefix: str = "") -> list:
         """Plane index of the argument as linear terms over loop variables."""
@@ -270,67 +339,133 @@ def cost_expr(ctx: KernelContext, call, lib, exprs: list) -> str:
 
 
 class KernelRenderer:
-    def __init__(self, tiling: KernelTiling, libs: dict, l1_symbol: str, platform=None):
+    def __init__(self, tiling: KernelTiling, libs: dict, l1_symbol: str, platform=None,
+                 l2_symbol: str = "L2_Memory", device: Optional[L3Device] = None):
         self.t = tiling
         self.libs = libs
-        self.ctx = KernelContext(tiling, l1_symbol)
+        self.ctx = KernelContext(tiling, l1_symbol, l2_symbol)
         self.platform = platform
+        self.dev = device or L3_DEVICES[AT_MEM_L3_DEFAULT_EXEC]
         self.invariants: list = []
         self.locals: list = []
 
     # -- DMA statements ---------------------------------------------------------------------------
+    def _size(self, a: ArgTiling, last_cond: Optional[str]) -> str:
+        """Bytes of one transfer of the argument (``last_cond``: the last, shorter tile)."""
+        if a.role == ROLE_RESIDENT:
+            return str(a.plane_bytes * a.planes)
+        if a.role == ROLE_PARTIAL:
+            return str(a.plane_bytes * a.partial_planes)
+        if a.role == ROLE_PLANE:
+            return str(a.plane_bytes)
+        if a.strided:
+            return _sel(last_cond, a.tile_last * a.item * a.h, a.tile_std * a.item * a.h)
+        return _sel(last_cond, a.tile_bytes(True), a.tile_bytes())
+
     def _copy(self, a: ArgTiling, direction: str, loc: str, prefix: Optional[str] = "",
-              last_cond: Optional[str] = None) -> str:
-        ext = f"(AT_L2_EXT_ADDR_TYPE) ((char *) {a.decl.carg_name} + {self.ctx.l2_offset(a, prefix)})"
+              last_cond: Optional[str] = None, stage=None) -> str:
+        """Cluster-DMA transfer L2 <-> L1. An L3 argument moves between its L2 staging slot of
+        instance ``stage`` (contiguous: the uDMA did any 2D gather) and L1."""
+        if a.l3:
+            ext = f"(AT_L2_EXT_ADDR_TYPE) ({self.ctx.stage_slot(a, direction, stage)})"
+        else:
+            ext = f"(AT_L2_EXT_ADDR_TYPE) ((char *) {a.decl.carg_name} + {self.ctx.l2_offset(a, prefix)})"
         loc_expr = f"(AT_L2_INT_ADDR_TYPE) ({loc})"
         evt = f"&Dma{'R' if direction == 'in' else 'W'}_Evt_{a.name}"
         dir_name = "AT_L2_EXT2LOC" if direction == "in" else "AT_L2_LOC2EXT"
-        if a.role == ROLE_RESIDENT:
-            size = str(a.plane_bytes * a.planes)
-            return f"AT_L2_COPY(0, {ext}, {loc_expr}, {size}, {dir_name}, {evt});"
-        if a.strided:
+        size = self._size(a, last_cond)
+        if a.strided and not a.l3:
             length = _sel(last_cond, a.tile_last * a.item, a.tile_std * a.item)
-            size = _sel(last_cond, a.tile_last * a.item * a.h, a.tile_std * a.item * a.h)
-            return (f"AT_L2_COPY2D(0, {ext}, {loc_expr}, {size}, {a.w * a.item}, {length}, {dir_name}, {evt});")
-        if a.role == ROLE_PARTIAL:
-            size = str(a.plane_bytes * a.partial_planes)
-        elif a.role == ROLE_PLANE:
-            size = str(a.plane_bytes)
-        else:
-            size = _sel(last_cond, a.tile_bytes(True), a.tile_bytes())
+            return f"AT_L2_COPY2D(0, {ext}, {loc_expr}, {size}, {a.w * a.item}, {length}, {dir_name}, {evt});"
         return f"AT_L2_COPY(0, {ext}, {loc_expr}, {size}, {dir_name}, {evt});"
+
+    def _ucopy(self, a: ArgTiling, direction: str, counter, prefix: Optional[str] = "") -> str:
+        """Micro-DMA transfer between the L3 home of an instance (its loop indices named by
+        ``prefix``, or ``ctx.fixed``) and the instance's L2 staging slot ``counter``."""
+        fam, dev = self.dev.family, self.dev.symbol
+        last = self.ctx.last_tile(prefix) if I.KER_TILE in a.space else None
+        ext = f"(AT_{fam}_EXT_ADDR_TYPE) ((char *) {a.decl.carg_name} + {self.ctx.l2_offset(a, prefix)})"
+        loc = f"(AT_{fam}_INT_ADDR_TYPE) ({self.ctx.stage_slot(a, direction, counter)})"
+        evt = f"&Uchan{'R' if direction == 'in' else 'W'}_{a.name}[{self.ctx.stage_index(a, counter)}]"
+        dir_name = f"AT_{fam}_EXT2LOC" if direction == "in" else f"AT_{fam}_LOC2EXT"
+        size = self._size(a, last)
+        if a.strided:
+            length = _sel(last, a.tile_last * a.item, a.tile_std * a.item)
+            return f"AT_{fam}_CL_COPY2D(&{dev}, {ext}, {loc}, {size}, {a.w * a.item}, {length}, {dir_name}, {evt});"
+        return f"AT_{fam}_CL_COPY(&{dev}, {ext}, {loc}, {size}, {dir_name}, {evt});"
+
+    def _uwait(self, a: ArgTiling, direction: str, counter) -> str:
+        evt = f"Uchan{'R' if direction == 'in' else 'W'}_{a.name}[{self.ctx.stage_index(a, counter)}]"
+        return f"AT_{self.dev.family}_CL_WAIT(&{self.dev.symbol}, &{evt});"
+
+    def _ucopy_fixed(self, a: ArgTiling, direction: str, j: int) -> str:
+        """uDMA transfer of instance ``j`` (known when generating: prolog and epilog)."""
+        self.ctx.fixed = self.ctx.decode(a, j)
+        try:
+            return self._ucopy(a, direction, j)
+        finally:
+            self.ctx.fixed = None
+
+    def _ucopy_decoded(self, a: ArgTiling, direction: str, prefix: str, j_expr: str, counter: str) -> str:
+        """uDMA transfer of instance ``j_expr``, its loop indices decoded into ``<prefix>*``."""
+        return f"{{ {self.ctx.decode_decl(a, prefix, j_expr)} {self._ucopy(a, direction, counter, prefix)} }}"
+
+    def _fetch_ahead(self, a: ArgTiling) -> str:
+        """Refill the staging slot just emptied with the instance ``stage`` ahead."""
+        n, s = a.instances, a.stage
+        copy = self._ucopy_decoded(a, "in", "Ahead", f"N_{a.name} + {s}", f"N_{a.name}")
+        return f"if (N_{a.name} + {s} < {n}) {copy} /* L3 -> L2: instance {s} ahead of '{a.name}' */"
+
+    def _drain_previous(self, a: ArgTiling) -> str:
+        """After the previous instance's L1 -> L2 write landed, send it on to L3."""
+        copy = self._ucopy_decoded(a, "out", "Prev", f"N_{a.name} - 1", f"N_{a.name} - 1")
+        return f"{copy} /* L2 -> L3: previous instance of '{a.name}' */"
+
+    def _wait_previous_write(self, a: ArgTiling) -> str:
+        wait = f"AT_L2_WAIT(0, &DmaW_Evt_{a.name});"
+        return f"{{ {wait} {self._drain_previous(a)} }}" if a.l3 else wait
 
     def _describe_move(self, a: ArgTiling, what: str) -> str:
         return f"/* {what} of '{a.name}' ({a.role}, {a.nbuf} L1 slot{'s' if a.nbuf > 1 else ''} at {a.offset}) */"
 
     def _read_statements(self, a: ArgTiling, level_block: Block) -> None:
-        ctx = self.ctx
+        ctx, head, n = self.ctx, level_block.head, f"N_{a.name}"
         cur_last = ctx.last_tile() if I.KER_TILE in a.space else None
         if a.nbuf == 2:
-            level_block.head.append(f"AT_L2_WAIT(0, &DmaR_Evt_{a.name}); /* tile of '{a.name}' for this iteration */")
+            head.append(f"AT_L2_WAIT(0, &DmaR_Evt_{a.name}); /* tile of '{a.name}' for this iteration */")
             if a.writes:
-                level_block.head.append(
-                    f"if (N_{a.name}) AT_L2_WAIT(0, &DmaW_Evt_{a.name}); "
-                    f"/* previous write-back of '{a.name}' used the half we prefetch into */")
+                head.append(f"if ({n}) {self._wait_previous_write(a)} "
+                            f"/* previous write-back of '{a.name}' used the half we prefetch into */")
+            if a.l3:
+                head.append(self._fetch_ahead(a))
             nxt_last = ctx.last_tile("Next") if I.KER_TILE in a.space else None
-            level_block.head.append(
-                f"if (HasNext) {self._copy(a, 'in', ctx.slot(a, True), 'Next', nxt_last)} "
-                f"/* prefetch next tile of '{a.name}' */")
-        else:
-            level_block.head.append(f"{self._copy(a, 'in', ctx.slot(a), '', cur_last)} /* single buffer: read '{a.name}' */")
-            level_block.head.append(f"AT_L2_WAIT(0, &DmaR_Evt_{a.name});")
+            prefetch = self._copy(a, 'in', ctx.slot(a, True), 'Next', nxt_last, f'{n}+1')
+            if a.l3:
+                prefetch = f"{{ {self._uwait(a, 'in', f'{n}+1')} {prefetch} }}"
+            head.append(f"if (HasNext) {prefetch} /* prefetch next tile of '{a.name}' */")
+            return
+        if a.l3:
+            head.append(f"{self._uwait(a, 'in', n)} /* staged in L2 */")
+        head.append(f"{self._copy(a, 'in', ctx.slot(a), '', cur_last, n)} /* single buffer: read '{a.name}' */")
+        head.append(f"AT_L2_WAIT(0, &DmaR_Evt_{a.name});")
+        if a.l3:
+            head.append(self._fetch_ahead(a))
 
     def _write_statements(self, a: ArgTiling, level_block: Block) -> None:
+        tail, n, s = level_block.tail, f"N_{a.name}", a.stage
         cur_last = self.ctx.last_tile() if I.KER_TILE in a.space else None
-        copy = self._copy(a, "out", self.ctx.slot(a), "", cur_last)
+        copy = self._copy(a, "out", self.ctx.slot(a), "", cur_last, n)
+        if a.nbuf == 2 and not a.reads:
+            tail.append(f"if ({n}) {self._wait_previous_write(a)} /* previous write-back of '{a.name}' done */")
+        if a.l3:
+            tail.append(f"if ({n} >= {s}) {self._uwait(a, 'out', n)} /* its staging slot was sent to L3 */")
         if a.nbuf == 2:
-            if not a.reads:
-                level_block.tail.append(
-                    f"if (N_{a.name}) AT_L2_WAIT(0, &DmaW_Evt_{a.name}); /* previous write-back of '{a.name}' done */")
-            level_block.tail.append(f"{copy} /* write back this tile of '{a.name}' */")
-        else:
-            level_block.tail.append(f"{copy} /* single buffer: write '{a.name}' */")
-            level_block.tail.append(f"AT_L2_WAIT(0, &DmaW_Evt_{a.name});")
+            tail.append(f"{copy} /* write back this tile of '{a.name}' */")
+            return
+        tail.append(f"{copy} /* single buffer: write '{a.name}' */")
+        tail.append(f"AT_L2_WAIT(0, &DmaW_Evt_{a.name});")
+        if a.l3:
+            tail.append(f"{self._ucopy(a, 'out', n)} /* L2 -> L3 */")
 
     # -- calls --------------------------------------------------------------------------------------
     def _call_statements(self, call, index: int) -> list:
@@ -430,6 +565,11 @@ class KernelRenderer:
         evts += [f"DmaW_Evt_{a.name}" for a in self.t.args if a.writes]
         if evts:
             lines.append(f"AT_L2_EVENT {', '.join(evts)}; /* one DMA event per argument and direction */")
+        uevts = [f"Uchan{d}_{a.name}[{a.stage}]" for a in self.t.args if a.l3
+                 for d, moves in (("R", a.reads), ("W", a.writes)) if moves]
+        if uevts:
+            lines.append(f"AT_{self.dev.family}_CL_EVENT {', '.join(uevts)}; "
+                         "/* one micro-DMA event per L2 staging slot */")
         loop_vars = [LOOP_VARS[it] for it in NEST if it in self.ctx.extents]
         if loop_vars:
             lines.append(f"int {', '.join(loop_vars)};")
@@ -443,10 +583,17 @@ class KernelRenderer:
         for a in self.t.args:
             if not a.reads:
                 continue
+            if a.l3:
+                lines.extend(f"{self._ucopy_fixed(a, 'in', j)} /* L3 -> L2: instance {j} of '{a.name}' */"
+                             for j in range(min(a.stage, a.instances)))
+                if a.level is None or a.nbuf == 2:
+                    lines.append(self._uwait(a, "in", 0))
             if a.level is None:
-                lines.append(f"{self._copy(a, 'in', self.ctx.slot(a, first=True), None)} /* '{a.name}': read once */")
+                lines.append(f"{self._copy(a, 'in', self.ctx.slot(a, first=True), None, None, 0)} "
+                             f"/* '{a.name}': read once */")
             elif a.nbuf == 2:
-                lines.append(f"{self._copy(a, 'in', self.ctx.slot(a, first=True), None)} /* first tile of '{a.name}' */")
+                lines.append(f"{self._copy(a, 'in', self.ctx.slot(a, first=True), None, None, 0)} "
+                             f"/* first tile of '{a.name}' */")
         for a in self.t.args:
             if a.reads and a.level is None:
                 lines.append(f"AT_L2_WAIT(0, &DmaR_Evt_{a.name});")
@@ -456,10 +603,18 @@ class KernelRenderer:
         lines = []
         once = [a for a in self.t.args if a.writes and a.level is None]
         for a in once:
-            lines.append(f"{self._copy(a, 'out', self.ctx.slot(a, first=True), None)} /* '{a.name}': write once */")
+            lines.append(f"{self._copy(a, 'out', self.ctx.slot(a, first=True), None, None, 0)} "
+                         f"/* '{a.name}': write once */")
         for a in self.t.args:
-            if a.writes and (a.level is None or a.nbuf == 2):
+            if not a.writes:
+                continue
+            last = a.instances - 1
+            if a.level is None or a.nbuf == 2:
                 lines.append(f"AT_L2_WAIT(0, &DmaW_Evt_{a.name}); /* last write-back of '{a.name}' */")
+                if a.l3:
+                    lines.append(f"{self._ucopy_fixed(a, 'out', last)} /* L2 -> L3: last instance of '{a.name}' */")
+            if a.l3:
+                lines.extend(self._uwait(a, "out", j) for j in range(max(0, a.instances - a.stage), a.instances))
         return lines
 
 
@@ -533,12 +688,16 @@ def generate(model) -> dict:
     files = model.files
     sym = model.symbols
     l1_size = max((t.l1_bytes for t in model.tilings.values()), default=0)
-    kernels = [KernelRenderer(model.tilings[n], model.libs, sym.l1, model.platform).render() for n in model.kernels]
+    l2_size = max((t.l2_bytes for t in model.tilings.values()), default=0)
+    device = l3_device(model)
+    kernels = [KernelRenderer(model.tilings[n], model.libs, sym.l1, model.platform, sym.l2, device).render()
+               for n in model.kernels]
     groups = [render_group(g, model.kernels) for g in model.groups.values()]
     ctx = {
         "version": _version(), "source": os.path.basename(_model_source(model)), "std_types": files.std_types,
         "lib_headers": list(files.lib_headers), "l1": sym.l1, "l1_size": l1_size, "l1_budget": model.l1_budget,
-        "dynamic": sym.dynamic, "kernels": kernels, "groups": groups, "h_file": files.kernels_h,
+        "dynamic": sym.dynamic, "kernels": kernels, "l2": sym.l2, "l2_size": l2_size, "l2_budget": model.l2_budget,
+        "l3_devices": [device] if uses_l3(model) else [], "groups": groups, "h_file": files.kernels_h,
         "h_guard": _guard(files.kernels_h), "init_h": files.init_h, "init_guard": _guard(files.init_h or "x"),
         "symbols_in_init": files.init_c is not None,
     }
@@ -554,6 +713,16 @@ def generate(model) -> dict:
     return out
 
 
+def l3_device(model) -> L3Device:
+    from .constants import AT_GraphCtrl_T
+
+    return L3_DEVICES[model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC, AT_MEM_L3_DEFAULT_EXEC)]
+
+
+def uses_l3(model) -> bool:
+    return any(a.l3 for t in model.tilings.values() for a in t.args)
+
+
 def _model_source(model) -> str:
     kernels = list(model.kernels.values())
     return kernels[0].where.rsplit(":", 1)[0] if kernels else "model"
@@ -566,22 +735,56 @@ def _manifest_name(c_file: str) -> str:
 def manifest(model, l1_size: int) -> dict:
     """Machine-readable description of the generated code (read by the host harness)."""
     files = model.files
-    funcs = [{"name": k.name, "args": [_arg_json(c) for c in k.cargs], "kind": "user_kernel"}
+    homes = arg_homes(model)
+    funcs = [{"name": k.name, "args": [_arg_json(c, homes[k.name]) for c in k.cargs], "kind": "user_kernel"}
              for k in model.kernels.values()]
-    funcs += [{"name": g.name, "args": [_arg_json(c) for c in g.cargs], "kind": "group"}
+    funcs += [{"name": g.name, "args": [_arg_json(c, homes[g.name]) for c in g.cargs], "kind": "group"}
               for g in model.groups.values()]
     c_files = [files.kernels_c] + ([files.init_c] if files.init_c else [])
-    return {
+    l2_size = max((t.l2_bytes for t in model.tilings.values()), default=0)
+    out = {
         "format": MANIFEST_FORMAT, "c_files": c_files, "header": files.kernels_h,
         "l1": {"symbol": model.symbols.l1, "size": l1_size, "dynamic": model.symbols.dynamic},
-        "l2": {"symbol": model.symbols.l2, "size": 0, "dynamic": model.symbols.dynamic},
+        "l2": {"symbol": model.symbols.l2, "size": l2_size, "dynamic": model.symbols.dynamic},
         "kernels": funcs,
         "tilings": {n: tiling_json(t) for n, t in model.tilings.items()},
     }
+    if uses_l3(model):
+        dev = l3_device(model)
+        out["l3"] = {"devices": [{"family": dev.family, "symbol": dev.symbol}]}
+    return out
 
 
-def _arg_json(c) -> dict:
-    return {"name": c.name, "ctype": c.ctype, "pointer": c.is_pointer, "float": c.is_float}
+def arg_homes(model) -> dict:
+    """{function: {C argument: "L3"}} for pointers into L3: the kernel arguments bound to them are
+    O_L2DB; a group argument is in L3 when it is passed to one."""
+    from .errors import ModelError
+
+    homes = {name: {a.decl.carg_name: "L3" for a in t.args if a.l3} for name, t in model.tilings.items()}
+    for name in model.kernels:
+        homes.setdefault(name, {})
+    for g in model.groups.values():
+        homes[g.name] = mine = {}
+        for call in g.calls:
+            callee = homes.get(call.name, {})
+            for b, formal in zip(call.bindings, model.kernels[call.name].cargs):
+                if isinstance(b, ImmBinding):
+                    continue
+                home = callee.get(formal.name, "L2")
+                if mine.setdefault(b.name, home) != home:
+                    raise ModelError(f"group argument '{b.name}' is passed to '{call.name}' as '{formal.name}' "
+                                     f"(home {home}) and elsewhere with home {mine[b.name]}",
+                                     where=call.where or g.where, kernel=g.name, arg=b.name,
+                                     hint="a pointer lives in one memory: give the kernel arguments bound "
+                                     "to it the same O_L2DB setting")
+    return homes
+
+
+def _arg_json(c, homes: dict) -> dict:
+    out = {"name": c.name, "ctype": c.ctype, "pointer": c.is_pointer, "float": c.is_float}
+    if homes.get(c.name) == "L3":
+        out["home"] = "L3"
+    return out
 
 
 def tiling_json(t: KernelTiling) -> dict:
@@ -589,8 +792,10 @@ def tiling_json(t: KernelTiling) -> dict:
         "ntiles": t.ntiles, "l1_bytes": t.l1_bytes, "budget": t.budget, "promoted": t.promoted,
         "objective": t.objective, "traffic_in": t.traffic_in, "traffic_out": t.traffic_out,
         "loops": [[LOOP_VARS[it], n] for it, n in t.loops],
+        "l2_bytes": t.l2_bytes, "traffic_l3_in": t.traffic_l3_in, "traffic_l3_out": t.traffic_l3_out,
         "args": [{"name": a.name, "role": a.role, "offset": a.offset, "nbuf": a.nbuf, "slot_bytes": a.slot_bytes,
-                  "tile_std": a.tile_std, "tile_last": a.tile_last, "reads": a.reads, "writes": a.writes}
+                  "tile_std": a.tile_std, "tile_last": a.tile_last, "reads": a.reads, "writes": a.writes,
+                  **({"home": "L3", "stage": a.stage, "stage_offset": a.stage_offset} if a.l3 else {})}
                  for a in t.args],
     }
 

@@ -99,23 +99,26 @@ def default_cost(items: Optional[int], parallel: bool, ncores: int) -> int:
 
 
 class _Clock:
-    """The host simulator's clock, in Python: one FIFO cluster-DMA engine running concurrently
-    with the cores; a wait stalls until its transfer has completed."""
+    """The host simulator's clock, in Python: two FIFO DMA engines (cluster DMA L2<->L1, micro-DMA
+    L3<->L2) running concurrently with the cores; a wait stalls until its transfer has completed."""
 
     def __init__(self, platform):
         self.p = platform
-        self.now = self.engine_free = 0
-        self.compute = self.stall = self.busy = self.fork = 0
+        self.now = 0
+        self.engines = {"cluster": platform.cluster_dma, "udma": platform.udma["ram"]}
+        self.free = {name: 0 for name in self.engines}
+        self.busy = {name: 0 for name in self.engines}
+        self.compute = self.stall = self.fork = 0
         self.pending = {}
         self.transfers = 0
 
-    def issue(self, event: str, nbytes: int, lines: int = 1) -> None:
-        duration = self.p.cluster_dma.transfer_cycles(nbytes, lines)
+    def issue(self, event: str, nbytes: int, lines: int = 1, engine: str = "cluster") -> None:
+        duration = self.engines[engine].transfer_cycles(nbytes, lines)
         self.now += self.p.dma_issue_cycles
-        start = max(self.now, self.engine_free)
-        self.engine_free = start + duration
-        self.busy += duration
-        self.pending[event] = self.engine_free
+        start = max(self.now, self.free[engine])
+        self.free[engine] = start + duration
+        self.busy[engine] += duration
+        self.pending[event] = self.free[engine]
         self.transfers += 1
 
     def wait(self, event: str) -> None:
@@ -135,7 +138,7 @@ class _Clock:
 
 class Prediction(dict):
     """Predicted figures of one kernel call: cycles, compute_cycles, stall_cycles,
-    dma_busy_cycles, fork_cycles, transfers."""
+    dma_busy_cycles (cluster DMA), udma_busy_cycles, fork_cycles, transfers."""
 
     @property
     def cycles(self) -> int:
@@ -176,7 +179,21 @@ class _Replay:
 
     def _issue(self, a, direction: str, tile: int) -> None:
         nbytes, lines = self._size(a, tile)
-        self.clock.issue(f"{direction}{a.name}", nbytes, lines)
+        self.clock.issue(f"{direction}{a.name}", nbytes, 1 if a.l3 else lines)  # staged: contiguous
+
+    # -- L3 staging (mirrors codegen's _ucopy / _uwait placement) -------------------------------
+    def _ukey(self, a, direction: str, j: int) -> str:
+        return f"U{direction}{a.name}{j % a.stage}"
+
+    def _uissue(self, a, direction: str, j: int) -> None:
+        from .tiler import decode_instance
+
+        tile = decode_instance(self.t.loops, a.level, j).get(self.I.KER_TILE, 0)
+        nbytes, lines = self._size(a, tile)
+        self.clock.issue(self._ukey(a, direction, j), nbytes, lines, engine="udma")
+
+    def _uwait(self, a, direction: str, j: int) -> None:
+        self.clock.wait(self._ukey(a, direction, j))
 
     # -- calls ------------------------------------------------------------------------------------
     def _calls(self, loc, level) -> None:
@@ -228,7 +245,14 @@ class _Replay:
         self.level_calls = LEVEL_CALLS
         args = self.t.args
         for a in args:
-            if a.reads and (a.level is None or a.nbuf == 2):
+            if not a.reads:
+                continue
+            if a.l3:
+                for j in range(min(a.stage, a.instances)):
+                    self._uissue(a, "R", j)
+                if a.level is None or a.nbuf == 2:
+                    self._uwait(a, "R", 0)
+            if a.level is None or a.nbuf == 2:
                 self._issue(a, "R", 0)
         for a in args:
             if a.reads and a.level is None:
@@ -238,11 +262,19 @@ class _Replay:
             if a.writes and a.level is None:
                 self._issue(a, "W", 0)
         for a in args:
-            if a.writes and (a.level is None or a.nbuf == 2):
+            if not a.writes:
+                continue
+            if a.level is None or a.nbuf == 2:
                 self.clock.wait(f"W{a.name}")
+                if a.l3:
+                    self._uissue(a, "W", a.instances - 1)
+            if a.l3:
+                for j in range(max(0, a.instances - a.stage), a.instances):
+                    self._uwait(a, "W", j)
         c = self.clock
         return Prediction(cycles=c.now, compute_cycles=c.compute, stall_cycles=c.stall,
-                          dma_busy_cycles=c.busy, fork_cycles=c.fork, transfers=c.transfers)
+                          dma_busy_cycles=c.busy["cluster"], udma_busy_cycles=c.busy["udma"],
+                          fork_cycles=c.fork, transfers=c.transfers)
 
     def _inner(self, it):
         start = 0 if it is None else self.nest.index(it) + 1
@@ -287,29 +319,46 @@ class _Replay:
         for a in level_args:
             if not a.reads:
                 continue
+            n = self.count[a.name]
+            ahead = a.l3 and n + a.stage < a.instances
             if a.nbuf == 2:
                 self.clock.wait(f"R{a.name}")
-                if a.writes and self.count[a.name]:
+                if a.writes and n:
                     self.clock.wait(f"W{a.name}")
+                    if a.l3:
+                        self._uissue(a, "W", n - 1)
+                if ahead:
+                    self._uissue(a, "R", n + a.stage)
                 has_next, next_tile = self._next_tile(it)
                 if has_next:
+                    if a.l3:
+                        self._uwait(a, "R", n + 1)
                     self._issue(a, "R", next_tile)
             else:
+                if a.l3:
+                    self._uwait(a, "R", n)
                 self._issue(a, "R", tile)
                 self.clock.wait(f"R{a.name}")
+                if ahead:
+                    self._uissue(a, "R", n + a.stage)
 
     def _tail(self, level_args) -> None:
         tile = self.idx[self.I.KER_TILE] if self.I.KER_TILE in self.ext else 0
         for a in level_args:
             if not a.writes:
                 continue
-            if a.nbuf == 2:
-                if not a.reads and self.count[a.name]:
-                    self.clock.wait(f"W{a.name}")
-                self._issue(a, "W", tile)
-            else:
-                self._issue(a, "W", tile)
+            n = self.count[a.name]
+            if a.nbuf == 2 and not a.reads and n:
                 self.clock.wait(f"W{a.name}")
+                if a.l3:
+                    self._uissue(a, "W", n - 1)
+            if a.l3 and n >= a.stage:
+                self._uwait(a, "W", n)
+            self._issue(a, "W", tile)
+            if a.nbuf != 2:
+                self.clock.wait(f"W{a.name}")
+                if a.l3:
+                    self._uissue(a, "W", n)
         for a in level_args:
             if a.reads or a.writes:
                 self.count[a.name] += 1

@@ -218,6 +218,11 @@ class KerArgDecl:
     def ndim(self) -> int:
         return 4 if self.has(O.O_4D) else 3 if self.has(O.O_3D) else 2
 
+    @property
+    def in_l3(self) -> bool:
+        """Home in external L3 RAM (O_L2DB): staged through L2 by the micro-DMA."""
+        return self.has(O.O_L2DB)
+
 
 @dataclass(frozen=True)
 class UserKernelDecl:
@@ -369,10 +374,10 @@ def _validate_flags(arg: KerArgDecl, kernel: str) -> None:
     if arg.constraints & hv == hv:
         raise ModelError("constraints TILE_HOR and TILE_VER contradict each other", where=w,
                          kernel=kernel, arg=arg.name, hint="keep one orientation override")
-    if t & O.O_L2DB:
-        raise ModelError("L3-homed arguments (O_L2DB) are not supported in user kernels yet",
-                         where=w, kernel=kernel, arg=arg.name,
-                         hint="keep the argument in L2 (drop O_L2DB); graphs place L3 tensors")
+    if t & O.O_L2DB and not t & (O.O_IN | O.O_OUT):
+        raise ModelError("O_L2DB homes an argument in L3, but this one is a pure L1 buffer "
+                         "(neither O_IN nor O_OUT): it has no home outside L1", where=w, kernel=kernel,
+                         arg=arg.name, hint="drop O_L2DB, or make it an input/output (e.g. OBJ_IN_DB_L2DB)")
 
 
 def validate_user_kernel(uk: UserKernelDecl, libs: dict) -> None:
@@ -390,12 +395,31 @@ def validate_user_kernel(uk: UserKernelDecl, libs: dict) -> None:
     for arg in uk.kerargs:
         validate_kerarg(arg, name)
         _validate_kerarg_carg(arg, uk)
+    _validate_homes(uk)
     for call in uk.calls:
         _validate_call(call, uk, libs)
 
 
+def _validate_homes(uk: UserKernelDecl) -> None:
+    """A C argument points into one memory: all kernel arguments bound to it agree on L2 or L3."""
+    seen = {}
+    for a in uk.kerargs:
+        if not a.carg_name:
+            continue
+        other = seen.setdefault(a.carg_name, a)
+        if other.in_l3 != a.in_l3:
+            l3, l2 = (other, a) if other.in_l3 else (a, other)
+            raise ModelError(f"C argument '{a.carg_name}' is bound to '{l3.name}' (home L3, O_L2DB) and to "
+                             f"'{l2.name}' (home L2): a pointer lives in one memory", where=a.where,
+                             kernel=uk.name, arg=a.name, hint="set O_L2DB on both or on neither")
+
+
 def _validate_kerarg_carg(arg: KerArgDecl, uk: UserKernelDecl) -> None:
     if not arg.carg_name:
+        if arg.in_l3:
+            raise ModelError("is homed in L3 (O_L2DB) but has no C argument to point to its L3 data",
+                             where=arg.where, kernel=uk.name, arg=arg.name,
+                             hint="bind it to a pointer C argument of the user kernel (CArgName)")
         if not arg.is_buffer:
             raise ModelError("has no C argument and is not a buffer", where=arg.where, kernel=uk.name,
                              arg=arg.name, hint="bind it to a C argument of the user kernel "

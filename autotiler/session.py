@@ -54,6 +54,7 @@ class Model:
         self.l1_size: int = self.platform.l1_size
         self.l1_size_from_cli: Optional[int] = None
         self.l2_size: int = self.platform.l2_size
+        self.l2_size_from_cli: Optional[int] = None
         self.l3_size: int = self.platform.l3_ram_size
         self.output_dir: str = "."
         self.libs: dict = {}            # name -> LibKernelDecl
@@ -79,6 +80,11 @@ class Model:
     @property
     def l1_budget(self) -> int:
         return self.l1_size_from_cli if self.l1_size_from_cli is not None else self.l1_size
+
+    @property
+    def l2_budget(self) -> int:
+        """Bytes of the L2 symbol (staging of L3 arguments); --L2 wins over SetMemorySizes."""
+        return self.l2_size_from_cli if self.l2_size_from_cli is not None else self.l2_size
 
     def output_path(self, name: str) -> str:
         return os.path.join(self.output_dir, name)

@@ -87,6 +87,23 @@ class ArgTiling:
     tile_last: int
     step: int               # distance between consecutive tiles, lines/columns
     partial_planes: int = 0  # planes held by a partially promoted argument (ROLE_PARTIAL)
+    instances: int = 1      # transfers per direction over the whole kernel (iterations up to `level`)
+    l3: bool = False        # home in L3 (O_L2DB): every transfer is staged through L2 by the uDMA
+    stage: int = 0          # L2 staging slots per direction (L3 arguments): 1 serial, 2 or 3 pipelined
+    stage_offset: int = 0   # byte offset of the staging slots in the L2 symbol
+
+    @property
+    def stage_read_offset(self) -> int:
+        return self.stage_offset
+
+    @property
+    def stage_write_offset(self) -> int:
+        """In-out L3 arguments have a read ring and a write ring, one after the other."""
+        return self.stage_offset + (self.stage * self.slot_bytes if self.reads else 0)
+
+    @property
+    def l2_bytes(self) -> int:
+        return self.stage * self.slot_bytes * (int(self.reads) + int(self.writes)) if self.l3 else 0
 
     @property
     def name(self) -> str:
@@ -154,6 +171,10 @@ class KernelTiling:
     candidates: int         # feasible tilings considered
     partial: bool = False   # some argument is partially promoted
     predicted: object = None  # costmodel.Prediction of the chosen tiling (when a platform is known)
+    l2_bytes: int = 0       # L2 staging of the L3 arguments (in the L2 symbol)
+    l2_budget: Optional[int] = None
+    traffic_l3_in: int = 0  # bytes L3 -> L2
+    traffic_l3_out: int = 0  # bytes L2 -> L3
 
     @property
     def name(self) -> str:
@@ -162,6 +183,19 @@ class KernelTiling:
     @property
     def traffic(self) -> int:
         return self.traffic_in + self.traffic_out
+
+    @property
+    def traffic_l3(self) -> int:
+        return self.traffic_l3_in + self.traffic_l3_out
+
+    @property
+    def staging(self) -> str:
+        """'' or e.g. "L3 staging: 2 L2 slots for 'In', 3 for 'Out' (12000 B of L2)"."""
+        l3 = [a for a in self.args if a.l3]
+        if not l3:
+            return ""
+        parts = ", ".join(f"{a.stage} for '{a.name}'" for a in l3)
+        return f"L3 staging: L2 slots {parts} ({self.l2_bytes} B of L2)"
 
     def arg(self, name: str) -> ArgTiling:
         return next(a for a in self.args if a.name == name)
@@ -182,7 +216,8 @@ class KernelTiling:
         else:
             unit = "lines" if ref.orientation == T.TILE_HOR else "columns"
             head = f"{self.ntiles} tiles of {ref.tile_std} {unit} (last {ref.tile_last}) on '{ref.name}'"
-        return f"{head}, {self.l1_bytes} B of {self.budget} B L1"
+        text = f"{head}, {self.l1_bytes} B of {self.budget} B L1"
+        return f"{text}; {self.staging}" if self.staging else text
 
     @property
     def ref_tile(self) -> int:
@@ -198,6 +233,7 @@ class SolverOptions:
     objective: str = "time"
     platform: object = None
     libs: object = None             # basic kernels, for predicted time
+    l2_budget: Optional[int] = None  # bytes of the L2 symbol for L3 staging (None: unlimited)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -383,19 +419,96 @@ def _transfers(a: ArgTiling, extents: dict, ntiles: int) -> int:
     return outer * (a.tile_bytes() if a.role == ROLE_TILE else a.plane_bytes)
 
 
+def levels_upto(loops: tuple, level: Optional[I]) -> list:
+    """Existing loops up to ``level`` (outermost first): they number an argument's instances."""
+    if level is None:
+        return []
+    its = [it for it, _ in loops]
+    return its[: its.index(level) + 1]
+
+
+def decode_instance(loops: tuple, level: Optional[I], j: int) -> dict:
+    """Loop indices of instance ``j`` of an argument moved at ``level``."""
+    extents, idx = dict(loops), {}
+    for it in reversed(levels_upto(loops, level)):
+        idx[it] = j % extents[it]
+        j //= extents[it]
+    return idx
+
+
+def _instances(a: ArgTiling, loops: tuple) -> int:
+    """Iterations of the loops up to the argument's level: how often it moves."""
+    if a.level is None:
+        return 1
+    n = 1
+    for it, extent in loops:
+        n *= extent
+        if it == a.level:
+            break
+    return n
+
+
 def build_tiling(uk: UserKernelDecl, geoms: dict, k: Optional[int], ntiles: int, promoted: bool,
                  budget: int, objective: str = "traffic", candidates: int = 0, partial: bool = False,
-                 single_buffer: bool = False) -> KernelTiling:
+                 single_buffer: bool = False, stages: Optional[dict] = None) -> KernelTiling:
     args = [_arg_tiling(geoms[a.name], uk, k, ntiles, promoted, partial, single_buffer) for a in uk.kerargs]
     placed, total = _layout(args)
     loops = tuple((it, n) for it, n in ((I.KER_OUT_PLANE, uk.nop), (I.KER_TILE, ntiles),
                                         (I.KER_IN_PLANE, uk.nip)) if n > 1)
+    placed = tuple(replace(a, instances=_instances(a, loops), l3=a.decl.in_l3 and (a.reads or a.writes))
+                   for a in placed)
     extents = dict(loops)
     t_in = sum(_transfers(a, extents, ntiles) for a in placed if a.reads)
     t_out = sum(_transfers(a, extents, ntiles) for a in placed if a.writes)
-    return KernelTiling(kernel=uk, ntiles=ntiles, loops=loops, args=placed, l1_bytes=total, budget=budget,
-                        promoted=promoted, objective=objective, traffic_in=t_in, traffic_out=t_out,
-                        candidates=candidates, partial=any(a.role == ROLE_PARTIAL for a in placed))
+    t = KernelTiling(kernel=uk, ntiles=ntiles, loops=loops, args=placed, l1_bytes=total, budget=budget,
+                     promoted=promoted, objective=objective, traffic_in=t_in, traffic_out=t_out,
+                     candidates=candidates, partial=any(a.role == ROLE_PARTIAL for a in placed),
+                     traffic_l3_in=sum(_transfers(a, extents, ntiles) for a in placed if a.reads and a.l3),
+                     traffic_l3_out=sum(_transfers(a, extents, ntiles) for a in placed if a.writes and a.l3))
+    default = 1 if single_buffer else 2
+    return with_stages(t, {a.name: (stages or {}).get(a.name, default) for a in placed if a.l3})
+
+
+# ----------------------------------------------------------------------------------------------
+# L3 staging
+
+
+def with_stages(t: KernelTiling, stages: dict) -> KernelTiling:
+    """Give the L3 arguments ``stages[name]`` L2 staging slots (capped by their instance count)
+    and lay the slots out in the L2 symbol in KerArgs order."""
+    args, offset = [], 0
+    for a in t.args:
+        if a.l3:
+            a = replace(a, stage=max(1, min(stages[a.name], a.instances)), stage_offset=offset)
+            offset += a.l2_bytes
+        args.append(a)
+    return replace(t, args=tuple(args), l2_bytes=offset)
+
+
+MAX_STAGE_COMBINATIONS = 16  # past this, all L3 arguments share one depth
+
+
+def stage_variants(t: KernelTiling, single_buffer: bool = False) -> list:
+    """The staging depths worth comparing: double (2) and triple (3) L2 buffering per moving L3
+    argument, deduplicated (an argument moved twice cannot use a third slot); single (1) for the
+    naive baseline."""
+    moving = [a for a in t.args if a.l3 and a.instances > 1]
+    if single_buffer or not moving:
+        return [t]
+    if 2 ** len(moving) <= MAX_STAGE_COMBINATIONS:
+        combos = [{}]
+        for a in moving:
+            combos = [{**c, a.name: s} for c in combos for s in (2, 3)]
+    else:
+        combos = [{a.name: s for a in moving} for s in (2, 3)]
+    out, seen = [], set()
+    for combo in combos:
+        v = with_stages(t, {a.name: combo.get(a.name, 1) for a in t.args if a.l3})
+        key = tuple(a.stage for a in v.args)
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -450,16 +563,16 @@ def _predicted(t: KernelTiling, ctx: SolverOptions) -> int:
 
 
 OBJECTIVES: dict = {
-    "time": Objective(lambda t, c: (_predicted(t, c), t.traffic, t.l1_bytes, t.ntiles),
+    "time": Objective(lambda t, c: (_predicted(t, c), t.traffic, t.l1_bytes, t.l2_bytes, t.ntiles),
                       "minimise predicted cycles (the simulator's cost model), then traffic, then L1 use; "
                       "a promoted (all-in-L1) tiling competes with pipelined ones", promote_only=False),
-    "original": Objective(lambda t, c: (t.ntiles, -t.ref_tile, t.traffic), "the original's rule: the largest "
+    "original": Objective(lambda t, c: (t.ntiles, -t.ref_tile, t.traffic, t.l2_bytes), "the original's rule: the largest "
                           "tile that fits (what the guide's examples show)", partial=False),
-    "traffic": Objective(lambda t, c: (t.traffic, t.ntiles, -t.ref_tile, t.l1_bytes),
+    "traffic": Objective(lambda t, c: (t.traffic, t.ntiles, -t.ref_tile, t.l1_bytes, t.l2_bytes),
                          "minimise L2<->L1 traffic, then the number of tiles, then prefer larger tiles"),
-    "naive": Objective(lambda t, c: (-t.ntiles, t.l1_bytes), "baseline: smallest legal tile, single "
+    "naive": Objective(lambda t, c: (-t.ntiles, t.l1_bytes, t.l2_bytes), "baseline: smallest legal tile, single "
                        "buffering, no promotion", single_buffer=True, promote=False, partial=False),
-    "max_l1": Objective(lambda t, c: (-t.l1_bytes, t.ntiles), "maximise L1 use (what DORY does)", partial=False),
+    "max_l1": Objective(lambda t, c: (-t.l1_bytes, t.ntiles, t.l2_bytes), "maximise L1 use (what DORY does)", partial=False),
 }
 
 
@@ -477,14 +590,37 @@ def solve(uk: UserKernelDecl, options: SolverOptions) -> Optional[KernelTiling]:
     objective = OBJECTIVES[options.objective]
     feasible = list(feasible_tilings(uk, options, geoms))
     if not feasible:
+        staged = list(feasible_tilings(uk, replace(options, l2_budget=None), geoms))
+        if staged:
+            return _no_l2_solution(uk, staged, options)
         return _no_solution(uk, geoms, options)
-    best = min(feasible, key=lambda t: objective.key(t, options))
+    scored = [(objective.key(t, options), i, t) for i, t in enumerate(feasible)]
+    best = min(scored, key=lambda s: s[:2])
+    if options.objective == "time":
+        best = _prefer_less_staging(best, scored)
+    best = best[2]
     predicted = None
     if options.platform is not None:
         from .costmodel import predict
 
         predicted = predict(best, options.libs or {}, options.platform)
     return replace(best, objective=options.objective, candidates=len(feasible), predicted=predicted)
+
+
+TRIPLE_MIN_GAIN = 0.005  # a third L2 staging slot must save at least 0.5% of the predicted time
+
+
+def _prefer_less_staging(best: tuple, scored: list) -> tuple:
+    """Triple L2 buffering costs L2 that the application (or a graph) shares: take it only when
+    the model shows a real gain over the best tiling staging at most two slots per argument.
+    ``scored``: (time key, index, tiling); the key starts with the predicted cycles."""
+    if all(a.stage <= 2 for a in best[2].args):
+        return best
+    double = [s for s in scored if all(a.stage <= 2 for a in s[2].args)]
+    if not double:
+        return best
+    alt = min(double, key=lambda s: s[:2])
+    return alt if alt[0][0] <= best[0][0] * (1 + TRIPLE_MIN_GAIN) else best
 
 
 def feasible_tilings(uk: UserKernelDecl, options: SolverOptions, geoms: Optional[dict] = None):
@@ -495,10 +631,13 @@ def feasible_tilings(uk: UserKernelDecl, options: SolverOptions, geoms: Optional
     promote = options.promote if objective.promote is None else objective.promote
     partial = options.partial_promote if objective.partial is None else objective.partial
     single = objective.single_buffer
+    def fitting(t):
+        return [v for v in stage_variants(t, single) if l2_fits(v, options.l2_budget)]
+
     if promote:
-        whole = build_tiling(uk, geoms, None, 1, True, budget)
-        if whole.l1_bytes <= budget:
-            yield whole
+        whole = fitting(build_tiling(uk, geoms, None, 1, True, budget))
+        if whole and whole[0].l1_bytes <= budget:
+            yield from whole
             if objective.promote_only:
                 return
     has_partial = partial and any(partial_candidate(a, uk) for a in uk.kerargs)
@@ -506,7 +645,11 @@ def feasible_tilings(uk: UserKernelDecl, options: SolverOptions, geoms: Optional
         for part in ((False, True) if has_partial else (False,)):
             t = build_tiling(uk, geoms, k, n, False, budget, partial=part, single_buffer=single)
             if t.l1_bytes <= budget:
-                yield t
+                yield from fitting(t)
+
+
+def l2_fits(t: KernelTiling, l2_budget: Optional[int]) -> bool:
+    return l2_budget is None or t.l2_bytes <= l2_budget
 
 
 def smallest_footprint(uk: UserKernelDecl, geoms: Optional[dict] = None,
@@ -545,6 +688,20 @@ def _no_solution(uk: UserKernelDecl, geoms: dict, options: SolverOptions):
     return None
 
 
+def _no_l2_solution(uk: UserKernelDecl, staged: list, options: SolverOptions):
+    least = min(staged, key=lambda t: t.l2_bytes)
+    dom = max((a for a in least.args if a.l3), key=lambda a: a.l2_bytes)
+    msg = (f"no tiling fits the L2 budget of {options.l2_budget} bytes for staging its L3 (O_L2DB) "
+           f"arguments: the least needs {least.l2_bytes} bytes ({least.ntiles} tiles), of which "
+           f"'{dom.name}' takes {dom.l2_bytes} ({dom.stage} slot(s) of {dom.slot_bytes} B per direction)")
+    hint = f"raise the L2 size (SetMemorySizes / --L2) to at least {least.l2_bytes} bytes or keep '{dom.name}' in L2"
+    if options.nosolution_error:
+        raise TilingError(msg, where=uk.where, kernel=uk.name, arg=dom.name, hint=hint)
+    warnings.warn(f"{uk.where}: kernel '{uk.name}': {msg}; no code is generated for it ({hint})",
+                  AutoTilerWarning, stacklevel=3)
+    return None
+
+
 def _why(a: ArgTiling) -> str:
     if a.role == ROLE_PLANE:
         what = f"an untiled {a.w}x{a.h} plane"
@@ -559,4 +716,5 @@ def _why(a: ArgTiling) -> str:
 
 
 __all__ = ["ArgTiling", "KernelTiling", "SolverOptions", "solve", "build_tiling", "OBJECTIVES", "Objective",
-           "register_objective", "smallest_footprint", "feasible_tilings", "AutoTilerWarning"]
+           "register_objective", "smallest_footprint", "feasible_tilings", "AutoTilerWarning", "with_stages",
+           "stage_variants", "l2_fits", "decode_instance", "levels_upto"]

@@ -2,7 +2,10 @@
 
 A manifest says which C files to compile, which header declares the user kernels, how the L1
 and L2 memory symbols are defined (a pointer the harness allocates, or a static array it
-registers) and the C signature of every user kernel.
+registers), the C signature of every user kernel, where each pointer argument lives (``"home":
+"L2"``, the default, or ``"L3"``) and, under ``"l3": {"devices": [{"family": "HYPERRAM",
+"symbol": "HyperRam"}]}``, the L3 RAM devices the generated code uses (the harness defines and
+opens them around every call).
 """
 
 from __future__ import annotations
@@ -11,9 +14,15 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from autotiler.constants import AT_MemLocation_T
 from autotiler.errors import HarnessError
 
 MANIFEST_FORMAT = "autotiler-manifest/1"
+HOMES = ("L2", "L3")
+# at_api.h RAM families -> the AT_MEM_L3_* location their AT_<DEV>_CONF_INIT is given.
+L3_FAMILIES = {"HYPERRAM": AT_MemLocation_T.AT_MEM_L3_HRAM, "QSPIRAM": AT_MemLocation_T.AT_MEM_L3_QSPIRAM,
+               "OSPIRAM": AT_MemLocation_T.AT_MEM_L3_OSPIRAM,
+               "DEFAULTRAM": AT_MemLocation_T.AT_MEM_L3_DEFAULTRAM}
 
 
 @dataclass(frozen=True)
@@ -22,6 +31,15 @@ class ArgSpec:
     ctype: str
     pointer: bool
     is_float: bool
+    home: str = "L2"  # memory level the runner places a pointer argument in
+
+
+@dataclass(frozen=True)
+class L3Device:
+    """An ``AT_<family>_T <symbol>;`` the trampoline defines and opens around every call."""
+
+    family: str
+    symbol: str
 
 
 @dataclass(frozen=True)
@@ -40,6 +58,7 @@ class KernelSpec:
     header: str
     l1: MemSymbol
     l2: MemSymbol
+    devices: tuple[L3Device, ...] = ()  # the L3 devices of the kernel's manifest
 
     @property
     def arg_names(self) -> list[str]:
@@ -48,8 +67,8 @@ class KernelSpec:
     def to_dict(self) -> dict:
         """What a sanitizer child process needs to run the kernel (JSON-able)."""
         return {"name": self.name, "header": self.header,
-                "args": [{"name": a.name, "ctype": a.ctype, "pointer": a.pointer, "float": a.is_float}
-                         for a in self.args]}
+                "args": [{"name": a.name, "ctype": a.ctype, "pointer": a.pointer, "float": a.is_float,
+                          "home": a.home} for a in self.args]}
 
     @classmethod
     def from_dict(cls, data: dict) -> KernelSpec:
@@ -64,6 +83,7 @@ class Manifest:
     c_files: tuple[Path, ...]
     header: str
     kernels: tuple[KernelSpec, ...]
+    devices: tuple[L3Device, ...] = ()
 
 
 def _field(data: dict, key: str, kind, where: str):
@@ -83,8 +103,38 @@ def _mem_symbol(data: dict | None, default_name: str, where: str) -> MemSymbol:
 
 
 def _arg(data: dict, where: str) -> ArgSpec:
-    return ArgSpec(name=_field(data, "name", str, where), ctype=_field(data, "ctype", str, where),
-                   pointer=bool(data.get("pointer", False)), is_float=bool(data.get("float", False)))
+    name = _field(data, "name", str, where)
+    pointer = bool(data.get("pointer", False))
+    home = data.get("home", "L2")
+    if home not in HOMES:
+        raise HarnessError(f"{where} '{name}': field 'home' must be one of {', '.join(HOMES)}, got {home!r}")
+    if home != "L2" and not pointer:
+        raise HarnessError(f"{where} '{name}': home {home} needs a pointer argument")
+    return ArgSpec(name=name, ctype=_field(data, "ctype", str, where), pointer=pointer,
+                   is_float=bool(data.get("float", False)), home=home)
+
+
+def _devices(data, where: str) -> tuple[L3Device, ...]:
+    """The ``"l3": {"devices": [...]}`` section; symbols unique, families known."""
+    if data is None:
+        return ()
+    if not isinstance(data, dict):
+        raise HarnessError(f"{where}: field 'l3' must be dict")
+    devices: dict[str, L3Device] = {}
+    for d in _field(data, "devices", list, f"{where} l3"):
+        if not isinstance(d, dict):
+            raise HarnessError(f"{where} l3 devices: each device must be dict")
+        family = _field(d, "family", str, f"{where} l3 device")
+        symbol = _field(d, "symbol", str, f"{where} l3 device")
+        if family not in L3_FAMILIES:
+            raise HarnessError(f"{where} l3 device '{symbol}': unknown family {family!r}",
+                               hint=f"families are {', '.join(L3_FAMILIES)}")
+        if not symbol.isidentifier() or not symbol.isascii():
+            raise HarnessError(f"{where} l3 device: symbol {symbol!r} is not a C identifier")
+        if devices.setdefault(symbol, L3Device(family, symbol)).family != family:
+            raise HarnessError(f"{where} l3 devices: '{symbol}' is listed as {devices[symbol].family} "
+                               f"and as {family}")
+    return tuple(devices.values())
 
 
 def _parse(path: Path, data: dict) -> Manifest:
@@ -92,13 +142,14 @@ def _parse(path: Path, data: dict) -> Manifest:
     header = _field(data, "header", str, where)
     l1 = _mem_symbol(data.get("l1"), "L1_Memory", f"{where} l1")
     l2 = _mem_symbol(data.get("l2"), "L2_Memory", f"{where} l2")
+    devices = _devices(data.get("l3"), where)
     kernels = []
     for k in _field(data, "kernels", list, where):
         name = _field(k, "name", str, f"{where} kernel")
         args = tuple(_arg(a, f"{where} kernel '{name}' arg") for a in _field(k, "args", list, where))
-        kernels.append(KernelSpec(name, args, header, l1, l2))
+        kernels.append(KernelSpec(name, args, header, l1, l2, devices))
     c_files = tuple(path.parent / f for f in _field(data, "c_files", list, where))
-    return Manifest(path, c_files, header, tuple(kernels))
+    return Manifest(path, c_files, header, tuple(kernels), devices)
 
 
 def _load_json(path: Path):

@@ -23,7 +23,8 @@ from autotiler.errors import HarnessError
 
 from .manifest import KernelSpec
 
-L1, L2 = 1, 2
+L1, L2, L3 = 1, 2, 3
+LEVELS = {"L2": L2, "L3": L3}  # an argument's manifest "home" -> simulator level
 SANITIZED_CALL_TIMEOUT = 600  # seconds; a kernel stuck in a loop must not hang the test run
 
 CDEF = """
@@ -33,11 +34,14 @@ typedef struct {
     long long peak_l1, peak_l2;
     long long cycles, compute_cycles, stall_cycles, fork_cycles;
     long long dma_busy_cluster, dma_busy_udma;
+    long long peak_l3;
 } at_sim_counters_t;
 void at_sim_configure(int cores, long long l1_size, long long l2_size,
                       long long dma_setup_cycles, double dma_bytes_per_cycle,
                       long long dma_line_cycles, long long dma_issue_cycles,
                       long long wait_cycles, long long fork_cycles);
+void at_sim_configure_l3(long long l3_size, long long udma_setup_cycles,
+                         double udma_bytes_per_cycle, long long udma_line_cycles);
 void at_sim_begin_call(void);
 void at_sim_end_call(void);
 void *at_sim_alloc(int level, long long size, const char *label);
@@ -50,17 +54,25 @@ void at_sim_get_counters(at_sim_counters_t *out);
 # at_sim_configure's parameters, in order.
 CONFIG_KEYS = ("cores", "l1_size", "l2_size", "dma_setup_cycles", "dma_bytes_per_cycle", "dma_line_cycles",
                "dma_issue_cycles", "wait_cycles", "fork_cycles")
+# at_sim_configure_l3's parameters, in order.
+L3_CONFIG_KEYS = ("l3_size", "udma_setup_cycles", "udma_bytes_per_cycle", "udma_line_cycles")
 COUNTER_FIELDS = ("l3_to_l2", "l2_to_l1", "l1_to_l2", "l2_to_l3", "transfers", "peak_l1", "peak_l2",
-                  "cycles", "compute_cycles", "stall_cycles", "fork_cycles")
+                  "cycles", "compute_cycles", "stall_cycles", "fork_cycles", "peak_l3")
 
 
 def platform_config(platform) -> dict:
-    """The platform numbers the simulator needs, as at_sim_configure's keyword arguments."""
-    dma = platform.cluster_dma
+    """The platform numbers the simulator needs, as keyword arguments of at_sim_configure
+    (CONFIG_KEYS) and at_sim_configure_l3 (L3_CONFIG_KEYS: L3 RAM and its uDMA engine,
+    ``platform.udma["ram"]``; a platform without one has no L3 capacity)."""
+    dma, ram = platform.cluster_dma, platform.udma.get("ram")
     return {"cores": platform.cores, "l1_size": platform.l1_size, "l2_size": platform.l2_size,
             "dma_setup_cycles": dma.setup_cycles, "dma_bytes_per_cycle": float(dma.bytes_per_cycle),
             "dma_line_cycles": dma.line_cycles, "dma_issue_cycles": platform.dma_issue_cycles,
-            "wait_cycles": platform.wait_cycles, "fork_cycles": platform.fork_cycles}
+            "wait_cycles": platform.wait_cycles, "fork_cycles": platform.fork_cycles,
+            "l3_size": platform.l3_ram_size if ram else 0,
+            "udma_setup_cycles": ram.setup_cycles if ram else 0,
+            "udma_bytes_per_cycle": float(ram.bytes_per_cycle) if ram else 1.0,
+            "udma_line_cycles": ram.line_cycles if ram else 0}
 
 
 def open_library(path, kernel_names):
@@ -117,12 +129,14 @@ def check_args(kernel: KernelSpec, values: dict) -> None:
 # One call on the simulator (in this process)
 # ---------------------------------------------------------------------------------------------
 
-def _place_array(ffi, lib, kernel: KernelSpec, name: str, array: np.ndarray):
-    """Allocate an argument in the simulated L2 and copy its bytes in."""
-    ptr = lib.at_sim_alloc(L2, array.nbytes, name.encode())
+def _place_array(ffi, lib, kernel: KernelSpec, arg, array: np.ndarray):
+    """Allocate an argument in its home level (L2 unless the manifest says L3) and copy its bytes in."""
+    level = LEVELS[arg.home]
+    ptr = lib.at_sim_alloc(level, array.nbytes, arg.name.encode())
     if ptr == ffi.NULL:
-        raise HarnessError(f"{array.nbytes} bytes do not fit in L2 (capacity {lib.at_sim_level_capacity(L2)} "
-                           f"bytes, {lib.at_sim_level_used(L2)} in use)", kernel=kernel.name, arg=name)
+        raise HarnessError(f"{array.nbytes} bytes do not fit in {arg.home} (capacity "
+                           f"{lib.at_sim_level_capacity(level)} bytes, {lib.at_sim_level_used(level)} in use)",
+                           kernel=kernel.name, arg=arg.name)
     if array.nbytes:
         ffi.memmove(ptr, array, array.nbytes)
     return ptr
@@ -134,7 +148,7 @@ def _marshal(ffi, lib, kernel: KernelSpec, values: dict):
     for i, arg in enumerate(kernel.args):
         value = values[arg.name]
         if arg.pointer:
-            ptrs[i] = _place_array(ffi, lib, kernel, arg.name, value)
+            ptrs[i] = _place_array(ffi, lib, kernel, arg, value)
         elif arg.is_float:
             flts[i] = float(value)
         else:
@@ -160,6 +174,7 @@ def read_counters(ffi, lib) -> dict:
 def run_kernel(ffi, lib, config: dict, kernel: KernelSpec, values: dict) -> dict:
     """Run one user kernel; arrays in ``values`` are updated in place. Faults -> HarnessError."""
     lib.at_sim_configure(*(config[k] for k in CONFIG_KEYS))
+    lib.at_sim_configure_l3(*(config[k] for k in L3_CONFIG_KEYS))
     lib.at_sim_begin_call()
     try:
         ptrs, ints, flts = _marshal(ffi, lib, kernel, values)

@@ -1,9 +1,10 @@
 /*
  * at_sim.c - simulated GAP chip for the host harness (see at_sim.h).
  *
- * Four parts: arenas (L1/L2 accounting, one malloc per allocation so AddressSanitizer sees
- * overruns), asynchronous cluster DMA (poison at issue, land at wait), cores (AT_FORK runs every
- * core id on its own ucontext stack, cooperatively, with barriers) and a deterministic clock.
+ * Four parts: arenas (L1/L2/L3 accounting, one malloc per allocation so AddressSanitizer sees
+ * overruns), asynchronous DMA (poison at issue, land at wait) on two engines - the cluster DMA
+ * (L2 <-> L1) and the uDMA (L3 <-> L2, on opened RAM devices) - cores (AT_FORK runs every core
+ * id on its own ucontext stack, cooperatively, with barriers) and a deterministic clock.
  *
  * Faults: at_sim_fault() records a message and longjmps to the trampoline armed by
  * at_sim_arm(). A longjmp must never leave a core's stack, so a fault raised on a core switches
@@ -33,6 +34,8 @@
 #endif
 
 #define AT_SIM_EVENT_MAGIC 0xA75DE7E1u
+#define AT_SIM_UDMA_MAGIC 0xA75D0D3Au /* differs: a cluster event is never a uDMA one */
+#define AT_SIM_MAX_DEVICES 16
 #define AT_SIM_MAX_CORES 64
 #define AT_SIM_STACK_SIZE (256 * 1024)
 #define AT_SIM_MSG_SIZE 2048
@@ -42,16 +45,22 @@
 /* Configuration and per-call state                                                            */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Defaults are gap8's; the runner configures every call. */
 static struct {
     int cores;
-    long long capacity[3];
+    long long capacity[4]; /* indexed by level */
     long long dma_setup, dma_line, dma_issue, wait, fork;
     double dma_bpc;
-} cfg = {8, {0, 64 * 1024, 512 * 1024}, 30, 4, 10, 4, 60, 8.0};
+    long long udma_setup, udma_line;
+    double udma_bpc;
+} cfg = {.cores = 8, .capacity = {0, 64 * 1024, 512 * 1024, 8 * 1024 * 1024},
+         .dma_setup = 30, .dma_line = 4, .dma_issue = 10, .wait = 4, .fork = 60, .dma_bpc = 8.0,
+         .udma_setup = 200, .udma_line = 20, .udma_bpc = 1.0};
 
 static at_sim_counters_t counters;
-static long long now, engine_free;
-static long long live[3];
+/* The clock, and the cycle at which each FIFO DMA engine is next free. */
+static long long now, engine_free, udma_free;
+static long long live[4];
 static char last_error[AT_SIM_MSG_SIZE];
 static jmp_buf *armed_env;
 
@@ -109,9 +118,12 @@ typedef struct {
 static at_alloc_t *allocs;
 static int n_allocs, cap_allocs;
 
-static const char *level_name(int level) { return level == AT_SIM_L1 ? "L1" : "L2"; }
+static const char *level_name(int level)
+{
+    return level == AT_SIM_L1 ? "L1" : level == AT_SIM_L2 ? "L2" : level == AT_SIM_L3 ? "L3" : "L?";
+}
 
-static int valid_level(int level) { return level == AT_SIM_L1 || level == AT_SIM_L2; }
+static int valid_level(int level) { return level >= AT_SIM_L1 && level <= AT_SIM_L3; }
 
 long long at_sim_level_used(int level) { return valid_level(level) ? live[level] : 0; }
 
@@ -124,6 +136,8 @@ static void account(int level, long long delta)
         counters.peak_l1 = live[level];
     if (level == AT_SIM_L2 && live[level] > counters.peak_l2)
         counters.peak_l2 = live[level];
+    if (level == AT_SIM_L3 && live[level] > counters.peak_l3)
+        counters.peak_l3 = live[level];
 }
 
 static at_alloc_t *push_alloc(int level, int region, char *base, long long size, const char *label)
@@ -194,19 +208,31 @@ static int find_alloc_base(int level, const void *ptr)
     return -1;
 }
 
-static void check_no_pending_inside(const at_alloc_t *a, const char *file, int line);
+static void check_no_pending_inside(const at_alloc_t *a, const char *macro, const char *file,
+                                    int line);
+
+void at_sim_free_as(const char *macro, int level, void *ptr, long long size,
+                    const char *file, int line)
+{
+    char name[48];
+    int i = valid_level(level) ? find_alloc_base(level, ptr) : -1;
+    if (macro)
+        snprintf(name, sizeof name, "%s", macro);
+    else
+        snprintf(name, sizeof name, "AT_%s_FREE", level_name(level));
+    if (i < 0)
+        AT_SIM_FAULT("%s at %s:%d: %p is not a live %s allocation",
+                     name, base_name(file), line, ptr, level_name(level));
+    if (size != allocs[i].size)
+        AT_SIM_FAULT("%s at %s:%d: '%s' was allocated with %lld bytes, freed with %lld",
+                     name, base_name(file), line, allocs[i].label, allocs[i].size, size);
+    check_no_pending_inside(&allocs[i], name, file, line);
+    drop_alloc(i);
+}
 
 void at_sim_free(int level, void *ptr, long long size, const char *file, int line)
 {
-    int i = find_alloc_base(level, ptr);
-    if (i < 0)
-        AT_SIM_FAULT("AT_%s_FREE at %s:%d: %p is not a live %s allocation",
-                     level_name(level), base_name(file), line, ptr, level_name(level));
-    if (size != allocs[i].size)
-        AT_SIM_FAULT("AT_%s_FREE at %s:%d: '%s' was allocated with %lld bytes, freed with %lld",
-                     level_name(level), base_name(file), line, allocs[i].label, allocs[i].size, size);
-    check_no_pending_inside(&allocs[i], file, line);
-    drop_alloc(i);
+    at_sim_free_as(NULL, level, ptr, size, file, line);
 }
 
 void *at_sim_alloc_symbol(int level, long long size, const char *label)
@@ -258,8 +284,9 @@ static const at_alloc_t *anchor(int level, uintptr_t p)
 {
     const at_alloc_t *best = containing(level, p, p);
     int i;
-    if (!best)
-        best = containing(level == AT_SIM_L1 ? AT_SIM_L2 : AT_SIM_L1, p, p);
+    for (i = AT_SIM_L1; !best && i <= AT_SIM_L3; i++)
+        if (i != level)
+            best = containing(i, p, p);
     if (best)
         return best;
     for (i = 0; i < n_allocs; i++)
@@ -290,27 +317,41 @@ static void free_all_allocs(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Cluster DMA                                                                                 */
+/* DMA: the cluster engine (L2 <-> L1) and the uDMA engine (L3 <-> L2)                         */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Both engines share the bookkeeping and the checks; what differs is in the transfer: which
+ * levels its ext and loc sides live in, which engine clock it queues on, and which macros the
+ * messages name (api: "AT_L2" or e.g. "AT_HYPERRAM_CL"; family: "AT_L2" or "AT_HYPERRAM"). */
 typedef struct {
-    long long number;          /* 1-based, per call: what messages call "transfer #N" */
+    int udma;                  /* 0: cluster DMA, 1: uDMA */
+    long long number;          /* 1-based, per call and engine: "transfer #N" / "uDMA transfer #N" */
     unsigned long long id;     /* unique for the process lifetime, stored in the event */
-    at_sim_event_t *evt;
+    void *evt;                 /* at_sim_event_t * or at_sim_udma_event_t * (per `udma`) */
+    void *dev;                 /* uDMA: the device it was issued on */
     int dir;
     char *ext, *loc;
     long long size, stride, length, lines;
     unsigned char *snapshot;   /* source bytes at issue time, gathered contiguously */
     long long end;             /* cycle at which the data has landed */
+    char api[40], family[40];
     char desc[512];            /* "transfer #N (L2->L1, ...) at file:line" */
 } at_xfer_t;
 
 static at_xfer_t *pending;
 static int n_pending, cap_pending;
-static long long transfer_number;
+static long long transfer_number, udma_number;
 static unsigned long long next_id = 1;
 
-static const char *dir_name(int dir) { return dir == 0 ? "L2->L1" : "L1->L2"; }
+static int ext_level(const at_xfer_t *x) { return x->udma ? AT_SIM_L3 : AT_SIM_L2; }
+static int loc_level(const at_xfer_t *x) { return x->udma ? AT_SIM_L2 : AT_SIM_L1; }
+
+static const char *dir_name(const at_xfer_t *x)
+{
+    if (x->udma)
+        return x->dir == 0 ? "L3->L2" : "L2->L3";
+    return x->dir == 0 ? "L2->L1" : "L1->L2";
+}
 
 static long long ceil_div(long long n, double d)
 {
@@ -319,12 +360,13 @@ static long long ceil_div(long long n, double d)
     return (double)c < q ? c + 1 : c;
 }
 
-/* Same formula as platforms.DmaEngine.transfer_cycles. */
-static long long xfer_cycles(long long size, long long lines)
+/* Same formula as platforms.DmaEngine.transfer_cycles, with either engine's numbers. */
+static long long xfer_cycles(int udma, long long size, long long lines)
 {
+    long long setup = udma ? cfg.udma_setup : cfg.dma_setup, per_line = udma ? cfg.udma_line : cfg.dma_line;
     if (size <= 0)
         return 0;
-    return cfg.dma_setup + ceil_div(size, cfg.dma_bpc) + (lines > 1 ? cfg.dma_line * lines : 0);
+    return setup + ceil_div(size, udma ? cfg.udma_bpc : cfg.dma_bpc) + (lines > 1 ? per_line * lines : 0);
 }
 
 /* Visit the ext-side lines of a transfer; loc side is contiguous. */
@@ -382,13 +424,14 @@ static uintptr_t byte_address(const at_xfer_t *x, int ext_side, long long k)
 static void describe_transfer(at_xfer_t *x, int is2d, const char *file, int line)
 {
     char e[128], l[128], shape[96] = "";
-    describe(e, sizeof e, AT_SIM_L2, (uintptr_t)x->ext);
-    describe(l, sizeof l, AT_SIM_L1, (uintptr_t)x->loc);
+    describe(e, sizeof e, ext_level(x), (uintptr_t)x->ext);
+    describe(l, sizeof l, loc_level(x), (uintptr_t)x->loc);
     if (is2d)
         snprintf(shape, sizeof shape, ", 2D: %lld lines of %lld bytes every %lld",
                  x->lines, x->length, x->stride);
-    snprintf(x->desc, sizeof x->desc, "transfer #%lld (%s, %lld bytes%s, ext %s, loc %s) at %s:%d",
-             x->number, dir_name(x->dir), x->size, shape, e, l, base_name(file), line);
+    snprintf(x->desc, sizeof x->desc, "%stransfer #%lld (%s, %lld bytes%s, ext %s, loc %s) at %s:%d",
+             x->udma ? "uDMA " : "", x->number, dir_name(x), x->size, shape, e, l,
+             base_name(file), line);
 }
 
 /* The ext-side byte range [lo, hi) touched by the transfer's lines. */
@@ -401,40 +444,64 @@ static void ext_span(const at_xfer_t *x, uintptr_t *lo, uintptr_t *hi)
     *hi = (uintptr_t)x->ext + (uintptr_t)end;
 }
 
+/* Why a range is where it is, when the level is the usual mistake. */
+static const char *range_hint(const at_xfer_t *x, int level, const at_alloc_t *a)
+{
+    if (!a || level != ext_level(x) || a->level == level)
+        return "";
+    if (!x->udma && a->level == AT_SIM_L3)
+        return "; L3 data must be staged through L2 with the uDMA";
+    if (x->udma)
+        return "; the uDMA's ext side must be in L3: AT_<DEV>_ALLOC memory or an argument homed in L3";
+    return "";
+}
+
 static void range_fault(const at_xfer_t *x, int level, uintptr_t lo, uintptr_t hi)
 {
     const at_alloc_t *a = anchor(level, lo);
-    char l[128], h[128], what[160] = "";
+    char l[128], h[128], what[320] = "";
     describe_at(l, sizeof l, a, lo);
     describe_at(h, sizeof h, a, hi);
     if (a)
-        snprintf(what, sizeof what, " ('%s' is a %lld-byte %s %s)", a->label, a->size,
-                 level_name(a->level), a->region ? "array" : "allocation");
-    AT_SIM_FAULT("%s: %s side [%s, %s) is not inside one live %s allocation%s",
-                 x->desc, level == AT_SIM_L2 ? "L2 (ext)" : "L1 (loc)", l, h, level_name(level), what);
+        snprintf(what, sizeof what, " ('%s' is a %lld-byte %s %s%s)", a->label, a->size,
+                 level_name(a->level), a->region ? "array" : "allocation", range_hint(x, level, a));
+    AT_SIM_FAULT("%s: %s (%s) side [%s, %s) is not inside one live %s allocation%s",
+                 x->desc, level_name(level), level == ext_level(x) ? "ext" : "loc", l, h,
+                 level_name(level), what);
 }
 
 static void check_ranges(const at_xfer_t *x)
 {
     uintptr_t lo, hi;
     ext_span(x, &lo, &hi);
-    if (!containing(AT_SIM_L2, lo, hi))
-        range_fault(x, AT_SIM_L2, lo, hi);
+    if (!containing(ext_level(x), lo, hi))
+        range_fault(x, ext_level(x), lo, hi);
     lo = (uintptr_t)x->loc;
     hi = lo + (uintptr_t)x->size;
-    if (!containing(AT_SIM_L1, lo, hi))
-        range_fault(x, AT_SIM_L1, lo, hi);
+    if (!containing(loc_level(x), lo, hi))
+        range_fault(x, loc_level(x), lo, hi);
 }
 
-static at_xfer_t *find_pending(const at_sim_event_t *evt)
+/* The pending transfer of engine `udma` issued on `evt` (whose id/magic are passed in). */
+static at_xfer_t *find_pending(int udma, const void *evt, unsigned long long id, unsigned int magic)
 {
     int i;
-    if (!evt || evt->magic != AT_SIM_EVENT_MAGIC)
+    if (!evt || magic != (udma ? AT_SIM_UDMA_MAGIC : AT_SIM_EVENT_MAGIC))
         return NULL;
     for (i = 0; i < n_pending; i++)
-        if (pending[i].id == evt->id && pending[i].evt == evt)
+        if (pending[i].udma == udma && pending[i].id == id && pending[i].evt == evt)
             return &pending[i];
     return NULL;
+}
+
+static at_xfer_t *find_cluster(const at_sim_event_t *evt)
+{
+    return evt ? find_pending(0, evt, evt->id, evt->magic) : NULL;
+}
+
+static at_xfer_t *find_udma(const at_sim_udma_event_t *evt)
+{
+    return evt ? find_pending(1, evt, evt->id, evt->magic) : NULL;
 }
 
 static at_xfer_t *new_pending(void)
@@ -463,24 +530,70 @@ static void clear_pending(void)
         drop_pending(&pending[n_pending - 1]);
 }
 
-/* Clock: program the command, then queue it on the single FIFO cluster engine. */
-static long long schedule(long long size, long long lines)
+/* Clock: program the command, then queue it on its engine (each engine is one FIFO, and the
+ * two run concurrently with each other and with the cores). */
+static long long schedule(int udma, long long size, long long lines)
 {
-    long long duration = xfer_cycles(size, lines), start;
+    long long duration = xfer_cycles(udma, size, lines), start;
+    long long *engine = udma ? &udma_free : &engine_free;
     now += cfg.dma_issue;
-    start = now > engine_free ? now : engine_free;
-    engine_free = start + duration;
-    counters.dma_busy_cluster += duration;
-    return engine_free;
+    start = now > *engine ? now : *engine;
+    *engine = start + duration;
+    if (udma)
+        counters.dma_busy_udma += duration;
+    else
+        counters.dma_busy_cluster += duration;
+    return *engine;
 }
 
-static void validate_issue(at_xfer_t *x, int is2d, at_sim_event_t *evt, const char *file, int line)
+/* ---- opened L3 RAM devices ---- */
+
+static struct {
+    void *dev;
+    char family[24];
+} devices[AT_SIM_MAX_DEVICES];
+static int n_devices;
+
+static int find_device(const void *dev)
+{
+    int i;
+    for (i = 0; i < n_devices; i++)
+        if (devices[i].dev == dev)
+            return i;
+    return -1;
+}
+
+void at_sim_device_open(void *dev, const char *family, const char *file, int line)
+{
+    int i = find_device(dev);
+    if (!dev)
+        AT_SIM_FAULT("AT_%s_OPEN at %s:%d: NULL device", family, base_name(file), line);
+    if (i < 0) {
+        if (n_devices == AT_SIM_MAX_DEVICES)
+            AT_SIM_FAULT("AT_%s_OPEN at %s:%d: more than %d devices open", family,
+                         base_name(file), line, AT_SIM_MAX_DEVICES);
+        i = n_devices++;
+        devices[i].dev = dev;
+    }
+    snprintf(devices[i].family, sizeof devices[i].family, "%s", family);
+}
+
+void at_sim_device_close(void *dev)
+{
+    int i = find_device(dev);
+    if (i >= 0)
+        devices[i] = devices[--n_devices];
+}
+
+/* ---- issue ---- */
+
+static void validate_issue(at_xfer_t *x, int is2d, void *evt, const char *file, int line)
 {
     at_xfer_t *old;
     describe_transfer(x, is2d, file, line);
     if (x->dir != 0 && x->dir != 1)
-        AT_SIM_FAULT("%s: direction %d is neither AT_L2_EXT2LOC (0) nor AT_L2_LOC2EXT (1)",
-                     x->desc, x->dir);
+        AT_SIM_FAULT("%s: direction %d is neither %s_EXT2LOC (0) nor %s_LOC2EXT (1)",
+                     x->desc, x->dir, x->family, x->family);
     if (!evt)
         AT_SIM_FAULT("%s: NULL event", x->desc);
     if (x->size < 0 || x->length <= 0)
@@ -488,17 +601,19 @@ static void validate_issue(at_xfer_t *x, int is2d, at_sim_event_t *evt, const ch
     if (x->size % x->length != 0)
         AT_SIM_FAULT("%s: size %lld is not a multiple of the line length %lld",
                      x->desc, x->size, x->length);
-    old = find_pending(evt);
+    if (x->udma && find_device(x->dev) < 0)
+        AT_SIM_FAULT("%s: issued on a device that is not open (missing %s_OPEN)", x->desc, x->family);
+    old = x->udma ? find_udma(evt) : find_cluster(evt);
     if (old)
-        AT_SIM_FAULT("%s: issued on an event that still holds pending %s (missing AT_L2_WAIT)",
-                     x->desc, old->desc);
+        AT_SIM_FAULT("%s: issued on an event that still holds pending %s (missing %s_WAIT)",
+                     x->desc, old->desc, x->api);
     check_ranges(x);
 }
 
-static void issue(at_xfer_t proto, int is2d, at_sim_event_t *evt, const char *file, int line)
+static void issue(at_xfer_t proto, int is2d, void *evt, const char *file, int line)
 {
     at_xfer_t *x;
-    proto.number = ++transfer_number;
+    proto.number = proto.udma ? ++udma_number : ++transfer_number;
     proto.lines = proto.length > 0 ? proto.size / proto.length : 0;
     validate_issue(&proto, is2d, evt, file, line);
     proto.snapshot = malloc(proto.size > 0 ? (size_t)proto.size : 1);
@@ -508,34 +623,25 @@ static void issue(at_xfer_t proto, int is2d, at_sim_event_t *evt, const char *fi
     poison_destination(&proto);
     proto.id = next_id++;
     proto.evt = evt;
-    proto.end = schedule(proto.size, proto.lines);
+    proto.end = schedule(proto.udma, proto.size, proto.lines);
     x = new_pending();
     *x = proto;
-    evt->id = x->id;
-    evt->magic = AT_SIM_EVENT_MAGIC;
+    if (x->udma) {
+        ((at_sim_udma_event_t *)evt)->id = x->id;
+        ((at_sim_udma_event_t *)evt)->magic = AT_SIM_UDMA_MAGIC;
+    } else {
+        ((at_sim_event_t *)evt)->id = x->id;
+        ((at_sim_event_t *)evt)->magic = AT_SIM_EVENT_MAGIC;
+    }
     counters.transfers += 1;
-    if (x->dir == 0)
-        counters.l2_to_l1 += x->size;
+    if (x->udma)
+        *(x->dir == 0 ? &counters.l3_to_l2 : &counters.l2_to_l3) += x->size;
     else
-        counters.l1_to_l2 += x->size;
+        *(x->dir == 0 ? &counters.l2_to_l1 : &counters.l1_to_l2) += x->size;
 }
 
-void at_sim_copy(void *ext, void *loc, long long size, int dir, at_sim_event_t *evt,
-                 const char *file, int line)
-{
-    at_xfer_t x;
-    memset(&x, 0, sizeof x);
-    x.ext = ext;
-    x.loc = loc;
-    x.size = size;
-    x.dir = dir;
-    x.stride = size;
-    x.length = size > 0 ? size : 1; /* a 1D transfer is one line */
-    issue(x, 0, evt, file, line);
-}
-
-void at_sim_copy2d(void *ext, void *loc, long long size, long long stride, long long length,
-                   int dir, at_sim_event_t *evt, const char *file, int line)
+static at_xfer_t cluster_proto(void *ext, void *loc, long long size, long long stride,
+                               long long length, int dir)
 {
     at_xfer_t x;
     memset(&x, 0, sizeof x);
@@ -545,8 +651,69 @@ void at_sim_copy2d(void *ext, void *loc, long long size, long long stride, long 
     x.dir = dir;
     x.stride = stride;
     x.length = length;
-    issue(x, 1, evt, file, line);
+    snprintf(x.api, sizeof x.api, "AT_L2");
+    snprintf(x.family, sizeof x.family, "AT_L2");
+    return x;
 }
+
+void at_sim_copy(void *ext, void *loc, long long size, int dir, at_sim_event_t *evt,
+                 const char *file, int line)
+{
+    /* a 1D transfer is one line */
+    issue(cluster_proto(ext, loc, size, size, size > 0 ? size : 1, dir), 0, evt, file, line);
+}
+
+void at_sim_copy2d(void *ext, void *loc, long long size, long long stride, long long length,
+                   int dir, at_sim_event_t *evt, const char *file, int line)
+{
+    issue(cluster_proto(ext, loc, size, stride, length, dir), 1, evt, file, line);
+}
+
+/* "AT_HYPERRAM_CL" -> api as given, family "AT_HYPERRAM". Without api, the names come from the
+ * device's family when it is open, else stay generic ("AT_<DEV>_CL"). */
+static void udma_names(at_xfer_t *x, const char *api, const void *dev)
+{
+    const char *cut;
+    int i = find_device(dev);
+    if (api)
+        snprintf(x->api, sizeof x->api, "%s", api);
+    else
+        snprintf(x->api, sizeof x->api, "AT_%s_CL", i >= 0 ? devices[i].family : "<DEV>");
+    snprintf(x->family, sizeof x->family, "%s", x->api);
+    cut = strrchr(x->api, '_');
+    if (cut && cut != x->api)
+        x->family[cut - x->api] = '\0';
+}
+
+void at_sim_udma_copy_as(const char *api, void *dev, void *ext, void *loc, long long size,
+                         long long stride, long long length, int dir, at_sim_udma_event_t *evt,
+                         const char *file, int line)
+{
+    at_xfer_t x;
+    /* stride = length = size is how the 1D macros call; like the cluster's 1D copy, it is one
+     * line (also when empty) and is not described as 2D */
+    int is1d = stride == size && length == size;
+    memset(&x, 0, sizeof x);
+    x.udma = 1;
+    x.dev = dev;
+    x.ext = ext;
+    x.loc = loc;
+    x.size = size;
+    x.dir = dir;
+    x.stride = stride;
+    x.length = is1d && size <= 0 ? 1 : length;
+    udma_names(&x, api, dev);
+    issue(x, !is1d, evt, file, line);
+}
+
+void at_sim_udma_copy(void *dev, void *ext, void *loc, long long size, long long stride,
+                      long long length, int dir, at_sim_udma_event_t *evt,
+                      const char *file, int line)
+{
+    at_sim_udma_copy_as(NULL, dev, ext, loc, size, stride, length, dir, evt, file, line);
+}
+
+/* ---- wait ---- */
 
 /* Source unchanged since issue, destination untouched (still poison) since issue.
  * Returns nonzero with the message set. */
@@ -554,7 +721,8 @@ static int check_in_flight(at_xfer_t *x, unsigned char *scratch)
 {
     long long k;
     char where[128];
-    int src_level = x->dir == 0 ? AT_SIM_L2 : AT_SIM_L1;
+    int src_level = x->dir == 0 ? ext_level(x) : loc_level(x);
+    int dst_level = x->dir == 0 ? loc_level(x) : ext_level(x);
     gather(scratch, x, x->dir == 0);
     k = first_change(scratch, x->snapshot, x->size);
     if (k >= 0) {
@@ -566,8 +734,7 @@ static int check_in_flight(at_xfer_t *x, unsigned char *scratch)
     gather(scratch, x, x->dir == 1);
     k = first_change(scratch, NULL, x->size);
     if (k >= 0) {
-        describe(where, sizeof where, src_level == AT_SIM_L1 ? AT_SIM_L2 : AT_SIM_L1,
-                 byte_address(x, x->dir == 1, k));
+        describe(where, sizeof where, dst_level, byte_address(x, x->dir == 1, k));
         set_error("destination of %s was written while in flight (first written byte at %s)",
                   x->desc, where);
         return 1;
@@ -575,14 +742,11 @@ static int check_in_flight(at_xfer_t *x, unsigned char *scratch)
     return 0;
 }
 
-void at_sim_wait(at_sim_event_t *evt, const char *file, int line)
+/* Advance the clock to the transfer's end, check it and land its data. */
+static void complete(at_xfer_t *x)
 {
-    at_xfer_t *x = find_pending(evt);
     unsigned char *scratch;
     int bad;
-    if (!x)
-        AT_SIM_FAULT("AT_L2_WAIT at %s:%d on an event with no pending transfer "
-                     "(never issued, already waited, or not an event)", base_name(file), line);
     now += cfg.wait;
     if (x->end > now) {
         counters.stall_cycles += x->end - now;
@@ -596,24 +760,59 @@ void at_sim_wait(at_sim_event_t *evt, const char *file, int line)
     if (bad)
         fault_jump();
     scatter(x, x->snapshot, x->dir == 1);
-    evt->magic = 0;
     drop_pending(x);
 }
 
+void at_sim_wait(at_sim_event_t *evt, const char *file, int line)
+{
+    at_xfer_t *x = find_cluster(evt);
+    if (!x)
+        AT_SIM_FAULT("AT_L2_WAIT at %s:%d on an event with no pending transfer "
+                     "(never issued, already waited, or not an event)", base_name(file), line);
+    complete(x);
+    evt->magic = 0;
+}
+
+void at_sim_udma_wait_as(const char *api, void *dev, at_sim_udma_event_t *evt,
+                         const char *file, int line)
+{
+    at_xfer_t *x = find_udma(evt), names;
+    memset(&names, 0, sizeof names);
+    udma_names(&names, api, dev);
+    if (!x)
+        AT_SIM_FAULT("%s_WAIT at %s:%d on an event with no pending uDMA transfer "
+                     "(never issued, already waited, or not an event)", names.api, base_name(file), line);
+    if (x->dev != dev)
+        AT_SIM_FAULT("%s_WAIT at %s:%d waits on another device than the one %s was issued on",
+                     names.api, base_name(file), line, x->desc);
+    complete(x);
+    evt->magic = 0;
+}
+
+void at_sim_udma_wait(void *dev, at_sim_udma_event_t *evt, const char *file, int line)
+{
+    at_sim_udma_wait_as(NULL, dev, evt, file, line);
+}
+
 /* A transfer into or out of memory being freed would hit freed memory when it lands. */
-static void check_no_pending_inside(const at_alloc_t *a, const char *file, int line)
+static void check_no_pending_inside(const at_alloc_t *a, const char *macro, const char *file,
+                                    int line)
 {
     int i;
     for (i = 0; i < n_pending; i++) {
+        at_xfer_t *x = &pending[i];
         uintptr_t lo, hi, b = (uintptr_t)a->base, e = b + (uintptr_t)a->size;
-        ext_span(&pending[i], &lo, &hi);
-        if (a->level == AT_SIM_L1) {
-            lo = (uintptr_t)pending[i].loc;
-            hi = lo + (uintptr_t)pending[i].size;
+        if (a->level == ext_level(x)) {
+            ext_span(x, &lo, &hi);
+        } else if (a->level == loc_level(x)) {
+            lo = (uintptr_t)x->loc;
+            hi = lo + (uintptr_t)x->size;
+        } else {
+            continue;
         }
         if (lo < e && hi > b)
-            AT_SIM_FAULT("AT_%s_FREE at %s:%d frees '%s' while %s is still pending",
-                         level_name(a->level), base_name(file), line, a->label, pending[i].desc);
+            AT_SIM_FAULT("%s at %s:%d frees '%s' while %s is still pending",
+                         macro, base_name(file), line, a->label, x->desc);
     }
 }
 
@@ -622,8 +821,8 @@ int at_sim_finish(void)
 {
     armed_env = NULL;
     if (n_pending > 0) {
-        set_error("%s is still pending when the user kernel returned (missing AT_L2_WAIT)",
-                  pending[0].desc);
+        set_error("%s is still pending when the user kernel returned (missing %s_WAIT)",
+                  pending[0].desc, pending[0].api);
         return 1;
     }
     return 0;
@@ -823,13 +1022,22 @@ void at_sim_configure(int cores, long long l1_size, long long l2_size,
     cfg.fork = fork_cycles;
 }
 
-/* Also cleans up after a faulted call (allocations, transfers, cores left behind). */
+void at_sim_configure_l3(long long l3_size, long long udma_setup_cycles,
+                         double udma_bytes_per_cycle, long long udma_line_cycles)
+{
+    cfg.capacity[AT_SIM_L3] = l3_size;
+    cfg.udma_setup = udma_setup_cycles;
+    cfg.udma_bpc = udma_bytes_per_cycle > 0 ? udma_bytes_per_cycle : 1.0;
+    cfg.udma_line = udma_line_cycles;
+}
+
+/* Also cleans up after a faulted call (allocations, transfers, devices, cores left behind). */
 void at_sim_begin_call(void)
 {
     at_sim_end_call();
     memset(&counters, 0, sizeof counters);
-    now = engine_free = 0;
-    transfer_number = 0;
+    now = engine_free = udma_free = 0;
+    transfer_number = udma_number = 0;
     last_error[0] = '\0';
 }
 
@@ -837,7 +1045,8 @@ void at_sim_end_call(void)
 {
     clear_pending();
     free_all_allocs();
-    live[AT_SIM_L1] = live[AT_SIM_L2] = 0;
+    live[AT_SIM_L1] = live[AT_SIM_L2] = live[AT_SIM_L3] = 0;
+    n_devices = 0; /* a faulted call never reached the trampoline's closes */
     armed_env = NULL;
     in_fork = 0;
     running_core = -1;

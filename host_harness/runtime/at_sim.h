@@ -3,12 +3,14 @@
  *
  * Generated code never calls these functions directly: it uses the AT_* macros of at_api.h and
  * the gap_* builtins of Gap.h, which expand to the calls below. The Python runner (cffi, ABI
- * mode) drives a call with at_sim_configure / at_sim_begin_call / at_sim_alloc / the generated
- * trampoline / at_sim_get_counters / at_sim_end_call.
+ * mode) drives a call with at_sim_configure / at_sim_configure_l3 / at_sim_begin_call /
+ * at_sim_alloc / the generated trampoline / at_sim_get_counters / at_sim_end_call.
  *
  * Unlike the original x86 emulation, DMA here is asynchronous (data lands at the wait, the
  * destination reads as 0xCD until then) and AT_FORK really runs every core id, each on its own
- * stack with working barriers, so pipelining and work-splitting bugs show up.
+ * stack with working barriers, so pipelining and work-splitting bugs show up. There are two
+ * DMA engines, each a FIFO running concurrently with the cores and with the other: the cluster
+ * DMA (L2 <-> L1) and the uDMA (L3 <-> L2, behind the AT_<DEV>_* RAM devices).
  */
 #ifndef AT_SIM_H
 #define AT_SIM_H
@@ -20,6 +22,7 @@ extern "C" {
 /* Memory levels (indices of the arenas). */
 #define AT_SIM_L1 1
 #define AT_SIM_L2 2
+#define AT_SIM_L3 3
 
 /* Byte written over every fresh allocation and over a DMA destination until its wait. */
 #define AT_SIM_POISON 0xCD
@@ -32,6 +35,26 @@ typedef struct at_sim_event {
     unsigned int reserved;
 } at_sim_event_t;
 
+/* A uDMA event (AT_<DEV>_CL_EVENT / AT_<DEV>_FC_EVENT). Same layout as at_sim_event_t but a
+ * distinct type, so handing a cluster-DMA event to a uDMA macro (or the reverse) does not
+ * compile under -Werror. */
+typedef struct at_sim_udma_event {
+    unsigned long long id;
+    unsigned int magic;
+    unsigned int reserved;
+} at_sim_udma_event_t;
+
+/* An L3 RAM device (AT_<DEV>_T) and its configuration (AT_<DEV>_CONF_T). The simulator keeps
+ * its own table of opened device addresses; the contents are never read. */
+typedef struct at_sim_ram {
+    int reserved;
+} at_sim_ram_t;
+
+typedef struct at_sim_ram_conf {
+    int type;         /* AT_MEM_L3_* of the original, recorded by AT_<DEV>_CONF_INIT */
+    const char *name;
+} at_sim_ram_conf_t;
+
 /* Per-call counters (bytes, cycles). */
 typedef struct at_sim_counters {
     long long l3_to_l2, l2_to_l1, l1_to_l2, l2_to_l3;
@@ -39,6 +62,7 @@ typedef struct at_sim_counters {
     long long peak_l1, peak_l2;
     long long cycles, compute_cycles, stall_cycles, fork_cycles;
     long long dma_busy_cluster, dma_busy_udma;
+    long long peak_l3; /* last, after the older fields; runner.CDEF mirrors this struct */
 } at_sim_counters_t;
 
 /* ---- driven by the Python runner ---- */
@@ -46,6 +70,9 @@ void at_sim_configure(int cores, long long l1_size, long long l2_size,
                       long long dma_setup_cycles, double dma_bytes_per_cycle,
                       long long dma_line_cycles, long long dma_issue_cycles,
                       long long wait_cycles, long long fork_cycles);
+/* L3 RAM capacity and the uDMA engine's cost (platforms.DmaEngine of platform.udma["ram"]). */
+void at_sim_configure_l3(long long l3_size, long long udma_setup_cycles,
+                         double udma_bytes_per_cycle, long long udma_line_cycles);
 void at_sim_begin_call(void);
 void at_sim_end_call(void);
 long long at_sim_level_used(int level);
@@ -63,11 +90,34 @@ int at_sim_finish(void);
 void *at_sim_alloc(int level, long long size, const char *label);
 void *at_sim_alloc_at(int level, long long size, const char *what, const char *file, int line);
 void at_sim_free(int level, void *ptr, long long size, const char *file, int line);
+/* at_sim_free naming the caller's macro (e.g. "AT_HYPERRAM_FREE") in fault messages. */
+void at_sim_free_as(const char *macro, int level, void *ptr, long long size,
+                    const char *file, int line);
 void at_sim_copy(void *ext, void *loc, long long size, int dir, at_sim_event_t *evt,
                  const char *file, int line);
 void at_sim_copy2d(void *ext, void *loc, long long size, long long stride, long long length,
                    int dir, at_sim_event_t *evt, const char *file, int line);
 void at_sim_wait(at_sim_event_t *evt, const char *file, int line);
+
+/* L3 RAM devices: a uDMA transfer faults unless its device was opened in this call. family is
+ * the macro family without "AT_" ("HYPERRAM"); opening an open device again is harmless,
+ * closing one that is not open does nothing. */
+void at_sim_device_open(void *dev, const char *family, const char *file, int line);
+void at_sim_device_close(void *dev);
+/* uDMA, L3 <-> L2: ext advances by `stride` per line of `length` bytes in one live L3
+ * allocation, loc is contiguous in one live L2 allocation; dir 0 = L3->L2 (EXT2LOC), 1 =
+ * L2->L3 (LOC2EXT); a 1D copy is stride = length = size. */
+void at_sim_udma_copy(void *dev, void *ext, void *loc, long long size, long long stride,
+                      long long length, int dir, at_sim_udma_event_t *evt,
+                      const char *file, int line);
+void at_sim_udma_wait(void *dev, at_sim_udma_event_t *evt, const char *file, int line);
+/* The same, naming the caller's macros in fault messages: api is the macro prefix
+ * ("AT_HYPERRAM_CL", "AT_QSPIRAM_FC"), so a message can say "missing AT_HYPERRAM_CL_WAIT". */
+void at_sim_udma_copy_as(const char *api, void *dev, void *ext, void *loc, long long size,
+                         long long stride, long long length, int dir, at_sim_udma_event_t *evt,
+                         const char *file, int line);
+void at_sim_udma_wait_as(const char *api, void *dev, at_sim_udma_event_t *evt,
+                         const char *file, int line);
 void at_sim_fork(int ncores, void (*fn)(void *), void *arg, const char *file, int line);
 void at_sim_barrier(void);
 int at_sim_core_id(void);
