@@ -35,7 +35,7 @@ from .constants import KernelCallLocationT as L
 from .constants import KernelIteratorT as I
 from .constants import Tile_Orientation_T as T
 from .errors import CodegenError
-from .model import CArgBinding, CArgIndexBinding, ImmBinding, KArgBinding
+from .model import CArgBinding, CArgIndexBinding, ImmBinding, KArgBinding, carg_homes, group_homes
 from .tiler import (
     ROLE_DYNTILE,
     ROLE_ONETILE,
@@ -208,7 +208,7 @@ class KernelContext:
             return "0"
         if isinstance(counter, int):
             return str(counter % a.stage)
-        return f"({counter})%{a.stage}"
+        return f"{counter}%{a.stage}" if counter.isidentifier() else f"({counter})%{a.stage}"
 
     def stage_slot(self, a: ArgTiling, direction: str, counter) -> str:
         """L2 address of the staging slot of instance ``counter``."""
@@ -632,18 +632,28 @@ def kernel_comment(t: KernelTiling, platform=None) -> list:
         f"Iteration space (order 2): {space}; objective '{t.objective}' over {t.candidates} feasible tiling(s).",
         f"L2<->L1 traffic: {t.traffic_in} B in, {t.traffic_out} B out.",
     ]
+    if t.traffic_l3:
+        lines.append(f"L3<->L2 traffic (micro-DMA): {t.traffic_l3_in} B in, {t.traffic_l3_out} B out; "
+                     f"L2 staging: {t.l2_bytes} B.")
     for a in t.args:
         move = "in+out" if a.reads and a.writes else "in" if a.reads else "out" if a.writes else "L1 only"
         lines.append(f"  {a.name:<10} {a.w}x{a.h}x{a.item}B {a.decl.ndim}D {a.role:<8} {move:<7} "
-                     f"L1 @{a.offset}: {a.nbuf} x {a.slot_bytes} B{_tile_note(a)}")
+                     f"L1 @{a.offset}: {a.nbuf} x {a.slot_bytes} B{_tile_note(a)}{_l3_note(a)}")
     return lines + describe(t, platform)
+
+
+def _l3_note(a: ArgTiling) -> str:
+    if not a.l3:
+        return ""
+    rings = " per direction" if a.reads and a.writes else ""
+    return f"; home L3, L2 staging @{a.stage_offset}: {a.stage} x {a.slot_bytes} B{rings}"
 
 
 def _tile_note(a: ArgTiling) -> str:
     if a.role != ROLE_TILE:
         return ""
     unit = "lines" if a.orientation == T.TILE_HOR else "cols"
-    dma = "2D DMA" if a.strided else "1D DMA"
+    dma = "2D uDMA, 1D DMA" if a.strided and a.l3 else "2D DMA" if a.strided else "1D DMA"
     return f", tile {a.tile_std} {unit} (last {a.tile_last}), {dma}"
 
 
@@ -756,27 +766,9 @@ def manifest(model, l1_size: int) -> dict:
 
 
 def arg_homes(model) -> dict:
-    """{function: {C argument: "L3"}} for pointers into L3: the kernel arguments bound to them are
-    O_L2DB; a group argument is in L3 when it is passed to one."""
-    from .errors import ModelError
-
-    homes = {name: {a.decl.carg_name: "L3" for a in t.args if a.l3} for name, t in model.tilings.items()}
-    for name in model.kernels:
-        homes.setdefault(name, {})
-    for g in model.groups.values():
-        homes[g.name] = mine = {}
-        for call in g.calls:
-            callee = homes.get(call.name, {})
-            for b, formal in zip(call.bindings, model.kernels[call.name].cargs):
-                if isinstance(b, ImmBinding):
-                    continue
-                home = callee.get(formal.name, "L2")
-                if mine.setdefault(b.name, home) != home:
-                    raise ModelError(f"group argument '{b.name}' is passed to '{call.name}' as '{formal.name}' "
-                                     f"(home {home}) and elsewhere with home {mine[b.name]}",
-                                     where=call.where or g.where, kernel=g.name, arg=b.name,
-                                     hint="a pointer lives in one memory: give the kernel arguments bound "
-                                     "to it the same O_L2DB setting")
+    """{function: {C argument: "L3"}} for pointers into L3 (see model.carg_homes/group_homes)."""
+    homes = {name: carg_homes(k) for name, k in model.kernels.items()}
+    homes.update({g.name: group_homes(g, model.kernels) for g in model.groups.values()})
     return homes
 
 

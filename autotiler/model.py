@@ -508,6 +508,32 @@ def validate_group(group: KernelGroupDecl, members: dict) -> None:
                              hint="bind, in order: " + ", ".join(c.name for c in callee.cargs))
         for b in call.bindings:
             _validate_group_binding(b, call, group)
+    group_homes(group, members)
+
+
+def carg_homes(uk: UserKernelDecl) -> dict:
+    """{C argument: "L3"} for the pointers into L3 (bound to O_L2DB kernel arguments)."""
+    return {a.carg_name: "L3" for a in uk.kerargs if a.in_l3 and a.carg_name}
+
+
+def group_homes(group: KernelGroupDecl, kernels: dict) -> dict:
+    """{group C argument: "L3"}: the ones passed to L3 arguments of its user kernels. A pointer
+    lives in one memory, so passing one to both an L2 and an L3 argument is an error."""
+    mine = {}
+    for call in group.calls:
+        callee = kernels[call.name]
+        homes = carg_homes(callee)
+        for b, formal in zip(call.bindings, callee.cargs):
+            if not isinstance(b, CArgBinding):
+                continue
+            home = homes.get(formal.name, "L2")
+            if mine.setdefault(b.name, home) != home:
+                raise ModelError(f"group argument '{b.name}' is passed to '{call.name}' as '{formal.name}' "
+                                 f"(home {home}) and elsewhere with home {mine[b.name]}",
+                                 where=b.where or call.where, kernel=group.name, arg=b.name,
+                                 hint="a pointer lives in one memory: give the kernel arguments bound "
+                                 "to it the same O_L2DB setting")
+    return {name: home for name, home in mine.items() if home == "L3"}
 
 
 def _validate_group_binding(b: Binding, call: CallDecl, group: KernelGroupDecl) -> None:

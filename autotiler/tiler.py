@@ -20,10 +20,17 @@ one; a slot is one tile (tiled), one plane (O_NTILED), a proportional tile (ONET
 ``N`` tile-lines (DYNTILE buffer) or all planes (buffers, and every argument under buffer
 promotion).
 
-Objectives (``OBJECTIVES``) order the feasible tilings. The default, ``"traffic"``, minimises
-L2<->L1 traffic in bytes, then the number of tiles, then prefers the larger tile: with the guide's
-budgets this reproduces the guide's tilings (MatAdd 200x300 int at 51200 B: 30 tiles of 10
-lines; MatrixMax: 10 tiles of 31 lines, last 21).
+L3-homed arguments (O_L2DB) also get L2 staging slots in the L2 symbol (per direction): the
+micro-DMA fills/drains them while the cluster DMA moves the tile between its slot and L1. One
+slot serialises the two DMAs (the naive baseline), two is the original's scheme (the uDMA works
+two instances ahead of the consumer), three gives the uDMA one more instance of slack; the L2
+budget bounds the slots.
+
+Objectives (``OBJECTIVES``) order the feasible tilings. The default, ``"time"``, minimises the
+predicted cycles (:mod:`autotiler.costmodel`), then traffic, then L1 and L2 use, and takes a third
+staging slot only for a gain of at least ``TRIPLE_MIN_GAIN``. ``"original"`` takes the largest tile
+that fits: with the guide's budgets it reproduces the guide's tilings (MatAdd 200x300 int at
+51200 B: 30 tiles of 10 lines; MatrixMax: 10 tiles of 31 lines, last 21).
 """
 
 from __future__ import annotations
@@ -588,13 +595,15 @@ def solve(uk: UserKernelDecl, options: SolverOptions) -> Optional[KernelTiling]:
         raise ModelError(f"unknown tiling objective '{options.objective}'", where=uk.where, kernel=uk.name,
                          hint=f"objectives: {', '.join(sorted(OBJECTIVES))}")
     objective = OBJECTIVES[options.objective]
-    feasible = list(feasible_tilings(uk, options, geoms))
+    feasible = list(feasible_tilings(uk, options, geoms, stages=False))
     if not feasible:
-        staged = list(feasible_tilings(uk, replace(options, l2_budget=None), geoms))
+        staged = list(feasible_tilings(uk, replace(options, l2_budget=None), geoms, stages=False))
         if staged:
             return _no_l2_solution(uk, staged, options)
         return _no_solution(uk, geoms, options)
     scored = [(objective.key(t, options), i, t) for i, t in enumerate(feasible)]
+    if options.objective == "time":
+        scored = _restaged(scored, objective, options)
     best = min(scored, key=lambda s: s[:2])
     if options.objective == "time":
         best = _prefer_less_staging(best, scored)
@@ -608,6 +617,21 @@ def solve(uk: UserKernelDecl, options: SolverOptions) -> Optional[KernelTiling]:
 
 
 TRIPLE_MIN_GAIN = 0.005  # a third L2 staging slot must save at least 0.5% of the predicted time
+RESTAGED_CANDIDATES = 4  # tilings whose L2 staging depths the time objective varies
+
+
+def _restaged(scored: list, objective: Objective, options: SolverOptions) -> list:
+    """Add the staging-depth variants of the best few tilings (each with the default depth) to
+    ``scored``. A depth changes the time by a few percent at most, so the search over depths is
+    limited to tilings already near the best instead of multiplying every candidate."""
+    top = sorted(scored, key=lambda s: s[:2])[:RESTAGED_CANDIDATES]
+    extra, index = [], len(scored)
+    for _, _, t in top:
+        for v in stage_variants(t):
+            if v.args != t.args and l2_fits(v, options.l2_budget):
+                extra.append((objective.key(v, options), index, v))
+                index += 1
+    return scored + extra
 
 
 def _prefer_less_staging(best: tuple, scored: list) -> tuple:
@@ -623,16 +647,23 @@ def _prefer_less_staging(best: tuple, scored: list) -> tuple:
     return alt if alt[0][0] <= best[0][0] * (1 + TRIPLE_MIN_GAIN) else best
 
 
-def feasible_tilings(uk: UserKernelDecl, options: SolverOptions, geoms: Optional[dict] = None):
-    """Every tiling the objective of ``options`` may choose from."""
+def feasible_tilings(uk: UserKernelDecl, options: SolverOptions, geoms: Optional[dict] = None,
+                     stages: bool = True):
+    """Every tiling the objective of ``options`` may choose from; with ``stages`` False, each
+    with its default L2 staging depth only (serial staging when the default does not fit L2)."""
     geoms = geoms or _geometries(uk)
     objective = OBJECTIVES[options.objective]
     budget = options.budget
     promote = options.promote if objective.promote is None else objective.promote
     partial = options.partial_promote if objective.partial is None else objective.partial
     single = objective.single_buffer
+
     def fitting(t):
-        return [v for v in stage_variants(t, single) if l2_fits(v, options.l2_budget)]
+        fit = [v for v in (stage_variants(t, single) if stages else [t]) if l2_fits(v, options.l2_budget)]
+        if fit:
+            return fit
+        serial = _serial(t)  # a tight L2: one slot per argument still runs, without overlap
+        return [serial] if l2_fits(serial, options.l2_budget) else []
 
     if promote:
         whole = fitting(build_tiling(uk, geoms, None, 1, True, budget))
@@ -646,6 +677,10 @@ def feasible_tilings(uk: UserKernelDecl, options: SolverOptions, geoms: Optional
             t = build_tiling(uk, geoms, k, n, False, budget, partial=part, single_buffer=single)
             if t.l1_bytes <= budget:
                 yield from fitting(t)
+
+
+def _serial(t: KernelTiling) -> KernelTiling:
+    return with_stages(t, {a.name: 1 for a in t.args if a.l3})
 
 
 def l2_fits(t: KernelTiling, l2_budget: Optional[int]) -> bool:
@@ -689,7 +724,7 @@ def _no_solution(uk: UserKernelDecl, geoms: dict, options: SolverOptions):
 
 
 def _no_l2_solution(uk: UserKernelDecl, staged: list, options: SolverOptions):
-    least = min(staged, key=lambda t: t.l2_bytes)
+    least = min((_serial(t) for t in staged), key=lambda t: t.l2_bytes)
     dom = max((a for a in least.args if a.l3), key=lambda a: a.l2_bytes)
     msg = (f"no tiling fits the L2 budget of {options.l2_budget} bytes for staging its L3 (O_L2DB) "
            f"arguments: the least needs {least.l2_bytes} bytes ({least.ntiles} tiles), of which "

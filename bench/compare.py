@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 
 FIELDS = ("tiles", "l1_bytes", "traffic_ratio", "predicted_cycles", "simulated_cycles", "roofline_cycles",
-          "sim_vs_roofline", "prediction_error_pct", "bound")
+          "sim_vs_roofline", "prediction_error_pct", "bound",
+          # L3 level (kernels with L3-homed arguments; absent from results written before it)
+          "traffic_l3", "l3_traffic_ratio", "udma_busy_cycles", "l2_staging_bytes", "stages")
 TIMING = ("generation_ms",)
 
 
@@ -76,7 +78,9 @@ def row_changes(old: dict, new: dict, fields: tuple, show_all: bool) -> list:
     b = {r["key"]: r for r in new.get("rows", [])}
     lines = [f"  removed: {k}" for k in a if k not in b] + [f"  added:   {k}" for k in b if k not in a]
     for key in [k for k in b if k in a]:
-        diffs = [f"{f} {change(a[key].get(f), b[key].get(f))}" for f in fields if a[key].get(f) != b[key].get(f)]
+        # A field one side does not have (a result written before it existed) is not compared.
+        diffs = [f"{f} {change(a[key][f], b[key][f])}" for f in fields
+                 if f in a[key] and f in b[key] and a[key][f] != b[key][f]]
         if diffs or show_all:
             lines.append(f"  {key}: " + ("; ".join(diffs) if diffs else "unchanged"))
     return lines

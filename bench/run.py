@@ -3,14 +3,17 @@ run on the simulated chip, checked against numpy, and compared with lower bounds
 
     python bench/run.py [--json PATH] [--platforms gap8,gap9] [--examples a,b] [--quick]
 
-Prints one table (a row per user kernel x platform x objective, plus a row per kernel-group call),
-then the issue's four targets with PASS/FAIL, and writes everything as JSON (default
-bench/results/latest.json) for ``bench/compare.py OLD.json NEW.json``. See bench/README.md.
+Prints one table (a row per user kernel x platform x objective, plus a row per kernel-group call,
+plus, for models with L3-homed arguments, the 'time' tiling re-staged with 2 and with 3 L2 slots),
+the double-vs-triple staging comparison, then the issue's four targets with PASS/FAIL, and writes
+everything as JSON (default bench/results/latest.json) for ``bench/compare.py OLD.json NEW.json``.
+See bench/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import importlib.util
 import json
@@ -20,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,18 +34,29 @@ if str(ROOT) not in sys.path:
 
 import host_harness  # noqa: E402
 from autotiler import Model, SetTilingObjective  # noqa: E402
-from autotiler.bounds import compulsory, kernel_figures, movement_bound  # noqa: E402
+from autotiler.bounds import compulsory, compulsory_l3, kernel_figures, movement_bound  # noqa: E402
 from autotiler.codegen import generate, write_files  # noqa: E402
 from autotiler.constants import Object_Type_T  # noqa: E402
 from autotiler.costmodel import predict  # noqa: E402
 from autotiler.errors import PlatformError, TilingError  # noqa: E402
 from autotiler.model import CArgBinding  # noqa: E402
 from autotiler.platforms import get_platform  # noqa: E402
-from autotiler.tiler import SolverOptions, _geometries, build_tiling, feasible_tilings  # noqa: E402
+from autotiler.tiler import (  # noqa: E402
+    SolverOptions,
+    _geometries,
+    build_tiling,
+    feasible_tilings,
+    l2_fits,
+    with_stages,
+)
 
 EXAMPLES_DIR = ROOT / "examples"
 PLATFORMS = ("gap8", "gap9")
 OBJECTIVES = ("time", "original", "naive", "max_l1", "traffic")
+# Models with L3-homed (O_L2DB) arguments are also run with the 'time' tiling re-staged: every L3
+# argument through STAGE_DEPTHS[i] L2 slots (row objective "stage2", "stage3").
+STAGE_DEPTHS = (2, 3)
+VARIANTS = tuple(f"stage{s}" for s in STAGE_DEPTHS)
 # The guide's MatAdd (3 x 200x300 Word32) needs 720 KB of L2: more than GAP8's 512 KB.
 L2_SIZE = 4 * 1024 * 1024
 DEFAULT_JSON = ROOT / "bench" / "results" / "latest.json"
@@ -95,6 +110,30 @@ def generate_model(mod, platform_name: str, budget: int, objective: str) -> tupl
         files = generate(m)
         t2 = time.perf_counter()
     return m, files, (t1 - t0) * 1e3, (t2 - t1) * 1e3
+
+
+def restage(m, depth: int) -> None:
+    """Give every L3 argument of every tiling of model ``m`` ``depth`` L2 staging slots
+    (tiler.with_stages: capped by the argument's instance count) and re-predict the tiling; the
+    tiles and the L1 layout stay those the objective chose. A variant that does not fit the
+    model's L2 budget is a TilingError, like an objective without a solution."""
+    for name, t in m.tilings.items():
+        if not has_l3(t):
+            continue
+        v = with_stages(t, {a.name: depth for a in t.args if a.l3})
+        if not l2_fits(v, m.l2_budget):
+            raise TilingError(f"{depth} L2 staging slots per L3 argument need {v.l2_bytes} bytes of L2, "
+                              f"more than the budget of {m.l2_budget}", kernel=name)
+        m.tilings[name] = replace(v, predicted=predict(v, m.libs, m.platform))
+
+
+def has_l3(t) -> bool:
+    return any(a.l3 for a in t.args)
+
+
+def stages_text(t) -> str:
+    """Staging depth of each L3 argument, in KerArgs order: "2/2/3" ('' without L3 arguments)."""
+    return "/".join(str(a.stage) for a in t.args if a.l3)
 
 
 def build_program(files: dict, gen_dir: Path, example: str, ref, platform_name: str):
@@ -178,14 +217,23 @@ def whole_tiling(t):
 def lower_bounds(t, libs: dict, plat) -> dict:
     """Tiling-independent bounds of a kernel at its budget: compute = the calls and forks of the
     kernel run as one tile (any tiling makes at least these calls, each at least this long);
-    DMA = max(compulsory, reuse bound) bytes at the cluster DMA's bandwidth."""
+    DMA = max(compulsory, reuse bound) bytes at the cluster DMA's bandwidth; uDMA = the L3-homed
+    arguments' bytes, each crossing L3<->L2 once, at the micro-DMA's (``udma["ram"]``)."""
     whole = predict(whole_tiling(t), libs, plat)
     compute = whole["compute_cycles"] + whole["fork_cycles"]
     c_in, c_out = compulsory(t)
     moved = max(c_in + c_out, movement_bound(t, t.budget) or 0)
     dma = math.ceil(moved / plat.cluster_dma.bytes_per_cycle)
-    return {"compute_bound_cycles": compute, "dma_bound_cycles": dma, "roofline_cycles": max(compute, dma),
-            "bound": "compute" if compute >= dma else "memory", "compulsory_in": c_in, "compulsory_out": c_out}
+    l3 = compulsory_l3(t)
+    udma = math.ceil(l3 / plat.udma["ram"].bytes_per_cycle) if l3 else 0
+    return {"compute_bound_cycles": compute, "dma_bound_cycles": dma, "udma_bound_cycles": udma,
+            "roofline_cycles": max(compute, dma, udma), "bound": bound_name(compute, dma, udma),
+            "compulsory_in": c_in, "compulsory_out": c_out, "l3_compulsory": l3}
+
+
+def bound_name(compute: int, dma: int, udma: int) -> str:
+    """Which bound the roofline is: compute, memory (cluster DMA, L2<->L1) or L3 (uDMA, L3<->L2)."""
+    return "compute" if compute >= max(dma, udma) else "memory" if dma >= udma else "L3"
 
 
 def overlap_capable(t) -> bool:
@@ -196,12 +244,18 @@ def overlap_capable(t) -> bool:
     return whole_tiling(t).l1_bytes > t.budget and all(a.decl.has(Object_Type_T.O_DB) for a in moved)
 
 
+_RELOAD_FREE: dict = {}  # (kernel declaration, budget, platform name) -> bool: the same for every objective
+
+
 def reload_free(t, libs: dict, plat) -> bool:
     """Target 2 applies ("the whole reduction fits L1"): some tiling within the budget moves
     every input byte L2 -> L1 exactly once (no input is re-read across planes or tiles)."""
-    options = SolverOptions(budget=t.budget, objective="traffic", platform=plat, libs=libs)
-    best = min((c.traffic_in for c in feasible_tilings(t.kernel, options)), default=None)
-    return best is not None and best <= compulsory(t)[0]
+    key = (t.kernel, t.budget, plat.name)
+    if key not in _RELOAD_FREE:
+        options = SolverOptions(budget=t.budget, objective="traffic", platform=plat, libs=libs)
+        best = min((c.traffic_in for c in feasible_tilings(t.kernel, options)), default=None)
+        _RELOAD_FREE[key] = best is not None and best <= compulsory(t)[0]
+    return _RELOAD_FREE[key]
 
 
 def kernel_row(t, libs: dict, plat, counters) -> dict:
@@ -212,11 +266,25 @@ def kernel_row(t, libs: dict, plat, counters) -> dict:
     row = {"tiles": t.ntiles, "l1_bytes": t.l1_bytes, "budget": t.budget, "l1_pct": 100.0 * t.l1_bytes / t.budget,
            "traffic_in": t.traffic_in, "traffic_out": t.traffic_out, "traffic": t.traffic, "compulsory": comp,
            "traffic_ratio": t.traffic / comp if comp else 1.0, "predicted_cycles": pred.cycles,
-           "predicted": dict(pred), "describe": t.describe(), **b,
+           "predicted": dict(pred), "describe": t.describe(), **b, **l3_fields(t, pred),
            "tiling_figures": {k: v for k, v in kernel_figures(t, plat).items() if k != "predicted_cycles"},
            "overlap_capable": overlap_capable(t), "reload_free": reload_free(t, libs, plat)}
     add_simulated(row, counters)
     return row
+
+
+def l3_fields(t, pred) -> dict:
+    """L3 level of a tiling: L3<->L2 bytes against the compulsory ones, L2 staging, depths.
+    None (printed '-') for a kernel without L3-homed arguments."""
+    if not has_l3(t):
+        return {"l3_args": 0, "traffic_l3_in": 0, "traffic_l3_out": 0, "traffic_l3": 0, "l3_traffic_ratio": None,
+                "l2_staging_bytes": 0, "stages": None, "stage_by_arg": {}, "predicted_udma_busy_cycles": None}
+    l3 = compulsory_l3(t)
+    return {"l3_args": sum(1 for a in t.args if a.l3), "traffic_l3_in": t.traffic_l3_in,
+            "traffic_l3_out": t.traffic_l3_out, "traffic_l3": t.traffic_l3,
+            "l3_traffic_ratio": t.traffic_l3 / l3 if l3 else 1.0, "l2_staging_bytes": t.l2_bytes,
+            "stages": stages_text(t), "stage_by_arg": {a.name: a.stage for a in t.args if a.l3},
+            "predicted_udma_busy_cycles": pred["udma_busy_cycles"]}
 
 
 def add_simulated(row: dict, counters) -> None:
@@ -224,13 +292,18 @@ def add_simulated(row: dict, counters) -> None:
     roof, pred = row["roofline_cycles"], row["predicted_cycles"]
     row["pred_vs_roofline"] = pred / roof if roof else None
     if counters is None:
-        row.update(simulated_cycles=None, sim_vs_roofline=None, prediction_error_pct=None, simulated=None)
+        row.update(simulated_cycles=None, sim_vs_roofline=None, prediction_error_pct=None, simulated=None,
+                   udma_busy_cycles=None)
         return
     sim = counters["cycles"]
     row["simulated_cycles"] = sim
     row["simulated"] = {k: counters[k] for k in ("cycles", "compute_cycles", "stall_cycles", "fork_cycles",
-                                                 "l2_to_l1", "l1_to_l2", "peak_l1", "transfers")}
+                                                 "l2_to_l1", "l1_to_l2", "l3_to_l2", "l2_to_l3", "peak_l1",
+                                                 "peak_l2", "peak_l3", "transfers")}
     row["simulated"]["dma_busy_cycles"] = counters["dma_busy_cycles"]["cluster"]
+    row["simulated"]["udma_busy_cycles"] = counters["dma_busy_cycles"]["udma"]
+    # Shown in the uDMA busy column for kernels with L3 arguments only (the others never use it).
+    row["udma_busy_cycles"] = row["simulated"]["udma_busy_cycles"] if row.get("l3_args") else None
     row["sim_vs_roofline"] = sim / roof if roof else None
     row["prediction_error_pct"] = 100.0 * (pred - sim) / sim if sim else 0.0
 
@@ -238,12 +311,17 @@ def add_simulated(row: dict, counters) -> None:
 def group_row(kernel_rows: list, total: dict) -> dict:
     """The group call: simulated total against the sums of its kernels' predictions and bounds."""
     keys = ("traffic_in", "traffic_out", "traffic", "compulsory", "predicted_cycles", "compute_bound_cycles",
-            "dma_bound_cycles", "roofline_cycles")
+            "dma_bound_cycles", "udma_bound_cycles", "roofline_cycles", "l3_args", "traffic_l3_in",
+            "traffic_l3_out", "traffic_l3", "l3_compulsory")
     row = {k: sum(r[k] for r in kernel_rows) for k in keys}
     row.update(tiles="+".join(str(r["tiles"]) for r in kernel_rows), l1_bytes=max(r["l1_bytes"] for r in kernel_rows),
                budget=kernel_rows[0]["budget"], traffic_ratio=row["traffic"] / row["compulsory"],
-               bound="compute" if row["compute_bound_cycles"] >= row["dma_bound_cycles"] else "memory")
+               bound=bound_name(row["compute_bound_cycles"], row["dma_bound_cycles"], row["udma_bound_cycles"]))
     row["l1_pct"] = 100.0 * row["l1_bytes"] / row["budget"]
+    staged = [r for r in kernel_rows if r["l3_args"]]
+    row.update(l3_traffic_ratio=row["traffic_l3"] / row["l3_compulsory"] if row["l3_compulsory"] else None,
+               l2_staging_bytes=max((r["l2_staging_bytes"] for r in staged), default=0),
+               stages="+".join(r["stages"] for r in staged) or None)
     add_simulated(row, total)
     return row
 
@@ -252,18 +330,50 @@ def group_row(kernel_rows: list, total: dict) -> dict:
 # One example x platform x objective
 # ---------------------------------------------------------------------------------------------
 
-def bench_case(example: str, mod, ref, platform_name: str, objective: str, work: Path) -> list:
-    """Rows of one (example, platform, objective): one per user kernel, plus one for a group."""
+def bench_case(example: str, mod, ref, platform_name: str, objective: str, work: Path, progress=print) -> list:
+    """Rows of one (example, platform, objective): one per user kernel, plus one for a group.
+    For 'time' on a model with L3-homed arguments, also the rows of its tiling re-staged to each
+    of STAGE_DEPTHS L2 slots (objective "stage<N>", see restage)."""
     budget = budget_for(mod.L1_BUDGET, platform_name)
     base = {"example": example, "platform": platform_name, "objective": objective, "budget": budget}
+    progress(f"  {example:<12} {platform_name} {objective}")
     try:
         model, files, tile_ms, codegen_ms = generate_model(mod, platform_name, budget, objective)
     except TilingError as err:
         return [{**base, "kernel": ref.KERNEL, "group": False, "error": str(err)}]
-    gen_dir = work / example / platform_name / objective
-    program = build_program(files, gen_dir, example, ref, platform_name)
-    total, per_kernel = simulate(program, model, ref, example)
     base.update(tiling_ms=tile_ms, codegen_ms=codegen_ms, generation_ms=tile_ms + codegen_ms)
+    rows = measure(example, ref, model, files, base, work)
+    if objective == "time" and any(has_l3(t) for t in model.tilings.values()):
+        for depth, label in zip(STAGE_DEPTHS, VARIANTS):
+            progress(f"  {example:<12} {platform_name} {label} (the time tiling, {depth} L2 slots per L3 argument)")
+            rows += bench_restaged(example, ref, model, depth, {**base, "objective": label, "variant_of": objective},
+                                   work)
+    return rows
+
+
+def bench_restaged(example: str, ref, model, depth: int, base: dict, work: Path) -> list:
+    """Rows of ``model``'s tilings re-staged to ``depth`` L2 slots per L3 argument (on a copy of
+    the model). Timings: the objective's tiling plus the re-staging, and the new codegen."""
+    variant = copy.copy(model)
+    variant.tilings = dict(model.tilings)
+    t0 = time.perf_counter()
+    try:
+        restage(variant, depth)
+    except TilingError as err:
+        return [{**base, "kernel": ref.KERNEL, "group": False, "error": str(err)}]
+    t1 = time.perf_counter()
+    files = generate(variant)
+    t2 = time.perf_counter()
+    tile_ms = base["tiling_ms"] + (t1 - t0) * 1e3
+    base = {**base, "tiling_ms": tile_ms, "codegen_ms": (t2 - t1) * 1e3, "generation_ms": tile_ms + (t2 - t1) * 1e3}
+    return measure(example, ref, variant, files, base, work)
+
+
+def measure(example: str, ref, model, files: dict, base: dict, work: Path) -> list:
+    """Build and run generated ``files`` and make the rows of every kernel (and group) of ``model``."""
+    gen_dir = work / example / base["platform"] / base["objective"]
+    program = build_program(files, gen_dir, example, ref, base["platform"])
+    total, per_kernel = simulate(program, model, ref, example)
     rows = [{**base, "kernel": name, "group": False,
              **kernel_row(t, model.libs, model.platform, per_kernel.get(name))}
             for name, t in model.tilings.items()]
@@ -287,8 +397,7 @@ def run_all(examples: list, platforms: list, objectives: list, progress=print) -
             mod, ref = load_example(example)
             for platform_name in platforms:
                 for objective in objectives:
-                    progress(f"  {example:<12} {platform_name} {objective}")
-                    rows += bench_case(example, mod, ref, platform_name, objective, Path(tmp))
+                    rows += bench_case(example, mod, ref, platform_name, objective, Path(tmp), progress)
     return rows
 
 
@@ -305,6 +414,12 @@ COLUMNS = (
     ("pred/roof", "pred_vs_roofline", "{:.2f}"), ("sim/roof", "sim_vs_roofline", "{:.2f}"),
     ("err %", "prediction_error_pct", "{:+.1f}"), ("bound", "bound", "{}"), ("gen ms", "generation_ms", "{:.0f}"),
 )
+# Appended when some row has L3-homed arguments ('-' on the rows without).
+L3_COLUMNS = (
+    ("L3 B", "traffic_l3", "{}"), ("L3/comp", "l3_traffic_ratio", "{:.2f}"), ("uDMA busy", "udma_busy_cycles", "{}"),
+    ("L2 stg B", "l2_staging_bytes", "{}"), ("stages", "stages", "{}"),
+)
+LEFT = {"kernel", "chip", "objective", "bound", "stages"}
 
 
 def row_name(r: dict) -> str:
@@ -317,17 +432,25 @@ def cell(r: dict, key: str, fmt: str) -> str:
     if "error" in r and key not in ("platform", "objective"):
         return "no tiling" if key == "tiles" else ""
     value = r.get(key)
+    if key in ("traffic_l3", "l2_staging_bytes") and not r.get("l3_args"):
+        value = None
     return "-" if value is None else fmt.format(value)
 
 
+def table_columns(rows: list) -> tuple:
+    return COLUMNS + (L3_COLUMNS if any(r.get("l3_args") for r in rows) else ())
+
+
 def format_table(rows: list) -> str:
-    cells = [[cell(r, key, fmt) for _, key, fmt in COLUMNS] for r in rows]
-    headers = [h for h, _, _ in COLUMNS]
+    columns = table_columns(rows)
+    cells = [[cell(r, key, fmt) for _, key, fmt in columns] for r in rows]
+    headers = [h for h, _, _ in columns]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
-    left = {0, 1, 2, 13}
+    left = {i for i, h in enumerate(headers) if h in LEFT}
 
     def line(values):
-        return "  ".join(v.ljust(w) if i in left else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths)))
+        return "  ".join(v.ljust(w) if i in left else v.rjust(w)
+                         for i, (v, w) in enumerate(zip(values, widths))).rstrip()
 
     out, previous = [line(headers), "  ".join("-" * w for w in widths)], None
     for r, c in zip(rows, cells):
@@ -340,8 +463,9 @@ def format_table(rows: list) -> str:
 
 
 def sort_rows(rows: list) -> list:
-    """Kernel, then platform, then objective in OBJECTIVES order (group rows after their kernels)."""
-    order = {o: i for i, o in enumerate(OBJECTIVES)}
+    """Kernel, then platform, then objective in OBJECTIVES order, then the staging variants (group
+    rows after their kernels)."""
+    order = {o: i for i, o in enumerate(OBJECTIVES + VARIANTS)}
     first = {}
     for i, r in enumerate(rows):
         first.setdefault((r["example"], r["kernel"]), i)
@@ -375,9 +499,12 @@ def _why_slow(r: dict) -> str:
     s = r["simulated"]
     extra_compute = s["compute_cycles"] + s["fork_cycles"] - r["compute_bound_cycles"]
     moved_dma = s["dma_busy_cycles"]
-    return (f"  <-- FAIL: compute {r['compute_bound_cycles']} vs DMA {r['dma_bound_cycles']} bound; "
+    l3 = (f", uDMA {r['udma_bound_cycles']}" if r.get("l3_args") else "")
+    l3_busy = (f", uDMA busy {s['udma_busy_cycles']} (L3 traffic {r['l3_traffic_ratio']:.2f}x compulsory)"
+               if r.get("l3_args") else "")
+    return (f"  <-- FAIL: compute {r['compute_bound_cycles']} vs DMA {r['dma_bound_cycles']}{l3} bound; "
             f"stalls {s['stall_cycles']}, per-tile calls/forks +{extra_compute}, DMA busy {moved_dma} "
-            f"(traffic {r['traffic_ratio']:.2f}x compulsory)")
+            f"(traffic {r['traffic_ratio']:.2f}x compulsory){l3_busy}")
 
 
 def target_traffic(rows: list) -> dict:
@@ -396,28 +523,95 @@ def target_traffic(rows: list) -> dict:
             "passed": gmean is not None and gmean <= TRAFFIC_TARGET, "value": gmean, "lines": lines}
 
 
-def _best_alternative(rows: list, r: dict, key: str):
-    alts = [a for a in rows if a["example"] == r["example"] and a["kernel"] == r["kernel"]
-            and a["platform"] == r["platform"] and a["objective"] != "time" and a.get(key) is not None]
+def _same_kernel(a: dict, r: dict) -> bool:
+    return a["example"] == r["example"] and a["kernel"] == r["kernel"] and a["platform"] == r["platform"] \
+        and a.get("group") == r.get("group")
+
+
+def _best_alternative(rows: list, r: dict, key: str, objectives=OBJECTIVES):
+    alts = [a for a in rows if _same_kernel(a, r) and a["objective"] != "time" and a["objective"] in objectives
+            and a.get(key) is not None]
     return min(alts, key=lambda a: a[key], default=None)
 
 
+def _versus(r: dict, best: dict, what: str) -> tuple:
+    ok = r["simulated_cycles"] <= best["simulated_cycles"]
+    return ok, (f"{what} {best['objective']} {best['simulated_cycles']} "
+                f"({r['simulated_cycles'] / best['simulated_cycles']:.3f}x){'' if ok else '  <-- worse'}")
+
+
 def target_alternatives(rows: list) -> dict:
-    """Per kernel (and per group call), simulated cycles of 'time' against every other objective."""
+    """Per kernel (and per group call), simulated cycles of 'time' against every other objective
+    and, for kernels with L3 arguments, against its own tiling re-staged with 2 and 3 L2 slots."""
     lines, fails = [], []
     for r in [x for x in rows if x["objective"] == "time" and "error" not in x]:
-        best = _best_alternative(rows, r, "simulated_cycles")
-        if best is None or r["simulated_cycles"] is None:
+        if r["simulated_cycles"] is None:
             continue
-        ok = r["simulated_cycles"] <= best["simulated_cycles"]
-        lines.append(f"{row_name(r)} @{r['platform']}: time {r['simulated_cycles']}, best other "
-                     f"{best['objective']} {best['simulated_cycles']} "
-                     f"({r['simulated_cycles'] / best['simulated_cycles']:.3f}x){'' if ok else '  <-- worse'}")
+        parts, ok = [], True
+        best = _best_alternative(rows, r, "simulated_cycles")
+        if best is not None:
+            good, text = _versus(r, best, "best other")
+            parts.append(text)
+            ok &= good
+        staged = _best_alternative(rows, r, "simulated_cycles", VARIANTS)
+        if staged is not None:
+            good, text = _versus(r, staged, "best re-staging")
+            parts.append(text)
+            ok &= good
+        if not parts:
+            continue
+        chosen = f" ({r['stages']} L2 slots)" if r.get("stages") else ""
+        lines.append(f"{row_name(r)} @{r['platform']}: time{chosen} {r['simulated_cycles']}, " + ", ".join(parts))
         if not ok:
             fails.append(_key(r))
-    return {"name": "alternatives", "title": "objective 'time' never slower (simulated) than any other objective",
-            "applies_to": "every kernel and kernel-group call, each platform",
+    return {"name": "alternatives",
+            "title": "objective 'time' never slower (simulated) than any other objective, nor than its own "
+                     "tiling re-staged with " + " or ".join(str(d) for d in STAGE_DEPTHS) + " L2 slots per L3 argument",
+            "applies_to": "every kernel and kernel-group call, each platform; re-staging: kernels with L3-homed "
+                          "(O_L2DB) arguments",
             "passed": bool(lines) and not fails, "lines": lines, "failed": fails}
+
+
+def staging_summary(rows: list) -> list:
+    """Double vs triple L2 staging, per kernel (and group call) with L3 arguments and platform:
+    simulated (and predicted) cycles of the 'time' tiling with every L3 argument at 2 and at 3
+    slots, and what 'time' chose."""
+    out = []
+    for r in [x for x in rows if x["objective"] == "time" and x.get("l3_args") and "error" not in x]:
+        entry = {"kernel": row_name(r), "platform": r["platform"], "chosen_stages": r["stages"],
+                 "chosen_simulated": r["simulated_cycles"], "chosen_predicted": r["predicted_cycles"],
+                 "chosen_l2_bytes": r["l2_staging_bytes"],
+                 "peak_l2": (r["simulated"] or {}).get("peak_l2"),
+                 "chip_l2": get_platform(r["platform"]).l2_size}
+        for label in VARIANTS:
+            v = next((a for a in rows if _same_kernel(a, r) and a["objective"] == label), None)
+            entry[label] = None if v is None else {
+                "stages": v.get("stages"), "simulated": v.get("simulated_cycles"), "predicted": v.get("predicted_cycles"),
+                "l2_bytes": v.get("l2_staging_bytes"), "error": v.get("error")}
+        out.append(entry)
+    return out
+
+
+def _staged_figures(v) -> str:
+    if v is None:
+        return "not run"
+    if v["simulated"] is None:
+        return v["error"] or "not measured"
+    return f"{v['simulated']} cycles ({v['stages']}, {v['l2_bytes']} B L2, predicted {v['predicted']})"
+
+
+def format_staging(summary: list) -> str:
+    out = ["L3 staging: the 'time' tiling with every L3 argument staged through 2 (double) or 3 (triple) L2 slots"]
+    for e in summary:
+        d, t = e.get("stage2"), e.get("stage3")
+        gain = ""
+        if d and t and d["simulated"] and t["simulated"]:
+            gain = f"; triple / double {t['simulated'] / d['simulated']:.4f}"
+        out.append(f"  {e['kernel']} @{e['platform']}: double {_staged_figures(d)}; triple {_staged_figures(t)}{gain}")
+        peak = "-" if e["peak_l2"] is None else f"{e['peak_l2']} B"
+        out.append(f"    time chose {e['chosen_stages']}: {e['chosen_simulated']} cycles, {e['chosen_l2_bytes']} B of "
+                   f"L2 staging; simulated peak L2 {peak} of the chip's {e['chip_l2'] // 1024} KiB")
+    return "\n".join(out)
 
 
 def target_prediction(rows: list) -> dict:
@@ -479,8 +673,8 @@ def results_json(rows: list, targets: list, platforms: list, examples: list) -> 
         "format": FORMAT, "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git": git_state(),
         "python": sys.version.split()[0], "machine": pyplatform.machine(), "numpy": np.__version__,
         "l2_size": L2_SIZE, "platforms": {p: platform_json(p) for p in platforms}, "examples": examples,
-        "objectives": list(OBJECTIVES), "rows": [{"key": _key(r), **r} for r in rows],
-        "targets": targets,
+        "objectives": list(OBJECTIVES), "staging_variants": list(VARIANTS),
+        "rows": [{"key": _key(r), **r} for r in rows], "staging": staging_summary(rows), "targets": targets,
     }
 
 
@@ -531,12 +725,15 @@ def header(args) -> str:
              f"objectives {', '.join(OBJECTIVES)}",
              f"L2 raised to {L2_SIZE // 1024} KiB on every chip: the guide's MatAdd (3 x 200x300 Word32) needs "
              f"720 KB, more than GAP8's 512 KB. L1 budgets: gap8 = the example's L1_BUDGET, other chips scaled by "
-             f"their L1 size / gap8's."]
+             f"their L1 size / gap8's. L2 staging of L3 arguments is tiled within the chip's own L2.",
+             f"Models with L3 arguments also run the 'time' tiling re-staged: {', '.join(VARIANTS)}."]
     for name in args.platforms:
         p = get_platform(name)
-        lines.append(f"  {name}: {p.cores} cores, L1 {p.l1_size // 1024} KiB, cluster DMA "
-                     f"{p.cluster_dma.bytes_per_cycle:g} B/cycle + {p.cluster_dma.setup_cycles} setup, "
-                     f"fork {p.fork_cycles}")
+        ram = p.udma["ram"]
+        lines.append(f"  {name}: {p.cores} cores, L1 {p.l1_size // 1024} KiB, L2 {p.l2_size // 1024} KiB, "
+                     f"L3 RAM {p.l3_ram_size // (1024 * 1024)} MiB, cluster DMA "
+                     f"{p.cluster_dma.bytes_per_cycle:g} B/cycle + {p.cluster_dma.setup_cycles} setup, uDMA (RAM) "
+                     f"{ram.bytes_per_cycle:g} B/cycle + {ram.setup_cycles} setup, fork {p.fork_cycles}")
     return "\n".join(lines)
 
 
@@ -553,6 +750,10 @@ def main(argv=None) -> int:
     targets = check_targets(rows)
     print()
     print(format_table(rows))
+    staging = staging_summary(rows)
+    if staging:
+        print()
+        print(format_staging(staging))
     print()
     print(format_targets(targets))
     write_json(results_json(rows, targets, args.platforms, args.examples), args.json)

@@ -127,3 +127,70 @@ def test_time_objective_never_slower_than_a_considered_alternative(name, tmp_pat
             for out, value in ref.expected(args).items():
                 np.testing.assert_array_equal(args[out], value)
     assert cycles[-1] == min(cycles), f"chosen {cycles[-1]} cycles, considered {cycles[:-1]}"
+
+
+# ---------------------------------------------------------------------------------------------
+# L3-homed arguments: double vs triple L2 staging
+
+
+L3_CASE = dict(w=16, h=32, item=4, ov=0, vertical=False, nip=3, nop=1, db=True, promote=False, in3d=True,
+               cons=0, pref=0, l3={"In", "Out"}, stage=None)
+
+
+def _run_win(model, tiling, tmp_path, name):
+    from .test_property_e2e import DTYPES, KERNELS, _out_shape, reference
+
+    model.tilings["Win"] = tiling
+    gen = tmp_path / name
+    write_files(generate(model), str(gen))
+    prog = host_harness.build(gen, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS], platform=PLATFORM)
+    c = L3_CASE
+    rng = np.random.default_rng(1)
+    inp = rng.integers(0, 1 << 20, size=(c["nip"], c["h"], c["w"]), dtype=DTYPES[4])
+    wt = rng.integers(0, 7, size=c["nip"] * c["nop"], dtype=np.uint32)
+    bias = rng.integers(0, 1 << 20, size=c["nop"], dtype=np.uint32)
+    out = np.full(_out_shape(c), 0xA5A5A5A5, dtype=np.uint32)
+    counters = prog.call("Win", In=inp, Out=out, Wt=wt, Bias=bias)
+    np.testing.assert_array_equal(out, reference(c, inp, wt, bias))
+    return counters
+
+
+def test_triple_staging_chosen_where_the_model_shows_a_gain_and_the_simulator_agrees(tmp_path):
+    """In is re-read per input plane from L3; its third L2 slot lets the micro-DMA run further
+    ahead of the writes of Out that share the engine."""
+    from autotiler.tiler import TRIPLE_MIN_GAIN, with_stages
+
+    from .test_property_e2e import declare
+
+    with Model() as m:
+        chosen = declare(dict(L3_CASE, objective="time"), 2000)
+        assert chosen.arg("In").stage == 3 and chosen.arg("Out").stage == 2
+        double = with_stages(chosen, {"In": 2, "Out": 2})
+        double = replace(double, predicted=predict(double, m.libs, m.platform))
+        assert chosen.predicted.cycles * (1 + TRIPLE_MIN_GAIN) < double.predicted.cycles
+        assert chosen.l2_bytes > double.l2_bytes
+        sim_triple = _run_win(m, chosen, tmp_path, "triple")
+        sim_double = _run_win(m, double, tmp_path, "double")
+    assert sim_triple["cycles"] == chosen.predicted.cycles and sim_double["cycles"] == double.predicted.cycles
+    assert sim_double["cycles"] - sim_triple["cycles"] == double.predicted.cycles - chosen.predicted.cycles > 0
+    assert sim_triple["l3_to_l2"] == sim_double["l3_to_l2"] == chosen.traffic_l3_in
+
+
+def test_double_staging_kept_when_triple_gains_too_little():
+    """MatAdd streaming from L3 is uDMA-bound in steady state: a third slot buys nothing."""
+    with Model():
+        SetL1MemorySize(51200)
+        lib = "Word32 * __restrict__"
+        LibKernel("MatSumPar", CALL_PARALLEL, CArgs(TCArg(lib, "In1"), TCArg(lib, "In2"), TCArg(lib, "Out"),
+                                                    TCArg("unsigned int", "W"), TCArg("unsigned int", "H")),
+                  "MatrixAdd_Arg_T", Cost="4*((W*H + ncores - 1)/ncores) + 20")
+        t = UserKernel("MatAdd", KernelDimensions(1, 200, 300, 1), KernelIterationOrder(KER_DIM2, KER_TILE), TILE_HOR,
+                       CArgs(TCArg(lib, "In1"), TCArg(lib, "In2"), TCArg(lib, "Out")),
+                       Calls(Call("MatSumPar", LOC_INNER_LOOP, Bindings(
+                           K_Arg("In1", KER_ARG_TILE), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE),
+                           K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H)))),
+                       KerArgs(KerArg("In1", OBJ_IN_DB_L2DB, 200, 300, 4, 0, 0, 0, "In1", 0),
+                               KerArg("In2", OBJ_IN_DB_L2DB, 200, 300, 4, 0, 0, 0, "In2", 0),
+                               KerArg("Out", OBJ_OUT_DB_L2DB, 200, 300, 4, 0, 0, 0, "Out", 0)))
+        assert [a.stage for a in t.args] == [2, 2, 2] and t.l2_bytes == 48000
+        assert t.predicted["udma_busy_cycles"] > 0.99 * t.predicted.cycles  # the micro-DMA never idles

@@ -255,3 +255,72 @@ def test_generated_file_names_and_options():
 def current():
     from autotiler.session import current_model
     return current_model()
+
+
+# ---------------------------------------------------------------------------------------------
+# L3-homed arguments (O_L2DB)
+
+
+def l3_kerargs(in1=OBJ_IN_DB_L2DB, in2=OBJ_IN_DB_L2DB, out=OBJ_OUT_DB_L2DB, w=200, h=300, in2_carg="In2"):
+    return KerArgs(KerArg("In1", in1, w, h, 4, 0, 0, 0, "In1", 0),
+                   KerArg("In2", in2, w, h, 4, 0, 0, 0, in2_carg, 0),
+                   KerArg("Out", out, w, h, 4, 0, 0, 0, "Out", 0))
+
+
+def test_l3_home_on_a_pure_l1_buffer():
+    kerargs = KerArgs(*l3_kerargs(), KerArg("Tmp", OBJ_BUFFER_L2DB, 200, 300, 4, 0, 0, 0, None, 0))
+    with raises(ModelError, THIS, "kernel 'MatAdd'", "argument 'Tmp'", "O_L2DB homes an argument in L3",
+                "pure L1 buffer", "drop O_L2DB"):
+        add_kernel(kerargs=kerargs)
+
+
+def test_l3_home_needs_a_c_argument():
+    kerargs = KerArgs(*l3_kerargs()[:2], KerArg("Out", OBJ_BUFFER_OUT_L2DB, 200, 300, 4, 0, 0, 0, None, 0))
+    with raises(ModelError, THIS, "argument 'Out'", "homed in L3 (O_L2DB) but has no C argument",
+                "bind it to a pointer C argument"):
+        add_kernel(kerargs=kerargs)
+
+
+def test_one_c_argument_one_memory():
+    with raises(ModelError, THIS, "argument 'In2'", "C argument 'In1' is bound to 'In1' (home L3, O_L2DB) and to "
+                "'In2' (home L2)", "set O_L2DB on both or on neither"):
+        add_kernel(kerargs=l3_kerargs(in2=OBJ_IN_DB, in2_carg="In1"))
+
+
+def test_l2_budget_too_small_for_l3_staging():
+    SetMemorySizes(51200, 2000)
+    with raises(TilingError, THIS, "kernel 'MatAdd'", "argument 'In1'", "no tiling fits the L2 budget of 2000 bytes",
+                "staging its L3 (O_L2DB) arguments", "the least needs 2400 bytes", "'In1' takes 800 (1 slot(s) of "
+                "800 B per direction)", "raise the L2 size", "to at least 2400 bytes"):
+        add_kernel(kerargs=l3_kerargs())
+
+
+def test_tight_l2_falls_back_to_serial_staging():
+    SetMemorySizes(51200, 3000)  # two slots per argument no longer fit; one still does
+    t = add_kernel(kerargs=l3_kerargs())
+    assert [a.stage for a in t.args] == [1, 1, 1] and t.l2_bytes <= 3000
+
+
+def test_l2_budget_from_the_command_line_wins():
+    TilerParseOptions(["model.py", "--L2", "2000"])
+    SetMemorySizes(51200, 1 << 20)  # the script's value; --L2 overrides it, as --L1 does
+    with raises(TilingError, "no tiling fits the L2 budget of 2000 bytes"):
+        add_kernel(kerargs=l3_kerargs())
+
+
+def test_l3_exec_location_must_be_a_ram():
+    with raises(ModelError, THIS, "AT_GRAPH_PREF_L3_EXEC must be an L3 RAM, got AT_MEM_L3_HFLASH",
+                "AT_MEM_L3_HRAM"):
+        AT_SetGraphCtrl(AT_GRAPH_PREF_L3_EXEC, AT_OPT_VAL(AT_MEM_L3_HFLASH))
+
+
+def test_group_argument_passed_to_l2_and_l3_homes():
+    OpenKernelGroup("G")
+    add_kernel("K3", kerargs=l3_kerargs())
+    add_kernel("K2")
+    CloseKernelGroup()
+    with raises(ModelError, THIS, "kernel 'G'", "argument 'A'", "group argument 'A' is passed to 'K2' as 'In1' "
+                "(home L2) and elsewhere with home L3", "same O_L2DB setting"):
+        UserKernelGroup("G", CArgs(TCArg(P32, "A"), TCArg(P32, "B"), TCArg(P32, "C")),
+                        Calls(UserKernelCall("K3", LOC_GROUP, Bindings(C_Arg("A"), C_Arg("B"), C_Arg("C"))),
+                              UserKernelCall("K2", LOC_GROUP, Bindings(C_Arg("A"), C_Arg("B"), C_Arg("C")))))

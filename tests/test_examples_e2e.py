@@ -56,6 +56,8 @@ def test_counters_match_the_tiling_report(name, generated_examples):
     tilings = manifest["tilings"].values()
     assert counters["l2_to_l1"] == sum(t["traffic_in"] for t in tilings)
     assert counters["l1_to_l2"] == sum(t["traffic_out"] for t in tilings)
+    assert counters["l3_to_l2"] == sum(t["traffic_l3_in"] for t in tilings)
+    assert counters["l2_to_l3"] == sum(t["traffic_l3_out"] for t in tilings)
     assert counters["peak_l1"] == manifest["l1"]["size"] <= max(t["budget"] for t in tilings)
 
 

@@ -4,6 +4,7 @@ simulated chip and compared with numpy; peak L1 stays within the budget and no o
 left unwritten (outputs are pre-filled with a sentinel)."""
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from hypothesis import HealthCheck, event, given, settings
@@ -12,9 +13,10 @@ from hypothesis import strategies as st
 import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
+from autotiler.costmodel import predict
 from autotiler.platforms import get_platform
 from autotiler.tiler import _geometries as geometries
-from autotiler.tiler import build_tiling, smallest_footprint
+from autotiler.tiler import build_tiling, smallest_footprint, with_stages
 
 from .conftest import ROOT
 
@@ -48,9 +50,12 @@ def declare(c, budget):
     vertical = c["vertical"]
     ow, oh = (c["w"] - c["ov"], c["h"]) if vertical else (c["w"], c["h"] - c["ov"])
     db = O_DB if c["db"] else 0
-    in_type = O_IN | O_TILED | db | (O_3D if dim4 and c["in3d"] else 0)
-    out_type = O_OUT | O_TILED | db | (O_3D if dim4 else 0)
-    wt_type = O_IN | db | ((O_3D | O_4D) if dim4 else 0)
+    def l3(name):
+        return O_L2DB if name in c["l3"] else 0
+
+    in_type = O_IN | O_TILED | db | (O_3D if dim4 and c["in3d"] else 0) | l3("In")
+    out_type = O_OUT | O_TILED | db | (O_3D if dim4 else 0) | l3("Out")
+    wt_type = O_IN | db | ((O_3D | O_4D) if dim4 else 0) | l3("Wt")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return UserKernel(
@@ -100,6 +105,8 @@ cases = st.fixed_dictionaries({
     "cons": st.sampled_from([0, OBJ_CONSTRAINTS_EVEN, OBJ_CONSTRAINTS_ODD]), "pref": st.sampled_from([0, 0, 2, 3]),
     "objective": st.sampled_from(["time", "original", "naive", "max_l1", "traffic"]),
     "budget_frac": st.floats(0.0, 1.1), "seed": st.integers(0, 2**16),
+    # L3-homed arguments, and a forced L2 staging depth (None: the objective's choice)
+    "l3": st.sets(st.sampled_from(["In", "Wt", "Out"])), "stage": st.sampled_from([None, 1, 2, 3]),
 })
 
 
@@ -124,6 +131,10 @@ def test_random_kernels_match_numpy_on_the_simulated_chip(c, tmp_path_factory):
         if tiling is None:  # only tile constraints can make a budget >= the smallest footprint fail
             assert c["cons"] or c["pref"]
             return
+        if c["stage"] is not None and c["l3"]:
+            tiling = with_stages(tiling, {a.name: c["stage"] for a in tiling.args if a.l3})
+            tiling = replace(tiling, predicted=predict(tiling, m.libs, m.platform))
+            m.tilings["Win"] = tiling
         files = generate(m)
     gen = tmp_path_factory.mktemp("win")
     write_files(files, str(gen))
@@ -136,8 +147,11 @@ def test_random_kernels_match_numpy_on_the_simulated_chip(c, tmp_path_factory):
     bias = rng.integers(0, 1 << 20, size=c["nop"], dtype=np.uint32)
     out = np.full(_out_shape(c), 0xA5A5A5A5 & np.iinfo(dtype).max, dtype=dtype)
     counters = program.call("Win", In=inp, Out=out, Wt=wt, Bias=bias)
-    event(f"ran {tiling.ntiles} tile(s), partial={tiling.partial}, promoted={tiling.promoted}")
+    event(f"ran {tiling.ntiles} tile(s), partial={tiling.partial}, promoted={tiling.promoted}, "
+          f"L3 stages {sorted(a.stage for a in tiling.args if a.l3)}")
     np.testing.assert_array_equal(out, reference(c, inp, wt, bias))
     assert counters["peak_l1"] <= budget
     assert counters["l2_to_l1"] == tiling.traffic_in and counters["l1_to_l2"] == tiling.traffic_out
+    assert counters["l3_to_l2"] == tiling.traffic_l3_in and counters["l2_to_l3"] == tiling.traffic_l3_out
+    assert counters["dma_busy_cycles"]["udma"] == tiling.predicted["udma_busy_cycles"]
     assert counters["cycles"] == tiling.predicted.cycles  # the predictor replays the generated schedule
