@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from typing import Optional
 
 from .errors import ModelError
@@ -42,10 +43,14 @@ def parse_cost(expr: str, cargs: tuple, where: str = "", kernel: Optional[str] =
     return tree
 
 
+@lru_cache(maxsize=512)
+def _parsed(expr: str) -> ast.Expression:
+    return ast.parse(expr, mode="eval")  # the predictor evaluates each expression once per call
+
+
 def eval_cost(expr: str, values: dict, ncores: int) -> int:
     """Evaluate a Cost expression with integer (C-like, non-negative) semantics."""
-    tree = ast.parse(expr, mode="eval")
-    return max(0, int(_eval(tree.body, {**values, "ncores": ncores})))
+    return max(0, int(_eval(_parsed(expr).body, {**values, "ncores": ncores})))
 
 
 def _eval(node, env):
