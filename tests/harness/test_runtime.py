@@ -476,12 +476,17 @@ def test_2d_transfer_both_directions(prog):
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_2d_transfer_matches_numpy_slicing(prog, data):
+    check_2d_block_copy(prog, "Copy2D", data)
+
+
+def check_2d_block_copy(program, kernel, data):
+    """A random Rows x Cols block of a random H x W int8 matrix, copied by a 2D transfer."""
     h, w = data.draw(st.integers(1, 30)), data.draw(st.integers(1, 40))
     y0, x0 = data.draw(st.integers(0, h - 1)), data.draw(st.integers(0, w - 1))
     rows, cols = data.draw(st.integers(1, h - y0)), data.draw(st.integers(1, w - x0))
     src = np.random.default_rng(h * 100 + w).integers(-128, 128, (h, w), dtype=np.int8)
     out = np.zeros_like(src)
-    prog.call("Copy2D", In=src, Out=out, W=w, X0=x0, Y0=y0, Cols=cols, Rows=rows)
+    program.call(kernel, In=src, Out=out, W=w, X0=x0, Y0=y0, Cols=cols, Rows=rows)
     expect = np.zeros_like(src)
     expect[y0:y0 + rows, x0:x0 + cols] = src[y0:y0 + rows, x0:x0 + cols]
     np.testing.assert_array_equal(out, expect)
@@ -1160,15 +1165,7 @@ def test_udma_2d_both_directions(l3_prog):
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_udma_2d_matches_numpy_slicing(l3_prog, data):
-    h, w = data.draw(st.integers(1, 30)), data.draw(st.integers(1, 40))
-    y0, x0 = data.draw(st.integers(0, h - 1)), data.draw(st.integers(0, w - 1))
-    rows, cols = data.draw(st.integers(1, h - y0)), data.draw(st.integers(1, w - x0))
-    src = np.random.default_rng(h * 100 + w).integers(-128, 128, (h, w), dtype=np.int8)
-    out = np.zeros_like(src)
-    l3_prog.call("U2D", In=src, Out=out, W=w, X0=x0, Y0=y0, Cols=cols, Rows=rows)
-    expect = np.zeros_like(src)
-    expect[y0:y0 + rows, x0:x0 + cols] = src[y0:y0 + rows, x0:x0 + cols]
-    np.testing.assert_array_equal(out, expect)
+    check_2d_block_copy(l3_prog, "U2D", data)
 
 
 def test_l3_home_places_arrays_in_l3(l3_prog):
