@@ -362,6 +362,11 @@ class KernelRenderer:
             return _sel(last_cond, a.tile_last * a.item * a.h, a.tile_std * a.item * a.h)
         return _sel(last_cond, a.tile_bytes(True), a.tile_bytes())
 
+    @staticmethod
+    def _line_length(a: ArgTiling, last_cond: Optional[str]) -> str:
+        """Bytes per line of a 2D (strided) transfer: one row of the vertical tile."""
+        return _sel(last_cond, a.tile_last * a.item, a.tile_std * a.item)
+
     def _copy(self, a: ArgTiling, direction: str, loc: str, prefix: Optional[str] = "",
               last_cond: Optional[str] = None, stage=None) -> str:
         """Cluster-DMA transfer L2 <-> L1. An L3 argument moves between its L2 staging slot of
@@ -375,7 +380,7 @@ class KernelRenderer:
         dir_name = "AT_L2_EXT2LOC" if direction == "in" else "AT_L2_LOC2EXT"
         size = self._size(a, last_cond)
         if a.strided and not a.l3:
-            length = _sel(last_cond, a.tile_last * a.item, a.tile_std * a.item)
+            length = self._line_length(a, last_cond)
             return f"AT_L2_COPY2D(0, {ext}, {loc_expr}, {size}, {a.w * a.item}, {length}, {dir_name}, {evt});"
         return f"AT_L2_COPY(0, {ext}, {loc_expr}, {size}, {dir_name}, {evt});"
 
@@ -390,7 +395,7 @@ class KernelRenderer:
         dir_name = f"AT_{fam}_EXT2LOC" if direction == "in" else f"AT_{fam}_LOC2EXT"
         size = self._size(a, last)
         if a.strided:
-            length = _sel(last, a.tile_last * a.item, a.tile_std * a.item)
+            length = self._line_length(a, last)
             return f"AT_{fam}_CL_COPY2D(&{dev}, {ext}, {loc}, {size}, {a.w * a.item}, {length}, {dir_name}, {evt});"
         return f"AT_{fam}_CL_COPY(&{dev}, {ext}, {loc}, {size}, {dir_name}, {evt});"
 
@@ -719,7 +724,8 @@ def generate(model) -> dict:
     if files.init_c:
         out[files.init_h] = env.get_template("init.h.j2").render(**ctx)
         out[files.init_c] = env.get_template("init.c.j2").render(**ctx)
-    out[_manifest_name(files.kernels_c)] = json.dumps(manifest(model, l1_size), indent=1, sort_keys=True) + "\n"
+    out[_manifest_name(files.kernels_c)] = json.dumps(manifest(model, l1_size, l2_size), indent=1,
+                                                       sort_keys=True) + "\n"
     return out
 
 
@@ -742,7 +748,7 @@ def _manifest_name(c_file: str) -> str:
     return os.path.splitext(c_file)[0] + ".json"
 
 
-def manifest(model, l1_size: int) -> dict:
+def manifest(model, l1_size: int, l2_size: int) -> dict:
     """Machine-readable description of the generated code (read by the host harness)."""
     files = model.files
     homes = arg_homes(model)
@@ -751,7 +757,6 @@ def manifest(model, l1_size: int) -> dict:
     funcs += [{"name": g.name, "args": [_arg_json(c, homes[g.name]) for c in g.cargs], "kind": "group"}
               for g in model.groups.values()]
     c_files = [files.kernels_c] + ([files.init_c] if files.init_c else [])
-    l2_size = max((t.l2_bytes for t in model.tilings.values()), default=0)
     out = {
         "format": MANIFEST_FORMAT, "c_files": c_files, "header": files.kernels_h,
         "l1": {"symbol": model.symbols.l1, "size": l1_size, "dynamic": model.symbols.dynamic},

@@ -179,7 +179,6 @@ class KernelTiling:
     partial: bool = False   # some argument is partially promoted
     predicted: object = None  # costmodel.Prediction of the chosen tiling (when a platform is known)
     l2_bytes: int = 0       # L2 staging of the L3 arguments (in the L2 symbol)
-    l2_budget: Optional[int] = None
     traffic_l3_in: int = 0  # bytes L3 -> L2
     traffic_l3_out: int = 0  # bytes L2 -> L3
 
@@ -445,19 +444,16 @@ def decode_instance(loops: tuple, level: Optional[I], j: int) -> dict:
 
 def _instances(a: ArgTiling, loops: tuple) -> int:
     """Iterations of the loops up to the argument's level: how often it moves."""
-    if a.level is None:
-        return 1
+    extents = dict(loops)
     n = 1
-    for it, extent in loops:
-        n *= extent
-        if it == a.level:
-            break
+    for it in levels_upto(loops, a.level):
+        n *= extents[it]
     return n
 
 
 def build_tiling(uk: UserKernelDecl, geoms: dict, k: Optional[int], ntiles: int, promoted: bool,
                  budget: int, objective: str = "traffic", candidates: int = 0, partial: bool = False,
-                 single_buffer: bool = False, stages: Optional[dict] = None) -> KernelTiling:
+                 single_buffer: bool = False) -> KernelTiling:
     args = [_arg_tiling(geoms[a.name], uk, k, ntiles, promoted, partial, single_buffer) for a in uk.kerargs]
     placed, total = _layout(args)
     loops = tuple((it, n) for it, n in ((I.KER_OUT_PLANE, uk.nop), (I.KER_TILE, ntiles),
@@ -465,15 +461,14 @@ def build_tiling(uk: UserKernelDecl, geoms: dict, k: Optional[int], ntiles: int,
     placed = tuple(replace(a, instances=_instances(a, loops), l3=a.decl.in_l3 and (a.reads or a.writes))
                    for a in placed)
     extents = dict(loops)
-    t_in = sum(_transfers(a, extents, ntiles) for a in placed if a.reads)
-    t_out = sum(_transfers(a, extents, ntiles) for a in placed if a.writes)
+    moved = [(a, _transfers(a, extents, ntiles)) for a in placed]  # bytes per direction
     t = KernelTiling(kernel=uk, ntiles=ntiles, loops=loops, args=placed, l1_bytes=total, budget=budget,
-                     promoted=promoted, objective=objective, traffic_in=t_in, traffic_out=t_out,
+                     promoted=promoted, objective=objective,
+                     traffic_in=sum(b for a, b in moved if a.reads), traffic_out=sum(b for a, b in moved if a.writes),
                      candidates=candidates, partial=any(a.role == ROLE_PARTIAL for a in placed),
-                     traffic_l3_in=sum(_transfers(a, extents, ntiles) for a in placed if a.reads and a.l3),
-                     traffic_l3_out=sum(_transfers(a, extents, ntiles) for a in placed if a.writes and a.l3))
-    default = 1 if single_buffer else 2
-    return with_stages(t, {a.name: (stages or {}).get(a.name, default) for a in placed if a.l3})
+                     traffic_l3_in=sum(b for a, b in moved if a.reads and a.l3),
+                     traffic_l3_out=sum(b for a, b in moved if a.writes and a.l3))
+    return with_stages(t, {a.name: 1 if single_buffer else 2 for a in placed if a.l3})
 
 
 # ----------------------------------------------------------------------------------------------
