@@ -1,8 +1,11 @@
 """Compile generated C + the user's basic kernels + the simulator into one cached shared library.
 
 The cache key is a sha256 over every source and header the compilation reads (found with
-``gcc -MM``), the flags and the compiler version; platform numbers are *not* part of it (they
-are passed at run time through ``at_sim_configure``), so one build serves every platform.
+``gcc -MM``), the flags and the compiler version. Of the platform numbers only the core count is
+part of it: every unit is compiled with ``-DAT_SIM_NCORES=<cores>`` so that ``gap_ncore()`` is a
+constant expression (``static int ActiveCore = gap_ncore();`` at file scope), and the simulator
+refuses a call configured for another count. The other numbers are passed at run time through
+``at_sim_configure``, so one build serves every platform with the same core count.
 """
 
 from __future__ import annotations
@@ -26,13 +29,15 @@ from .runner import Program
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 CC = "gcc"
 # Bump when the trampoline or the runtime's ABI towards Python changes.
-HARNESS_ABI = "2"
+HARNESS_ABI = "3"
 
 GEN_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fPIC")
 USER_FLAGS = ("-std=c99", "-Wall", "-O1", "-g", "-fPIC")
 RUNTIME_FLAGS = ("-std=gnu99", "-Wall", "-O1", "-g", "-fPIC")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
                   "-fno-omit-frame-pointer")
+# The simulator's limit on forked cores (AT_SIM_MAX_CORES in at_sim.c).
+MAX_CORES = 64
 # Plain one-line diagnostics: messages are quoted into single-line HarnessErrors.
 DIAG_FLAGS = ("-fdiagnostics-color=never", "-fno-diagnostics-show-caret")
 LIBRARY_NAME = "libkernels.so"
@@ -242,13 +247,21 @@ def _publish(staging: Path, final: Path) -> None:
             raise
 
 
-def _units(manifests: list[Manifest], sources, trampoline: Path, cflags: tuple[str, ...]) -> list[Unit]:
-    units = [Unit(c.resolve(), GEN_FLAGS + cflags, f"gen{i}_{c.stem}.o")
+def core_defines(cores: int) -> tuple[str, ...]:
+    """The defines every unit of a build for ``cores`` cores is compiled with (at_sim.h)."""
+    return (f"-DAT_SIM_NCORES={cores}",)
+
+
+def _units(manifests: list[Manifest], sources, trampoline: Path, cflags: tuple[str, ...],
+           defines: tuple[str, ...]) -> list[Unit]:
+    """``defines`` reach every unit, the simulator included; the user's ``cflags`` every unit but
+    the simulator."""
+    units = [Unit(c.resolve(), GEN_FLAGS + defines + cflags, f"gen{i}_{c.stem}.o")
              for i, c in enumerate(c for m in manifests for c in m.c_files)]
-    units += [Unit(Path(s).resolve(), USER_FLAGS + cflags, f"user{i}_{Path(s).stem}.o")
+    units += [Unit(Path(s).resolve(), USER_FLAGS + defines + cflags, f"user{i}_{Path(s).stem}.o")
               for i, s in enumerate(sources)]
-    units.append(Unit(trampoline, RUNTIME_FLAGS + cflags, "at_trampoline.o"))
-    units.append(Unit(RUNTIME_DIR / "at_sim.c", RUNTIME_FLAGS, "at_sim.o"))
+    units.append(Unit(trampoline, RUNTIME_FLAGS + defines + cflags, "at_trampoline.o"))
+    units.append(Unit(RUNTIME_DIR / "at_sim.c", RUNTIME_FLAGS + defines, "at_sim.o"))
     return units
 
 
@@ -284,19 +297,30 @@ def _build_library(manifests: list[Manifest], units_for, includes: list[str], cf
     return final / LIBRARY_NAME, hit
 
 
+def _check_cores(cores: int, cflags: tuple[str, ...]) -> None:
+    if not 1 <= cores <= MAX_CORES:
+        raise HarnessError(f"{cores} cores: the simulator runs 1 to {MAX_CORES}")
+    if any(f.startswith(("-DAT_SIM_NCORES", "-UAT_SIM_NCORES")) for f in cflags):
+        raise HarnessError("cflags must not set AT_SIM_NCORES",
+                           hint="it is the build's core count: pass cores=N instead")
+
+
 def build(gen_dir, sources=(), include_dirs=(), platform="gap8", cores: int | None = None,
           sanitize: bool = False, cflags=()) -> Program:
     """Compile (or fetch from the cache) the generated code in ``gen_dir`` with the basic-kernel
-    ``sources`` and return a :class:`Program`. ``cores`` defaults to the platform's count;
-    platform numbers only reach the simulator at run time, so they never cause a rebuild."""
+    ``sources`` and return a :class:`Program`. ``cores`` defaults to the platform's count and is
+    compiled in (``-DAT_SIM_NCORES``, the value of ``gap_ncore()``); the other platform numbers
+    only reach the simulator at run time, so they never cause a rebuild."""
     plat = get_platform(platform)
     if cores is not None:
         plat = plat.with_overrides(cores=int(cores))
     gen_dir = Path(gen_dir).resolve()
     manifests = read_manifests(gen_dir)
     cflags = tuple(cflags)
+    _check_cores(plat.cores, cflags)
+    defines = core_defines(plat.cores)
     if sanitize:
         sanitizer_libraries()  # fail early with a clear message
-    library, hit = _build_library(manifests, lambda tramp: _units(manifests, sources, tramp, cflags),
-                                  _include_flags(gen_dir, include_dirs), cflags, sanitize)
+    library, hit = _build_library(manifests, lambda tramp: _units(manifests, sources, tramp, cflags, defines),
+                                  _include_flags(gen_dir, include_dirs), defines + cflags, sanitize)
     return Program(library, _kernel_table(manifests), plat, sanitize=sanitize, cache_hit=hit)

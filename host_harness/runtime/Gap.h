@@ -1,13 +1,32 @@
 /*
- * Gap.h - GAP scalar/vector types and builtins for basic kernels compiled by the host harness.
+ * Gap.h - GAP types and builtins for basic kernels compiled by the host harness.
  *
- * Semantics follow the GAP8 builtins (and the original x86 emulation of GapBuiltins.h). Core
- * identity comes from the simulator: gap_coreid() is the running core inside AT_FORK (0
- * elsewhere), gap_ncore() the configured core count everywhere, and gap_waitbarrier() a real
- * barrier across the forked cores. Fixed-width helpers are static inline functions on int
- * (C99-clean, no -Wextra noise); min/max/abs stay type-generic macros as in the original.
- * Arithmetic that wraps on the chip is done in unsigned or 64-bit arithmetic so that UBSan
- * does not flag it as signed overflow.
+ * A basic kernel written for the GAP SDK compiles unchanged against this header: it provides
+ * every gap_* builtin of the SDK's GapBuiltins.h (emulation and chip branches), the GAP9-only
+ * names of its chip branch (gap_mulhhsN..., gap_cplxmulsdiv8), the core/barrier/allocation
+ * names of GapSystem.h, the timer stubs of at_api_emul.h and the vector and GAP9 float types of
+ * the SDK's Gap.h. The 2019 gap8_* names live in Gap8.h, which includes this header.
+ *
+ * Semantics are those of the chip, as modelled instruction by instruction by GVSOC (GreenWaves'
+ * ISA simulator), not those of the SDK's x86 emulation where the two differ:
+ *   - 32-bit results wrap (the emulation's signed overflows are undefined behaviour in C);
+ *   - a rounding shift by 0 adds no rounding term (the emulation computes 1 << -1);
+ *   - normalisation and bit-field amounts use their low 5 bits, as the instruction encodings do;
+ *   - gap_fl1(0) is 32 and gap_clb(0) is 0 (the emulation calls __builtin_clz(0) / clrsb);
+ *   - gap_clipr/gap_clipur clip to [-(bound+1), bound] and [0, bound] (p.clipr, p.clipur);
+ *   - gap_cplxmulsdiv2/4/8 shift the exact products by 16/17/18 (the emulation shifts the
+ *     16-bit result of gap_cplxmuls again), gap_machhuRN rounds and shifts (the emulation adds n);
+ *   - gap_vitmax/gap_vitsel keep their selection flags per core, as the chip's registers are.
+ * Every helper is a static inline function on fixed-width values (C99-clean under -Wall -Wextra,
+ * UBSan-clean: wrapping arithmetic is done in unsigned or 64-bit). Macros are: gap_min/gap_max/
+ * gap_abs (type-generic, as in the original), the builtins reading vectors (see "private helpers"
+ * below) and the names that must be constant expressions or statements (gap_ncore(), timers,
+ * barriers, allocation).
+ *
+ * Core identity comes from the simulator: gap_coreid() is the running core inside AT_FORK (0
+ * elsewhere) and gap_waitbarrier() a real barrier across the forked cores. gap_ncore() is the
+ * integer constant AT_SIM_NCORES (at_sim.h), which host_harness.build passes to every compile, so
+ * `static int ActiveCore = gap_ncore();` compiles at file scope as with the original emulation.
  */
 #ifndef GAP_H
 #define GAP_H
@@ -28,15 +47,65 @@ typedef signed char v4s __attribute__((vector_size(4)));
 typedef unsigned short v2u __attribute__((vector_size(4)));
 typedef unsigned char v4u __attribute__((vector_size(4)));
 
-/* ---- cores ----------------------------------------------------------------------------- */
+/* GAP9 half-precision floats as the SDK's __FLOAT_EMUL__ host mode maps them: f16 and f16a
+ * (bfloat16 on the chip) are float, v2h and v2ah pairs of floats (8 bytes here, 4 on the chip),
+ * and V2S the int vector of the same shape (what comparing two v2h yields). */
+typedef float f16;
+typedef float f16a;
+typedef float v2h __attribute__((vector_size(8)));
+typedef float v2ah __attribute__((vector_size(8)));
+typedef int V2S __attribute__((vector_size(8)));
+
+/* The runtime's pointer type on a host (an address on the chip). */
+typedef void *rt_pointerT;
+
+/* Placement attribute of L2 data in PMSIS code: nothing to place on a host. */
+#ifndef PI_L2
+#define PI_L2
+#endif
+
+/* ---- cores and barriers ---------------------------------------------------------------- */
 
 static inline int gap_coreid(void) { return at_sim_core_id(); }
-static inline int gap_ncore(void) { return at_sim_num_cores(); }
+/* The chip branch names this gap_coreidm1 on GAP8 and it reads the core id. */
+static inline int gap_coreidm1(void) { return at_sim_core_id(); }
 static inline int gap_clusterid(void) { return 0; }
+/* Integer constant expressions (see the file comment). */
+#define gap_ncore() (AT_SIM_NCORES)
+#define gap_ncorem1() (AT_SIM_NCORES - 1)
+
 static inline void gap_waitbarrier(int barrier_id) { (void)barrier_id; at_sim_barrier(); }
-static inline void rt_team_barrier(void) { at_sim_barrier(); }
+/* The cluster-controller barrier: gap_waitbarrier_cc() in PMSIS, gap_waitbarrier_cc(BarN) in
+ * the emulation; both spellings work. */
+#define gap_waitbarrier_cc(...) at_sim_barrier()
+/* Barriers need no setup in the simulator: the arguments are evaluated and ignored. */
+#define gap_setupbarrier(BarN, CoreM) ((void)(BarN), (void)(CoreM))
+
+/* Legacy names kept here for kernels that include only Gap.h; Gap8.h has the rest of that era. */
 static inline int gap8_coreid(void) { return at_sim_core_id(); }
-static inline int gap8_ncore(void) { return at_sim_num_cores(); }
+#define gap8_ncore() (AT_SIM_NCORES)
+static inline void rt_team_barrier(void) { at_sim_barrier(); }
+
+/* ---- timers (no hardware timer on a host: start/reset do nothing and reads give 0, as in the
+ * SDK's emulation; the simulator's cycle counts are in the counters of Program.call) ------- */
+
+#define gap_fc_starttimer() ((void)0)
+#define gap_fc_resethwtimer() ((void)0)
+#define gap_fc_readhwtimer() ((int)0)
+#define gap_cl_starttimer() ((void)0)
+#define gap_cl_resethwtimer() ((void)0)
+#define gap_cl_readhwtimer() ((int)0)
+
+/* ---- allocation: simulated L1/L2 arenas (NULL past capacity, as on the chip) ------------- */
+
+#define gap_allocL1(size) \
+    at_sim_alloc_at(AT_SIM_L1, (long long)(size), "gap_allocL1", __FILE__, __LINE__)
+#define gap_allocL2(size) \
+    at_sim_alloc_at(AT_SIM_L2, (long long)(size), "gap_allocL2", __FILE__, __LINE__)
+#define gap_freeL1(ptr, size) \
+    at_sim_free(AT_SIM_L1, (void *)(ptr), (long long)(size), __FILE__, __LINE__)
+#define gap_freeL2(ptr, size) \
+    at_sim_free(AT_SIM_L2, (void *)(ptr), (long long)(size), __FILE__, __LINE__)
 
 /* ---- min / max / abs (type-generic, as in the original macros) ------------------------- */
 
@@ -44,7 +113,166 @@ static inline int gap8_ncore(void) { return at_sim_num_cores(); }
 #define gap_max(a, b) (((a) > (b)) ? (a) : (b))
 #define gap_abs(a) (((a) < 0) ? -(a) : (a))
 
-/* ---- clipping and normalisation -------------------------------------------------------- */
+/* ---- private helpers (at_gap_*) -------------------------------------------------------- */
+/* Builtins that read vectors are macros over typed at_gap_* functions: each argument is
+ * reinterpreted as the vector type the instruction reads (gap_dotp4 reads signed bytes whether it
+ * is handed a v4s or a v4u), so any 4-byte vector is accepted, as by the chip's builtins and the
+ * original's macros; implicit C conversions between such vectors do not compile. */
+
+/* Signed and unsigned low / high 16-bit halves of a register. */
+static inline int at_gap_sl(int x) { return (short)(unsigned short)((unsigned int)x & 0xFFFFu); }
+static inline int at_gap_sh(int x) { return (short)(unsigned short)((unsigned int)x >> 16); }
+static inline unsigned int at_gap_zl(int x) { return (unsigned int)x & 0xFFFFu; }
+static inline unsigned int at_gap_zh(int x) { return (unsigned int)x >> 16; }
+
+/* A 32-bit sum s, plus 2^(n-1) when n > 0 (wrapping), shifted right by n (n taken mod 32),
+ * arithmetically (rns) or logically (rnu). */
+static inline int at_gap_rns(unsigned int s, int n)
+{
+    n &= 31;
+    if (n)
+        s += 1u << (n - 1);
+    return (int)s >> n;
+}
+
+static inline unsigned int at_gap_rnu(unsigned int s, int n)
+{
+    n &= 31;
+    if (n)
+        s += 1u << (n - 1);
+    return s >> n;
+}
+
+/* ---- packing ----------------------------------------------------------------------------- */
+
+static inline v2s gap_pack2(int x, int y)
+{
+    v2s r = {(short)x, (short)y};
+    return r;
+}
+
+static inline v2u gap_packu2(int x, int y)
+{
+    v2u r = {(unsigned short)x, (unsigned short)y};
+    return r;
+}
+
+static inline v4s gap_pack4(int x, int y, int z, int t)
+{
+    v4s r = {(signed char)x, (signed char)y, (signed char)z, (signed char)t};
+    return r;
+}
+
+static inline v4u gap_packu4(int x, int y, int z, int t)
+{
+    v4u r = {(unsigned char)x, (unsigned char)y, (unsigned char)z, (unsigned char)t};
+    return r;
+}
+
+/* ---- lane-wise max / min / add / sub / abs (add, sub and abs wrap in each lane) ---------- */
+
+static inline v2s at_gap_max2(v2s x, v2s y)
+{
+    v2s r = {gap_max(x[0], y[0]), gap_max(x[1], y[1])};
+    return r;
+}
+#define gap_max2(x, y) at_gap_max2((v2s)(x), (v2s)(y))
+
+static inline v4s at_gap_max4(v4s x, v4s y)
+{
+    v4s r = {gap_max(x[0], y[0]), gap_max(x[1], y[1]), gap_max(x[2], y[2]), gap_max(x[3], y[3])};
+    return r;
+}
+#define gap_max4(x, y) at_gap_max4((v4s)(x), (v4s)(y))
+
+static inline v2u at_gap_maxu2(v2u x, v2u y)
+{
+    v2u r = {gap_max(x[0], y[0]), gap_max(x[1], y[1])};
+    return r;
+}
+#define gap_maxu2(x, y) at_gap_maxu2((v2u)(x), (v2u)(y))
+
+static inline v4u at_gap_maxu4(v4u x, v4u y)
+{
+    v4u r = {gap_max(x[0], y[0]), gap_max(x[1], y[1]), gap_max(x[2], y[2]), gap_max(x[3], y[3])};
+    return r;
+}
+#define gap_maxu4(x, y) at_gap_maxu4((v4u)(x), (v4u)(y))
+
+static inline v2s at_gap_min2(v2s x, v2s y)
+{
+    v2s r = {gap_min(x[0], y[0]), gap_min(x[1], y[1])};
+    return r;
+}
+#define gap_min2(x, y) at_gap_min2((v2s)(x), (v2s)(y))
+
+static inline v4s at_gap_min4(v4s x, v4s y)
+{
+    v4s r = {gap_min(x[0], y[0]), gap_min(x[1], y[1]), gap_min(x[2], y[2]), gap_min(x[3], y[3])};
+    return r;
+}
+#define gap_min4(x, y) at_gap_min4((v4s)(x), (v4s)(y))
+
+static inline v2u at_gap_minu2(v2u x, v2u y)
+{
+    v2u r = {gap_min(x[0], y[0]), gap_min(x[1], y[1])};
+    return r;
+}
+#define gap_minu2(x, y) at_gap_minu2((v2u)(x), (v2u)(y))
+
+static inline v4u at_gap_minu4(v4u x, v4u y)
+{
+    v4u r = {gap_min(x[0], y[0]), gap_min(x[1], y[1]), gap_min(x[2], y[2]), gap_min(x[3], y[3])};
+    return r;
+}
+#define gap_minu4(x, y) at_gap_minu4((v4u)(x), (v4u)(y))
+
+static inline v2s at_gap_add2(v2s x, v2s y)
+{
+    v2s r = {(short)(x[0] + y[0]), (short)(x[1] + y[1])};
+    return r;
+}
+#define gap_add2(x, y) at_gap_add2((v2s)(x), (v2s)(y))
+
+static inline v4s at_gap_add4(v4s x, v4s y)
+{
+    v4s r = {(signed char)(x[0] + y[0]), (signed char)(x[1] + y[1]),
+             (signed char)(x[2] + y[2]), (signed char)(x[3] + y[3])};
+    return r;
+}
+#define gap_add4(x, y) at_gap_add4((v4s)(x), (v4s)(y))
+
+static inline v2s at_gap_sub2(v2s x, v2s y)
+{
+    v2s r = {(short)(x[0] - y[0]), (short)(x[1] - y[1])};
+    return r;
+}
+#define gap_sub2(x, y) at_gap_sub2((v2s)(x), (v2s)(y))
+
+static inline v4s at_gap_sub4(v4s x, v4s y)
+{
+    v4s r = {(signed char)(x[0] - y[0]), (signed char)(x[1] - y[1]),
+             (signed char)(x[2] - y[2]), (signed char)(x[3] - y[3])};
+    return r;
+}
+#define gap_sub4(x, y) at_gap_sub4((v4s)(x), (v4s)(y))
+
+static inline v2s at_gap_abs2(v2s x)
+{
+    v2s r = {(short)gap_abs(x[0]), (short)gap_abs(x[1])};
+    return r;
+}
+#define gap_abs2(x) at_gap_abs2((v2s)(x))
+
+static inline v4s at_gap_abs4(v4s x)
+{
+    v4s r = {(signed char)gap_abs(x[0]), (signed char)gap_abs(x[1]),
+             (signed char)gap_abs(x[2]), (signed char)gap_abs(x[3])};
+    return r;
+}
+#define gap_abs4(x) at_gap_abs4((v4s)(x))
+
+/* ---- clipping and truncation --------------------------------------------------------------- */
 
 /* Clip to [-2^prec, 2^prec - 1]. */
 static inline int gap_clip(int x, int prec)
@@ -60,79 +288,462 @@ static inline int gap_clipu(int x, int prec)
     return x < 0 ? 0 : (x > hi ? (int)hi : x);
 }
 
-/* Arithmetic shift right (gcc shifts signed values arithmetically). */
-static inline int gap_norm_reg(int x, int n) { return x >> n; }
-static inline int gap_norm(int x, int n) { return x >> n; }
-
-/* (x + 2^(n-1)) >> n, i.e. round half up; no rounding term when n == 0. */
-static inline int gap_roundnorm_reg(int x, int n)
+/* p.clipr: clip to [-(bound + 1), bound]. */
+static inline int gap_clipr(int x, int bound)
 {
-    return (int)(((long long)x + (n ? (1LL << (n - 1)) : 0)) >> n);
+    long long lo = -(long long)bound - 1;
+    return x > bound ? bound : (x < lo ? (int)lo : x);
 }
+
+/* p.clipur: clip to [0, bound]. */
+static inline int gap_clipur(int x, int bound) { return x > bound ? bound : (x < 0 ? 0 : x); }
+
+static inline short gap_trunh(int x) { return (short)x; }
+static inline signed char gap_trunb(int x) { return (signed char)x; }
+
+/* ---- normalisation: (x [+|-] y [+ 2^(n-1)]) >> n on the 32-bit (wrapping) sum --------------- */
+/* The _reg forms take n in a register, the others as an immediate: same result. */
+
+static inline int gap_addnorm_reg(int x, int y, int n)
+{
+    return at_gap_rns((unsigned int)x + (unsigned int)y, 0) >> (n & 31);
+}
+static inline int gap_addnorm(int x, int y, int n) { return gap_addnorm_reg(x, y, n); }
+static inline unsigned int gap_addnormu_reg(int x, int y, int n)
+{
+    return ((unsigned int)x + (unsigned int)y) >> (n & 31);
+}
+static inline unsigned int gap_addnormu(int x, int y, int n) { return gap_addnormu_reg(x, y, n); }
+
+static inline int gap_addroundnorm_reg(int x, int y, int n)
+{
+    return at_gap_rns((unsigned int)x + (unsigned int)y, n);
+}
+static inline int gap_addroundnorm(int x, int y, int n) { return gap_addroundnorm_reg(x, y, n); }
+static inline unsigned int gap_addroundnormu_reg(int x, int y, int n)
+{
+    return at_gap_rnu((unsigned int)x + (unsigned int)y, n);
+}
+static inline unsigned int gap_addroundnormu(int x, int y, int n)
+{
+    return gap_addroundnormu_reg(x, y, n);
+}
+
+static inline int gap_subnorm_reg(int x, int y, int n)
+{
+    return at_gap_rns((unsigned int)x - (unsigned int)y, 0) >> (n & 31);
+}
+static inline int gap_subnorm(int x, int y, int n) { return gap_subnorm_reg(x, y, n); }
+static inline unsigned int gap_subnormu_reg(int x, int y, int n)
+{
+    return ((unsigned int)x - (unsigned int)y) >> (n & 31);
+}
+static inline unsigned int gap_subnormu(int x, int y, int n) { return gap_subnormu_reg(x, y, n); }
+
+static inline int gap_subroundnorm_reg(int x, int y, int n)
+{
+    return at_gap_rns((unsigned int)x - (unsigned int)y, n);
+}
+static inline int gap_subroundnorm(int x, int y, int n) { return gap_subroundnorm_reg(x, y, n); }
+static inline unsigned int gap_subroundnormu_reg(int x, int y, int n)
+{
+    return at_gap_rnu((unsigned int)x - (unsigned int)y, n);
+}
+static inline unsigned int gap_subroundnormu(int x, int y, int n)
+{
+    return gap_subroundnormu_reg(x, y, n);
+}
+
+/* Arithmetic (norm) or logical (normu) shift right, without and with rounding. */
+static inline int gap_norm_reg(int x, int n) { return x >> (n & 31); }
+static inline int gap_norm(int x, int n) { return gap_norm_reg(x, n); }
+static inline unsigned int gap_normu_reg(int x, int n) { return (unsigned int)x >> (n & 31); }
+static inline unsigned int gap_normu(int x, int n) { return gap_normu_reg(x, n); }
+static inline int gap_roundnorm_reg(int x, int n) { return at_gap_rns((unsigned int)x, n); }
 static inline int gap_roundnorm(int x, int n) { return gap_roundnorm_reg(x, n); }
+static inline unsigned int gap_roundnormu_reg(int x, int n)
+{
+    return at_gap_rnu((unsigned int)x, n);
+}
+static inline unsigned int gap_roundnormu(int x, int n) { return gap_roundnormu_reg(x, n); }
 
-/* ---- multiplications on the low 16 bits ------------------------------------------------ */
+/* ---- 16x16 multiplications: s = signed, u = unsigned halves; hh = high halves ------------ */
+/* N: product >> n; RN: rounded, as gap_roundnorm. The f (fractional) forms compute the same
+ * values as the plain ones, as in the SDK's emulation. */
 
-static inline int gap_muls(int x, int y) { return (int)(short)x * (int)(short)y; }
-static inline int gap_mulsN(int x, int y, int n) { return gap_muls(x, y) >> n; }
-static inline int gap_mulsRN(int x, int y, int n) { return gap_roundnorm_reg(gap_muls(x, y), n); }
+static inline int gap_muls(int x, int y) { return at_gap_sl(x) * at_gap_sl(y); }
+static inline unsigned int gap_mulu(int x, int y) { return at_gap_zl(x) * at_gap_zl(y); }
+static inline int gap_mulhhs(int x, int y) { return at_gap_sh(x) * at_gap_sh(y); }
+static inline unsigned int gap_mulhhu(int x, int y) { return at_gap_zh(x) * at_gap_zh(y); }
+static inline int gap_mulfs(int x, int y) { return gap_muls(x, y); }
+static inline unsigned int gap_mulfu(int x, int y) { return gap_mulu(x, y); }
+
+static inline int gap_mulsN(int x, int y, int n) { return gap_muls(x, y) >> (n & 31); }
+static inline int gap_mulsRN(int x, int y, int n)
+{
+    return at_gap_rns((unsigned int)gap_muls(x, y), n);
+}
+static inline unsigned int gap_muluN(int x, int y, int n) { return gap_mulu(x, y) >> (n & 31); }
+static inline unsigned int gap_muluRN(int x, int y, int n) { return at_gap_rnu(gap_mulu(x, y), n); }
+static inline int gap_mulhhsN(int x, int y, int n) { return gap_mulhhs(x, y) >> (n & 31); }
+static inline int gap_mulhhsRN(int x, int y, int n)
+{
+    return at_gap_rns((unsigned int)gap_mulhhs(x, y), n);
+}
+static inline unsigned int gap_mulhhuN(int x, int y, int n) { return gap_mulhhu(x, y) >> (n & 31); }
+static inline unsigned int gap_mulhhuRN(int x, int y, int n)
+{
+    return at_gap_rnu(gap_mulhhu(x, y), n);
+}
+static inline int gap_mulfsN(int x, int y, int n) { return gap_mulsN(x, y, n); }
+static inline int gap_mulfsRN(int x, int y, int n) { return gap_mulsRN(x, y, n); }
+static inline unsigned int gap_mulfuN(int x, int y, int n) { return gap_muluN(x, y, n); }
+static inline unsigned int gap_mulfuRN(int x, int y, int n) { return gap_muluRN(x, y, n); }
+
+/* High 32 bits of the 64-bit product: signed x signed, unsigned x unsigned, unsigned x signed. */
+static inline int gap_mul64h(int x, int y) { return (int)(((long long)x * y) >> 32); }
+static inline unsigned int gap_mul64uh(unsigned int x, unsigned int y)
+{
+    return (unsigned int)(((unsigned long long)x * y) >> 32);
+}
+static inline int gap_mul64ush(unsigned int x, int y) { return (int)(((long long)x * y) >> 32); }
+
+/* ---- multiply-accumulate: Acc + product on 32 bits (wrapping), then N / RN as above ------- */
+
 static inline int gap_macs(int acc, int x, int y)
 {
     return (int)((unsigned int)acc + (unsigned int)gap_muls(x, y));
 }
-
-/* ---- packing and dot products ---------------------------------------------------------- */
-
-static inline v2s gap_pack2(int x, int y)
+static inline int gap_machhs(int acc, int x, int y)
 {
-    v2s r = {(short)x, (short)y};
-    return r;
+    return (int)((unsigned int)acc + (unsigned int)gap_mulhhs(x, y));
+}
+static inline unsigned int gap_macu(int acc, int x, int y)
+{
+    return (unsigned int)acc + gap_mulu(x, y);
+}
+static inline unsigned int gap_machhu(int acc, int x, int y)
+{
+    return (unsigned int)acc + gap_mulhhu(x, y);
+}
+static inline int gap_macfs(int acc, int x, int y) { return gap_macs(acc, x, y); }
+static inline unsigned int gap_macfu(int acc, int x, int y) { return gap_macu(acc, x, y); }
+
+static inline int gap_macsN(int acc, int x, int y, int n)
+{
+    return gap_macs(acc, x, y) >> (n & 31);
+}
+static inline int gap_macsRN(int acc, int x, int y, int n)
+{
+    return at_gap_rns((unsigned int)gap_macs(acc, x, y), n);
+}
+static inline unsigned int gap_macuN(int acc, int x, int y, int n)
+{
+    return gap_macu(acc, x, y) >> (n & 31);
+}
+static inline unsigned int gap_macuRN(int acc, int x, int y, int n)
+{
+    return at_gap_rnu(gap_macu(acc, x, y), n);
+}
+static inline int gap_machhsN(int acc, int x, int y, int n)
+{
+    return gap_machhs(acc, x, y) >> (n & 31);
+}
+static inline int gap_machhsRN(int acc, int x, int y, int n)
+{
+    return at_gap_rns((unsigned int)gap_machhs(acc, x, y), n);
+}
+static inline unsigned int gap_machhuN(int acc, int x, int y, int n)
+{
+    return gap_machhu(acc, x, y) >> (n & 31);
+}
+static inline unsigned int gap_machhuRN(int acc, int x, int y, int n)
+{
+    return at_gap_rnu(gap_machhu(acc, x, y), n);
+}
+static inline int gap_macfsN(int acc, int x, int y, int n) { return gap_macsN(acc, x, y, n); }
+static inline int gap_macfsRN(int acc, int x, int y, int n) { return gap_macsRN(acc, x, y, n); }
+static inline unsigned int gap_macfuN(int acc, int x, int y, int n)
+{
+    return gap_macuN(acc, x, y, n);
+}
+static inline unsigned int gap_macfuRN(int acc, int x, int y, int n)
+{
+    return gap_macuRN(acc, x, y, n);
 }
 
-static inline v4s gap_pack4(int x, int y, int z, int t)
-{
-    v4s r = {(signed char)x, (signed char)y, (signed char)z, (signed char)t};
-    return r;
-}
+/* ---- dot products (u = unsigned x unsigned, us = unsigned x signed), sums wrap on 32 bits -- */
 
-static inline int gap_dotp2(v2s x, v2s y)
+static inline int at_gap_dotp2(v2s x, v2s y)
 {
     return (int)((unsigned int)(x[0] * y[0]) + (unsigned int)(x[1] * y[1]));
 }
+#define gap_dotp2(x, y) at_gap_dotp2((v2s)(x), (v2s)(y))
 
-static inline int gap_sumdotp2(v2s x, v2s y, int acc)
-{
-    return (int)((unsigned int)acc + (unsigned int)gap_dotp2(x, y));
-}
-
-static inline int gap_dotp4(v4s x, v4s y)
-{
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
-}
-
-static inline int gap_sumdotp4(v4s x, v4s y, int acc)
-{
-    return (int)((unsigned int)acc + (unsigned int)gap_dotp4(x, y));
-}
-
-static inline unsigned int gap_dotpu2(v2u x, v2u y)
+static inline unsigned int at_gap_dotpu2(v2u x, v2u y)
 {
     return (unsigned int)x[0] * y[0] + (unsigned int)x[1] * y[1];
 }
+#define gap_dotpu2(x, y) at_gap_dotpu2((v2u)(x), (v2u)(y))
 
-static inline unsigned int gap_dotpu4(v4u x, v4u y)
+static inline int at_gap_dotpus2(v2u x, v2s y)
+{
+    return (int)((unsigned int)(x[0] * y[0]) + (unsigned int)(x[1] * y[1]));
+}
+#define gap_dotpus2(x, y) at_gap_dotpus2((v2u)(x), (v2s)(y))
+
+static inline int at_gap_dotp4(v4s x, v4s y)
+{
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
+}
+#define gap_dotp4(x, y) at_gap_dotp4((v4s)(x), (v4s)(y))
+
+static inline unsigned int at_gap_dotpu4(v4u x, v4u y)
 {
     return (unsigned int)(x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3]);
 }
+#define gap_dotpu4(x, y) at_gap_dotpu4((v4u)(x), (v4u)(y))
 
-/* ---- bit manipulation (results for 0 as on the chip: 32) ------------------------------- */
+static inline int at_gap_dotpus4(v4u x, v4s y)
+{
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
+}
+#define gap_dotpus4(x, y) at_gap_dotpus4((v4u)(x), (v4s)(y))
 
-/* Index of the most significant set bit. */
+static inline int at_gap_sumdotp2(v2s x, v2s y, int acc)
+{
+    return (int)((unsigned int)acc + (unsigned int)at_gap_dotp2(x, y));
+}
+#define gap_sumdotp2(x, y, acc) at_gap_sumdotp2((v2s)(x), (v2s)(y), (acc))
+
+static inline unsigned int at_gap_sumdotpu2(v2u x, v2u y, unsigned int acc)
+{
+    return acc + at_gap_dotpu2(x, y);
+}
+#define gap_sumdotpu2(x, y, acc) at_gap_sumdotpu2((v2u)(x), (v2u)(y), (acc))
+
+static inline int at_gap_sumdotpus2(v2u x, v2s y, int acc)
+{
+    return (int)((unsigned int)acc + (unsigned int)at_gap_dotpus2(x, y));
+}
+#define gap_sumdotpus2(x, y, acc) at_gap_sumdotpus2((v2u)(x), (v2s)(y), (acc))
+
+static inline int at_gap_sumdotp4(v4s x, v4s y, int acc)
+{
+    return (int)((unsigned int)acc + (unsigned int)at_gap_dotp4(x, y));
+}
+#define gap_sumdotp4(x, y, acc) at_gap_sumdotp4((v4s)(x), (v4s)(y), (acc))
+
+static inline unsigned int at_gap_sumdotpu4(v4u x, v4u y, unsigned int acc)
+{
+    return acc + at_gap_dotpu4(x, y);
+}
+#define gap_sumdotpu4(x, y, acc) at_gap_sumdotpu4((v4u)(x), (v4u)(y), (acc))
+
+static inline int at_gap_sumdotpus4(v4u x, v4s y, int acc)
+{
+    return (int)((unsigned int)acc + (unsigned int)at_gap_dotpus4(x, y));
+}
+#define gap_sumdotpus4(x, y, acc) at_gap_sumdotpus4((v4u)(x), (v4s)(y), (acc))
+
+/* ---- complex arithmetic on v2s {re, im} (Q15) -------------------------------------------- */
+
+/* Exact products, (x * y) >> (15 + extra), each part truncated to 16 bits. */
+static inline v2s at_gap_cplxmul(v2s x, v2s y, int extra)
+{
+    long long re = (long long)x[0] * y[0] - (long long)x[1] * y[1];
+    long long im = (long long)x[0] * y[1] + (long long)x[1] * y[0];
+    v2s r = {(short)(re >> (15 + extra)), (short)(im >> (15 + extra))};
+    return r;
+}
+
+static inline v2s at_gap_cplxmuls(v2s x, v2s y) { return at_gap_cplxmul(x, y, 0); }
+#define gap_cplxmuls(x, y) at_gap_cplxmuls((v2s)(x), (v2s)(y))
+static inline v2s at_gap_cplxmulsdiv2(v2s x, v2s y) { return at_gap_cplxmul(x, y, 1); }
+#define gap_cplxmulsdiv2(x, y) at_gap_cplxmulsdiv2((v2s)(x), (v2s)(y))
+static inline v2s at_gap_cplxmulsdiv4(v2s x, v2s y) { return at_gap_cplxmul(x, y, 2); }
+#define gap_cplxmulsdiv4(x, y) at_gap_cplxmulsdiv4((v2s)(x), (v2s)(y))
+static inline v2s at_gap_cplxmulsdiv8(v2s x, v2s y) { return at_gap_cplxmul(x, y, 3); }
+#define gap_cplxmulsdiv8(x, y) at_gap_cplxmulsdiv8((v2s)(x), (v2s)(y))
+
+/* Conjugate {re, -im}. */
+static inline v2s at_gap_cplxconj(v2s x)
+{
+    v2s r = {x[0], (short)-x[1]};
+    return r;
+}
+#define gap_cplxconj(x) at_gap_cplxconj((v2s)(x))
+
+/* Multiplication by -j: {im, -re}. */
+static inline v2s at_gap_cplxmj(v2s x)
+{
+    v2s r = {x[1], (short)-x[0]};
+    return r;
+}
+#define gap_cplxmj(x) at_gap_cplxmj((v2s)(x))
+
+/* (x - y) * -j: {x.im - y.im, y.re - x.re}. */
+static inline v2s at_gap_sub2rotmj(v2s x, v2s y)
+{
+    v2s r = {(short)(x[1] - y[1]), (short)(y[0] - x[0])};
+    return r;
+}
+#define gap_sub2rotmj(x, y) at_gap_sub2rotmj((v2s)(x), (v2s)(y))
+
+/* Lane-wise sum / difference wrapped to 16 bits, then shifted right arithmetically. */
+static inline v2s at_gap_addsub2_shift(v2s x, v2s y, int sub, int shift)
+{
+    v2s r = {(short)((short)(sub ? x[0] - y[0] : x[0] + y[0]) >> shift),
+             (short)((short)(sub ? x[1] - y[1] : x[1] + y[1]) >> shift)};
+    return r;
+}
+
+static inline v2s at_gap_add2div2(v2s x, v2s y) { return at_gap_addsub2_shift(x, y, 0, 1); }
+#define gap_add2div2(x, y) at_gap_add2div2((v2s)(x), (v2s)(y))
+static inline v2s at_gap_add2div4(v2s x, v2s y) { return at_gap_addsub2_shift(x, y, 0, 2); }
+#define gap_add2div4(x, y) at_gap_add2div4((v2s)(x), (v2s)(y))
+static inline v2s at_gap_sub2div2(v2s x, v2s y) { return at_gap_addsub2_shift(x, y, 1, 1); }
+#define gap_sub2div2(x, y) at_gap_sub2div2((v2s)(x), (v2s)(y))
+static inline v2s at_gap_sub2div4(v2s x, v2s y) { return at_gap_addsub2_shift(x, y, 1, 2); }
+#define gap_sub2div4(x, y) at_gap_sub2div4((v2s)(x), (v2s)(y))
+
+/* ---- Viterbi (GAP8): gap_vitmax records per lane whether y was chosen (x <= y), gap_vitsel
+ * returns (chosen << 1) | flag per lane. The flags are per core, as on the chip. ------------ */
+
+static inline int *at_gap_vit_flags(void)
+{
+    static int flags[64][2];
+    return flags[at_sim_core_id() & 63];
+}
+
+static inline v2s at_gap_vitmax(v2s x, v2s y)
+{
+    int *flag = at_gap_vit_flags();
+    v2s r = {gap_max(x[0], y[0]), gap_max(x[1], y[1])};
+    flag[0] = x[0] <= y[0];
+    flag[1] = x[1] <= y[1];
+    return r;
+}
+#define gap_vitmax(x, y) at_gap_vitmax((v2s)(x), (v2s)(y))
+
+static inline v2s at_gap_vitsel(v2s x, v2s y)
+{
+    const int *flag = at_gap_vit_flags();
+    v2s r = {(short)(((unsigned int)(flag[0] ? y[0] : x[0]) << 1) | (unsigned int)flag[0]),
+             (short)(((unsigned int)(flag[1] ? y[1] : x[1]) << 1) | (unsigned int)flag[1])};
+    return r;
+}
+#define gap_vitsel(x, y) at_gap_vitsel((v2s)(x), (v2s)(y))
+
+/* ---- bit manipulation -------------------------------------------------------------------- */
+
+/* Index of the most significant set bit; 32 for 0 (as on the chip). */
 static inline int gap_fl1(unsigned int x) { return x ? 31 - __builtin_clz(x) : 32; }
 
-/* Index of the least significant set bit. */
+/* Index of the least significant set bit; 32 for 0. */
 static inline int gap_ff1(unsigned int x) { return x ? __builtin_ctz(x) : 32; }
 
 static inline int gap_cnt(unsigned int x) { return __builtin_popcount(x); }
+
+/* Number of redundant sign bits (leading bits equal to the sign bit, minus one); 0 for 0. */
+static inline int gap_clb(int x) { return x ? __builtin_clrsb(x) : 0; }
+
+/* 1-bit rotation to the right. */
+static inline int gap_rotr(int x)
+{
+    unsigned int u = (unsigned int)x;
+    return (int)((u >> 1) | (u << 31));
+}
+
+/* The register operand of the _r bit-field forms: (size - 1) << 5 | offset. Fast assumes
+ * 1 <= size <= 32 and 0 <= offset <= 31; Safe keeps 5 bits of each. */
+static inline unsigned int ExtInsMaskFast(unsigned int Size, unsigned int Offset)
+{
+    return ((Size - 1) << 5) | Offset;
+}
+
+static inline unsigned int ExtInsMaskSafe(unsigned int Size, unsigned int Offset)
+{
+    return (((Size - 1) & 0x1F) << 5) | (Offset & 0x1F);
+}
+
+/* Width of a field given the encoded operand: 5 bits each for size - 1 and offset; a field
+ * that runs past bit 31 is cut there. */
+static inline unsigned int at_gap_field_bits(unsigned int mask)
+{
+    unsigned int bits = ((mask >> 5) & 31u) + 1u, off = mask & 31u;
+    return bits > 32u - off ? 32u - off : bits;
+}
+
+static inline unsigned int at_gap_ones(unsigned int bits)
+{
+    return bits >= 32u ? 0xFFFFFFFFu : (1u << bits) - 1u;
+}
+
+static inline unsigned int at_gap_extractu(unsigned int x, unsigned int mask)
+{
+    return (x >> (mask & 31u)) & at_gap_ones(at_gap_field_bits(mask));
+}
+
+static inline int at_gap_extract(unsigned int x, unsigned int mask)
+{
+    unsigned int bits = at_gap_field_bits(mask), v = at_gap_extractu(x, mask);
+    if (bits < 32u && ((v >> (bits - 1u)) & 1u))
+        v |= ~at_gap_ones(bits);
+    return (int)v;
+}
+
+static inline int at_gap_insert(unsigned int dst, unsigned int src, unsigned int mask)
+{
+    unsigned int off = mask & 31u, field = at_gap_ones(at_gap_field_bits(mask)) << off;
+    return (int)((dst & ~field) | ((src << off) & field));
+}
+
+/* Sign-extended (bitextract) or zero-extended (bitextractu) `size` bits of x from bit `off`. */
+static inline int gap_bitextract(unsigned int x, int size, int off)
+{
+    return at_gap_extract(x, ExtInsMaskSafe((unsigned int)size, (unsigned int)off));
+}
+static inline unsigned int gap_bitextractu(unsigned int x, int size, int off)
+{
+    return at_gap_extractu(x, ExtInsMaskSafe((unsigned int)size, (unsigned int)off));
+}
+static inline int gap_bitextract_r(unsigned int x, int size, int off)
+{
+    return at_gap_extract(x, ExtInsMaskFast((unsigned int)size, (unsigned int)off));
+}
+static inline unsigned int gap_bitextractu_r(unsigned int x, int size, int off)
+{
+    return at_gap_extractu(x, ExtInsMaskFast((unsigned int)size, (unsigned int)off));
+}
+static inline int gap_bitextract_r_safe(unsigned int x, int size, int off)
+{
+    return at_gap_extract(x, ExtInsMaskSafe((unsigned int)size, (unsigned int)off));
+}
+static inline unsigned int gap_bitextractu_r_safe(unsigned int x, int size, int off)
+{
+    return at_gap_extractu(x, ExtInsMaskSafe((unsigned int)size, (unsigned int)off));
+}
+
+/* dst with its `size` bits from bit `off` replaced by the low bits of src. */
+static inline int gap_bitinsert(unsigned int dst, unsigned int src, int size, int off)
+{
+    return at_gap_insert(dst, src, ExtInsMaskSafe((unsigned int)size, (unsigned int)off));
+}
+static inline int gap_bitinsert_r(unsigned int dst, unsigned int src, int size, int off)
+{
+    return at_gap_insert(dst, src, ExtInsMaskFast((unsigned int)size, (unsigned int)off));
+}
+static inline int gap_bitinsert_r_safe(unsigned int dst, unsigned int src, int size, int off)
+{
+    return at_gap_insert(dst, src, ExtInsMaskSafe((unsigned int)size, (unsigned int)off));
+}
+
+/* ---- fixed point <-> float utilities (the original's definitions: FP2FIX scales by
+ * 2^Precision - 1, FIX2FP divides by 2^Precision) ------------------------------------------ */
+
+#define FIX2FP(Val, Precision) ((float)(Val) / (float)(1 << (Precision)))
+#define FP2FIX(Val, Precision) ((int)((Val) * ((1 << (Precision)) - 1)))
+#define FP2FIXR(Val, Precision) ((int)((Val) * ((1 << (Precision)) - 1) + 0.5))
 
 #endif /* GAP_H */

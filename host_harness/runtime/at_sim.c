@@ -53,7 +53,7 @@ static struct {
     double dma_bpc;
     long long udma_setup, udma_line;
     double udma_bpc;
-} cfg = {.cores = 8, .capacity = {0, 64 * 1024, 512 * 1024, 8 * 1024 * 1024},
+} cfg = {.cores = AT_SIM_NCORES, .capacity = {0, 64 * 1024, 512 * 1024, 8 * 1024 * 1024},
          .dma_setup = 30, .dma_line = 4, .dma_issue = 10, .wait = 4, .fork = 60, .dma_bpc = 8.0,
          .udma_setup = 200, .udma_line = 20, .udma_bpc = 1.0};
 
@@ -101,7 +101,16 @@ static void fault_jump(void)
 
 const char *at_sim_last_error(void) { return last_error; }
 
-void at_sim_arm(void *jmp_env) { armed_env = (jmp_buf *)jmp_env; }
+/* gap_ncore() was compiled in as AT_SIM_NCORES: running the library with another core count
+ * would split work for one count and fork another, so the call fails before the kernel runs. */
+void at_sim_arm(void *jmp_env)
+{
+    armed_env = (jmp_buf *)jmp_env;
+    if (jmp_env && cfg.cores != AT_SIM_NCORES)
+        AT_SIM_FAULT("the simulator is configured for %d cores but this library was built for "
+                     "%d (AT_SIM_NCORES, the value of gap_ncore()): build it with cores=%d",
+                     cfg.cores, AT_SIM_NCORES, cfg.cores);
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Arenas                                                                                      */

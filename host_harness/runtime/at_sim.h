@@ -19,6 +19,15 @@
 extern "C" {
 #endif
 
+/* The simulated cluster's core count as a compile-time constant: gap_ncore() (Gap.h) expands
+ * to it, so a basic kernel may use it in a file-scope initializer. host_harness.build passes
+ * -DAT_SIM_NCORES=<cores of the build's platform> to every compile, this file included, and a
+ * call whose run-time configuration (at_sim_configure) has another core count faults before the
+ * kernel runs. A source compiled outside the harness gets the cluster size of GAP8 and GAP9. */
+#ifndef AT_SIM_NCORES
+#define AT_SIM_NCORES 8
+#endif
+
 /* Memory levels (indices of the arenas). */
 #define AT_SIM_L1 1
 #define AT_SIM_L2 2
@@ -83,6 +92,8 @@ void at_sim_get_counters(at_sim_counters_t *out);
 /* ---- used by the generated trampoline ---- */
 void *at_sim_alloc_symbol(int level, long long size, const char *label);
 int at_sim_register_region(int level, void *base, long long size, const char *label);
+/* Arms the fault handler for one kernel call; with a non-NULL env it also faults (longjmp to
+ * env, message in at_sim_last_error) when the configured cores differ from AT_SIM_NCORES. */
 void at_sim_arm(void *jmp_env);
 int at_sim_finish(void);
 
