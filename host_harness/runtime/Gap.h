@@ -4,8 +4,8 @@
  * A basic kernel written for the GAP SDK compiles unchanged against this header: it provides
  * every gap_* builtin of the SDK's GapBuiltins.h (emulation and chip branches), the GAP9-only
  * names of its chip branch (gap_mulhhsN..., gap_cplxmulsdiv8), the core/barrier/allocation
- * names of GapSystem.h, the timer stubs of at_api_emul.h and the vector and GAP9 float types of
- * the SDK's Gap.h. The 2019 gap8_* names live in Gap8.h, which includes this header.
+ * names of GapSystem.h (with its rt_nb_pe/rt_team_barrier/rt_team_fork), the timer stubs of
+ * at_api_emul.h, the vector and GAP9 float types of the SDK's Gap.h, and <stdio.h>/<stdlib.h>. The 2019 gap8_* names live in Gap8.h, which includes this header.
  *
  * Semantics are those of the chip, as modelled instruction by instruction by GVSOC (GreenWaves'
  * ISA simulator), not those of the SDK's x86 emulation where the two differ:
@@ -31,6 +31,10 @@
 #ifndef GAP_H
 #define GAP_H
 
+/* The SDK's emulation headers bring these in, and basic kernels call printf / malloc through them. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "at_api.h"
 
 /* ---- scalar and vector types ----------------------------------------------------------- */
@@ -49,7 +53,12 @@ typedef unsigned char v4u __attribute__((vector_size(4)));
 
 /* GAP9 half-precision floats as the SDK's __FLOAT_EMUL__ host mode maps them: f16 and f16a
  * (bfloat16 on the chip) are float, v2h and v2ah pairs of floats (8 bytes here, 4 on the chip),
- * and V2S the int vector of the same shape (what comparing two v2h yields). */
+ * and V2S the int vector of the same shape (what comparing two v2h yields). The SDK's own float
+ * headers (DSP_FloatType.h, CNN_FloatType.h) choose their host types with the same flag, so it is
+ * set here for them; they also expect the SDK's emulation flag, -D__EMUL__, on the command line. */
+#ifndef __FLOAT_EMUL__
+#define __FLOAT_EMUL__ 1
+#endif
 typedef float f16;
 typedef float f16a;
 typedef float v2h __attribute__((vector_size(8)));
@@ -81,10 +90,16 @@ static inline void gap_waitbarrier(int barrier_id) { (void)barrier_id; at_sim_ba
 /* Barriers need no setup in the simulator: the arguments are evaluated and ignored. */
 #define gap_setupbarrier(BarN, CoreM) ((void)(BarN), (void)(CoreM))
 
+/* Runtime names of the SDK's GapSystem.h: the team size (a constant, as gap_ncore()), its
+ * barrier, and a team fork that runs fn(arg) on `cores` simulated cores as AT_FORK does (the
+ * emulation called it once). */
+#define rt_nb_pe() (AT_SIM_NCORES)
+static inline void rt_team_barrier(void) { at_sim_barrier(); }
+#define rt_team_fork(cores, fn, arg) AT_FORK(cores, fn, arg)
+
 /* Legacy names kept here for kernels that include only Gap.h; Gap8.h has the rest of that era. */
 static inline int gap8_coreid(void) { return at_sim_core_id(); }
 #define gap8_ncore() (AT_SIM_NCORES)
-static inline void rt_team_barrier(void) { at_sim_barrier(); }
 
 /* ---- timers (no hardware timer on a host: start/reset do nothing and reads give 0, as in the
  * SDK's emulation; the simulator's cycle counts are in the counters of Program.call) ------- */

@@ -3,7 +3,8 @@
  * compiled by the host harness.
  *
  * Every builtin is the gap_* builtin of Gap.h under its gap8_ name (same chip semantics, see
- * Gap.h); gap8_coreid(), gap8_ncore() and rt_team_barrier() are in Gap.h itself. The system part
+ * Gap.h); gap8_coreid(), gap8_ncore(), rt_nb_pe(), rt_team_barrier() and rt_team_fork() are in
+ * Gap.h itself. The system part
  * maps core identity, barriers and forks onto the simulator and, like the SDK's emulation, turns
  * the hardware-only names (special registers, memory-mapped peripherals, interrupts, hardware
  * timers and counters, fetch enable) into no-ops that read as 0; their arguments are dropped, as
@@ -124,15 +125,11 @@
 
 static inline int gap8_clusterid(void) { return 0; }
 #define rt_core_id() gap_coreid()
-/* Integer constant expression, as gap_ncore(). */
-#define rt_nb_pe() (AT_SIM_NCORES)
 #define gap8_setupbarrier(BarN, CoreM) gap_setupbarrier(BarN, CoreM)
 #define gap8_waitbarrier(BarN) gap_waitbarrier(BarN)
 #define eu_bar_addr(BarN) (BarN)
 #define eu_bar_setup(Bar, CoreMask) ((void)(Bar), (void)(CoreMask))
 #define eu_bar_trig_wait_clr(Bar) gap_waitbarrier(Bar)
-/* Runs fn(arg) on `cores` simulated cores, as AT_FORK does (the emulation called it once). */
-#define rt_team_fork(cores, fn, arg) AT_FORK(cores, fn, arg)
 #define gap8_cluster_wait(x) ((void)0)
 #define plp_cluster_wait(x) ((void)0)
 #define gap8_task_dispatch(CoreMask, Handler, Arg) ((int)0)

@@ -78,7 +78,8 @@ gap_allocL1 gap_allocL2 gap_freeL1 gap_freeL2 gap_coreid gap_clusterid gap_ncore
 gap_coreidm1 gap_setupbarrier gap_waitbarrier gap_waitbarrier_cc gap_fc_starttimer
 gap_fc_resethwtimer gap_fc_readhwtimer gap_cl_starttimer gap_cl_resethwtimer gap_cl_readhwtimer
 """.split()
-ORIGINAL_OTHER_NAMES = "v2s v2u v4s v4u f16 f16a v2h v2ah V2S rt_pointerT PI_L2 FIX2FP FP2FIXR FP2FIX".split()
+ORIGINAL_OTHER_NAMES = ("v2s v2u v4s v4u f16 f16a v2h v2ah V2S rt_pointerT PI_L2 FIX2FP FP2FIXR FP2FIX "
+                        "rt_nb_pe rt_team_barrier rt_team_fork").split()
 
 
 def mentions(path: Path, names) -> list[str]:

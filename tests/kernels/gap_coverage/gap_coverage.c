@@ -9,6 +9,9 @@
 static int ActiveCore = gap_ncore();
 static int ActiveCoreM1 = gap_ncorem1();
 static int ActiveCore8 = gap8_ncore();
+static int TeamSize = rt_nb_pe();
+
+static void Entry(void *Arg) { (void)Arg; }
 
 PI_L2 static const short Table[2] = {1, 2};
 
@@ -24,7 +27,11 @@ typedef struct {
 
 int CoverCores(void)
 {
-    int s = ActiveCore + ActiveCoreM1 + ActiveCore8;
+    int s = ActiveCore + ActiveCoreM1 + ActiveCore8 + TeamSize;
+    char *msg = (char *)malloc(4);
+    free(msg);
+    printf("%s", "");
+    rt_team_fork(gap_ncore(), Entry, 0);
     s += gap_coreid() + gap_coreidm1() + gap_clusterid() + gap8_coreid();
     gap_setupbarrier(0, 0xFF);
     gap_waitbarrier(0);
@@ -132,6 +139,9 @@ int CoverVectors(v2s *h, v4s *b, v2u *uh, v4u *ub, int acc)
     return s;
 }
 
+#ifndef __FLOAT_EMUL__
+#error "Gap.h maps f16 to float: the SDK's __FLOAT_EMUL__ mode"
+#endif
 float CoverFloat(f16 x, f16a y, v2h *vh, v2ah *vah, V2S *cmp)
 {
     int fix = FP2FIX(x, 15) + FP2FIXR(y, 15);
