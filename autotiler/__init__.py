@@ -1,15 +1,18 @@
 """autotiler: an open re-implementation of the GAP AutoTiler.
 
-``from autotiler import *`` gives the guide's model API (LibKernel, UserKernel, KerArg, ...) and
-every constant of the guide (OBJ_*, O_*, LOC_*, KER_*, ...). Pipeline, in module order:
-model -> tiler -> (graph planner) -> codegen -> reports; see docs/architecture.md.
+``from autotiler import *`` gives the model API (LibKernel, UserKernel, KernelIterSpace, KerArg,
+...) in both the v3 form and the guide's v2 form, and every constant with the original's names
+(OBJ_*, O_*, LOC_*, KER_*, ...). Pipeline, in module order: model -> tiler -> schedule ->
+objectives -> codegen -> reports; see docs/architecture.md.
 """
 
-from .api import *  # noqa: F401,F403
-from .api import __all__ as _api_all
-from .constants import *  # noqa: F401,F403
-from .constants import __all__ as _constants_all
-from .errors import (  # noqa: F401
+__version__ = "0.2.0"
+
+from .api import *  # noqa: E402,F401,F403
+from .api import __all__ as _api_all  # noqa: E402
+from .constants import *  # noqa: E402,F401,F403
+from .constants import __all__ as _constants_all  # noqa: E402
+from .errors import (  # noqa: E402,F401
     AutoTilerError,
     CodegenError,
     HarnessError,
@@ -18,9 +21,7 @@ from .errors import (  # noqa: F401
     PlatformError,
     TilingError,
 )
-from .tiler import AutoTilerWarning  # noqa: F401
-
-__version__ = "0.1.0"
+from .objectives import AutoTilerWarning  # noqa: E402,F401
 
 __all__ = list(_api_all) + list(_constants_all) + [
     "AutoTilerError", "CodegenError", "HarnessError", "ModelError", "OptionsError", "PlatformError",

@@ -20,33 +20,68 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from .tiler import KernelTiling
+from .tiler.geometry import ArgGeom
+from .tiler.tiling import KernelTiling
+
+
+def needed_bytes(g: ArgGeom) -> int:
+    """Bytes of an argument that some basic kernel uses: every space, the used lines (or
+    columns) of its tiled direction, less what OBJ_CONSTRAINTS_DROP_REM drops."""
+    size = g.item * g.w * g.h
+    for r in g.refs:
+        size *= r.dim
+    t = g.tile
+    if t is not None:
+        used = min(t.used, t.span - t.pad_before + t.overlap) if t.drop else t.used
+        size = size // t.dim * max(0, used)
+    return size
 
 
 def compulsory(t: KernelTiling) -> tuple:
     """(bytes in, bytes out) that must cross L2<->L1 at least once."""
-    t_in = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_in and not a.decl.is_buffer)
-    t_out = sum(a.plane_bytes * a.planes for a in t.args if a.decl.is_out and not a.decl.is_buffer)
+    t_in = sum(needed_bytes(a.geom) for a in t.args if a.reads)
+    t_out = sum(needed_bytes(a.geom) for a in t.args if a.writes)
     return t_in, t_out
 
 
 def compulsory_l3(t: KernelTiling) -> int:
     """Bytes of the L3-homed arguments that must cross L3<->L2 at least once."""
-    return sum(a.plane_bytes * a.planes * (int(a.reads) + int(a.writes)) for a in t.args if a.l3)
+    return sum(needed_bytes(a.geom) * (int(a.reads) + int(a.writes)) for a in t.args if a.l3)
+
+
+def _reduction(t: KernelTiling):
+    """(output, input, filter, out space, in space) when the kernel reduces input features into
+    output features through a per-(out, in) filter (a convolution or matrix product shape)."""
+    outs = [a for a in t.args if a.writes and a.geom.refs]
+    ins = [a for a in t.args if a.reads and not a.writes]
+    for o in outs:
+        for so in (r.space for r in o.geom.refs):
+            for f in ins:
+                spaces = {r.space for r in f.geom.refs}
+                if so not in spaces or len(spaces) < 2:
+                    continue
+                for si in spaces - {so}:
+                    i = next((x for x in ins if x is not f and si in {r.space for r in x.geom.refs}
+                              and so not in {r.space for r in x.geom.refs}), None)
+                    if i is not None:
+                        return o, i, f, so, si
+    return None
 
 
 def movement_bound(t: KernelTiling, l1_bytes: int) -> Optional[int]:
     """Reuse-limited traffic bound in bytes for reduction-shaped kernels, else None."""
-    nip, nop = t.kernel.nip, t.kernel.nop
-    filters = [a for a in t.args if a.decl.ndim == 4]
-    outs = [a for a in t.args if a.decl.is_out and a.decl.ndim == 3]
-    if nip < 2 or nop < 2 or not filters or not outs:
+    found = _reduction(t)
+    if found is None:
+        return None
+    o, i, f, so, si = found
+    n, k = o.geom.ref(so).dim, f.geom.ref(si).dim
+    if n < 2 or k < 2:
         return None
     item = min(a.item for a in t.args)
     s = l1_bytes / item
-    m = max(a.w * a.h for a in outs)
-    r = max(a.w * a.h for a in filters)
-    macs = m * nop * nip * r
+    m = o.w * o.h
+    r = f.w * f.h * max(1, f.item // item)
+    macs = m * n * k * r
     items = 2 * macs / math.sqrt(r * s) - 2 * s
     return int(items * item) if items > 0 else None
 

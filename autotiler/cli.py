@@ -12,6 +12,9 @@ import runpy
 import sys
 
 from .errors import AutoTilerError, OptionsError
+from .model.session import reset_default_model
+from .objectives import OBJECTIVES
+from .platforms import get_platform
 
 USAGE = "MODEL [-o DIR] [--L1 BYTES] [--objective NAME] [--platform NAME] [-q]"
 
@@ -28,7 +31,7 @@ def _parser(prog: str) -> _Parser:
     p.add_argument("--L1", dest="l1", type=_positive_int, default=None, help="L1 budget in bytes")
     p.add_argument("--L2", dest="l2", type=_positive_int, default=None, help="L2 budget in bytes")
     p.add_argument("--L3", dest="l3", type=_positive_int, default=None, help="L3 budget in bytes")
-    p.add_argument("--objective", default=None, help="tiling objective (see autotiler.tiler.OBJECTIVES)")
+    p.add_argument("--objective", default=None, help="tiling objective (see autotiler.objectives.OBJECTIVES)")
     p.add_argument("--platform", default=None, help="platform name (gap8, gap9)")
     p.add_argument("-q", dest="quiet", action="store_true", help="do not print the tiling report")
     p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
@@ -47,9 +50,6 @@ def _positive_int(text: str) -> int:
 
 def parse_generator_options(args: list, model) -> None:
     """Apply TilerParseOptions' arguments (program name already removed) to ``model``."""
-    from .platforms import get_platform
-    from .tiler import OBJECTIVES
-
     ns = _parser(os.path.basename(sys.argv[0] or "model.py")).parse_args(args)
     if ns.help:
         _parser(os.path.basename(sys.argv[0] or "model.py")).print_help()
@@ -65,6 +65,8 @@ def parse_generator_options(args: list, model) -> None:
         model.l2_size_from_cli = ns.l2
     if ns.l3:
         model.l3_size = ns.l3
+    if ns.const_dir:
+        model.const_dir = ns.const_dir
     if ns.objective:
         if ns.objective not in OBJECTIVES:
             raise OptionsError(f"unknown objective '{ns.objective}'",
@@ -103,8 +105,6 @@ def main(argv=None) -> int:
     if not os.path.isfile(script):
         print(f"autotiler: error: model script '{script}' not found", file=sys.stderr)
         return 2
-    from .session import reset_default_model
-
     reset_default_model()
     saved = sys.argv
     sys.argv = [script] + argv[1:]

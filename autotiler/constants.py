@@ -1,7 +1,11 @@
-"""Every constant of the AutoTiler guide, with the original's names.
+"""Every constant of the AutoTiler API, with the original's names.
 
-Numeric values follow the guide's (v2) API, which is the one whose model scripts we port line by
-line. Names are the contract; values only matter for OR-ing flags together.
+Numeric values follow the newest v3 headers (``AutoTilerLibTypes.h``); the guide's v2 names are
+aliases of their v3 counterparts where the v3 headers alias them (``KER_TILE`` is
+``KER_ITER_TILE0``, ``KER_IN_PLANE`` is ``KER_ITER_D0``, ``LOC_INNER_LOOP`` is ``LOC_LOOP``, ...).
+Flags that exist only in v2 (``O_3D``, ``O_4D``, ...) and constraints that exist only in some
+versions (``EVEN``/``ODD``) take bits of their own so that every name can be OR-ed with every
+other. Names are the contract; values only matter for OR-ing flags together.
 """
 
 from __future__ import annotations
@@ -12,11 +16,21 @@ from enum import IntEnum, IntFlag
 class KernelCallTypeT(IntEnum):
     CALL_SEQUENTIAL = 0
     CALL_PARALLEL = 1
+    CALL_SEQUENTIAL_STRUCT = 2
+    CALL_PARALLEL_CC = 3
+
+
+CALL_MASK = 3
+CALL_FLOAT_KER = 4   # call-type attributes, OR-ed with the call type
+CALL_HWC_KER = 8
+CALL_NE16_KER = 16
+CALL_ATTRIBUTES = {"CALL_FLOAT_KER": CALL_FLOAT_KER, "CALL_HWC_KER": CALL_HWC_KER, "CALL_NE16_KER": CALL_NE16_KER}
 
 
 class Tile_Orientation_T(IntEnum):
-    TILE_HOR = 0
-    TILE_VER = 1
+    TILE_HOR = 0   # full-width tiles, variable height
+    TILE_VER = 1   # full-height tiles, variable width
+    TILE_HWC = 2   # vertical, HWC order (newest header)
 
 
 class KernelIterationDimT(IntEnum):
@@ -28,16 +42,67 @@ class KernelIterationDimT(IntEnum):
 
 
 class KernelIteratorT(IntEnum):
-    KER_ITER_NONE = 0
-    KER_TILE = 1
-    KER_TILE1 = 2
-    KER_TILE2 = 3
-    KER_IN_PLANE = 4
-    KER_OUT_PLANE = 5
-    KER_IN_OUT_PLANE = 6
+    """Iteration spaces: three tiled (T0..T2) and four non-tiled (D0..D3). The v2 names are
+    the v3 headers' aliases: KER_TILE=T0, KER_IN_PLANE=D0, KER_OUT_PLANE=D1, KER_IN_OUT_PLANE=D2."""
+
+    KER_ITER_TILE0 = 0
+    KER_ITER_TILE1 = 1
+    KER_ITER_TILE2 = 2
+    KER_ITER_D0 = 3
+    KER_ITER_D1 = 4
+    KER_ITER_D2 = 5
+    KER_ITER_D3 = 6
+    KER_TILE = 0
+    KER_TILE1 = 1
+    KER_TILE2 = 2
+    KER_IN_PLANE = 3
+    KER_OUT_PLANE = 4
+    KER_IN_OUT_PLANE = 5
+
+
+KER_ITER_TILE_MAX = 3
+MAX_ARG_DIM = 5
+
+# Short names the SDK's generators #define for themselves (T0..T2, D0..D3), and the generated
+# code's iterator variable prefixes.
+SPACE_SHORT = {0: "T0", 1: "T1", 2: "T2", 3: "D0", 4: "D1", 5: "D2", 6: "D3"}
+V2_ITERATOR_NAMES = {0: "KER_TILE", 1: "KER_TILE1", 2: "KER_TILE2", 3: "KER_IN_PLANE", 4: "KER_OUT_PLANE",
+                     5: "KER_IN_OUT_PLANE"}
+
+
+def is_tiled_space(space: int) -> bool:
+    return int(space) < KER_ITER_TILE_MAX
 
 
 class KernelCallLocationT(IntEnum):
+    """Where a call goes in the loop nest. ``LOC_<S>`` is the body of space S's loop,
+    ``LOC_<S>_PROLOG``/``_EPILOG`` are just before its first / after its last iteration (inside
+    the enclosing loop); LOC_LOOP* name the tiled spaces T0..T2. v2 names are aliases."""
+
+    LOC_LOOP = 0
+    LOC_LOOP_PROLOG = 1
+    LOC_LOOP_EPILOG = 2
+    LOC_LOOP1 = 3
+    LOC_LOOP1_PROLOG = 4
+    LOC_LOOP1_EPILOG = 5
+    LOC_LOOP2 = 6
+    LOC_LOOP2_PROLOG = 7
+    LOC_LOOP2_EPILOG = 8
+    LOC_D0 = 9
+    LOC_D0_PROLOG = 10
+    LOC_D0_EPILOG = 11
+    LOC_D1 = 12
+    LOC_D1_PROLOG = 13
+    LOC_D1_EPILOG = 14
+    LOC_D2 = 15
+    LOC_D2_PROLOG = 16
+    LOC_D2_EPILOG = 17
+    LOC_D3 = 18
+    LOC_D3_PROLOG = 19
+    LOC_D3_EPILOG = 20
+    LOC_PROLOG = 21
+    LOC_EPILOG = 22
+    LOC_GROUP = 23
     LOC_INNER_LOOP = 0
     LOC_INNER_LOOP_PROLOG = 1
     LOC_INNER_LOOP_EPILOG = 2
@@ -56,17 +121,31 @@ class KernelCallLocationT(IntEnum):
     LOC_IN_OUT_PLANE = 15
     LOC_IN_OUT_PLANE_PROLOG = 16
     LOC_IN_OUT_PLANE_EPILOG = 17
-    LOC_PROLOG = 18
-    LOC_EPILOG = 19
-    LOC_GROUP = 20
+
+
+# (space, part) of every per-space location; part is "body", "prolog" or "epilog".
+LOCATION_SPACE = {int(KernelCallLocationT.LOC_LOOP) + 3 * i + k: (i, part)
+                  for i in range(7) for k, part in enumerate(("body", "prolog", "epilog"))}
+V2_LOCATION_NAMES = {0: "LOC_INNER_LOOP", 1: "LOC_INNER_LOOP_PROLOG", 2: "LOC_INNER_LOOP_EPILOG",
+                     3: "LOC_INNER_LOOP1", 4: "LOC_INNER_LOOP1_PROLOG", 5: "LOC_INNER_LOOP1_EPILOG",
+                     6: "LOC_INNER_LOOP2", 7: "LOC_INNER_LOOP2_PROLOG", 8: "LOC_INNER_LOOP2_EPILOG",
+                     9: "LOC_IN_PLANE", 10: "LOC_IN_PLANE_PROLOG", 11: "LOC_IN_PLANE_EPILOG",
+                     12: "LOC_OUT_PLANE", 13: "LOC_OUT_PLANE_PROLOG", 14: "LOC_OUT_PLANE_EPILOG",
+                     15: "LOC_IN_OUT_PLANE", 16: "LOC_IN_OUT_PLANE_PROLOG", 17: "LOC_IN_OUT_PLANE_EPILOG"}
 
 
 class KernelArgSelect_T(IntEnum):
+    """What a K_Arg binding selects of a kernel argument (newest v3 numbering)."""
+
     KER_ARG_NONE = 0
     KER_ARG_TILE = 1
     KER_ARG_TILE_NEXTDB = 2
+    KER_ARG_TILE_OFF = 3
+    KER_ARG_TILE_1_2 = 4
     KER_ARG_TILE_W = 5
+    KER_ARG_TILE_USEDW = 6
     KER_ARG_TILE_H = 7
+    KER_ARG_TILE_USEDH = 8
     KER_ARG_TILE_W0 = 9
     KER_ARG_TILE_H0 = 10
     KER_ARG = 11
@@ -76,11 +155,34 @@ class KernelArgSelect_T(IntEnum):
     KER_ARG_TILEFIRST = 15
     KER_ARG_TILELAST = 16
     KER_ARG_TILEINDEX = 17
-    KER_ARG_TILEOFFSET = 18
+    KER_ARG_TILE_BASE = 18
+    KER_ARG_TILE_PRED_LIST = 19
+    KER_ARG_IT_INDEX = 20
+    KER_ARG_PAD = 21
+    KER_ARG_TILE_PAD = 22
+    KER_ARG_PARTILE_DIM = 23
+    KER_ARG_PARTILE_SIZE = 24
+    KER_ARG_LOADEDPARTILE_SIZE = 25
+    KER_ARG_FIRST_TILE = 26
+    KER_ARG_NEXT_TILE = 27
+    KER_ARG_FIRST_TILE_W = 28
+    KER_ARG_NEXT_TILE_W = 29
+    KER_ARG_FIRST_TILE_H = 30
+    KER_ARG_NEXT_TILE_H = 31
+    KER_ARG_FIRST_TILE_PAD = 32
+    KER_ARG_NEXT_TILE_PAD = 33
+    KER_ARG_FIRST_PARTILE_SIZE = 34
+    KER_ARG_NEXT_PARTILE_SIZE = 35
+    KER_ARG_NEXT_TILELAST = 36
+    KER_IT_INDEX = 37
+    KER_ARG_INPLANEINDEX = 45
+    KER_ARG_OUTPLANEINDEX = 46
+    KER_ARG_TILEOFFSET = 18  # the guide's name for the tile's start in lines/columns (= TILE_BASE)
 
 
 class Object_Type_T(IntFlag):
-    """Kernel-argument properties (the guide's v2 bit layout)."""
+    """Kernel-argument properties. v3 bit layout; the v2-only flags (O_3D, O_4D, O_PBUFF and the
+    negations v3 dropped) sit above bit 39 so that every name combines with every other."""
 
     O_IN = 1 << 0
     O_NIN = 1 << 1
@@ -96,35 +198,114 @@ class Object_Type_T(IntFlag):
     O_NDB = 1 << 11
     O_L2DB = 1 << 12
     O_NL2DB = 1 << 13
-    O_3D = 1 << 14
-    O_N3D = 1 << 15
-    O_4D = 1 << 16
-    O_N4D = 1 << 17
-    O_DYNTILE = 1 << 22
-    O_NDYNTILE = 1 << 23
+    O_ALIAS = 1 << 14
+    O_NALIAS = 1 << 15
+    O_DYNTILE = 1 << 16
+    O_CONST = 1 << 17
+    O_STACK_PRED = 1 << 18
+    O_ALWAYS_LOAD = 1 << 19
+    O_NO_LOAD = 1 << 20
+    O_NO_STORE = 1 << 21
+    O_BIT = 1 << 22
+    O_LINEAR = 1 << 23
+    O_NE16_PW = 1 << 24
+    O_NE16_DW = 1 << 25
+    O_NE16_LIN = 1 << 26
+    O_NE16_3X3 = 1 << 27
+    O_FLOAT = 1 << 28
+    O_HWC = 1 << 29
+    O_NE16_RNN = 1 << 30
+    O_NE16_INTER = 1 << 31
+    O_NE16_MODE16 = 1 << 32
+    O_3D = 1 << 40
+    O_N3D = 1 << 41
+    O_4D = 1 << 42
+    O_N4D = 1 << 43
+    O_PBUFF = 1 << 44
+    O_NPBUFF = 1 << 45
+    O_NDYNTILE = 1 << 46
+    O_NCONST = 1 << 47
+    O_TILE2 = 1 << 59
+    O_TILE1 = 1 << 60
+    O_TILE0 = 1 << 61
 
 
 # Each positive flag and its negation: setting both is contradictory.
 FLAG_PAIRS = (
     ("O_IN", "O_NIN"), ("O_OUT", "O_NOUT"), ("O_BUFF", "O_NBUFF"), ("O_TILED", "O_NTILED"),
-    ("O_ONETILE", "O_NONETILE"), ("O_DB", "O_NDB"), ("O_L2DB", "O_NL2DB"), ("O_3D", "O_N3D"),
-    ("O_4D", "O_N4D"), ("O_DYNTILE", "O_NDYNTILE"),
+    ("O_ONETILE", "O_NONETILE"), ("O_DB", "O_NDB"), ("O_L2DB", "O_NL2DB"), ("O_ALIAS", "O_NALIAS"),
+    ("O_3D", "O_N3D"), ("O_4D", "O_N4D"), ("O_PBUFF", "O_NPBUFF"), ("O_DYNTILE", "O_NDYNTILE"),
+    ("O_CONST", "O_NCONST"),
 )
+OBJECT_FLAG_BITS = int(sum(Object_Type_T))
 
 
 class KernelArgConstraints_T(IntFlag):
+    """Tile constraints of an argument (bit layout of the headers that have EVEN/ODD)."""
+
     OBJ_CONSTRAINTS_NONE = 0
     OBJ_CONSTRAINTS_EVEN = 1 << 1
     OBJ_CONSTRAINTS_ODD = 1 << 2
     OBJ_CONSTRAINTS_ONEPREFTILE = 1 << 3
     OBJ_CONSTRAINTS_TILE_HOR = 1 << 4
     OBJ_CONSTRAINTS_TILE_VER = 1 << 5
+    OBJ_CONSTRAINTS_PAD_REM = 1 << 6
+    OBJ_CONSTRAINTS_DROP_REM = 1 << 7
+    OBJ_CONSTRAINTS_DYNAMIC = 1 << 8
+    OBJ_CONSTRAINTS_2D = 1 << 9
+
+
+CONSTRAINT_BITS = int(sum(KernelArgConstraints_T))
+
+# Properties a KerArgSpace entry may carry: SPACE_PROP(KER_ITER_D0, SPACE_PROP_REVERT).
+SPACE_PROP_ABS = 0x10000
+SPACE_PROP_REVERT = 0x20000
+SPACE_PROP_PAD2PREF = 0x40000
+SPACE_PROP_ONE_TILE = 0x80000
+ITER_SPACE_MASK = 0x0FFFF
+ITER_PROP_MASK = 0xFFFF0000
+SPACE_PROPS = {"SPACE_PROP_ABS": SPACE_PROP_ABS, "SPACE_PROP_REVERT": SPACE_PROP_REVERT,
+               "SPACE_PROP_PAD2PREF": SPACE_PROP_PAD2PREF, "SPACE_PROP_ONE_TILE": SPACE_PROP_ONE_TILE}
+
+
+def SPACE_PROP(Space, Prop) -> int:
+    """A KerArgSpace entry: ``Space`` with the properties ``Prop`` (SPACE_PROP_*) OR-ed in."""
+    return (int(Space) & ITER_SPACE_MASK) | int(Prop)
 
 
 class InlineModeT(IntEnum):
     NEVER_INLINE = 0
     ALWAYS_INLINE = 1
     SINGLE_INLINE = 2
+
+
+class KernelOptimizationT(IntFlag):
+    KER_OPT_NONE = 0
+    KER_OPT_BUFFER_PROMOTE = 1 << 0
+    KER_OPT_PARTIAL_BUFFER_PROMOTE = 1 << 1
+    KER_OPT_KEEP_GROUP = 1 << 2
+
+
+class KernelDimT(IntEnum):
+    K_INP = 0
+    K_OUTP = 1
+    K_W = 2
+    K_H = 3
+
+
+class ArgBindingT(IntEnum):
+    BIND_K_ARG = 0
+    BIND_C_ARG = 1
+    BIND_IMM = 2
+    BIND_USYMB = 3
+    BIND_KDIM = 4
+    BIND_PRED_AND = 5
+    BIND_PRED_OR = 6
+
+
+class AT_KernelInfo_T(IntEnum):
+    AT_KERINFO_OPER = 0
+    AT_KERINFO_BANDWIDTH = 1
 
 
 class AT_GraphCtrl_T(IntEnum):
@@ -192,22 +373,23 @@ def AT_OPT_VAL(value):
 def _export_enum_members(*enums) -> dict:
     names = {}
     for enum in enums:
-        for member in enum:
-            names[member.name] = member
+        for name, member in enum.__members__.items():  # aliases included
+            names[name] = member
     return names
 
 
 _ENUM_NAMES = _export_enum_members(
-    KernelCallTypeT, Tile_Orientation_T, KernelIterationDimT, KernelIteratorT,
-    KernelCallLocationT, KernelArgSelect_T, Object_Type_T, KernelArgConstraints_T,
-    AT_GraphCtrl_T, AT_MemLocation_T, InlineModeT,
+    KernelCallTypeT, Tile_Orientation_T, KernelIterationDimT, KernelIteratorT, KernelCallLocationT,
+    KernelArgSelect_T, Object_Type_T, KernelArgConstraints_T, AT_GraphCtrl_T, AT_MemLocation_T, InlineModeT,
+    KernelOptimizationT, KernelDimT, ArgBindingT, AT_KernelInfo_T,
 )
 
 _O = Object_Type_T
 
 
 def _predefined_object_types() -> dict:
-    """The OBJ_* names: the v3 list plus the guide's (v2) _3D, _4D and _NTILED variants."""
+    """The OBJ_* names: the v3 list plus the guide's (v2) _3D, _4D and _NTILED variants, with
+    the v2 header's own definitions (OBJ_OUT_4D has no O_3D bit there; O_4D implies 3D)."""
     bases = {
         "OBJ_IN": _O.O_IN, "OBJ_OUT": _O.O_OUT, "OBJ_IN_OUT": _O.O_IN | _O.O_OUT,
         "OBJ_BUFFER": _O.O_BUFF, "OBJ_BUFFER_IN": _O.O_BUFF | _O.O_IN,
@@ -218,11 +400,12 @@ def _predefined_object_types() -> dict:
     names = {}
     for base, flags in bases.items():
         for vname, vflags in variants.items():
-            if base.startswith("OBJ_BUFFER") and vname == "_DB":
+            if base.startswith("OBJ_BUFFER") and vname in ("_DB", "_DB_L2DB"):
                 continue
             for dname, dflags in dims.items():
                 names[f"{base}{vname}{dname}"] = flags | vflags | dflags | _O.O_TILED
                 names[f"{base}{vname}_NTILED{dname}"] = flags | vflags | dflags
+    names["OBJ_OUT_DB_ALIAS"] = _O.O_OUT | _O.O_DB | _O.O_ALIAS | _O.O_TILED
     names["OBJ_BUFFER_ONETILE"] = _O.O_BUFF | _O.O_TILED | _O.O_ONETILE
     names["OBJ_BUFFER_DB_ONETILE"] = _O.O_BUFF | _O.O_DB | _O.O_TILED | _O.O_ONETILE
     names["OBJ_BUFFER_DYNTILE"] = _O.O_BUFF | _O.O_TILED | _O.O_DYNTILE
@@ -240,8 +423,12 @@ _CONSTRAINT_ALIASES = {
     for name, member in KernelArgConstraints_T.__members__.items()
 }
 
-ALL_CONSTANTS = {**_ENUM_NAMES, **OBJECT_TYPES, **_CONSTRAINT_ALIASES,
-                 "AT_OPT_ON": AT_OPT_ON, "AT_OPT_OFF": AT_OPT_OFF}
+ALL_CONSTANTS = {
+    **_ENUM_NAMES, **OBJECT_TYPES, **_CONSTRAINT_ALIASES, **SPACE_PROPS, **CALL_ATTRIBUTES,
+    "AT_OPT_ON": AT_OPT_ON, "AT_OPT_OFF": AT_OPT_OFF, "CALL_MASK": CALL_MASK,
+    "KER_ITER_TILE_MAX": KER_ITER_TILE_MAX, "MAX_ARG_DIM": MAX_ARG_DIM,
+    "ITER_SPACE_MASK": ITER_SPACE_MASK, "ITER_PROP_MASK": ITER_PROP_MASK,
+}
 globals().update(ALL_CONSTANTS)
 
-__all__ = sorted(ALL_CONSTANTS) + ["AT_OPT_VAL", "OBJECT_TYPES", "FLAG_PAIRS"]
+__all__ = sorted(ALL_CONSTANTS) + ["AT_OPT_VAL", "SPACE_PROP", "OBJECT_TYPES", "FLAG_PAIRS"]

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from .bounds import compulsory as compulsory_traffic
 from .bounds import kernel_figures
-from .tiler import KernelTiling
+from .codegen.files import tiling_json
+from .tiler.tiling import KernelTiling
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,6 @@ class KernelReport:
         return text
 
     def to_dict(self) -> dict:
-        from .codegen import tiling_json
-
         return {"name": self.name, **tiling_json(self.tiling), "compulsory_in": self.compulsory_in,
                 "compulsory_out": self.compulsory_out, **self.extra}
 

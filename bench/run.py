@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,18 +36,12 @@ from autotiler import Model, SetTilingObjective  # noqa: E402
 from autotiler.bounds import compulsory, compulsory_l3, kernel_figures, movement_bound  # noqa: E402
 from autotiler.codegen import generate, write_files  # noqa: E402
 from autotiler.constants import Object_Type_T  # noqa: E402
-from autotiler.costmodel import predict  # noqa: E402
 from autotiler.errors import PlatformError, TilingError  # noqa: E402
-from autotiler.model import CArgBinding  # noqa: E402
+from autotiler.model.ir import CArgBinding  # noqa: E402
+from autotiler.objectives import SolveOptions, candidates, reschedule  # noqa: E402
 from autotiler.platforms import get_platform  # noqa: E402
-from autotiler.tiler import (  # noqa: E402
-    SolverOptions,
-    _geometries,
-    build_tiling,
-    feasible_tilings,
-    l2_fits,
-    with_stages,
-)
+from autotiler.tiler.search import promoted_choice  # noqa: E402
+from autotiler.tiler.tiling import build_tiling, l2_fits, with_stages  # noqa: E402
 
 EXAMPLES_DIR = ROOT / "examples"
 PLATFORMS = ("gap8", "gap9")
@@ -124,7 +117,7 @@ def restage(m, depth: int) -> None:
         if not l2_fits(v, m.l2_budget):
             raise TilingError(f"{depth} L2 staging slots per L3 argument need {v.l2_bytes} bytes of L2, "
                               f"more than the budget of {m.l2_budget}", kernel=name)
-        m.tilings[name] = replace(v, predicted=predict(v, m.libs, m.platform))
+        m.tilings[name] = reschedule(v, m.libs, m.platform)
 
 
 def has_l3(t) -> bool:
@@ -211,7 +204,7 @@ def simulate(program, model, ref, example: str) -> tuple:
 
 def whole_tiling(t):
     """The kernel as one tile, everything resident in L1 (fits the budget or not)."""
-    return build_tiling(t.kernel, _geometries(t.kernel), None, 1, True, t.budget)
+    return build_tiling(t.geom, promoted_choice(t.geom), t.budget)
 
 
 def lower_bounds(t, libs: dict, plat) -> dict:
@@ -219,7 +212,7 @@ def lower_bounds(t, libs: dict, plat) -> dict:
     kernel run as one tile (any tiling makes at least these calls, each at least this long);
     DMA = max(compulsory, reuse bound) bytes at the cluster DMA's bandwidth; uDMA = the L3-homed
     arguments' bytes, each crossing L3<->L2 once, at the micro-DMA's (``udma["ram"]``)."""
-    whole = predict(whole_tiling(t), libs, plat)
+    whole = reschedule(whole_tiling(t), libs, plat).predicted
     compute = whole["compute_cycles"] + whole["fork_cycles"]
     c_in, c_out = compulsory(t)
     moved = max(c_in + c_out, movement_bound(t, t.budget) or 0)
@@ -252,8 +245,8 @@ def reload_free(t, libs: dict, plat) -> bool:
     every input byte L2 -> L1 exactly once (no input is re-read across planes or tiles)."""
     key = (t.kernel, t.budget, plat.name)
     if key not in _RELOAD_FREE:
-        options = SolverOptions(budget=t.budget, objective="traffic", platform=plat, libs=libs)
-        best = min((c.traffic_in for c in feasible_tilings(t.kernel, options)), default=None)
+        options = SolveOptions(budget=t.budget, objective="traffic", platform=plat, libs=libs)
+        best = min((c.traffic_in for c in candidates(t.kernel, options)), default=None)
         _RELOAD_FREE[key] = best is not None and best <= compulsory(t)[0]
     return _RELOAD_FREE[key]
 

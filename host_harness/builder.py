@@ -13,11 +13,9 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from autotiler.errors import HarnessError
@@ -25,9 +23,9 @@ from autotiler.platforms import get_platform
 
 from .manifest import L3_FAMILIES, KernelSpec, L3Device, Manifest, MemSymbol, read_manifests
 from .runner import Program
+from .toolchain import CC, compiler_version, run, sanitizer_libraries
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
-CC = "gcc"
 # Bump when the trampoline or the runtime's ABI towards Python changes.
 HARNESS_ABI = "3"
 
@@ -138,46 +136,6 @@ def trampoline_source(manifests: list[Manifest]) -> str:
 # Compiler invocation
 # ---------------------------------------------------------------------------------------------
 
-def _first_error_lines(output: str, count: int = 6) -> str:
-    lines = [ln for ln in output.splitlines() if ln.strip()]
-    errors = [i for i, ln in enumerate(lines) if "error" in ln.lower()]
-    start = max(errors[0] - 1, 0) if errors else 0
-    return " | ".join(lines[start:start + count]) or "(no output)"
-
-
-def _run(cmd: list[str], what: str) -> str:
-    try:
-        # LC_ALL=C: ASCII quotes in diagnostics, whatever the user's locale
-        proc = subprocess.run(cmd, check=False, capture_output=True, text=True,
-                              env={**os.environ, "LC_ALL": "C"})
-    except OSError as exc:
-        raise HarnessError(f"cannot run {cmd[0]}: {exc}", hint="install gcc") from None
-    if proc.returncode != 0:
-        err = HarnessError(f"{what} failed: {_first_error_lines(proc.stderr + proc.stdout)}")
-        err.details = proc.stderr  # full compiler output, for debugging
-        raise err
-    return proc.stdout
-
-
-@cache
-def compiler_version() -> str:
-    return _run([CC, "--version"], f"{CC} --version").splitlines()[0] + " " + \
-        _run([CC, "-dumpmachine"], f"{CC} -dumpmachine").strip()
-
-
-@cache
-def sanitizer_libraries() -> tuple[str, ...]:
-    """Absolute paths of gcc's libasan.so and libubsan.so; HarnessError if gcc has none."""
-    paths = []
-    for name in ("libasan.so", "libubsan.so"):
-        path = _run([CC, f"-print-file-name={name}"], f"{CC} -print-file-name").strip()
-        if not os.path.isabs(path) or not os.path.exists(path):
-            raise HarnessError(f"{CC} has no {name}", hint="install the gcc sanitizer runtimes "
-                               "(libasan, libubsan) or build without sanitize=True")
-        paths.append(path)
-    return tuple(paths)
-
-
 def _include_flags(gen_dir: Path, include_dirs) -> list[str]:
     # The runtime comes last so a project may override e.g. KernelLibStdTypes.h.
     dirs = [gen_dir, *map(Path, include_dirs), RUNTIME_DIR]
@@ -186,7 +144,7 @@ def _include_flags(gen_dir: Path, include_dirs) -> list[str]:
 
 def _dependencies(units: list[Unit], includes: list[str], cflags: tuple[str, ...]) -> list[Path]:
     """Every non-system file the units read (sources and headers), in a stable order."""
-    out = _run([CC, "-MM", *includes, *cflags, *[str(u.source) for u in units]], "dependency scan")
+    out = run([CC, "-MM", *includes, *cflags, *[str(u.source) for u in units]], "dependency scan")
     text = out.replace("\\\n", " ").replace("\\ ", "\0")  # continuations; escaped spaces in paths
     files: dict[str, None] = {}
     for rule in text.splitlines():
@@ -217,7 +175,7 @@ def cache_root() -> Path:
 
 def _compile(unit: Unit, includes: list[str], out_dir: Path, extra: tuple[str, ...]) -> Path:
     obj = out_dir / unit.obj
-    _run([CC, *unit.flags, *extra, *DIAG_FLAGS, *includes, "-c", str(unit.source), "-o", str(obj)],
+    run([CC, *unit.flags, *extra, *DIAG_FLAGS, *includes, "-c", str(unit.source), "-o", str(obj)],
          f"compiling {unit.source.name}")
     return obj
 
@@ -225,7 +183,7 @@ def _compile(unit: Unit, includes: list[str], out_dir: Path, extra: tuple[str, .
 def _link(objs: list[Path], out: Path, extra: tuple[str, ...]) -> None:
     # -z defs: a basic kernel that is declared but not provided fails here, not at dlopen.
     # -Bsymbolic: two libraries loaded in one process never share the simulator's state.
-    _run([CC, "-shared", *extra, "-Wl,-z,defs", "-Wl,-Bsymbolic", "-o", str(out), *map(str, objs), "-lm"],
+    run([CC, "-shared", *extra, "-Wl,-z,defs", "-Wl,-Bsymbolic", "-o", str(out), *map(str, objs), "-lm"],
          "linking")
 
 

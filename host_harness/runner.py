@@ -22,6 +22,7 @@ import autotiler.errors as errors_module
 from autotiler.errors import HarnessError
 
 from .manifest import KernelSpec
+from .toolchain import sanitizer_libraries
 
 L1, L2, L3 = 1, 2, 3
 LEVELS = {"L2": L2, "L3": L3}  # an argument's manifest "home" -> simulator level
@@ -193,8 +194,6 @@ def run_kernel(ffi, lib, config: dict, kernel: KernelSpec, values: dict) -> dict
 # ---------------------------------------------------------------------------------------------
 
 def _child_env() -> dict:
-    from .builder import sanitizer_libraries
-
     env = dict(os.environ)
     # the child imports host_harness and autotiler from wherever this process found them
     roots = {str(Path(__file__).resolve().parent.parent), str(Path(errors_module.__file__).resolve().parent.parent)}

@@ -1,17 +1,17 @@
 """Simulated time: determinism, a hand-computed case, visible DMA/compute overlap, and an objective
 that never picks a tiling the simulator shows to be slower than one it considered."""
 
-from dataclasses import replace
 
 import numpy as np
 import pytest
 
 import host_harness
 from autotiler import *
+from autotiler.api.kernels import solve_options
 from autotiler.codegen import generate, write_files
-from autotiler.costmodel import predict
+from autotiler.objectives import TRIPLE_MIN_GAIN, candidates, reschedule
 from autotiler.platforms import GAP8, get_platform
-from autotiler.tiler import SolverOptions, feasible_tilings
+from autotiler.tiler.tiling import with_stages
 
 from .conftest import EXAMPLES, ROOT, example_reference, load_module
 
@@ -111,13 +111,12 @@ def test_time_objective_never_slower_than_a_considered_alternative(name, tmp_pat
         module.declare()
         kernel = next(iter(m.tilings))
         chosen = m.tilings[kernel]
-        options = SolverOptions(budget=chosen.budget, platform=m.platform, libs=dict(m.libs))
-        considered = list(feasible_tilings(m.kernels[kernel], options))
+        considered = candidates(m.kernels[kernel], solve_options(m, m.kernels[kernel]))
         step = max(1, len(considered) // 8)
         sample = considered[::step] + [chosen]
         cycles = []
         for i, t in enumerate(sample):
-            m.tilings[kernel] = replace(t, predicted=predict(t, m.libs, m.platform))
+            m.tilings[kernel] = t
             gen = tmp_path / f"c{i}"
             write_files(generate(m), str(gen))
             prog = host_harness.build(gen, sources=[EXAMPLES / name / s for s in ref.SOURCES],
@@ -158,15 +157,13 @@ def _run_win(model, tiling, tmp_path, name):
 def test_triple_staging_chosen_where_the_model_shows_a_gain_and_the_simulator_agrees(tmp_path):
     """In is re-read per input plane from L3; its third L2 slot lets the micro-DMA run further
     ahead of the writes of Out that share the engine."""
-    from autotiler.tiler import TRIPLE_MIN_GAIN, with_stages
-
     from .test_property_e2e import declare
 
     with Model() as m:
         chosen = declare(dict(L3_CASE, objective="time"), 2000)
         assert chosen.arg("In").stage == 3 and chosen.arg("Out").stage == 2
         double = with_stages(chosen, {"In": 2, "Out": 2})
-        double = replace(double, predicted=predict(double, m.libs, m.platform))
+        double = reschedule(double, m.libs, m.platform)
         assert chosen.predicted.cycles * (1 + TRIPLE_MIN_GAIN) < double.predicted.cycles
         assert chosen.l2_bytes > double.l2_bytes
         sim_triple = _run_win(m, chosen, tmp_path, "triple")

@@ -108,16 +108,13 @@ def test_duplicate_names():
 
 @pytest.mark.parametrize("w,h,item,what", [(0, 10, 4, "W"), (10, -1, 4, "H"), (10, 10, 0, "ItemSize")])
 def test_zero_or_negative_sizes(w, h, item, what):
-    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, w, h, item, 0, 0, 0, "In1", 0),
-                      KerArg("In2", OBJ_IN_DB, 10, 10, 4, 0, 0, 0, "In2", 0),
-                      KerArg("Out", OBJ_OUT_DB, 10, 10, 4, 0, 0, 0, "Out", 0))
     with raises(ModelError, THIS, "argument 'In1'", f"{what} must be a positive integer"):
-        add_kernel(kerargs=kerargs)
+        KerArg("In1", OBJ_IN_DB, w, h, item, 0, 0, 0, "In1", 0)  # refused where it is declared
 
 
-def test_kernel_dimension_must_be_positive():
-    with raises(ModelError, "KernelDimensions InPlanes must be a positive integer"):
-        UserKernel("Z", KernelDimensions(0, 1, 1, 1), KernelIterationOrder(KER_DIM2, KER_TILE), TILE_HOR,
+def test_kernel_dimension_must_not_be_negative():
+    with raises(ModelError, "KernelDimensions InPlanes must be at least 0"):
+        UserKernel("Z", KernelDimensions(-1, 1, 1, 1), KernelIterationOrder(KER_DIM2, KER_TILE), TILE_HOR,
                    CArgs(0), Calls(0), KerArgs(0))
 
 
@@ -128,27 +125,18 @@ def test_kernel_dimension_must_be_positive():
     (O_TILED, "neither an input, an output nor a buffer"),
 ])
 def test_contradictory_flags(flags, fragment):
-    kerargs = KerArgs(KerArg("In1", flags, 8, 8, 4, 0, 0, 0, "In1", 0),
-                      KerArg("In2", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
-                      KerArg("Out", OBJ_OUT_DB, 8, 8, 4, 0, 0, 0, "Out", 0))
-    with raises(ModelError, "argument 'In1'", fragment):
-        add_kernel(kerargs=kerargs)
+    with raises(ModelError, THIS, "argument 'In1'", fragment):
+        KerArg("In1", flags, 8, 8, 4, 0, 0, 0, "In1", 0)
 
 
 def test_even_and_odd_contradict():
-    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, OBJ_CONSTRAINTS_EVEN | OBJ_CONSTRAINTS_ODD, 0, "In1", 0),
-                      KerArg("In2", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
-                      KerArg("Out", OBJ_OUT_DB, 8, 8, 4, 0, 0, 0, "Out", 0))
-    with raises(ModelError, "EVEN and ODD contradict"):
-        add_kernel(kerargs=kerargs)
+    with raises(ModelError, THIS, "EVEN and ODD contradict"):
+        KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, OBJ_CONSTRAINTS_EVEN | OBJ_CONSTRAINTS_ODD, 0, "In1", 0)
 
 
 def test_4d_output_rejected():
-    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In1", 0),
-                      KerArg("In2", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
-                      KerArg("Out", OBJ_OUT_DB_4D, 8, 8, 4, 0, 0, 0, "Out", 0))
-    with raises(ModelError, "argument 'Out'", "a 4D argument can only be an input"):
-        add_kernel(kerargs=kerargs)
+    with raises(ModelError, THIS, "argument 'Out'", "a 4D argument can only be an input"):
+        KerArg("Out", OBJ_OUT_DB_4D, 8, 8, 4, 0, 0, 0, "Out", 0)
 
 
 def test_c_arg_index_on_non_pointer():
@@ -164,7 +152,8 @@ def test_kernel_argument_without_c_argument_must_be_buffer():
     kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, 0, 0),
                       KerArg("In2", OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In2", 0),
                       KerArg("Out", OBJ_OUT_DB, 8, 8, 4, 0, 0, 0, "Out", 0))
-    with raises(ModelError, "argument 'In1'", "has no C argument and is not a buffer", "declare it as a buffer"):
+    with raises(ModelError, "argument 'In1'", "has no C argument but is an input or output",
+                "declare a pure buffer (O_BUFF)"):
         add_kernel(kerargs=kerargs)
 
 
@@ -176,9 +165,14 @@ def test_kernel_argument_bound_to_unknown_or_scalar_c_argument():
         add_kernel(kerargs=kerargs)
 
 
-def test_iteration_order_1_rejected_with_fix():
-    with raises(ModelError, "iteration order 1", "use iteration order 2"):
-        add_kernel(order=KernelIterationOrder(KER_DIM4, KER_OUT_PLANE, KER_IN_PLANE, KER_TILE))
+def test_iteration_order_1_is_a_loop_order_like_any_other():
+    t = add_kernel(order=KernelIterationOrder(KER_DIM4, KER_OUT_PLANE, KER_IN_PLANE, KER_TILE))
+    assert [lp.space for lp in t.loops] == [KER_ITER_D1, KER_ITER_D0, KER_ITER_TILE0]
+
+
+def test_iteration_order_dimension_must_match_the_iterators():
+    with raises(ModelError, THIS, "KernelIterationOrder(", "3 does not match 1 iterator(s)", "KER_DIM2"):
+        add_kernel(order=KernelIterationOrder(KER_DIM3, KER_TILE))
 
 
 def test_parallel_kernel_needs_struct_type():
@@ -228,8 +222,8 @@ def test_constraints_unsatisfiable():
                       KerArg("In2", OBJ_IN_DB, 8, 9, 4, 0, 0, 0, "In2", 0),
                       KerArg("Out", OBJ_OUT_DB, 8, 9, 4, 0, 0, 0, "Out", 0))
     SetL1MemorySize(500)
-    with raises(TilingError, "smallest tiling (1 tiles) needs 864 bytes", "without the tile constraints",
-                "9 tiles would need only 192 bytes", "relax the tile constraints"):
+    with raises(TilingError, "smallest tiling (1 iterations) needs 864 bytes", "without the tile constraints",
+                "it would need only 192 bytes", "relax the tile constraints"):
         add_kernel(w=8, h=9, kerargs=kerargs)
 
 
@@ -253,7 +247,7 @@ def test_generated_file_names_and_options():
 
 
 def current():
-    from autotiler.session import current_model
+    from autotiler.model.session import current_model
     return current_model()
 
 
@@ -268,10 +262,9 @@ def l3_kerargs(in1=OBJ_IN_DB_L2DB, in2=OBJ_IN_DB_L2DB, out=OBJ_OUT_DB_L2DB, w=20
 
 
 def test_l3_home_on_a_pure_l1_buffer():
-    kerargs = KerArgs(*l3_kerargs(), KerArg("Tmp", OBJ_BUFFER_L2DB, 200, 300, 4, 0, 0, 0, None, 0))
-    with raises(ModelError, THIS, "kernel 'MatAdd'", "argument 'Tmp'", "O_L2DB homes an argument in L3",
-                "pure L1 buffer", "drop O_L2DB"):
-        add_kernel(kerargs=kerargs)
+    with raises(ModelError, THIS, "argument 'Tmp'", "O_L2DB homes an argument in L3", "pure L1 buffer",
+                "drop O_L2DB"):
+        KerArg("Tmp", OBJ_BUFFER_L2DB, 200, 300, 4, 0, 0, 0, None, 0)
 
 
 def test_l3_home_needs_a_c_argument():

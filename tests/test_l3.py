@@ -2,7 +2,6 @@
 and the device choice, checked end to end on the simulated chip (data placed in simulated L3)."""
 
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,9 +9,9 @@ import pytest
 import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
-from autotiler.costmodel import predict
+from autotiler.objectives import reschedule
 from autotiler.platforms import get_platform
-from autotiler.tiler import with_stages
+from autotiler.tiler.tiling import with_stages
 
 from .conftest import ROOT
 
@@ -62,7 +61,7 @@ def test_in_out_argument_round_trips_through_l3(x_type, orientation, stage, tmp_
         x = t.arg("X")
         assert x.l3 and x.reads and x.writes and t.ntiles > 3
         t = with_stages(t, {"X": stage})
-        t = replace(t, predicted=predict(t, m.libs, m.platform))
+        t = reschedule(t, m.libs, m.platform)
         m.tilings["Scale"] = t
         # a read ring then a write ring, each of `stage` slots of one tile
         assert t.arg("X").stage_write_offset == stage * x.slot_bytes and t.l2_bytes == 2 * stage * x.slot_bytes

@@ -4,7 +4,6 @@ simulated chip and compared with numpy; peak L1 stays within the budget and no o
 left unwritten (outputs are pre-filled with a sentinel)."""
 
 import warnings
-from dataclasses import replace
 
 import numpy as np
 from hypothesis import HealthCheck, event, given, settings
@@ -13,10 +12,9 @@ from hypothesis import strategies as st
 import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
-from autotiler.costmodel import predict
+from autotiler.objectives import footprint_range, reschedule
 from autotiler.platforms import get_platform
-from autotiler.tiler import _geometries as geometries
-from autotiler.tiler import build_tiling, smallest_footprint, with_stages
+from autotiler.tiler.tiling import with_stages
 
 from .conftest import ROOT
 
@@ -114,8 +112,7 @@ def _budget(c):
     with Model() as m:
         declare(c, 1 << 20)
         uk = m.kernels["Win"]
-        low = smallest_footprint(uk).l1_bytes
-        high = build_tiling(uk, geometries(uk), None, 1, True, 0).l1_bytes
+        low, high = footprint_range(uk)
     return max(low, int(low + c["budget_frac"] * (high - low)))
 
 
@@ -133,7 +130,7 @@ def test_random_kernels_match_numpy_on_the_simulated_chip(c, tmp_path_factory):
             return
         if c["stage"] is not None and c["l3"]:
             tiling = with_stages(tiling, {a.name: c["stage"] for a in tiling.args if a.l3})
-            tiling = replace(tiling, predicted=predict(tiling, m.libs, m.platform))
+            tiling = reschedule(tiling, m.libs, m.platform)
             m.tilings["Win"] = tiling
         files = generate(m)
     gen = tmp_path_factory.mktemp("win")

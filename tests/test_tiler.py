@@ -4,7 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autotiler import *
-from autotiler.tiler import ROLE_DYNTILE, ROLE_RESIDENT, ROLE_TILE
+
+ROLE_DYNTILE, ROLE_RESIDENT, ROLE_TILE = "dyntile", "resident", "tile"
 
 P32 = "Word32 * __restrict__"
 

@@ -11,8 +11,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import ModelError
-from .platforms import Platform, get_platform
+from ..constants import InlineModeT
+from ..errors import ModelError
+from ..platforms import Platform, get_platform
+from .ir import KernelOptions
 
 
 @dataclass
@@ -29,17 +31,27 @@ class FileNames:
 class SymbolNames:
     l1: str = "L1_Memory"
     l2: str = "L2_Memory"
+    l3: str = "L3_Memory"
     kernel_descr: str = "AllKernels"
     kernel_descr_args: str = "AllKernelsArgs"
     dynamic: bool = False
+    old_style_names: bool = False  # InitKernelIterInfos(1): D0/D1 loops named InPlane/OutPlane
 
 
 @dataclass
 class KernelCtrl:
+    """Controls applied to the user kernels declared from now on."""
+
     buffer_promote: bool = True
     partial_buffer_promote: bool = True
     nosolution_error: bool = True
+    keep_group: bool = True
     objective: str = "time"
+    inline: InlineModeT = InlineModeT.ALWAYS_INLINE
+
+    def options(self, objective: Optional[str] = None) -> KernelOptions:
+        return KernelOptions(self.buffer_promote, self.partial_buffer_promote, self.nosolution_error,
+                             objective or self.objective, int(self.inline))
 
 
 class Model:
@@ -57,14 +69,22 @@ class Model:
         self.l2_size_from_cli: Optional[int] = None
         self.l3_size: int = self.platform.l3_ram_size
         self.output_dir: str = "."
+        self.const_dir: Optional[str] = None
+        self.quiet: bool = False
         self.libs: dict = {}            # name -> LibKernelDecl
+        self.templates: dict = {}       # LibKernelTemplate name -> CArgs
         self.kernels: dict = {}         # name -> UserKernelDecl (declaration order)
-        self.tilings: dict = {}         # name -> KernelTiling
+        self.tilings: dict = {}         # name -> the tiler's KernelTiling
         self.groups: dict = {}          # name -> KernelGroupDecl
         self.group_members: dict = {}   # group name -> [kernel names]
+        self.keep_group: dict = {}      # group name -> KER_OPT_KEEP_GROUP when it was closed
         self.open_group: Optional[str] = None
         self.open_group_where: str = ""
         self.per_kernel_objective: dict = {}
+        self.kernel_infos: dict = {}    # kernel -> {info name: (number, value)}
+        self.arg_dims: dict = {}        # (kernel, arg) -> (dims outer to inner incl. item size, float?)
+        self.memory_devices: dict = {}  # AT_MemLocation_T -> (size, base name, const file, ext managed)
+        self.used_objects: set = set()  # ids of KerArg objects already part of a user kernel
         self._previous: list = []
 
     # -- current-model stack -------------------------------------------------------------------
@@ -97,6 +117,13 @@ class Model:
             raise ModelError(f"'{name}' is already the name of a basic kernel", where=where, kernel=name,
                              hint="generated functions cannot reuse a basic kernel's name")
 
+    def drop_kernel(self, name: str) -> None:
+        """Remove a user kernel (PopUserKernel and friends)."""
+        uk = self.kernels.pop(name)
+        self.tilings.pop(name, None)
+        if uk.group and name in self.group_members.get(uk.group, []):
+            self.group_members[uk.group].remove(name)
+
 
 @dataclass
 class _State:
@@ -120,3 +147,6 @@ def reset_default_model() -> Model:
     _state.default = Model()
     _state.current = _state.default
     return _state.current
+
+
+__all__ = ["FileNames", "SymbolNames", "KernelCtrl", "Model", "current_model", "reset_default_model"]

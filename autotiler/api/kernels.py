@@ -1,0 +1,288 @@
+"""User kernels and kernel groups: declared, validated, tiled and recorded in the current model."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from ..codegen.files import naming
+from ..constants import AT_KernelInfo_T, KernelIteratorT, Object_Type_T, Tile_Orientation_T
+from ..errors import ModelError
+from ..model.ir import (
+    CallDecl,
+    CArg,
+    KerArgDecl,
+    KerGroupArgDecl,
+    KernelGroupDecl,
+    KernelSpace,
+    UserKernelDecl,
+    caller_where,
+)
+from ..model.session import Model, current_model
+from ..model.v2 import V2Dims, V2Order, translate
+from ..model.validate import check_name, suggest, validate_group, validate_user_kernel
+from ..objectives import SolveOptions, solve
+from ..tiler.tiling import KernelTiling
+from .common import bind, counted, enum, int_arg
+
+_V3 = ("Name", "KerIter", "Orientation", "CArg", "CCalls", "KerArg")
+_V2 = ("TemplateName", "KerDim", "KerIter", "Orientation", "CArg", "CCalls", "KerArg")
+
+
+def UserKernel(*args, **kwargs) -> Optional[KernelTiling]:
+    """Declare and tile a user kernel: v3 ``UserKernel(Name, KernelIterSpace(...), Orientation,
+    CArgs, Calls, KerArgs)`` or the guide's v2 ``UserKernel(TemplateName, KernelDimensions(...),
+    KernelIterationOrder(...), Orientation, CArgs, Calls, KerArgs)``. Returns the tiling, or None
+    when no tiling exists and AT_KERNEL_NOSOLUTION_ERROR is off (the original returns NULL)."""
+    where = caller_where()
+    v2 = len(args) + len(kwargs) == 7 or "KerDim" in kwargs or "TemplateName" in kwargs
+    p = bind("UserKernel", _V2 if v2 else _V3, args, kwargs, where)
+    name = p["TemplateName" if v2 else "Name"]
+    model = current_model()
+    check_name(name, "user kernel", where)
+    model.check_new_function_name(name, where)
+    orient = enum(Tile_Orientation_T, p["Orientation"], "tile orientation (TILE_HOR/TILE_VER)", where, name)
+    cargs = counted("CArgs", tuple(p["CArg"] or ()), CArg, where, name)
+    calls = counted("Calls", tuple(p["CCalls"] or ()), CallDecl, where, name)
+    kerargs = counted("KerArgs", tuple(p["KerArg"] or ()), KerArgDecl, where, name)
+    form = None
+    if v2:
+        dims, order = p["KerDim"], p["KerIter"]
+        if dims in (0, None):
+            dims = V2Dims(0, 0, 0, 0, where)
+        if not isinstance(dims, V2Dims) or not isinstance(order, V2Order):
+            raise ModelError("the v2 form expects KernelDimensions(...) and KernelIterationOrder(...) as 2nd and 3rd "
+                             "arguments", where=where, kernel=name,
+                             hint="or use the v3 form UserKernel(Name, KernelIterSpace(...), Orientation, ...)")
+        space, kerargs, calls, form = translate(name, dims, order, kerargs, calls)
+    else:
+        space = p["KerIter"]
+        if not isinstance(space, KernelSpace):
+            raise ModelError("expects KernelIterSpace(...) as its 2nd argument", where=where, kernel=name,
+                             hint="v3: UserKernel(Name, KernelIterSpace(...), Orientation, CArgs, Calls, KerArgs)")
+        for a in kerargs:
+            if a.space is None:
+                raise ModelError("is declared in the v2 form (no KerArgSpace) in a v3 kernel", where=a.where,
+                                 kernel=name, arg=a.name,
+                                 hint="give its spaces: KerArg(Name, KerArgSpace(1, KER_ITER_TILE0), Type, ...)")
+    objective = model.per_kernel_objective.get(name, model.ctrl.objective)
+    uk = UserKernelDecl(name, space, orient, cargs, calls, kerargs, model.open_group, form,
+                        model.ctrl.options(objective), where)
+    validate_user_kernel(uk, model.libs)
+    return _tile_and_record(model, uk)
+
+
+def solve_options(model: Model, uk: UserKernelDecl) -> SolveOptions:
+    o = uk.options
+    return SolveOptions(budget=model.l1_budget, promote=o.buffer_promote, partial_promote=o.partial_buffer_promote,
+                        nosolution_error=o.nosolution_error, objective=o.objective, platform=model.platform,
+                        libs=dict(model.libs), l2_budget=model.l2_budget, naming=naming(model))
+
+
+def _tile_and_record(model: Model, uk: UserKernelDecl) -> Optional[KernelTiling]:
+    tiling = solve(uk, solve_options(model, uk))
+    if tiling is None:
+        return None
+    model.kernels[uk.name] = uk
+    model.tilings[uk.name] = tiling
+    model.used_objects.update(id(a) for a in uk.kerargs)
+    if model.open_group:
+        model.group_members[model.open_group].append(uk.name)
+    return tiling
+
+
+def _kernel(name, what: str, where: str) -> UserKernelDecl:
+    model = current_model()
+    if isinstance(name, KernelTiling):
+        name = name.name
+    uk = model.kernels.get(name)
+    if uk is None:
+        raise ModelError(f"{what}: no user kernel named {name!r}", where=where,
+                         hint="declare it with UserKernel first" + suggest(str(name), model.kernels))
+    return uk
+
+
+def SetKerArgInL3(Name: str, ArgName: str) -> KernelTiling:
+    """Home an argument of an existing user kernel in L3 (O_L2DB) and tile the kernel again."""
+    where = caller_where()
+    model = current_model()
+    uk = _kernel(Name, "SetKerArgInL3", where)
+    arg = uk.kerarg(ArgName)
+    if arg is None:
+        raise ModelError(f"SetKerArgInL3: kernel '{uk.name}' has no argument '{ArgName}'", where=where, kernel=uk.name,
+                         hint="arguments: " + ", ".join(a.name for a in uk.kerargs))
+    new = replace(uk, kerargs=tuple(replace(a, obj_type=a.obj_type | Object_Type_T.O_L2DB)
+                                    if a.name == ArgName else a for a in uk.kerargs))
+    validate_user_kernel(new, model.libs)
+    tiling = solve(new, replace(solve_options(model, new), nosolution_error=True))
+    model.kernels[uk.name], model.tilings[uk.name] = new, tiling
+    return tiling
+
+
+def PopUserKernel() -> None:
+    """Drop the last user kernel declared."""
+    model = current_model()
+    if not model.kernels:
+        raise ModelError("PopUserKernel: no user kernel to pop", where=caller_where())
+    model.drop_kernel(next(reversed(model.kernels)))
+
+
+def CopyAndPopUserKernel(Kernel) -> KernelTiling:
+    """Remove a user kernel from the model and return it (PushBackUserKernel puts it back)."""
+    uk = _kernel(Kernel, "CopyAndPopUserKernel", caller_where())
+    model = current_model()
+    tiling = model.tilings[uk.name]
+    model.drop_kernel(uk.name)
+    return tiling
+
+
+def PushBackUserKernel(Kernel: KernelTiling) -> None:
+    where = caller_where()
+    if not isinstance(Kernel, KernelTiling):
+        raise ModelError(f"PushBackUserKernel expects a kernel returned by CopyAndPopUserKernel, got {Kernel!r}",
+                         where=where)
+    model = current_model()
+    model.check_new_function_name(Kernel.name, where)
+    model.kernels[Kernel.name] = Kernel.kernel
+    model.tilings[Kernel.name] = Kernel
+
+
+def ReleaseUserKerne(Kernel) -> None:
+    """The original frees a popped kernel (its name lacks the final l); memory is Python's here."""
+
+
+ReleaseUserKernel = ReleaseUserKerne
+
+
+def GetKernelTileSize(Kernel, ArgName: str, IterSpace) -> int:
+    """The standard tile (lines or columns) of an argument along a tiled space, or its chunk
+    along a parametric one."""
+    where = caller_where()
+    uk = _kernel(Kernel, "GetKernelTileSize", where)
+    t = current_model().tilings[uk.name]
+    a = next((x for x in t.args if x.name == ArgName), None)
+    if a is None:
+        raise ModelError(f"GetKernelTileSize: kernel '{uk.name}' has no argument '{ArgName}'", where=where)
+    return GetKernelArgTileSize(a, IterSpace)
+
+
+def GetKernelArgTileSize(Arg, IterSpace) -> int:
+    where = caller_where()
+    space = enum(KernelIteratorT, IterSpace, "space", where)
+    d = Arg.dim(space)
+    if d is None:
+        raise ModelError(f"argument '{Arg.name}' has no space {space.name}", where=where)
+    return d.std if d.iterates else d.only
+
+
+def AddKernelInfos(Name: str, Info, NumVal: int, Val=None) -> None:
+    """Record an operation count (AT_KERINFO_OPER) or a bandwidth (AT_KERINFO_BANDWIDTH) of a
+    kernel; reports and the manifest show them."""
+    where = caller_where()
+    uk = _kernel(Name, "AddKernelInfos", where)
+    info = enum(AT_KernelInfo_T, Info, "kernel info (AT_KERINFO_OPER/AT_KERINFO_BANDWIDTH)", where)
+    current_model().kernel_infos.setdefault(uk.name, {})[info.name] = (int_arg(NumVal, "NumVal", where), Val)
+
+
+def _arg_dim(Name: str, ArgName: str, NDim: int, dims: tuple, is_float: bool, where: str) -> None:
+    uk = _kernel(Name, "AddKernelArgDim", where)
+    if uk.kerarg(ArgName) is None:
+        raise ModelError(f"AddKernelArgDim: kernel '{uk.name}' has no argument '{ArgName}'", where=where,
+                         kernel=uk.name)
+    if NDim == -1:
+        dims = tuple(dims[: dims.index(0)]) if 0 in dims else tuple(dims)
+    elif NDim != len(dims):
+        raise ModelError(f"AddKernelArgDim announces {NDim} dimension(s) but {len(dims)} follow", where=where,
+                         kernel=uk.name, arg=ArgName)
+    current_model().arg_dims[(uk.name, ArgName)] = (tuple(int_arg(d, "dimension", where) for d in dims), is_float)
+
+
+def AddKernelArgDim(Name: str, ArgName: str, NDim: int, *Dims) -> None:
+    """Record the logical shape of an argument, outer to inner, the last one its item size."""
+    _arg_dim(Name, ArgName, NDim, Dims, False, caller_where())
+
+
+def AddKernelFloatArgDim(Name: str, ArgName: str, NDim: int, *Dims) -> None:
+    _arg_dim(Name, ArgName, NDim, Dims, True, caller_where())
+
+
+def SetKernelArgInterleave(Name: str, ArgName: str, TileLineInterleave: int) -> None:
+    raise ModelError("SetKernelArgInterleave (re-laid-out constant arguments) is not supported yet",
+                     where=caller_where(), kernel=str(Name), arg=str(ArgName))
+
+
+# ----------------------------------------------------------------------------------------------
+# Kernel groups
+
+
+def OpenKernelGroup(GroupName: str) -> None:
+    where = caller_where()
+    model = current_model()
+    check_name(GroupName, "kernel group", where)
+    if model.open_group:
+        raise ModelError(f"kernel group '{model.open_group}' (opened at {model.open_group_where}) is still open",
+                         where=where, kernel=GroupName, hint="call CloseKernelGroup() first; groups do not nest")
+    model.check_new_function_name(GroupName, where)
+    model.open_group, model.open_group_where = GroupName, where
+    model.group_members[GroupName] = []
+
+
+def _close(keep: bool) -> None:
+    where = caller_where()
+    model = current_model()
+    if not model.open_group:
+        raise ModelError("CloseKernelGroup() without OpenKernelGroup()", where=where,
+                         hint="open the group with OpenKernelGroup(name) before its user kernels")
+    model.keep_group[model.open_group] = keep
+    model.open_group = None
+
+
+def CloseKernelGroup() -> None:
+    _close(current_model().ctrl.keep_group)
+
+
+def CloseKernelGroupNoMerge() -> None:
+    """Close the group, keeping its kernels together when a graph expands it (KER_OPT_KEEP_GROUP)."""
+    _close(True)
+
+
+def _group(GroupName: str, iterations: int, cargs, calls, kerargs, where: str) -> KernelGroupDecl:
+    model = current_model()
+    if GroupName not in model.group_members:
+        raise ModelError(f"no kernel group '{GroupName}' was opened", where=where, kernel=GroupName,
+                         hint="bracket its user kernels with OpenKernelGroup/CloseKernelGroup first")
+    if model.open_group == GroupName:
+        raise ModelError("the group is still open", where=where, kernel=GroupName,
+                         hint="call CloseKernelGroup() before UserKernelGroup(...)")
+    if GroupName in model.groups:
+        raise ModelError("the group's C template is already defined", where=where, kernel=GroupName)
+    group = KernelGroupDecl(GroupName, counted("CArgs", tuple(cargs or ()), CArg, where, GroupName),
+                            counted("Calls", tuple(calls or ()), CallDecl, where, GroupName), iterations,
+                            counted("KerGroupArgs", tuple(kerargs or ()), KerGroupArgDecl, where, GroupName), where)
+    members = {n: model.kernels[n] for n in model.group_members[GroupName]}
+    validate_group(group, members)
+    model.groups[GroupName] = group
+    return group
+
+
+def UserKernelGroup(GroupName: str, CArg: tuple, CCalls: tuple) -> KernelGroupDecl:
+    return _group(GroupName, 1, CArg, CCalls, (), caller_where())
+
+
+def UserKernelGroupK(GroupName: str, IterCount: int, CArg: tuple, StackedTensors, CCalls: tuple,
+                     KerArg: tuple = ()) -> KernelGroupDecl:
+    """A group whose calls run ``IterCount`` times; ``KG_ArgOper(Arg, '*', V)`` passes
+    ``Arg + Iter*V`` (e.g. grouped convolutions). Stacked tensors belong to graphs."""
+    where = caller_where()
+    if StackedTensors not in (0, None):
+        raise ModelError("UserKernelGroupK: stacked tensors are not supported yet", where=where, kernel=GroupName,
+                         hint="pass 0")
+    return _group(GroupName, int_arg(IterCount, "IterCount", where, GroupName, minimum=1), CArg, CCalls, KerArg, where)
+
+
+__all__ = [
+    "UserKernel", "SetKerArgInL3", "PopUserKernel", "CopyAndPopUserKernel", "PushBackUserKernel", "ReleaseUserKerne",
+    "ReleaseUserKernel", "GetKernelTileSize", "GetKernelArgTileSize", "AddKernelInfos", "AddKernelArgDim",
+    "AddKernelFloatArgDim", "SetKernelArgInterleave", "OpenKernelGroup", "CloseKernelGroup", "CloseKernelGroupNoMerge",
+    "UserKernelGroup", "UserKernelGroupK",
+]

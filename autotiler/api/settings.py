@@ -1,0 +1,310 @@
+"""Model settings: files, symbols, memory sizes and devices, kernel options and controls, the
+generator's options and code generation."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Optional
+
+from ..cli import install_error_hook, parse_generator_options
+from ..codegen.files import L3_DEVICES, generate, write_files
+from ..constants import (
+    AT_GraphCtrl_T,
+    AT_MemLocation_T,
+    InlineModeT,
+    KernelOptimizationT,
+)
+from ..errors import ModelError, OptionsError
+from ..model.ir import caller_where
+from ..model.session import current_model
+from ..model.validate import check_name
+from ..objectives import OBJECTIVES
+from ..reports import GenerationReport
+from .common import enum, int_arg
+
+# ----------------------------------------------------------------------------------------------
+# Files and symbols
+
+
+def SetUsedFilesNames(StdTypedefsName, LibKernelFileCount: Optional[int] = None, *names) -> None:
+    where = caller_where()
+    files = current_model().files
+    files.std_types = StdTypedefsName or "KernelLibStdTypes.h"
+    headers = tuple(names)
+    if LibKernelFileCount is not None and LibKernelFileCount != len(headers):
+        raise ModelError(f"SetUsedFilesNames announces {LibKernelFileCount} header(s) but {len(headers)} follow",
+                         where=where, hint=f"pass {len(headers)} as the count")
+    files.lib_headers = headers
+
+
+def SetGeneratedFilesNames(*names) -> None:
+    """``(Kernels.c, Kernels.h)`` or the guide's 4-name form ``(Init.c, Init.h, Kernels.c, Kernels.h)``."""
+    where = caller_where()
+    files = current_model().files
+    if len(names) not in (2, 4):
+        raise ModelError(f"SetGeneratedFilesNames takes 2 or 4 file names, got {len(names)}", where=where,
+                         hint="(\"XKernels.c\", \"XKernels.h\") or (\"XInit.c\", \"XInit.h\", \"XKernels.c\", \"XKernels.h\")")
+    for n in names:
+        if not isinstance(n, str) or not n or "/" in n or "\\" in n:
+            raise ModelError(f"generated file name {n!r} must be a plain file name", where=where,
+                             hint="choose the output directory with -o DIR")
+    if len(names) == 2:
+        files.kernels_c, files.kernels_h = names
+        files.init_c = files.init_h = None
+    else:
+        files.init_c, files.init_h, files.kernels_c, files.kernels_h = names
+
+
+def SetSymbolNames(L1SymbName: str, L2SymbName: str, KernelDescrName: Optional[str] = None,
+                   KernelDescArgName: Optional[str] = None) -> None:
+    where = caller_where()
+    sym = current_model().symbols
+    for n in (L1SymbName, L2SymbName, KernelDescrName, KernelDescArgName):
+        if n is not None:
+            check_name(n, "symbol", where)
+    sym.l1, sym.l2 = L1SymbName, L2SymbName
+    sym.kernel_descr = KernelDescrName or sym.kernel_descr
+    sym.kernel_descr_args = KernelDescArgName or sym.kernel_descr_args
+
+
+def SetMemoryBaseNames(L1SymbName: str, L2SymbName: str, L3SymbName: str) -> None:
+    where = caller_where()
+    for n in (L1SymbName, L2SymbName, L3SymbName):
+        check_name(n, "symbol", where)
+    sym = current_model().symbols
+    sym.l1, sym.l2, sym.l3 = L1SymbName, L2SymbName, L3SymbName
+
+
+def SetSymbolDynamics() -> None:
+    current_model().symbols.dynamic = True
+
+
+def InitKernelIterInfos(OldStyle: int) -> None:
+    """Loop variable names: OldStyle 0 (T0Ind, D0Ind, ...), 1 the v2 names (InPlaneInd, OutPlaneInd, ...)."""
+    current_model().symbols.old_style_names = bool(OldStyle)
+
+
+def SetStyle(Old: int) -> None:
+    """Old=0 (the v3 default): kernel-argument spaces come from KerArgSpace. Old=1 (spaces from
+    O_TILEx properties in a v3 kernel) is not supported: use KerArgSpace, or the v2 form."""
+    if Old:
+        raise ModelError("SetStyle(1) (argument spaces from O_TILE0/1/2 properties in v3 kernels) is not supported yet",
+                         where=caller_where(), hint="give each argument a KerArgSpace, or declare the kernel in the "
+                         "v2 form (KernelDimensions / KernelIterationOrder)")
+
+
+# ----------------------------------------------------------------------------------------------
+# Memory
+
+
+def SetL1MemorySize(Size: int) -> None:
+    current_model().l1_size = int_arg(Size, "L1 memory size", caller_where(), minimum=1)
+
+
+def SetMemorySizes(L1Size: int, L2Size: int, L3Size: int = 0) -> None:
+    where = caller_where()
+    model = current_model()
+    model.l1_size = int_arg(L1Size, "L1 memory size", where, minimum=1)
+    model.l2_size = int_arg(L2Size, "L2 memory size", where, minimum=1)
+    model.l3_size = int_arg(L3Size, "L3 memory size", where, minimum=0)
+
+
+_FLASH = {AT_MemLocation_T.AT_MEM_L3_HFLASH, AT_MemLocation_T.AT_MEM_L3_QSPIFLASH, AT_MemLocation_T.AT_MEM_L3_OSPIFLASH,
+          AT_MemLocation_T.AT_MEM_L3_MRAMFLASH, AT_MemLocation_T.AT_MEM_L3_DEFAULTFLASH}
+
+
+def SetMemoryDeviceInfos(Count: int, *infos) -> None:
+    """``SetMemoryDeviceInfos(Count, Space, AvailableMemory, BaseName, ConstFileName, ExtManaged, ...)``:
+    Count 5-tuples. L1 and L2 set their budget and symbol name, the L3 RAM its size; flash
+    devices (constants of graphs) are recorded."""
+    where = caller_where()
+    model = current_model()
+    if len(infos) != 5 * int_arg(Count, "device count", where, minimum=0):
+        raise ModelError(f"SetMemoryDeviceInfos({Count}, ...) needs {5 * Count} values (Space, AvailableMemory, "
+                         f"BaseName, ConstFileName, ExtManaged per device), got {len(infos)}", where=where)
+    for i in range(0, len(infos), 5):
+        space, size, base, const_file, ext = infos[i:i + 5]
+        loc = enum(AT_MemLocation_T, space, "memory location (AT_MEM_*)", where)
+        size = int_arg(size, f"{loc.name} size", where, minimum=0)
+        if base not in ("0", 0, None):
+            check_name(base, f"{loc.name} base name", where)
+        if loc == AT_MemLocation_T.AT_MEM_L1:
+            model.l1_size = size
+            model.symbols.l1 = base or model.symbols.l1
+        elif loc == AT_MemLocation_T.AT_MEM_L2:
+            model.l2_size = size
+            model.symbols.l2 = base or model.symbols.l2
+        elif loc in L3_DEVICES:
+            model.l3_size = size
+            if base not in ("0", 0, None):
+                model.symbols.l3 = base
+        elif loc not in _FLASH:
+            raise ModelError(f"SetMemoryDeviceInfos: {loc.name} is not a memory device", where=where)
+        model.memory_devices[loc] = (size, base, const_file, bool(ext))
+
+
+# ----------------------------------------------------------------------------------------------
+# Kernel options and controls
+
+
+def SetInlineMode(Mode) -> None:
+    """ALWAYS_INLINE and SINGLE_INLINE (every user kernel is one specialised C function with its
+    tiling constants folded in, which is what the original's inlined code is); NEVER_INLINE (a
+    generic routine reading per-kernel descriptors) is not supported yet."""
+    where = caller_where()
+    mode = enum(InlineModeT, Mode, "inline mode", where)
+    if mode == InlineModeT.NEVER_INLINE:
+        raise ModelError("SetInlineMode(NEVER_INLINE) (generic kernels reading descriptor tables) is not supported yet",
+                         where=where, hint="use ALWAYS_INLINE (specialised kernels, the SDK generators' setting)")
+    current_model().ctrl.inline = mode
+
+
+def SetKernelOpts(On, Off) -> None:
+    """Set the options in ``On`` and clear those in ``Off`` (KER_OPT_*)."""
+    where = caller_where()
+    on = int(enum(KernelOptimizationT, On, "kernel option (KER_OPT_*)", where))
+    off = int(enum(KernelOptimizationT, Off, "kernel option (KER_OPT_*)", where))
+    ctrl = current_model().ctrl
+    for bit, attr in ((KernelOptimizationT.KER_OPT_BUFFER_PROMOTE, "buffer_promote"),
+                      (KernelOptimizationT.KER_OPT_PARTIAL_BUFFER_PROMOTE, "partial_buffer_promote"),
+                      (KernelOptimizationT.KER_OPT_KEEP_GROUP, "keep_group")):
+        value = (getattr(ctrl, attr) or bool(on & bit)) and not off & bit
+        setattr(ctrl, attr, value)
+
+
+_KERNEL_CTRL = {
+    AT_GraphCtrl_T.AT_KERNEL_BUFFER_PROMOTE: "buffer_promote",
+    AT_GraphCtrl_T.AT_KERNEL_PARTIAL_BUFFER_PROMOTE: "partial_buffer_promote",
+    AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR: "nosolution_error",
+}
+
+
+def AT_SetKernelCtrl(Ctrl, Val) -> None:
+    where = caller_where()
+    ctrl = enum(AT_GraphCtrl_T, Ctrl, "kernel control option", where)
+    if ctrl not in _KERNEL_CTRL:
+        raise ModelError(f"{ctrl.name} is not a kernel option", where=where,
+                         hint="kernel options: " + ", ".join(c.name for c in _KERNEL_CTRL))
+    setattr(current_model().ctrl, _KERNEL_CTRL[ctrl], bool(Val))
+
+
+def AT_GetKernelCtrl(Ctrl) -> int:
+    where = caller_where()
+    ctrl = enum(AT_GraphCtrl_T, Ctrl, "kernel control option", where)
+    if ctrl not in _KERNEL_CTRL:
+        raise ModelError(f"{ctrl.name} is not a kernel option", where=where,
+                         hint="kernel options: " + ", ".join(c.name for c in _KERNEL_CTRL))
+    return int(getattr(current_model().ctrl, _KERNEL_CTRL[ctrl]))
+
+
+def AT_SetGraphCtrl(Ctrl, Val) -> None:
+    where = caller_where()
+    ctrl = enum(AT_GraphCtrl_T, Ctrl, "graph control option", where)
+    if ctrl in _KERNEL_CTRL:
+        AT_SetKernelCtrl(ctrl, Val)
+    elif ctrl == AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC:
+        loc = enum(AT_MemLocation_T, Val, "AT_GRAPH_PREF_L3_EXEC location", where)
+        if loc not in L3_DEVICES:
+            raise ModelError(f"AT_GRAPH_PREF_L3_EXEC must be an L3 RAM, got {loc.name}", where=where,
+                             hint="use " + ", ".join(d.name for d in L3_DEVICES) + " (flash is read-only)")
+        current_model().graph_ctrl[ctrl] = loc
+    else:
+        current_model().graph_ctrl[ctrl] = Val
+
+
+def SetConstDir(DirName: str) -> None:
+    """Where ConstInfo() files of a graph are looked up (``-c DIR`` overrides it)."""
+    if not isinstance(DirName, str) or not DirName:
+        raise ModelError(f"SetConstDir expects a directory name, got {DirName!r}", where=caller_where())
+    current_model().const_dir = DirName
+
+
+def SetTilingObjective(Objective: str, KernelName: Optional[str] = None) -> None:
+    """Extension: choose the tiling objective for the model, or for one kernel declared later."""
+    where = caller_where()
+    if Objective not in OBJECTIVES:
+        raise ModelError(f"unknown tiling objective '{Objective}'", where=where,
+                         hint=f"objectives: {', '.join(sorted(OBJECTIVES))}")
+    model = current_model()
+    if KernelName is None:
+        model.ctrl.objective = Objective
+    else:
+        model.per_kernel_objective[KernelName] = Objective
+
+
+# ----------------------------------------------------------------------------------------------
+# Generator flow
+
+
+def TilerParseOptions(argv, *rest) -> int:
+    """Parse the generator's options, program name first as in C (``TilerParseOptions(sys.argv)``
+    or ``TilerParseOptions(argc, argv)``): ``-o DIR``, ``-c DIR``, ``--L1 N``, ``--L2 N``,
+    ``--L3 N``, ``--objective NAME``, ``--platform NAME``, ``-q``, ``-h``. Returns 0 on success;
+    on a bad option prints one line and returns 1. Also makes autotiler errors print as one line
+    and exit with status 1."""
+    if rest and isinstance(argv, int):
+        argv = rest[0]
+    install_error_hook()
+    try:
+        parse_generator_options(list(argv)[1:], current_model())
+    except OptionsError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def GenerateTilingCode() -> GenerationReport:
+    """Generate the C code of every user kernel and group into the output directory and
+    return (and print, unless -q) a :class:`~autotiler.reports.GenerationReport`."""
+    model = current_model()
+    if model.open_group:
+        raise ModelError(f"kernel group '{model.open_group}' is still open", where=caller_where(),
+                         kernel=model.open_group, hint="call CloseKernelGroup()")
+    written = write_files(generate(model), model.output_dir)
+    report = GenerationReport.from_model(model, written)
+    if not model.quiet:
+        print(report.format())
+    return report
+
+
+# ----------------------------------------------------------------------------------------------
+# Misc
+
+
+def AppendNames(Name1: str, Name2: str) -> str:
+    return f"{Name1}{Name2}"
+
+
+def AppendIndex(Name: str, Index: int) -> str:
+    return f"{Name}{int(Index)}"
+
+
+def GenTilingError(Message: str, *args) -> None:
+    """Abort the model with a message (``printf``-style arguments, as in C)."""
+    raise ModelError(Message % args if args else Message, where=caller_where())
+
+
+class ModelWarning(UserWarning):
+    """GenTilingWarning from a model script."""
+
+
+def GenTilingWarning(Message: str, *args) -> None:
+    warnings.warn(f"{caller_where()}: {Message % args if args else Message}", ModelWarning, stacklevel=2)
+
+
+def GenTilingInfo(Message: str, *args) -> None:
+    if not current_model().quiet:
+        print(f"{caller_where()}: {Message % args if args else Message}")
+
+
+GenTilingDebug = GenTilingInfo
+
+
+__all__ = [
+    "SetUsedFilesNames", "SetGeneratedFilesNames", "SetSymbolNames", "SetMemoryBaseNames", "SetSymbolDynamics",
+    "InitKernelIterInfos", "SetStyle", "SetL1MemorySize", "SetMemorySizes", "SetMemoryDeviceInfos", "SetInlineMode",
+    "SetKernelOpts", "AT_SetKernelCtrl", "AT_GetKernelCtrl", "AT_SetGraphCtrl", "SetConstDir", "SetTilingObjective",
+    "TilerParseOptions", "GenerateTilingCode", "AppendNames", "AppendIndex", "GenTilingError", "GenTilingWarning",
+    "GenTilingInfo", "GenTilingDebug", "ModelWarning",
+]

@@ -1,0 +1,50 @@
+"""The grammar of a basic kernel's ``Cost=`` expression (an autotiler extension of LibKernel).
+
+``LibKernel(..., Cost="4*((W*H + ncores - 1)/ncores) + 20")``: the compute cycles of one call,
+an integer expression over the kernel's scalar argument names and ``ncores`` with ``+ - * / %``
+and parentheses (``/`` divides integers, as in C). Checked here when the basic kernel is
+declared; turned into a schedule expression by :mod:`autotiler.schedule.cost`.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import Optional
+
+from ..errors import ModelError
+
+_ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv,
+            ast.Mod, ast.USub, ast.UAdd, ast.Constant, ast.Name, ast.Load)
+
+
+@lru_cache(maxsize=1024)
+def parse_cost(expr: str) -> ast.Expression:
+    """The syntax tree of a Cost expression (parsed once per distinct text)."""
+    return ast.parse(expr, mode="eval")
+
+
+def check_cost(expr, cargs: tuple, where: str = "", kernel: Optional[str] = None) -> str:
+    """Check a Cost expression: integers, + - * / %, parentheses, scalar argument names, ncores."""
+    if not isinstance(expr, str):
+        raise ModelError(f"Cost must be a string expression, got {type(expr).__name__} {expr!r}", where=where,
+                         kernel=kernel, hint="write e.g. Cost=\"W*H/ncores + 20\"")
+    try:
+        tree = parse_cost(expr)
+    except SyntaxError:
+        raise ModelError(f"Cost expression {expr!r} is not a valid expression", where=where, kernel=kernel,
+                         hint="write e.g. \"W*H/ncores + 20\"") from None
+    scalars = {c.name for c in cargs if not c.is_pointer}
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED) or (isinstance(node, ast.Constant) and
+                                              (not isinstance(node.value, int) or isinstance(node.value, bool))):
+            raise ModelError(f"Cost expression {expr!r} may only use integers, + - * / % and names",
+                             where=where, kernel=kernel)
+        if isinstance(node, ast.Name) and node.id != "ncores" and node.id not in scalars:
+            raise ModelError(f"Cost expression {expr!r} uses '{node.id}', which is not a scalar argument",
+                             where=where, kernel=kernel,
+                             hint="scalar arguments: " + (", ".join(sorted(scalars)) or "none") + ", and ncores")
+    return expr
+
+
+__all__ = ["parse_cost", "check_cost"]

@@ -1,0 +1,659 @@
+"""Validation of declarations: every misuse is a ModelError naming the model line, the kernel,
+the argument, what is wrong and what to do. Checks that need only one object run where the
+object is built (:mod:`autotiler.api`); the ones that need a whole user kernel or group run in
+:func:`validate_user_kernel` and :func:`validate_group`."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Optional
+
+from ..constants import (
+    CONSTRAINT_BITS,
+    FLAG_PAIRS,
+    LOCATION_SPACE,
+    OBJECT_FLAG_BITS,
+    SPACE_PROP_ABS,
+    SPACE_PROP_ONE_TILE,
+    SPACE_PROP_PAD2PREF,
+    SPACE_PROP_REVERT,
+    SPACE_PROPS,
+    SPACE_SHORT,
+    V2_ITERATOR_NAMES,
+    V2_LOCATION_NAMES,
+    KernelArgConstraints_T,
+    KernelArgSelect_T,
+    KernelCallLocationT,
+    KernelIteratorT,
+    Object_Type_T,
+    Tile_Orientation_T,
+    is_tiled_space,
+)
+from ..errors import ModelError
+from .ir import (
+    AT_IGNORE_ARG_BINDING,
+    ArgSpace,
+    CallDecl,
+    CArg,
+    CArgBinding,
+    CArgForm,
+    ExprBinding,
+    ImmBinding,
+    IterIndexBinding,
+    KArgBinding,
+    KerArgDecl,
+    KerDimBinding,
+    KernelGroupDecl,
+    KernelSpace,
+    PredListBinding,
+    SpaceKind,
+    TileOperBinding,
+    UserKernelDecl,
+    UserSymbBinding,
+)
+
+O = Object_Type_T
+C = KernelArgConstraints_T
+S = KernelArgSelect_T
+L = KernelCallLocationT
+
+C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+volatile while _Bool _Complex _Imaginary""".split())
+
+# ----------------------------------------------------------------------------------------------
+# Small checks
+
+
+def check_name(name, what: str, where: str, kernel: Optional[str] = None) -> str:
+    if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
+        raise ModelError(f"{what} name {name!r} is not a valid C identifier", where=where, kernel=kernel,
+                         hint="use letters, digits and '_' only, not starting with a digit")
+    if name in C_KEYWORDS:
+        raise ModelError(f"{what} name '{name}' is a C keyword", where=where, kernel=kernel,
+                         hint="choose another name")
+    return name
+
+
+def check_int(value, what: str, where: str, kernel=None, arg=None, minimum: Optional[int] = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ModelError(f"{what} must be an integer, got {value!r}", where=where, kernel=kernel, arg=arg)
+    if minimum is not None and value < minimum:
+        raise ModelError(f"{what} must be at least {minimum}, got {value}", where=where, kernel=kernel, arg=arg)
+    return int(value)
+
+
+def check_positive(value, what: str, where: str, kernel=None, arg=None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ModelError(f"{what} must be a positive integer, got {value!r}", where=where,
+                         kernel=kernel, arg=arg, hint=f"give {what} a size of at least 1")
+    return int(value)
+
+
+def check_unique(names, what: str, where: str, kernel=None) -> None:
+    seen = set()
+    for n in names:
+        if n in seen:
+            raise ModelError(f"duplicate {what} '{n}'", where=where, kernel=kernel,
+                             hint=f"each {what} needs a distinct name")
+        seen.add(n)
+
+
+def check_count(count, items, what: str, where: str, kernel=None) -> tuple:
+    """Count-prefixed builders (``CArgs(3, a, b, c)``): the count, when given, must match."""
+    if count is not None and count != len(items):
+        raise ModelError(f"{what}({count}, ...) announces {count} item(s) but {len(items)} follow",
+                         where=where, kernel=kernel, hint=f"write {what}({len(items)}, ...) or drop the count")
+    return tuple(items)
+
+
+def suggest(name: str, known) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def space_name(space, v2: bool = False) -> str:
+    if v2 and int(space) in V2_ITERATOR_NAMES:
+        return V2_ITERATOR_NAMES[int(space)]
+    return KernelIteratorT(int(space)).name
+
+
+def location_name(loc, v2: bool = False) -> str:
+    if v2 and int(loc) in V2_LOCATION_NAMES:
+        return V2_LOCATION_NAMES[int(loc)]
+    return L(int(loc)).name
+
+
+def flag_names(bits: int) -> str:
+    return "|".join(m.name for m in O if m.value & bits and bin(m.value).count("1") == 1) or "0"
+
+
+# ----------------------------------------------------------------------------------------------
+# Iteration spaces
+
+
+def validate_kernel_space(ks: KernelSpace, kernel: str, v2: bool = False) -> None:
+    where = ks.where
+    if not ks.spaces:
+        raise ModelError("the iteration space has no loop", where=where, kernel=kernel,
+                         hint="give at least one space, e.g. KernelIterSpace(1, IterTiledSpace(KER_ITER_TILE0))")
+    seen = set()
+    for s in ks.spaces:
+        if s.space in seen:
+            raise ModelError(f"space {space_name(s.space, v2)} appears twice in the iteration space", where=s.where or where,
+                             kernel=kernel, hint="each space names one loop")
+        seen.add(s.space)
+        if s.kind == SpaceKind.TILED and not is_tiled_space(s.space):
+            raise ModelError(f"IterTiledSpace({space_name(s.space)}): only KER_ITER_TILE0..2 can be tiled",
+                             where=s.where or where, kernel=kernel,
+                             hint="use IterFixedSpace or IterParSpace for D0..D3")
+        if s.kind != SpaceKind.TILED and is_tiled_space(s.space):
+            raise ModelError(f"{space_name(s.space)} is a tiled space: declare it with IterTiledSpace",
+                             where=s.where or where, kernel=kernel,
+                             hint="the non-tiled spaces are KER_ITER_D0..D3")
+
+
+# ----------------------------------------------------------------------------------------------
+# Kernel arguments
+
+
+_UNSUPPORTED_FLAGS = {
+    "O_BIT": "item sizes in bits", "O_HWC": "HWC tensors", "O_ALIAS": "aliased arguments",
+    "O_NE16_PW": "NE16 weight layouts", "O_NE16_DW": "NE16 weight layouts", "O_NE16_LIN": "NE16 weight layouts",
+    "O_NE16_3X3": "NE16 weight layouts", "O_NE16_RNN": "NE16 weight layouts", "O_NE16_INTER": "NE16 weight layouts",
+    "O_NE16_MODE16": "NE16 weight layouts",
+}
+_V2_ONLY_FLAGS = ("O_3D", "O_N3D", "O_4D", "O_N4D", "O_PBUFF", "O_NPBUFF")
+_TILE_FLAGS = {O.O_TILE0: KernelIteratorT.KER_ITER_TILE0, O.O_TILE1: KernelIteratorT.KER_ITER_TILE1,
+               O.O_TILE2: KernelIteratorT.KER_ITER_TILE2}
+_UNSUPPORTED_CONSTRAINTS = {C.OBJ_CONSTRAINTS_DYNAMIC: "run-time tile sizes (OBJ_CONSTRAINTS_DYNAMIC)",
+                            C.OBJ_CONSTRAINTS_2D: "2D strided arguments (OBJ_CONSTRAINTS_2D)"}
+
+
+def _err(msg: str, arg: KerArgDecl, kernel: str, hint: Optional[str] = None) -> ModelError:
+    return ModelError(msg, where=arg.where, kernel=kernel, arg=arg.name, hint=hint)
+
+
+def validate_kerarg_fields(arg: KerArgDecl, kernel: Optional[str] = None) -> None:
+    """Checks that need only the argument itself (run by its constructor)."""
+    w = arg.where
+    check_name(arg.name, "kernel argument", w, kernel)
+    for what, value in (("W", arg.w), ("H", arg.h), ("ItemSize", arg.item_size)):
+        check_positive(value, what, w, kernel, arg.name)
+    check_int(arg.overlap, "TileOverlap", w, kernel, arg.name)
+    check_int(arg.preferred, "PreferedTileSize", w, kernel, arg.name, minimum=0)
+    for what, value in (("BottomBuffer", arg.bottom), ("TopBuffer", arg.top), ("TileWPadAlign", arg.w_pad_align),
+                        ("MinTileSize", arg.min_tile)):
+        check_int(value, what, w, kernel, arg.name, minimum=0)
+    for what, pad in (("PadTile", arg.pad_tile), ("PadExec", arg.pad_exec)):
+        if any(not isinstance(p, int) or p < 0 for p in pad):
+            raise _err(f"{what} {tuple(pad)} must be four non-negative item counts (left, right, top, bottom)",
+                       arg, kernel)
+    for what, used, full in (("UsedW", arg.used_w, arg.w), ("UsedH", arg.used_h, arg.h)):
+        if used is not None and (not isinstance(used, int) or not 1 <= used <= full):
+            raise _err(f"{what} {used!r} must be between 1 and {full}", arg, kernel,
+                       hint=f"the used part of the plane cannot exceed the plane ({'W' if what == 'UsedW' else 'H'})")
+    _validate_flags(arg, kernel)
+    _validate_constraints(arg, kernel)
+
+
+def _validate_flags(arg: KerArgDecl, kernel: Optional[str]) -> None:
+    t = arg.obj_type
+    unknown = t & ~OBJECT_FLAG_BITS
+    if unknown:
+        raise _err(f"object type has unknown bit(s) 0x{unknown:x}", arg, kernel,
+                   hint="build it from O_* flags or OBJ_* names")
+    for pos, neg in FLAG_PAIRS:
+        if t & O[pos] and t & O[neg]:
+            raise _err(f"object type sets both {pos} and {neg}", arg, kernel, hint=f"keep only one of {pos} / {neg}")
+    for flag, what in _UNSUPPORTED_FLAGS.items():
+        if t & O[flag]:
+            raise _err(f"{flag} ({what}) is not supported yet", arg, kernel,
+                       hint="remove the flag; see docs/semantics.md for what is supported")
+    if not t & (O.O_IN | O.O_OUT | O.O_BUFF):
+        raise _err("object type is neither an input, an output nor a buffer", arg, kernel,
+                   hint="add O_IN, O_OUT or O_BUFF (or use an OBJ_* name)")
+    if t & (O.O_ONETILE | O.O_DYNTILE) and not t & O.O_BUFF:
+        flag = "O_ONETILE" if t & O.O_ONETILE else "O_DYNTILE"
+        raise _err(f"{flag} is a buffer property but O_BUFF is not set", arg, kernel,
+                   hint="use OBJ_BUFFER_ONETILE / OBJ_BUFFER_DYNTILE")
+    if t & O.O_ONETILE and t & O.O_DYNTILE:
+        raise _err("O_ONETILE and O_DYNTILE cannot be combined", arg, kernel,
+                   hint="a buffer is either one tile or one slot per tile")
+    if t & O.O_L2DB and not t & (O.O_IN | O.O_OUT):
+        raise _err("O_L2DB homes an argument in L3, but this one is a pure L1 buffer (neither O_IN nor O_OUT): "
+                   "it has no home outside L1", arg, kernel,
+                   hint="drop O_L2DB, or make it an input/output (e.g. OBJ_IN_DB_L2DB)")
+    if t & O.O_CONST and (t & O.O_OUT or not t & O.O_IN):
+        raise _err("O_CONST marks a constant input, but this argument is not a pure input", arg, kernel,
+                   hint="drop O_CONST or make the argument O_IN only")
+    for flag, need in (("O_NO_LOAD", O.O_IN), ("O_ALWAYS_LOAD", O.O_IN), ("O_NO_STORE", O.O_OUT)):
+        if t & O[flag] and not (t & need and t & O.O_BUFF):
+            want = "O_IN|O_BUFF" if need == O.O_IN else "O_OUT|O_BUFF"
+            raise _err(f"{flag} applies to {want} arguments", arg, kernel, hint=f"use it with {want}")
+    if t & O.O_NO_LOAD and t & O.O_ALWAYS_LOAD:
+        raise _err("O_NO_LOAD and O_ALWAYS_LOAD contradict each other", arg, kernel, hint="keep one")
+    if t & O.O_4D and t & O.O_OUT and not t & O.O_IN:
+        raise _err("a 4D argument can only be an input", arg, kernel,
+                   hint="declare outputs as 3D (O_3D): one plane per output plane")
+    if sum(bool(t & f) for f in _TILE_FLAGS) > 1:
+        raise _err("more than one of O_TILE0/O_TILE1/O_TILE2 is set", arg, kernel,
+                   hint="an argument is tiled along one tiled space")
+
+
+def _validate_constraints(arg: KerArgDecl, kernel: Optional[str]) -> None:
+    c = arg.constraints
+    unknown = c & ~CONSTRAINT_BITS
+    if unknown:
+        raise _err(f"constraint has unknown bit(s) 0x{unknown:x}", arg, kernel, hint="use OBJ_CONSTRAINTS_* names")
+    for pair, text in (((C.OBJ_CONSTRAINTS_EVEN, C.OBJ_CONSTRAINTS_ODD), "EVEN and ODD"),
+                       ((C.OBJ_CONSTRAINTS_TILE_HOR, C.OBJ_CONSTRAINTS_TILE_VER), "TILE_HOR and TILE_VER"),
+                       ((C.OBJ_CONSTRAINTS_PAD_REM, C.OBJ_CONSTRAINTS_DROP_REM), "PAD_REM and DROP_REM")):
+        if c & pair[0] and c & pair[1]:
+            raise _err(f"constraints {text} contradict each other", arg, kernel, hint="keep one of them")
+    for bit, what in _UNSUPPORTED_CONSTRAINTS.items():
+        if c & bit:
+            raise _err(f"{what} is not supported yet", arg, kernel, hint="remove the constraint")
+    if c & C.OBJ_CONSTRAINTS_ONEPREFTILE and not arg.preferred:
+        raise _err("OBJ_CONSTRAINTS_ONEPREFTILE needs a PreferedTileSize", arg, kernel,
+                   hint="give the tile size the single tile must have")
+    if arg.min_tile and not arg.preferred:
+        raise _err("SetKerArgMinTileSize needs a PreferedTileSize", arg, kernel,
+                   hint="the minimum applies to the preferred multiple: give PreferedTileSize")
+
+
+def validate_arg_space(arg: KerArgDecl, uk: UserKernelDecl) -> None:
+    """The argument's KerArgSpace against the kernel's iteration space."""
+    v2 = uk.v2 is not None
+    space = arg.space
+    if not isinstance(space, ArgSpace):
+        raise _err("has no KerArgSpace", arg, uk.name,
+                   hint="v3 form: KerArg(Name, KerArgSpace(1, KER_ITER_TILE0), Type, W, H, ...)")
+    seen = set()
+    for ref in space.refs:
+        if ref.space in seen:
+            raise _err(f"KerArgSpace lists {space_name(ref.space, v2)} twice", arg, uk.name)
+        seen.add(ref.space)
+        if ref.space not in uk.space:
+            known = ", ".join(space_name(s.space, v2) for s in uk.space.spaces)
+            raise _err(f"KerArgSpace names {space_name(ref.space, v2)}, which is not in the kernel's iteration space "
+                       f"({known})", arg, uk.name, hint="add the space to KernelIterSpace or remove it from KerArgSpace")
+        bad = ref.props & ~(SPACE_PROP_ABS | SPACE_PROP_REVERT | SPACE_PROP_PAD2PREF | SPACE_PROP_ONE_TILE)
+        if bad:
+            raise _err(f"KerArgSpace entry {space_name(ref.space)} has unknown property bits 0x{bad:x}", arg, uk.name,
+                       hint="use SPACE_PROP(Space, " + " | ".join(SPACE_PROPS) + ")")
+        if ref.props & SPACE_PROP_PAD2PREF:
+            raise _err("SPACE_PROP_PAD2PREF is not supported yet", arg, uk.name, hint="remove the property")
+        if ref.props & SPACE_PROP_REVERT and ref.tiled:
+            raise _err("SPACE_PROP_REVERT applies to non-tiled spaces", arg, uk.name,
+                       hint="traverse a D space backwards, e.g. SPACE_PROP(KER_ITER_D0, SPACE_PROP_REVERT)")
+    tiled = [r for r in space.refs if r.tiled]
+    if len(tiled) > 1:
+        raise _err("KerArgSpace has more than one tiled space", arg, uk.name,
+                   hint="an argument's plane is cut along one tiled space")
+    if tiled and space.refs[-1] != tiled[0]:
+        raise _err(f"the tiled space {space_name(tiled[0].space, v2)} is not the innermost entry of KerArgSpace: "
+                   "layouts with the plane outside other dimensions (HWC) are not supported yet", arg, uk.name,
+                   hint="list the tiled space last")
+    t = arg.obj_type
+    if t & O.O_TILED and not t & O.O_NTILED and not tiled:
+        raise _err("is tiled (O_TILED) but its KerArgSpace has no tiled space", arg, uk.name,
+                   hint="add a tiled space (KER_ITER_TILE0..2) to KerArgSpace, or drop O_TILED")
+    if t & (O.O_ONETILE | O.O_DYNTILE) and not tiled:
+        raise _err("a ONETILE/DYNTILE buffer needs a tiled space in its KerArgSpace", arg, uk.name,
+                   hint="give it the tiled space its tiles follow")
+    for flag, sp in _TILE_FLAGS.items():
+        if t & flag and (not tiled or tiled[0].space != sp):
+            raise _err(f"{flag.name} says the argument is tiled along {space_name(sp)}, its KerArgSpace says otherwise",
+                       arg, uk.name, hint=f"drop {flag.name}: in the v3 form KerArgSpace gives the spaces")
+    if uk.v2 is None:
+        v2_flags = [f for f in _V2_ONLY_FLAGS if t & O[f]]
+        if v2_flags:
+            raise _err(f"{v2_flags[0]} is a v2 flag; a v3 kernel gives the planes as spaces of KerArgSpace", arg,
+                       uk.name, hint="e.g. KerArgSpace(2, KER_ITER_D0, KER_ITER_TILE0) for a 3D input")
+
+
+def _validate_carg_binding(arg: KerArgDecl, uk: UserKernelDecl) -> None:
+    if not arg.carg_name:
+        if arg.in_l3:
+            raise _err("is homed in L3 (O_L2DB) but has no C argument to point to its L3 data", arg, uk.name,
+                       hint="bind it to a pointer C argument of the user kernel (CArgName)")
+        if arg.is_in or arg.is_out:
+            raise _err("has no C argument but is an input or output", arg, uk.name,
+                       hint="bind it to a C argument of the user kernel (CArgName) or declare a pure buffer (O_BUFF)")
+        return
+    carg = uk.carg(arg.carg_name)
+    if carg is None:
+        raise _err(f"is bound to C argument '{arg.carg_name}', which the user kernel does not declare", arg, uk.name,
+                   hint=f"C arguments are: {', '.join(c.name for c in uk.cargs) or 'none'}"
+                   + suggest(arg.carg_name, [c.name for c in uk.cargs]))
+    if not carg.is_pointer:
+        raise _err(f"is bound to C argument '{carg.name}' of type '{carg.ctype}', which is not a pointer", arg, uk.name,
+                   hint="kernel arguments live in memory: bind them to pointer C arguments")
+
+
+def _validate_homes(uk: UserKernelDecl) -> None:
+    """A C argument points into one memory: all kernel arguments bound to it agree on L2 or L3."""
+    seen = {}
+    for a in uk.kerargs:
+        if not a.carg_name:
+            continue
+        other = seen.setdefault(a.carg_name, a)
+        if other.in_l3 != a.in_l3:
+            l3, l2 = (other, a) if other.in_l3 else (a, other)
+            raise ModelError(f"C argument '{a.carg_name}' is bound to '{l3.name}' (home L3, O_L2DB) and to "
+                             f"'{l2.name}' (home L2): a pointer lives in one memory", where=a.where,
+                             kernel=uk.name, arg=a.name, hint="set O_L2DB on both or on neither")
+
+
+# ----------------------------------------------------------------------------------------------
+# User kernels
+
+
+def validate_user_kernel(uk: UserKernelDecl, libs: dict) -> None:
+    """Everything that can be checked once the whole user kernel is declared (and, for the v2
+    form, translated onto spaces)."""
+    name, w = uk.name, uk.where
+    check_name(name, "user kernel", w)
+    v2 = uk.v2 is not None
+    validate_kernel_space(uk.space, name, v2)
+    if uk.orientation == Tile_Orientation_T.TILE_HWC:
+        raise ModelError("TILE_HWC is not supported yet", where=w, kernel=name, hint="use TILE_HOR or TILE_VER")
+    for c in uk.cargs:
+        check_name(c.name, "C argument", c.where or w, name)
+    check_unique([c.name for c in uk.cargs], "C argument", w, name)
+    check_unique([a.name for a in uk.kerargs], "kernel argument", w, name)
+    for s in uk.space.spaces:
+        if s.kind == SpaceKind.DYNAMIC:
+            carg = uk.carg(s.bound)
+            if carg is None or carg.is_pointer or carg.is_float:
+                raise ModelError(f"IterFixedSpaceDynBound({s.short}, {s.dim}, \"{s.bound}\"): '{s.bound}' must be an "
+                                 "integer C argument of the user kernel", where=s.where or w, kernel=name,
+                                 hint="add TCArg(\"int\", \"" + str(s.bound) + "\") to the kernel's CArgs")
+    for arg in uk.kerargs:
+        validate_kerarg_fields(arg, name)
+        validate_arg_space(arg, uk)
+        _validate_carg_binding(arg, uk)
+    _validate_homes(uk)
+    for call in uk.calls:
+        _validate_call(call, uk, libs)
+
+
+def _validate_location(call: CallDecl, uk: UserKernelDecl) -> None:
+    v2 = uk.v2 is not None
+    loc = call.location
+    if call.user_kernel_call or loc == L.LOC_GROUP:
+        raise ModelError(f"call to '{call.name}' uses LOC_GROUP/UserKernelCall inside a user kernel",
+                         where=call.where, kernel=uk.name,
+                         hint="user kernel calls belong in UserKernelGroup; use Call(..., LOC_LOOP, ...)")
+    if loc in (L.LOC_PROLOG, L.LOC_EPILOG):
+        return
+    space, part = LOCATION_SPACE[int(loc)]
+    if space not in uk.space:
+        known = ", ".join(space_name(s.space, v2) for s in uk.space.spaces)
+        raise ModelError(f"call to '{call.name}' at {location_name(loc, v2)}: space {space_name(space, v2)} is not in "
+                         f"the kernel's iteration space ({known})", where=call.where, kernel=uk.name,
+                         hint="place the call at a location of an existing space, LOC_PROLOG or LOC_EPILOG")
+    inner = uk.space.innermost
+    if part == "body" and inner.space != space:
+        raise ModelError(f"call to '{call.name}' at {location_name(loc, v2)}: the body of {space_name(space, v2)} "
+                         f"is not the innermost loop ({space_name(inner.space, v2)} runs inside it), so where the call "
+                         f"goes is unclear", where=call.where, kernel=uk.name,
+                         hint=f"use {location_name(_location(inner.space, 'prolog'))} (before the inner loop) or "
+                         f"{location_name(_location(inner.space, 'epilog'))} (after it)")
+
+
+def _location(space, part: str) -> L:
+    return L(3 * int(space) + ("body", "prolog", "epilog").index(part))
+
+
+def _validate_call(call: CallDecl, uk: UserKernelDecl, libs: dict) -> None:
+    _validate_location(call, uk)
+    lib = libs.get(call.name)
+    if lib is None:
+        raise ModelError(f"calls unknown basic kernel '{call.name}'", where=call.where, kernel=uk.name,
+                         hint="declare it with LibKernel(...) before the user kernel" + suggest(call.name, libs))
+    if len(call.bindings) != len(lib.cargs):
+        raise ModelError(f"call to '{call.name}' has {len(call.bindings)} binding(s) but the basic "
+                         f"kernel takes {len(lib.cargs)} argument(s)", where=call.where, kernel=uk.name,
+                         hint="bind, in order: " + ", ".join(f"{a.name}" for a in lib.cargs))
+    for binding, formal in zip(call.bindings, lib.cargs):
+        if binding is AT_IGNORE_ARG_BINDING:
+            if not lib.struct_call:
+                raise ModelError(f"call to '{call.name}': AT_IGNORE_ARG_BINDING for '{formal.name}' of a sequential "
+                                 "basic kernel (its arguments are passed in the call, none can be left out)",
+                                 where=call.where, kernel=uk.name, hint="bind a value, e.g. Imm(0)")
+            continue
+        validate_binding(binding, formal, call, uk)
+
+
+# ----------------------------------------------------------------------------------------------
+# Bindings
+
+POINTER_SELECTS = frozenset({S.KER_ARG_TILE, S.KER_ARG_TILE_NEXTDB, S.KER_ARG})
+VECTOR_SELECTS = frozenset({S.KER_ARG_PAD, S.KER_ARG_TILE_PAD})
+SUPPORTED_SELECTS = frozenset({
+    S.KER_ARG_TILE, S.KER_ARG_TILE_NEXTDB, S.KER_ARG_TILE_OFF, S.KER_ARG_TILE_W, S.KER_ARG_TILE_USEDW,
+    S.KER_ARG_TILE_H, S.KER_ARG_TILE_USEDH, S.KER_ARG_TILE_W0, S.KER_ARG_TILE_H0, S.KER_ARG, S.KER_ARG_W,
+    S.KER_ARG_H, S.KER_ARG_NTILES, S.KER_ARG_TILEFIRST, S.KER_ARG_TILELAST, S.KER_ARG_TILEINDEX,
+    S.KER_ARG_TILE_BASE, S.KER_ARG_IT_INDEX, S.KER_ARG_PAD, S.KER_ARG_TILE_PAD, S.KER_ARG_PARTILE_DIM,
+    S.KER_ARG_PARTILE_SIZE, S.KER_ARG_LOADEDPARTILE_SIZE, S.KER_ARG_INPLANEINDEX, S.KER_ARG_OUTPLANEINDEX,
+})
+PARTILE_SELECTS = frozenset({S.KER_ARG_PARTILE_DIM, S.KER_ARG_PARTILE_SIZE, S.KER_ARG_LOADEDPARTILE_SIZE})
+BINDING_OPERS = ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "==", "!=")
+
+
+def validate_binding(b, formal: CArg, call: CallDecl, uk: UserKernelDecl) -> None:
+    where = getattr(b, "where", "") or call.where
+    ctx = f"binding of '{formal.name}' in call to '{call.name}'"
+    kernel = uk.name
+    if isinstance(b, KArgBinding):
+        _validate_karg(b, formal, ctx, where, uk)
+    elif isinstance(b, TileOperBinding):
+        if uk.kerarg(b.arg) is None:
+            raise ModelError(f"{ctx}: K_TileOper names unknown kernel argument '{b.arg}'", where=where, kernel=kernel,
+                             hint="kernel arguments are: " + ", ".join(a.name for a in uk.kerargs))
+        if b.oper != "@" and b.oper not in BINDING_OPERS:
+            raise ModelError(f"{ctx}: K_TileOper operator {b.oper!r} is not one of @ " + " ".join(BINDING_OPERS),
+                             where=where, kernel=kernel)
+        _check_pointer_match(b.oper != "@" and "*" in b.ctype, formal, ctx, where, kernel, b.arg,
+                             "K_TileOper with '@' reads one item; other operators give a pointer")
+    elif isinstance(b, PredListBinding):
+        for p in b.preds:
+            if not isinstance(p, KArgBinding) or p.select not in (S.KER_ARG_TILEFIRST, S.KER_ARG_TILELAST):
+                raise ModelError(f"{ctx}: K_ArgPredList takes K_ArgPred(..., KER_ARG_TILEFIRST|KER_ARG_TILELAST, ...)",
+                                 where=where, kernel=kernel)
+            _validate_karg(p, formal, ctx, where, uk)
+    elif isinstance(b, CArgBinding):
+        _validate_carg(b, formal, ctx, where, uk)
+    elif isinstance(b, ImmBinding):
+        if formal.is_pointer and b.value != 0:
+            raise ModelError(f"{ctx}: Imm({b.value}) bound to pointer argument '{formal.name}' ('{formal.ctype}')",
+                             where=where, kernel=kernel,
+                             hint="only Imm(0) (a null pointer) makes sense for a pointer; bind a tile with K_Arg")
+    elif isinstance(b, KerDimBinding):
+        if uk.v2 is None:
+            raise ModelError(f"{ctx}: KerDim needs a kernel declared with KernelDimensions (v2 form)", where=where,
+                             kernel=kernel, hint="bind the value with Imm(...)")
+        _check_pointer_match(False, formal, ctx, where, kernel, None, "KerDim gives an integer")
+    elif isinstance(b, IterIndexBinding):
+        if b.space not in uk.space:
+            raise ModelError(f"{ctx}: Ker_IteratorIndex({space_name(b.space)}): no such space in the kernel",
+                             where=where, kernel=kernel)
+        _check_pointer_match(False, formal, ctx, where, kernel, None, "Ker_IteratorIndex gives an integer")
+    elif isinstance(b, UserSymbBinding):
+        raise ModelError(f"{ctx}: UserSymb('{b.name}') is not supported yet (user symbols)", where=where,
+                         kernel=kernel, hint="bind the value with Imm(...) or a C argument")
+    elif isinstance(b, ExprBinding):
+        raise ModelError(f"{ctx}: {'BindKGExpr' if b.group else 'BindKExpr'}({b.text!r}) is not supported yet "
+                         "(the original's binding expression language)", where=where, kernel=kernel,
+                         hint="use K_Arg / K_ArgOp / C_Arg* / Imm bindings")
+    else:
+        raise ModelError(f"{ctx}: {b!r} is not a binding", where=where, kernel=kernel,
+                         hint="use K_Arg, C_Arg, Imm, ... (or AT_IGNORE_ARG_BINDING)")
+
+
+def _check_pointer_match(is_pointer: bool, formal: CArg, ctx: str, where: str, kernel: str, arg, why: str,
+                         what: str = "the binding") -> None:
+    if is_pointer != formal.is_pointer:
+        gives = "a pointer" if is_pointer else "an integer"
+        raise ModelError(f"{ctx}: {what} gives {gives} but '{formal.name}' is '{formal.ctype}'", where=where,
+                         kernel=kernel, arg=arg, hint=why)
+
+
+def _validate_karg(b: KArgBinding, formal: CArg, ctx: str, where: str, uk: UserKernelDecl) -> None:
+    kernel = uk.name
+    arg = uk.kerarg(b.arg)
+    if arg is None:
+        raise ModelError(f"{ctx}: {b.ctor} names unknown kernel argument '{b.arg}'", where=where, kernel=kernel,
+                         hint="kernel arguments are: " + ", ".join(a.name for a in uk.kerargs)
+                         + suggest(b.arg, [a.name for a in uk.kerargs]))
+    sel = b.select
+    if sel not in SUPPORTED_SELECTS:
+        raise ModelError(f"{ctx}: selector {sel.name} is not supported yet", where=where, kernel=kernel, arg=b.arg,
+                         hint="see docs/semantics.md for the supported KER_ARG_* selectors")
+    if b.oper is not None and b.oper not in BINDING_OPERS:
+        raise ModelError(f"{ctx}: operator {b.oper!r} is not one of " + " ".join(BINDING_OPERS), where=where,
+                         kernel=kernel, arg=b.arg)
+    v2 = uk.v2 is not None
+    if b.space is not None:
+        if b.space not in uk.space:
+            raise ModelError(f"{ctx}: {b.ctor}(..., {space_name(b.space, v2)}): no such space in the kernel",
+                             where=where, kernel=kernel, arg=b.arg)
+    if sel in PARTILE_SELECTS:
+        if b.space is None:
+            raise ModelError(f"{ctx}: {sel.name} needs a space: use K_ArgPar('{b.arg}', {sel.name}, Space)",
+                             where=where, kernel=kernel, arg=b.arg)
+        ref = arg.space.ref(b.space) if arg.space else None
+        if ref is None or ref.tiled:
+            raise ModelError(f"{ctx}: {sel.name} of {space_name(b.space, v2)}: '{b.arg}' has no such non-tiled space "
+                             "in its KerArgSpace", where=where, kernel=kernel, arg=b.arg,
+                             hint="name a D space listed in the argument's KerArgSpace")
+    if sel in (S.KER_ARG_INPLANEINDEX, S.KER_ARG_OUTPLANEINDEX):
+        sp = KernelIteratorT.KER_ITER_D0 if sel == S.KER_ARG_INPLANEINDEX else KernelIteratorT.KER_ITER_D1
+        if sp not in uk.space:
+            raise ModelError(f"{ctx}: {sel.name} needs the {space_name(sp, True)} loop", where=where, kernel=kernel,
+                             arg=b.arg)
+    if sel == S.KER_ARG_IT_INDEX and b.space is None:
+        raise ModelError(f"{ctx}: KER_ARG_IT_INDEX needs a space: K_ArgPar('{b.arg}', KER_ARG_IT_INDEX, Space)",
+                         where=where, kernel=kernel, arg=b.arg)
+    if sel in VECTOR_SELECTS:
+        if formal.is_pointer or not any(t in formal.ctype for t in ("v4s", "v4u")):
+            raise ModelError(f"{ctx}: {sel.name} gives a v4s padding but '{formal.name}' is '{formal.ctype}'",
+                             where=where, kernel=kernel, arg=b.arg, hint="bind it to a v4s argument")
+        return
+    pointer = sel in POINTER_SELECTS and b.oper in (None, "+", "-")
+    _check_pointer_match(pointer, formal, ctx, where, kernel, b.arg,
+                         "KER_ARG_TILE/KER_ARG_TILE_NEXTDB/KER_ARG bind pointers; sizes and indexes bind integers",
+                         sel.name)
+
+
+def _validate_carg(b: CArgBinding, formal: CArg, ctx: str, where: str, uk: UserKernelDecl) -> None:
+    kernel = uk.name
+    carg = uk.carg(b.name)
+    if carg is None:
+        raise ModelError(f"{ctx}: {b.form.value} names unknown C argument '{b.name}'", where=where, kernel=kernel,
+                         hint="C arguments are: " + (", ".join(c.name for c in uk.cargs) or "none")
+                         + suggest(b.name, [c.name for c in uk.cargs]))
+    if b.form == CArgForm.GROUP_OPER:
+        raise ModelError(f"{ctx}: KG_ArgOper belongs in a kernel group's UserKernelCall", where=where, kernel=kernel)
+    if b.cvar is not None and uk.carg(b.cvar) is None:
+        raise ModelError(f"{ctx}: {b.form.value} names unknown C argument '{b.cvar}'", where=where, kernel=kernel,
+                         hint="C arguments are: " + ", ".join(c.name for c in uk.cargs))
+    if b.form in (CArgForm.ARG_OPER, CArgForm.IMM_OPER, CArgForm.ARG_COPER) and b.oper not in BINDING_OPERS:
+        raise ModelError(f"{ctx}: operator {b.oper!r} is not one of " + " ".join(BINDING_OPERS), where=where,
+                         kernel=kernel)
+    if b.form in (CArgForm.PLUS_PLANE, CArgForm.INDEX):
+        if b.space not in uk.space:
+            raise ModelError(f"{ctx}: {b.form.value}('{b.name}', {space_name(b.space, uk.v2 is not None)}, ...): no "
+                             "such space in the kernel", where=where, kernel=kernel,
+                             hint="use a space of the kernel's iteration space")
+    if b.form in (CArgForm.PLUS_PLANE, CArgForm.INDEX, CArgForm.INDIRECT) and not carg.is_pointer:
+        raise ModelError(f"{ctx}: {b.form.value} needs a pointer but '{carg.name}' is '{carg.ctype}'", where=where,
+                         kernel=kernel, hint="use C_Arg for scalar arguments")
+    if b.form in (CArgForm.INDEX, CArgForm.INDIRECT):
+        pointer = carg.ctype.count("*") > 1
+    elif b.form in (CArgForm.ARG_OPER, CArgForm.ARG_COPER):
+        pointer = carg.is_pointer and b.oper in ("+", "-")
+    elif b.form == CArgForm.IMM_OPER:
+        pointer = carg.is_pointer and b.oper == "+"
+    else:
+        pointer = carg.is_pointer
+    _check_pointer_match(pointer, formal, ctx, where, kernel, None,
+                         f"C argument '{carg.name}' is '{carg.ctype}'", f"{b.form.value}('{b.name}')")
+
+
+# ----------------------------------------------------------------------------------------------
+# Groups
+
+
+def validate_group(group: KernelGroupDecl, members: dict) -> None:
+    """``members``: name -> UserKernelDecl of the kernels declared inside the group."""
+    check_name(group.name, "kernel group", group.where)
+    check_unique([c.name for c in group.cargs], "C argument", group.where, group.name)
+    for call in group.calls:
+        callee = members.get(call.name)
+        if callee is None:
+            raise ModelError(f"UserKernelCall names '{call.name}', which is not a user kernel of this group",
+                             where=call.where, kernel=group.name,
+                             hint="kernels of the group: " + (", ".join(members) or "none"))
+        if len(call.bindings) != len(callee.cargs):
+            raise ModelError(f"call to '{call.name}' has {len(call.bindings)} binding(s) but the user kernel "
+                             f"takes {len(callee.cargs)}", where=call.where, kernel=group.name,
+                             hint="bind, in order: " + ", ".join(c.name for c in callee.cargs))
+        for b, formal in zip(call.bindings, callee.cargs):
+            _validate_group_binding(b, formal, call, group)
+    group_homes(group, members)
+
+
+def _validate_group_binding(b, formal: CArg, call: CallDecl, group: KernelGroupDecl) -> None:
+    where = getattr(b, "where", "") or call.where
+    ctx = f"call to '{call.name}'"
+    if isinstance(b, CArgBinding):
+        if not any(c.name == b.name for c in group.cargs):
+            raise ModelError(f"{ctx}: {b.form.value} names unknown group C argument '{b.name}'", where=where,
+                             kernel=group.name, hint="group C arguments are: " + ", ".join(c.name for c in group.cargs))
+        if b.form not in (CArgForm.PLAIN, CArgForm.GROUP_OPER, CArgForm.PLUS_IMM, CArgForm.INDIRECT):
+            raise ModelError(f"{ctx}: {b.form.value} has no iterator in a kernel group", where=where, kernel=group.name,
+                             hint="use C_Arg, KG_ArgOper, C_ArgIndirect or Imm")
+        return
+    if isinstance(b, ImmBinding):
+        if formal.is_pointer and b.value != 0:
+            raise ModelError(f"{ctx}: Imm({b.value}) bound to pointer argument '{formal.name}'", where=where,
+                             kernel=group.name, hint="pass a group C argument")
+        return
+    raise ModelError(f"{ctx}: only C_Arg, KG_ArgOper, C_ArgIndirect and Imm bindings are allowed in a kernel group",
+                     where=where, kernel=group.name, hint="use C_Arg(...) or Imm(...)")
+
+
+def carg_homes(uk: UserKernelDecl) -> dict:
+    """{C argument: "L3"} for the pointers into L3 (bound to O_L2DB kernel arguments)."""
+    return {a.carg_name: "L3" for a in uk.kerargs if a.in_l3 and a.carg_name}
+
+
+def group_homes(group: KernelGroupDecl, kernels: dict) -> dict:
+    """{group C argument: "L3"}: the ones passed to L3 arguments of its user kernels. A pointer
+    lives in one memory, so passing one to both an L2 and an L3 argument is an error."""
+    mine = {}
+    for call in group.calls:
+        callee = kernels[call.name]
+        homes = carg_homes(callee)
+        for b, formal in zip(call.bindings, callee.cargs):
+            if not isinstance(b, CArgBinding):
+                continue
+            home = homes.get(formal.name, "L2")
+            if mine.setdefault(b.name, home) != home:
+                raise ModelError(f"group argument '{b.name}' is passed to '{call.name}' as '{formal.name}' "
+                                 f"(home {home}) and elsewhere with home {mine[b.name]}",
+                                 where=b.where or call.where, kernel=group.name, arg=b.name,
+                                 hint="a pointer lives in one memory: give the kernel arguments bound "
+                                 "to it the same O_L2DB setting")
+    return {name: home for name, home in mine.items() if home == "L3"}
+
+
+__all__ = [
+    "C_KEYWORDS", "check_name", "check_int", "check_positive", "check_unique", "check_count", "suggest",
+    "space_name", "location_name", "flag_names", "validate_kernel_space", "validate_kerarg_fields",
+    "validate_arg_space", "validate_user_kernel", "validate_binding", "validate_group", "carg_homes", "group_homes",
+    "SPACE_SHORT", "POINTER_SELECTS", "SUPPORTED_SELECTS",
+]

@@ -1,0 +1,452 @@
+"""Choosing a tiling: objectives over the tiler's candidates, evaluated on their schedules.
+
+Objectives (``OBJECTIVES``) order the feasible tilings. The default, ``"time"``, minimises the
+cycles the cost model predicts for the tiling's schedule (the simulator's rules), then traffic,
+then L1 and L2 use; ``"original"`` takes the largest tiles that fit, outer spaces first (the
+guide's tilings); ``"traffic"`` minimises L2<->L1 bytes; ``"naive"`` (smallest tiles, single
+buffering) and ``"max_l1"`` (DORY's rule) are baselines.
+
+Search. The cheap objectives look at every choice of the tiler's (thinned) grid that fits L1.
+The time objective cannot afford a prediction per choice on large grids: it predicts a coarse
+sub-grid (tile and chunk counts of 1, 2, 4, 8, ... per space, and the largest sizes that fit),
+then walks from the best point to neighbouring sizes of the full grid while the prediction
+improves. A third L2 staging slot for L3 arguments is taken only for a predicted gain of at
+least ``TRIPLE_MIN_GAIN``, because L2 is shared. Results are cached per distinct kernel shape,
+so a model repeating a layer tiles it once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+from math import prod
+from typing import Callable, Optional
+
+from .errors import ModelError, TilingError
+from .model.ir import UserKernelDecl
+from .schedule.build import DEFAULT_NAMING, Naming, Unsupported, build_schedule
+from .schedule.cost import Prediction, predict
+from .schedule.verify import verify
+from .tiler.geometry import KernelGeom, kernel_geometry
+from .tiler.search import (
+    Footprint,
+    choices,
+    grid,
+    partial_candidates,
+    promoted_choice,
+    smallest_choice,
+    total_iterations,
+)
+from .tiler.tiling import Choice, KernelTiling, build_tiling, l2_fits, with_stages
+
+TRIPLE_MIN_GAIN = 0.005   # a third L2 staging slot must save at least 0.5% of the predicted time
+RESTAGED_CANDIDATES = 4   # tilings whose L2 staging depths the time objective varies
+COARSE_COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+EXHAUSTIVE = 96          # grids this small are predicted in full
+FULL_GRID = 20_000       # the cheap objectives look at every candidate of grids this small, else at the thinned grid
+WALK_RADIUS = 3          # neighbours tried on each side, per space, in the walk
+
+
+class AutoTilerWarning(UserWarning):
+    """Emitted when a kernel has no tiling and AT_KERNEL_NOSOLUTION_ERROR is off."""
+
+
+@dataclass(frozen=True)
+class Objective:
+    """How to choose among feasible tilings: ``key(tiling, options)``, smallest is best.
+    ``single_buffer``/``promote``/``partial`` restrict the candidates (None: as the options say);
+    ``promote_only``: when everything fits, promotion is the only candidate."""
+
+    key: Callable
+    doc: str
+    single_buffer: bool = False
+    promote: Optional[bool] = None
+    partial: Optional[bool] = None
+    promote_only: bool = True
+    timed: bool = False
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    budget: int
+    promote: bool = True            # AT_KERNEL_BUFFER_PROMOTE
+    partial_promote: bool = True    # AT_KERNEL_PARTIAL_BUFFER_PROMOTE
+    nosolution_error: bool = True   # AT_KERNEL_NOSOLUTION_ERROR
+    objective: str = "time"
+    platform: object = None
+    libs: object = None
+    l2_budget: Optional[int] = None
+    naming: Naming = Naming()
+
+
+def _counts(t: KernelTiling) -> tuple:
+    return tuple(lp.count for lp in t.loops)
+
+
+OBJECTIVES: dict = {
+    "time": Objective(lambda t, o: (t.predicted.cycles, t.traffic, t.l1_bytes, t.l2_bytes, t.iterations),
+                      "minimise predicted cycles (the simulator's cost model), then traffic, then L1 use; "
+                      "a promoted (all-in-L1) tiling competes with pipelined ones", promote_only=False, timed=True),
+    "original": Objective(lambda t, o: (_counts(t), -t.l1_bytes, t.traffic, t.l2_bytes),
+                          "the original's rule: the largest tiles that fit, outer spaces first (the guide's tilings)",
+                          partial=False),
+    "traffic": Objective(lambda t, o: (t.traffic, t.iterations, -t.l1_bytes, t.l2_bytes),
+                         "minimise L2<->L1 traffic, then the number of iterations, then prefer larger tiles"),
+    "naive": Objective(lambda t, o: (tuple(-c for c in _counts(t)), t.l1_bytes, t.l2_bytes),
+                       "baseline: smallest legal tiles, single buffering, no promotion", single_buffer=True,
+                       promote=False, partial=False),
+    "max_l1": Objective(lambda t, o: (-t.l1_bytes, t.iterations, t.l2_bytes), "maximise L1 use (what DORY does)",
+                        partial=False),
+}
+
+
+def register_objective(name: str, key: Callable, doc: str = "", **restrictions) -> None:
+    """Add an objective: ``key(KernelTiling, SolveOptions)`` returns a sort key, smallest is best."""
+    OBJECTIVES[name] = Objective(key, doc, **restrictions)
+
+
+# ----------------------------------------------------------------------------------------------
+# Evaluating one choice
+
+
+class _Evaluator:
+    """Builds, schedules and predicts choices of one kernel, once each."""
+
+    def __init__(self, kg: KernelGeom, options: SolveOptions, objective: Objective):
+        self.kg, self.o, self.obj = kg, options, objective
+        self.fp = Footprint(kg)
+        self.done: dict = {}
+        self.unsupported: Optional[Unsupported] = None
+        self.evaluated = 0
+
+    def fits(self, c: Choice) -> bool:
+        return self.fp.l1(c) <= self.o.budget
+
+    def tiling(self, c: Choice, stages: Optional[dict] = None) -> Optional[KernelTiling]:
+        """The tiling of a choice that fits L1 and L2 (staging depth default, or ``stages``),
+        with its schedule and prediction; None when it does not fit or cannot be expressed."""
+        key = (c, tuple(sorted((stages or {}).items())))
+        if key in self.done:
+            return self.done[key]
+        t = build_tiling(self.kg, c, self.o.budget)
+        if stages:
+            t = with_stages(t, stages)
+        elif not l2_fits(t, self.o.l2_budget):
+            t = with_stages(t, {a.name: 1 for a in t.args if a.l3})
+        out = None
+        if t.l1_bytes <= self.o.budget and l2_fits(t, self.o.l2_budget):
+            try:
+                out = self.finish(t)
+            except Unsupported as err:
+                self.unsupported = self.unsupported or err
+        self.done[key] = out
+        return out
+
+    def finish(self, t: KernelTiling) -> KernelTiling:
+        schedule = build_schedule(t, self.o.libs or {}, self.o.naming)
+        predicted = None
+        if self.o.platform is not None:
+            predicted = predict(schedule, self.o.platform, [c.name for c in t.kernel.cargs])
+            self.evaluated += 1
+        return replace(t, schedule=schedule, predicted=predicted)
+
+    def key(self, t: KernelTiling) -> tuple:
+        return self.obj.key(t, self.o)
+
+
+# ----------------------------------------------------------------------------------------------
+# Search
+
+
+def _variants(kg: KernelGeom, options: SolveOptions, objective: Objective) -> list:
+    allowed = options.partial_promote if objective.partial is None else objective.partial
+    cands = partial_candidates(kg) if allowed else []
+    return [frozenset()] + ([frozenset(cands)] if cands else [])
+
+
+def _feasible(ev: _Evaluator, spaces: list, lists: list, variants: list, single: bool) -> list:
+    out = []
+    for part in variants:
+        for c in choices(ev.kg, lists, spaces, part, single):
+            if ev.fits(c):
+                out.append(c)
+    return out
+
+
+def _coarse(lists: list, dims: list) -> list:
+    """Per space, the candidates closest to the coarse counts (and the extremes)."""
+    out = []
+    for values, dim in zip(lists, dims):
+        if len(values) <= 6:
+            out.append(values)
+            continue
+        keep = {values[0], values[-1]}
+        for n in COARSE_COUNTS:
+            keep.add(min(values, key=lambda v: abs(-(-dim // v) - n)))
+        out.append(sorted(keep, reverse=True))
+    return out
+
+
+def _neighbours(c: Choice, spaces: list, lists: list) -> list:
+    out = []
+    sizes = dict(c.sizes)
+    for s, values in zip(spaces, lists):
+        i = values.index(sizes[s.space]) if sizes[s.space] in values else None
+        if i is None:
+            continue
+        for j in range(i - WALK_RADIUS, i + WALK_RADIUS + 1):
+            if j == i:
+                continue
+            if 0 <= j < len(values):
+                new = dict(sizes)
+                new[s.space] = values[j]
+                out.append(replace(c, sizes=tuple((sp.space, new[sp.space]) for sp in spaces)))
+    return out
+
+
+def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants: list, single: bool) -> list:
+    """Tilings the time objective compares: the coarse sub-grid of ``lists``, then a walk to
+    better neighbours in the ``full`` candidate lists."""
+    size = 1
+    for values in full:
+        size *= len(values)
+    if size * len(variants) <= EXHAUSTIVE:
+        return [t for c in _feasible(ev, spaces, full, variants, single) if (t := ev.tiling(c)) is not None]
+    coarse = _coarse(lists, [s.dim for s in spaces])
+    scored = [t for c in _feasible(ev, spaces, coarse, variants, single) if (t := ev.tiling(c)) is not None]
+    if not scored:
+        scored = [t for c in _feasible(ev, spaces, lists, variants, single) if (t := ev.tiling(c)) is not None]
+    if not scored:
+        return []
+    best = min(scored, key=ev.key)
+    for _ in range(64):
+        better = None
+        for n in _neighbours(best.choice, spaces, full):
+            if not ev.fits(n):
+                continue
+            t = ev.tiling(n)
+            if t is not None:
+                scored.append(t)
+                if ev.key(t) < ev.key(better or best):
+                    better = t
+        if better is None:
+            break
+        best = better
+    return scored
+
+
+def _stage_variants(t: KernelTiling) -> list:
+    """Double (2) and triple (3) L2 staging per moving L3 argument."""
+    moving = [a for a in t.args if a.l3 and a.instances > 1]
+    if not moving:
+        return []
+    if 2 ** len(moving) <= 16:
+        combos = [{}]
+        for a in moving:
+            combos = [{**c, a.name: s} for c in combos for s in (2, 3)]
+    else:
+        combos = [{a.name: s for a in moving} for s in (2, 3)]
+    return [{a.name: combo.get(a.name, 1) for a in t.args if a.l3} for combo in combos]
+
+
+def _prefer_less_staging(best: KernelTiling, scored: list, ev: _Evaluator) -> KernelTiling:
+    """Triple L2 buffering costs L2 that the application (or a graph) shares: take it only when
+    the model shows a real gain over the best tiling staging at most two slots per argument."""
+    if all(a.stage <= 2 for a in best.args):
+        return best
+    double = [t for t in scored if all(a.stage <= 2 for a in t.args)]
+    if not double:
+        return best
+    alt = min(double, key=ev.key)
+    return alt if alt.predicted.cycles <= best.predicted.cycles * (1 + TRIPLE_MIN_GAIN) else best
+
+
+_CACHE: dict = {}
+
+
+def _cache_key(uk: UserKernelDecl, options: SolveOptions):
+    """Everything that decides a kernel's tiling but its names and source lines."""
+    libs = tuple(sorted((n, lib) for n, lib in (options.libs or {}).items()
+                        if any(c.name == n for c in uk.calls)))
+    return (replace(uk, name="", where="", group=None), libs, replace(options, libs=None, platform=None),
+            id(options.platform))
+
+
+def solve(uk: UserKernelDecl, options: SolveOptions) -> Optional[KernelTiling]:
+    """Choose the tiling of ``uk``; raise TilingError (or warn and return None) when none fits."""
+    if options.objective not in OBJECTIVES:
+        raise ModelError(f"unknown tiling objective '{options.objective}'", where=uk.where, kernel=uk.name,
+                         hint=f"objectives: {', '.join(sorted(OBJECTIVES))}")
+    key = _cache_key(uk, options)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return _rename(hit, uk, options)
+    t = _solve(uk, options)
+    if t is not None:
+        _CACHE[key] = t
+        if len(_CACHE) > 4096:
+            _CACHE.pop(next(iter(_CACHE)))
+    return t
+
+
+def _rename(t: KernelTiling, uk: UserKernelDecl, options: SolveOptions) -> KernelTiling:
+    """A cached tiling for a kernel that differs only in its name."""
+    kg = replace(t.geom, kernel=uk)
+    t = replace(t, geom=kg)
+    return replace(t, schedule=build_schedule(t, options.libs or {}, options.naming))
+
+
+def _solve(uk: UserKernelDecl, options: SolveOptions) -> Optional[KernelTiling]:
+    kg, ev, scored = _candidates(uk, options)
+    objective = ev.obj
+    if len(scored) == 1 and scored[0].promoted and objective.promote_only:
+        return _done(scored[0], options, 1)
+    if not scored:
+        return _no_solution(uk, kg, ev, options)
+    best = min(scored, key=ev.key)
+    if objective.timed:
+        top = sorted(scored, key=ev.key)[:RESTAGED_CANDIDATES]
+        for t in top:
+            for stages in _stage_variants(t):
+                v = ev.tiling(t.choice, stages)
+                if v is not None:
+                    scored.append(v)
+        best = _prefer_less_staging(min(scored, key=ev.key), scored, ev)
+    return _done(best, options, len(scored))
+
+
+def candidates(uk: UserKernelDecl, options: SolveOptions) -> list:
+    """The tilings the objective of ``options`` compares (scheduled and predicted)."""
+    return _candidates(uk, options)[2]
+
+
+def _candidates(uk: UserKernelDecl, options: SolveOptions) -> tuple:
+    kg = kernel_geometry(uk)
+    objective = OBJECTIVES[options.objective]
+    if objective.timed and options.platform is None:
+        raise ModelError("the time objective needs a platform", where=uk.where, kernel=uk.name)
+    ev = _Evaluator(kg, options, objective)
+    single = objective.single_buffer
+    promote = options.promote if objective.promote is None else objective.promote
+    scored: list = []
+    if promote:
+        whole = ev.tiling(promoted_choice(kg))
+        if whole is not None:
+            scored.append(whole)
+            if objective.promote_only:
+                return kg, ev, scored
+    spaces, lists = grid(kg)
+    full = grid(kg, thinned=False)[1]
+    variants = _variants(kg, options, objective)
+    if not all(lists):
+        return kg, ev, scored
+    if objective.timed:
+        scored += _search_time(ev, spaces, lists, full, variants, single)
+    elif options.objective == "original":
+        scored += [t for t in (_largest_first(ev, spaces, full, variants),) if t is not None]
+    elif options.objective == "naive":
+        smallest = Choice(tuple((sp.space, values[-1]) for sp, values in zip(spaces, full)), single_buffer=True)
+        scored += [t for t in (ev.tiling(smallest),) if t is not None]
+    else:
+        use = full if prod(len(v) for v in full) * len(variants) <= FULL_GRID else lists
+        scored += [t for c in _feasible(ev, spaces, use, variants, single) if (t := ev.tiling(c)) is not None]
+    return kg, ev, scored
+
+
+def _largest_first(ev: _Evaluator, spaces: list, full: list, variants: list) -> Optional[KernelTiling]:
+    """The original's rule: outer spaces first, each the largest size with which the rest (at
+    their smallest) still fits."""
+    sizes = {sp.space: values[-1] for sp, values in zip(spaces, full)}
+    part = variants[0]
+    for sp, values in zip(spaces, full):
+        for v in values:
+            trial = {**sizes, sp.space: v}
+            c = Choice(tuple((x.space, trial[x.space]) for x in spaces), partial=part)
+            if ev.fits(c) and ev.tiling(c) is not None:
+                sizes = trial
+                break
+    return ev.tiling(Choice(tuple((x.space, sizes[x.space]) for x in spaces), partial=part))
+
+
+def _done(t: KernelTiling, options: SolveOptions, candidates: int) -> KernelTiling:
+    verify(t.schedule, t)
+    return replace(t, objective=options.objective, candidates=candidates)
+
+
+def reschedule(t: KernelTiling, libs: dict, platform, naming: Naming = DEFAULT_NAMING) -> KernelTiling:
+    """A (possibly modified, e.g. re-staged) tiling with its schedule rebuilt, verified and
+    predicted again."""
+    schedule = build_schedule(t, libs, naming)
+    verify(schedule, t)
+    predicted = predict(schedule, platform, [c.name for c in t.kernel.cargs]) if platform is not None else None
+    return replace(t, schedule=schedule, predicted=predicted)
+
+
+def footprint_range(uk: UserKernelDecl) -> tuple:
+    """(L1 bytes of the smallest legal tiling, of everything promoted) of a kernel."""
+    kg = kernel_geometry(uk)
+    fp = Footprint(kg)
+    small = smallest_choice(kg)
+    return (fp.l1(small) if small is not None else None), fp.l1(promoted_choice(kg))
+
+
+# ----------------------------------------------------------------------------------------------
+# No solution
+
+
+def _no_solution(uk: UserKernelDecl, kg: KernelGeom, ev: _Evaluator, options: SolveOptions):
+    fp = ev.fp
+    smallest = smallest_choice(kg)
+    if smallest is not None and fp.l1(smallest) <= options.budget:
+        t = build_tiling(kg, smallest, options.budget)
+        if not l2_fits(with_stages(t, {a.name: 1 for a in t.args if a.l3}), options.l2_budget):
+            return _no_l2_solution(uk, with_stages(t, {a.name: 1 for a in t.args if a.l3}), options)
+        if ev.unsupported is not None:
+            return _fail(uk, f"no tiling that fits can be generated: {ev.unsupported.message}",
+                         "change the argument's KerArgSpace or tiling orientation", options)
+    if smallest is None:
+        free = smallest_choice(kg, constrained=False)
+        msg = "no tile size satisfies the tile constraints (EVEN/ODD/ONEPREFTILE/preferred size) of its arguments"
+        if free is not None:
+            msg += f"; without them the smallest tiling would need {fp.l1(free)} bytes"
+        return _fail(uk, msg, "relax OBJ_CONSTRAINTS_* or PreferedTileSize", options)
+    t = build_tiling(kg, smallest, options.budget)
+    dom = max(t.args, key=lambda a: a.l1_bytes)
+    msg = (f"no tiling fits the L1 budget of {options.budget} bytes: the smallest tiling "
+           f"({total_iterations(fp, smallest)} iterations) needs {t.l1_bytes} bytes, of which argument "
+           f"'{dom.name}' takes {dom.l1_bytes} ({_why(dom)})")
+    hint = f"raise the L1 budget to at least {t.l1_bytes} bytes or shrink '{dom.name}'"
+    free = smallest_choice(kg, constrained=False)
+    if free is not None and fp.l1(free) < t.l1_bytes:
+        msg += f"; without the tile constraints (EVEN/ODD/preferred size) it would need only {fp.l1(free)} bytes"
+        hint += " or relax the tile constraints"
+    return _fail(uk, msg, hint, options)
+
+
+def _fail(uk: UserKernelDecl, msg: str, hint: str, options: SolveOptions, arg: Optional[str] = None):
+    if options.nosolution_error:
+        raise TilingError(msg, where=uk.where, kernel=uk.name, arg=arg, hint=hint)
+    warnings.warn(f"{uk.where}: kernel '{uk.name}': {msg}; no code is generated for it ({hint})",
+                  AutoTilerWarning, stacklevel=4)
+    return None
+
+
+def _no_l2_solution(uk: UserKernelDecl, least: KernelTiling, options: SolveOptions):
+    dom = max((a for a in least.args if a.l3), key=lambda a: a.l2_bytes)
+    msg = (f"no tiling fits the L2 budget of {options.l2_budget} bytes for staging its L3 (O_L2DB) "
+           f"arguments: the least needs {least.l2_bytes} bytes, of which "
+           f"'{dom.name}' takes {dom.l2_bytes} ({dom.stage} slot(s) of {dom.box_bytes_max} B per direction)")
+    hint = f"raise the L2 size (SetMemorySizes / --L2) to at least {least.l2_bytes} bytes or keep '{dom.name}' in L2"
+    return _fail(uk, msg, hint, options, dom.name)
+
+
+def _why(a) -> str:
+    dims = " x ".join(str(d.max_extent) for d in a.dims)
+    what = f"{a.role} box of {dims} items of {a.item} B"
+    if a.decl.bottom or a.decl.top:
+        what += f" plus {a.decl.bottom + a.decl.top} delay-line items"
+    return f"{a.nbuf} x {what}" if a.nbuf > 1 else what
+
+
+__all__ = ["AutoTilerWarning", "Objective", "SolveOptions", "OBJECTIVES", "register_objective", "solve", "candidates",
+           "reschedule", "footprint_range", "TRIPLE_MIN_GAIN", "Prediction"]

@@ -1,0 +1,166 @@
+"""The cost model: the host simulator's clock, run on a schedule.
+
+Rules (the same as ``host_harness/runtime/at_sim.c``, which the property tests hold it to,
+cycle for cycle):
+
+* programming a DMA transfer costs the core ``dma_issue_cycles``; the transfer then queues on
+  its engine (the cluster DMA for L2 <-> L1, the micro-DMA for L3 <-> L2; each a FIFO, both
+  running concurrently with the cores and with each other) and takes
+  ``setup + ceil(bytes / bytes_per_cycle)`` cycles, plus ``line_cycles`` per line of a 2D
+  transfer;
+* a wait costs ``wait_cycles`` and then stalls the core until its transfer has landed;
+* a basic-kernel call costs its ``Cost=`` expression evaluated on the bound values (C
+  arguments, unknown when generating, count as 1; without ``Cost=``: one cycle per item of the
+  largest tile bound to it, over the cores for a parallel call, plus ``DEFAULT_CALL_CYCLES``),
+  and a parallel call adds ``fork_cycles``.
+
+:func:`predict` walks the schedule with :mod:`autotiler.schedule.walk`, which skips repeated
+iterations exactly, so a prediction costs a few dozen loop bodies whatever the tile counts.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..model.cost import parse_cost
+from .expr import CallExpr, Const, Expr, add, div, mod, mul, sub
+from .ir import Copy, Engine, Schedule
+from .walk import Machine, Program, Walker
+
+DEFAULT_CALL_CYCLES = 10
+NCORES = CallExpr("gap_ncore")
+
+
+def cost_to_expr(text: str, values: dict) -> Expr:
+    """A ``Cost=`` expression with each argument name replaced by its bound value (an
+    expression) and ``ncores`` by ``gap_ncore()``."""
+    return _ast_expr(parse_cost(text).body, values)
+
+
+def _ast_expr(node, values: dict) -> Expr:
+    if isinstance(node, ast.Constant):
+        return Const(int(node.value))
+    if isinstance(node, ast.Name):
+        return NCORES if node.id == "ncores" else values[node.id]
+    if isinstance(node, ast.UnaryOp):
+        v = _ast_expr(node.operand, values)
+        return sub(0, v) if isinstance(node.op, ast.USub) else v
+    a, b = _ast_expr(node.left, values), _ast_expr(node.right, values)
+    op = type(node.op)
+    if op is ast.Add:
+        return add(a, b)
+    if op is ast.Sub:
+        return sub(a, b)
+    if op is ast.Mult:
+        return mul(a, b)
+    if op in (ast.Div, ast.FloorDiv):
+        return div(a, b)
+    return mod(a, b)
+
+
+def default_cost(items: Optional[Expr], parallel: bool) -> Expr:
+    """Cost of a call without ``Cost=``: one cycle per item of its largest tile (over the cores
+    when parallel), plus ``DEFAULT_CALL_CYCLES``."""
+    if items is None:
+        return Const(DEFAULT_CALL_CYCLES)
+    if parallel:
+        return add(DEFAULT_CALL_CYCLES, div(add(items, sub(NCORES, 1)), NCORES))
+    return add(DEFAULT_CALL_CYCLES, items)
+
+
+class Prediction(dict):
+    """Predicted figures of one call of a kernel: cycles, compute_cycles, stall_cycles,
+    dma_busy_cycles (cluster DMA), udma_busy_cycles, fork_cycles, transfers."""
+
+    @property
+    def cycles(self) -> int:
+        return self["cycles"]
+
+
+class Clock(Machine):
+    """The simulator's clock. Figures: (now, compute, stall, fork, cluster busy, uDMA busy,
+    transfers); state: time left on each engine and on each pending event."""
+
+    def __init__(self, platform):
+        p = platform
+        self.issue_cycles, self.wait_cycles, self.fork_cycles = p.dma_issue_cycles, p.wait_cycles, p.fork_cycles
+        self.engines = {Engine.CLUSTER: p.cluster_dma, Engine.UDMA: p.udma["ram"]}
+        self.free = {Engine.CLUSTER: 0, Engine.UDMA: 0}
+        self.pending: dict = {}
+        self.f = [0, 0, 0, 0, 0, 0, 0]
+
+    def copy(self, node: Copy, env: dict, size: int, lines: int, event: tuple) -> None:
+        f = self.f
+        duration = self.engines[node.engine].transfer_cycles(size, lines)
+        f[0] += self.issue_cycles
+        start = max(f[0], self.free[node.engine])
+        end = self.free[node.engine] = start + duration
+        f[4 if node.engine is Engine.CLUSTER else 5] += duration
+        f[6] += 1
+        self.pending[event] = end
+
+    def wait(self, node, env: dict, event: tuple) -> None:
+        f = self.f
+        f[0] += self.wait_cycles
+        end = self.pending.pop(event)
+        if end > f[0]:
+            f[2] += end - f[0]
+            f[0] = end
+
+    def compute(self, node, env: dict, cost: int) -> None:
+        f = self.f
+        cost = max(0, cost)
+        f[0] += cost
+        f[1] += cost
+        if node.parallel:
+            f[0] += self.fork_cycles
+            f[3] += self.fork_cycles
+
+    def key(self):
+        now = self.f[0]
+        return (max(0, self.free[Engine.CLUSTER] - now), max(0, self.free[Engine.UDMA] - now),
+                tuple(sorted((k, max(0, end - now)) for k, end in self.pending.items())))
+
+    def figures(self) -> tuple:
+        return tuple(self.f)
+
+    def repeat(self, delta: tuple, reps: int) -> None:
+        self.f = [x + reps * d for x, d in zip(self.f, delta)]
+        shift = reps * delta[0]
+        self.free = {e: t + shift for e, t in self.free.items()}
+        self.pending = {k: t + shift for k, t in self.pending.items()}
+
+    def restore(self, key, delta: tuple) -> None:
+        self.f = [x + d for x, d in zip(self.f, delta)]
+        now = self.f[0]
+        self.free = {Engine.CLUSTER: now + key[0], Engine.UDMA: now + key[1]}
+        self.pending = {k: now + t for k, t in key[2]}
+
+    def prediction(self) -> Prediction:
+        f = self.f
+        return Prediction(cycles=f[0], compute_cycles=f[1], stall_cycles=f[2], fork_cycles=f[3],
+                          dma_busy_cycles=f[4], udma_busy_cycles=f[5], transfers=f[6])
+
+
+def environment(schedule: Schedule, platform, cargs=()) -> dict:
+    """Values the walker reads besides loop indices: C arguments (unknown when generating:
+    1), memory symbols (0: offsets are relative to them) and the core count."""
+    env = {name: 1 for name in cargs}
+    for symbol, _ in schedule.symbols.values():
+        env[symbol] = 0
+    env["gap_ncore"] = platform.cores
+    return env
+
+
+def predict(schedule: Schedule, platform, cargs=(), program: Optional[Program] = None,
+            skip: bool = True) -> Prediction:
+    """Cycles and figures of one call of the scheduled kernel on ``platform``."""
+    program = program or Program(schedule)
+    clock = Clock(platform)
+    Walker(program, clock, environment(schedule, platform, cargs), skip=skip).run()
+    return clock.prediction()
+
+
+__all__ = ["DEFAULT_CALL_CYCLES", "NCORES", "cost_to_expr", "default_cost", "Prediction", "Clock", "environment",
+           "predict"]
