@@ -14,6 +14,7 @@ from .constants import *  # noqa: E402,F401,F403
 from .constants import __all__ as _constants_all  # noqa: E402
 from .errors import (  # noqa: E402,F401
     AutoTilerError,
+    AutoTilerWarning,
     CodegenError,
     HarnessError,
     ModelError,
@@ -21,7 +22,6 @@ from .errors import (  # noqa: E402,F401
     PlatformError,
     TilingError,
 )
-from .objectives import AutoTilerWarning  # noqa: E402,F401
 
 __all__ = list(_api_all) + list(_constants_all) + [
     "AutoTilerError", "CodegenError", "HarnessError", "ModelError", "OptionsError", "PlatformError",

@@ -61,3 +61,8 @@ class HarnessError(AutoTilerError):
 
 class PlatformError(AutoTilerError):
     """Unknown platform or invalid platform parameters."""
+
+
+class AutoTilerWarning(UserWarning):
+    """A user kernel declared with AT_KERNEL_NOSOLUTION_ERROR off had no tiling and no other
+    declaration under its name produced code (emitted when the code is generated)."""

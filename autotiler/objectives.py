@@ -7,25 +7,27 @@ guide's tilings); ``"traffic"`` minimises L2<->L1 bytes; ``"naive"`` (smallest t
 buffering) and ``"max_l1"`` (DORY's rule) are baselines.
 
 Search. The cheap objectives look at every choice of the tiler's (thinned) grid that fits L1.
-The time objective cannot afford a prediction per choice on large grids: it predicts a coarse
-sub-grid (tile and chunk counts of 1, 2, 4, 8, ... per space, and the largest sizes that fit),
-then walks from the best point to neighbouring sizes of the full grid while the prediction
-improves. A third L2 staging slot for L3 arguments is taken only for a predicted gain of at
+The time objective cannot afford an exact prediction per choice (it needs the choice's
+schedule): it ranks every choice by a quick estimate read off the tiling
+(:mod:`autotiler.schedule.estimate`) and predicts exactly the ``EXACT_TOP`` best and the
+original's choice; on grids too large to estimate in full it estimates the thinned grid and
+then walks to better neighbours in the full one. A third L2 staging slot for L3 arguments is taken only for a predicted gain of at
 least ``TRIPLE_MIN_GAIN``, because L2 is shared. Results are cached per distinct kernel shape,
 so a model repeating a layer tiles it once.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
+from itertools import product
 from math import prod
 from typing import Callable, Optional
 
 from .errors import ModelError, TilingError
 from .model.ir import UserKernelDecl
-from .schedule.build import DEFAULT_NAMING, Naming, Unsupported, build_schedule
+from .schedule.build import DEFAULT_NAMING, Naming, Unsupported, build_schedule, transfer_shape
 from .schedule.cost import Prediction, predict
+from .schedule.estimate import Estimator
 from .schedule.verify import verify
 from .tiler.geometry import KernelGeom, kernel_geometry
 from .tiler.search import (
@@ -41,14 +43,16 @@ from .tiler.tiling import Choice, KernelTiling, build_tiling, l2_fits, with_stag
 
 TRIPLE_MIN_GAIN = 0.005   # a third L2 staging slot must save at least 0.5% of the predicted time
 RESTAGED_CANDIDATES = 4   # tilings whose L2 staging depths the time objective varies
-COARSE_COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
-EXHAUSTIVE = 96          # grids this small are predicted in full
+ESTIMATE_ALL = 300       # the time objective estimates every choice of grids this small; of larger ones ...
+COARSE_POINTS = 400      # ... about this many tile-count combinations in the time objective's coarse grid ...
+COARSE_SMALL = 4         # ... every count up to this one, per space
+REFINE_SEEDS = 6         # best estimates (of distinct tile-count cells) whose neighbourhoods are estimated next ...
+REFINE_ROUNDS = 16       # ... for at most this many rounds
+EXACT_TOP = 4            # candidates the time objective predicts exactly, best estimates first ...
+EXACT_TIE = 0.01         # ... and those estimated within 1% of the best (the estimate cannot tell them apart) ...
+EXACT_MAX = 12           # ... up to this many
 FULL_GRID = 20_000       # the cheap objectives look at every candidate of grids this small, else at the thinned grid
-WALK_RADIUS = 3          # neighbours tried on each side, per space, in the walk
-
-
-class AutoTilerWarning(UserWarning):
-    """Emitted when a kernel has no tiling and AT_KERNEL_NOSOLUTION_ERROR is off."""
+WALK_RADIUS = 2          # neighbours tried on each side, per space, when refining a thinned-grid result
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,6 @@ class SolveOptions:
     budget: int
     promote: bool = True            # AT_KERNEL_BUFFER_PROMOTE
     partial_promote: bool = True    # AT_KERNEL_PARTIAL_BUFFER_PROMOTE
-    nosolution_error: bool = True   # AT_KERNEL_NOSOLUTION_ERROR
     objective: str = "time"
     platform: object = None
     libs: object = None
@@ -110,24 +113,28 @@ def register_objective(name: str, key: Callable, doc: str = "", **restrictions) 
 
 
 class _Evaluator:
-    """Builds, schedules and predicts choices of one kernel, once each."""
+    """Builds, estimates, schedules and predicts choices of one kernel, once each."""
 
     def __init__(self, kg: KernelGeom, options: SolveOptions, objective: Objective):
         self.kg, self.o, self.obj = kg, options, objective
         self.fp = Footprint(kg)
+        self.built: dict = {}
+        self.shapes: dict = {}
         self.done: dict = {}
         self.unsupported: Optional[Unsupported] = None
         self.evaluated = 0
+        self.estimates: dict = {}
+        self.estimator = Estimator(kg.kernel, options.libs or {}, options.platform) if objective.timed else None
 
     def fits(self, c: Choice) -> bool:
         return self.fp.l1(c) <= self.o.budget
 
-    def tiling(self, c: Choice, stages: Optional[dict] = None) -> Optional[KernelTiling]:
-        """The tiling of a choice that fits L1 and L2 (staging depth default, or ``stages``),
-        with its schedule and prediction; None when it does not fit or cannot be expressed."""
+    def candidate(self, c: Choice, stages: Optional[dict] = None) -> Optional[KernelTiling]:
+        """The tiling of a choice (staging depth default, or ``stages``) when it fits L1 and L2
+        and its transfers can be expressed; not yet scheduled."""
         key = (c, tuple(sorted((stages or {}).items())))
-        if key in self.done:
-            return self.done[key]
+        if key in self.built:
+            return self.built[key]
         t = build_tiling(self.kg, c, self.o.budget)
         if stages:
             t = with_stages(t, stages)
@@ -135,6 +142,23 @@ class _Evaluator:
             t = with_stages(t, {a.name: 1 for a in t.args if a.l3})
         out = None
         if t.l1_bytes <= self.o.budget and l2_fits(t, self.o.l2_budget):
+            try:
+                self.shapes[key] = {a.name: transfer_shape(a) for a in t.args if a.reads or a.writes}
+                out = t
+            except Unsupported as err:
+                self.unsupported = self.unsupported or err
+        self.built[key] = out
+        return out
+
+    def tiling(self, c: Choice, stages: Optional[dict] = None) -> Optional[KernelTiling]:
+        """The candidate of a choice with its schedule and prediction; None when it does not fit
+        or cannot be expressed."""
+        key = (c, tuple(sorted((stages or {}).items())))
+        if key in self.done:
+            return self.done[key]
+        t = self.candidate(c, stages)
+        out = None
+        if t is not None:
             try:
                 out = self.finish(t)
             except Unsupported as err:
@@ -149,6 +173,18 @@ class _Evaluator:
             predicted = predict(schedule, self.o.platform, [c.name for c in t.kernel.cargs])
             self.evaluated += 1
         return replace(t, schedule=schedule, predicted=predicted)
+
+    def estimate(self, c: Choice) -> Optional[int]:
+        if c in self.estimates:
+            return self.estimates[c]
+        t = self.candidate(c)
+        e = self.estimator(t, self.shapes[(c, ())]) if t is not None else None
+        self.estimates[c] = e
+        return e
+
+    @property
+    def estimated(self) -> int:
+        return sum(e is not None for e in self.estimates.values())
 
     def key(self, t: KernelTiling) -> tuple:
         return self.obj.key(t, self.o)
@@ -173,66 +209,107 @@ def _feasible(ev: _Evaluator, spaces: list, lists: list, variants: list, single:
     return out
 
 
-def _coarse(lists: list, dims: list) -> list:
-    """Per space, the candidates closest to the coarse counts (and the extremes)."""
-    out = []
-    for values, dim in zip(lists, dims):
-        if len(values) <= 6:
-            out.append(values)
-            continue
-        keep = {values[0], values[-1]}
-        for n in COARSE_COUNTS:
-            keep.add(min(values, key=lambda v: abs(-(-dim // v) - n)))
-        out.append(sorted(keep, reverse=True))
-    return out
-
-
 def _neighbours(c: Choice, spaces: list, lists: list) -> list:
-    out = []
+    """Choices next to ``c`` in the grid ``lists``: every combination of one step either way in
+    each space, and up to WALK_RADIUS steps along one space."""
     sizes = dict(c.sizes)
+    around = []
     for s, values in zip(spaces, lists):
         i = values.index(sizes[s.space]) if sizes[s.space] in values else None
-        if i is None:
+        around.append([] if i is None else [j for j in range(i - WALK_RADIUS, i + WALK_RADIUS + 1)
+                                             if 0 <= j < len(values)])
+    out = []
+    here = tuple(sizes[s.space] for s in spaces)
+    for combo in product(*([values[j] for j in js] or [sizes[s.space]] for s, values, js in
+                           zip(spaces, lists, around))):
+        moved = [k for k, (a, b) in enumerate(zip(combo, here)) if a != b]
+        if not moved:
             continue
-        for j in range(i - WALK_RADIUS, i + WALK_RADIUS + 1):
-            if j == i:
-                continue
-            if 0 <= j < len(values):
-                new = dict(sizes)
-                new[s.space] = values[j]
-                out.append(replace(c, sizes=tuple((sp.space, new[sp.space]) for sp in spaces)))
+        if len(moved) > 1 and any(abs(lists[k].index(combo[k]) - lists[k].index(here[k])) > 1 for k in moved):
+            continue
+        out.append(replace(c, sizes=tuple((sp.space, v) for sp, v in zip(spaces, combo))))
     return out
 
 
 def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants: list, single: bool) -> list:
-    """Tilings the time objective compares: the coarse sub-grid of ``lists``, then a walk to
-    better neighbours in the ``full`` candidate lists."""
-    size = 1
-    for values in full:
-        size *= len(values)
-    if size * len(variants) <= EXHAUSTIVE:
-        return [t for c in _feasible(ev, spaces, full, variants, single) if (t := ev.tiling(c)) is not None]
-    coarse = _coarse(lists, [s.dim for s in spaces])
-    scored = [t for c in _feasible(ev, spaces, coarse, variants, single) if (t := ev.tiling(c)) is not None]
-    if not scored:
-        scored = [t for c in _feasible(ev, spaces, lists, variants, single) if (t := ev.tiling(c)) is not None]
-    if not scored:
-        return []
-    best = min(scored, key=ev.key)
-    for _ in range(64):
-        better = None
-        for n in _neighbours(best.choice, spaces, full):
-            if not ev.fits(n):
-                continue
-            t = ev.tiling(n)
-            if t is not None:
-                scored.append(t)
-                if ev.key(t) < ev.key(better or best):
-                    better = t
-        if better is None:
+    """Tilings the time objective compares. Every feasible choice of the grid (of a coarse grid
+    when large: per space, the ends of the size ranges of geometrically spread tile counts) is
+    estimated; the
+    neighbourhoods of the ``REFINE_SEEDS`` best estimates in the full grid are estimated in
+    turn until the best estimates stop changing; then the ``EXACT_TOP`` best estimates (and any
+    within ``EXACT_TIE`` of the best, up to ``EXACT_MAX``) and the original's choice are
+    predicted exactly."""
+    small = prod(len(v) for v in full) * len(variants) <= ESTIMATE_ALL
+    grid_ = full if small else _coarse(full, [s.dim for s in spaces], ev.o.platform.cores)
+    ranked = _ranked(ev, _feasible(ev, spaces, grid_, variants, single))
+    for _ in range(REFINE_ROUNDS):
+        seeds = _seeds(ranked, spaces)
+        fresh = {n for c in seeds for n in _neighbours(c, spaces, full) if n not in ev.estimates and ev.fits(n)}
+        if not fresh:
             break
-        best = better
+        ranked = sorted(ranked + _ranked(ev, sorted(fresh, key=str)), key=lambda x: x[0])
+        if _seeds(ranked, spaces) == seeds:
+            break
+    near = [c for i, (e, c) in enumerate(ranked)
+            if i < EXACT_TOP or (i < EXACT_MAX and e <= ranked[0][0] * (1 + EXACT_TIE))]
+    scored = [t for c in near if (t := ev.tiling(c)) is not None]
+    for part in variants:  # the original's choice, so that time is never predicted worse than it
+        seed = _largest_first(ev, spaces, full, [part])
+        if seed is not None:
+            scored.append(seed)
+    for _, c in ranked[len(near):]:  # every top candidate failed to schedule: take the next ones
+        if scored:
+            break
+        t = ev.tiling(c)
+        if t is not None:
+            scored.append(t)
     return scored
+
+
+def _seeds(ranked: list, spaces: list) -> list:
+    """The best estimated choice of each of the REFINE_SEEDS best cells (tile-count
+    combinations): neighbourhoods of distinct basins, not of one plateau."""
+    seeds, cells = [], set()
+    for _, c in ranked:
+        cell = (tuple(-(-s.dim // c.size(s.space, s.dim)) for s in spaces), c.partial)
+        if cell not in cells:
+            cells.add(cell)
+            seeds.append(c)
+            if len(seeds) == REFINE_SEEDS:
+                break
+    return seeds
+
+
+def _coarse(full: list, dims: list, cores: int) -> list:
+    """Per space, the largest and the smallest size of each tile (chunk) count, for the counts
+    up to COARSE_SMALL and then geometrically spread ones, about COARSE_POINTS ** (1/spaces)
+    counts per space; and, for every count, its largest size that is a multiple of the core
+    count (the guide: such tiles keep the cores of a parallel kernel balanced)."""
+    per_space = max(COARSE_SMALL, round(COARSE_POINTS ** (1 / max(1, len(full)))))
+    out = []
+    for values, dim in zip(full, dims):
+        by_count: dict = {}
+        for v in values:
+            by_count.setdefault(-(-dim // v), []).append(v)
+        counts = sorted(by_count)
+        if len(counts) > per_space:
+            keep, lo, hi = set(counts[:COARSE_SMALL]), counts[COARSE_SMALL], counts[-1]
+            steps = per_space - COARSE_SMALL
+            for j in range(steps):
+                target = lo * (hi / lo) ** (j / max(1, steps - 1))
+                keep.add(min(counts, key=lambda n: abs(n - target)))
+            counts = sorted(keep)
+        chosen = {v for n in counts for v in (by_count[n][0], by_count[n][-1])}
+        chosen |= {next(v for v in vs if v % cores == 0) for vs in by_count.values() if any(v % cores == 0 for v in vs)}
+        out.append(sorted(chosen, reverse=True))
+    return out
+
+
+def _ranked(ev: _Evaluator, feasible: list) -> list:
+    """(estimate, choice) of the choices that can be built, best estimate first."""
+    out = [(e, c) for c in feasible if (e := ev.estimate(c)) is not None]
+    out.sort(key=lambda x: x[0])
+    return out
 
 
 def _stage_variants(t: KernelTiling) -> list:
@@ -272,8 +349,8 @@ def _cache_key(uk: UserKernelDecl, options: SolveOptions):
             id(options.platform))
 
 
-def solve(uk: UserKernelDecl, options: SolveOptions) -> Optional[KernelTiling]:
-    """Choose the tiling of ``uk``; raise TilingError (or warn and return None) when none fits."""
+def solve(uk: UserKernelDecl, options: SolveOptions) -> KernelTiling:
+    """Choose the tiling of ``uk``; TilingError when none fits."""
     if options.objective not in OBJECTIVES:
         raise ModelError(f"unknown tiling objective '{options.objective}'", where=uk.where, kernel=uk.name,
                          hint=f"objectives: {', '.join(sorted(OBJECTIVES))}")
@@ -282,10 +359,9 @@ def solve(uk: UserKernelDecl, options: SolveOptions) -> Optional[KernelTiling]:
     if hit is not None:
         return _rename(hit, uk, options)
     t = _solve(uk, options)
-    if t is not None:
-        _CACHE[key] = t
-        if len(_CACHE) > 4096:
-            _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = t
+    if len(_CACHE) > 4096:
+        _CACHE.pop(next(iter(_CACHE)))
     return t
 
 
@@ -296,11 +372,11 @@ def _rename(t: KernelTiling, uk: UserKernelDecl, options: SolveOptions) -> Kerne
     return replace(t, schedule=build_schedule(t, options.libs or {}, options.naming))
 
 
-def _solve(uk: UserKernelDecl, options: SolveOptions) -> Optional[KernelTiling]:
+def _solve(uk: UserKernelDecl, options: SolveOptions) -> KernelTiling:
     kg, ev, scored = _candidates(uk, options)
     objective = ev.obj
     if len(scored) == 1 and scored[0].promoted and objective.promote_only:
-        return _done(scored[0], options, 1)
+        return _done(scored[0], options, 1, 1)
     if not scored:
         return _no_solution(uk, kg, ev, options)
     best = min(scored, key=ev.key)
@@ -312,7 +388,9 @@ def _solve(uk: UserKernelDecl, options: SolveOptions) -> Optional[KernelTiling]:
                 if v is not None:
                     scored.append(v)
         best = _prefer_less_staging(min(scored, key=ev.key), scored, ev)
-    return _done(best, options, len(scored))
+    if objective.timed:
+        return _done(best, options, max(len(scored), ev.estimated), ev.evaluated)
+    return _done(best, options, len(scored), len(scored))
 
 
 def candidates(uk: UserKernelDecl, options: SolveOptions) -> list:
@@ -355,22 +433,27 @@ def _candidates(uk: UserKernelDecl, options: SolveOptions) -> tuple:
 
 def _largest_first(ev: _Evaluator, spaces: list, full: list, variants: list) -> Optional[KernelTiling]:
     """The original's rule: outer spaces first, each the largest size with which the rest (at
-    their smallest) still fits."""
-    sizes = {sp.space: values[-1] for sp, values in zip(spaces, full)}
-    part = variants[0]
-    for sp, values in zip(spaces, full):
-        for v in values:
-            trial = {**sizes, sp.space: v}
-            c = Choice(tuple((x.space, trial[x.space]) for x in spaces), partial=part)
-            if ev.fits(c) and ev.tiling(c) is not None:
-                sizes = trial
-                break
-    return ev.tiling(Choice(tuple((x.space, sizes[x.space]) for x in spaces), partial=part))
+    their smallest) still fits. Trials are checked on the built candidate; only when the
+    result cannot be scheduled are they checked on their schedules."""
+    for check in (ev.candidate, ev.tiling):
+        sizes = {sp.space: values[-1] for sp, values in zip(spaces, full)}
+        part = variants[0]
+        for sp, values in zip(spaces, full):
+            for v in values:
+                trial = {**sizes, sp.space: v}
+                c = Choice(tuple((x.space, trial[x.space]) for x in spaces), partial=part)
+                if ev.fits(c) and check(c) is not None:
+                    sizes = trial
+                    break
+        t = ev.tiling(Choice(tuple((x.space, sizes[x.space]) for x in spaces), partial=part))
+        if t is not None:
+            return t
+    return None
 
 
-def _done(t: KernelTiling, options: SolveOptions, candidates: int) -> KernelTiling:
+def _done(t: KernelTiling, options: SolveOptions, candidates: int, predicted: int) -> KernelTiling:
     verify(t.schedule, t)
-    return replace(t, objective=options.objective, candidates=candidates)
+    return replace(t, objective=options.objective, candidates=candidates, predicted_candidates=predicted)
 
 
 def reschedule(t: KernelTiling, libs: dict, platform, naming: Naming = DEFAULT_NAMING) -> KernelTiling:
@@ -403,32 +486,29 @@ def _no_solution(uk: UserKernelDecl, kg: KernelGeom, ev: _Evaluator, options: So
             return _no_l2_solution(uk, with_stages(t, {a.name: 1 for a in t.args if a.l3}), options)
         if ev.unsupported is not None:
             return _fail(uk, f"no tiling that fits can be generated: {ev.unsupported.message}",
-                         "change the argument's KerArgSpace or tiling orientation", options)
+                         ev.unsupported.hint or "change the argument's KerArgSpace or tiling orientation")
     if smallest is None:
         free = smallest_choice(kg, constrained=False)
         msg = "no tile size satisfies the tile constraints (EVEN/ODD/ONEPREFTILE/preferred size) of its arguments"
         if free is not None:
             msg += f"; without them the smallest tiling would need {fp.l1(free)} bytes"
-        return _fail(uk, msg, "relax OBJ_CONSTRAINTS_* or PreferedTileSize", options)
+        return _fail(uk, msg, "relax OBJ_CONSTRAINTS_* or PreferedTileSize")
     t = build_tiling(kg, smallest, options.budget)
     dom = max(t.args, key=lambda a: a.l1_bytes)
+    n = total_iterations(fp, smallest)
     msg = (f"no tiling fits the L1 budget of {options.budget} bytes: the smallest tiling "
-           f"({total_iterations(fp, smallest)} iterations) needs {t.l1_bytes} bytes, of which argument "
+           f"({n} iteration{'' if n == 1 else 's'}) needs {t.l1_bytes} bytes, of which argument "
            f"'{dom.name}' takes {dom.l1_bytes} ({_why(dom)})")
     hint = f"raise the L1 budget to at least {t.l1_bytes} bytes or shrink '{dom.name}'"
     free = smallest_choice(kg, constrained=False)
     if free is not None and fp.l1(free) < t.l1_bytes:
         msg += f"; without the tile constraints (EVEN/ODD/preferred size) it would need only {fp.l1(free)} bytes"
         hint += " or relax the tile constraints"
-    return _fail(uk, msg, hint, options)
+    return _fail(uk, msg, hint)
 
 
-def _fail(uk: UserKernelDecl, msg: str, hint: str, options: SolveOptions, arg: Optional[str] = None):
-    if options.nosolution_error:
-        raise TilingError(msg, where=uk.where, kernel=uk.name, arg=arg, hint=hint)
-    warnings.warn(f"{uk.where}: kernel '{uk.name}': {msg}; no code is generated for it ({hint})",
-                  AutoTilerWarning, stacklevel=4)
-    return None
+def _fail(uk: UserKernelDecl, msg: str, hint: str, arg: Optional[str] = None):
+    raise TilingError(msg, where=uk.where, kernel=uk.name, arg=arg, hint=hint)
 
 
 def _no_l2_solution(uk: UserKernelDecl, least: KernelTiling, options: SolveOptions):
@@ -437,7 +517,7 @@ def _no_l2_solution(uk: UserKernelDecl, least: KernelTiling, options: SolveOptio
            f"arguments: the least needs {least.l2_bytes} bytes, of which "
            f"'{dom.name}' takes {dom.l2_bytes} ({dom.stage} slot(s) of {dom.box_bytes_max} B per direction)")
     hint = f"raise the L2 size (SetMemorySizes / --L2) to at least {least.l2_bytes} bytes or keep '{dom.name}' in L2"
-    return _fail(uk, msg, hint, options, dom.name)
+    return _fail(uk, msg, hint, dom.name)
 
 
 def _why(a) -> str:
@@ -448,5 +528,5 @@ def _why(a) -> str:
     return f"{a.nbuf} x {what}" if a.nbuf > 1 else what
 
 
-__all__ = ["AutoTilerWarning", "Objective", "SolveOptions", "OBJECTIVES", "register_objective", "solve", "candidates",
+__all__ = ["Objective", "SolveOptions", "OBJECTIVES", "register_objective", "solve", "candidates",
            "reschedule", "footprint_range", "TRIPLE_MIN_GAIN", "Prediction"]

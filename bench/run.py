@@ -40,6 +40,8 @@ from autotiler.errors import PlatformError, TilingError  # noqa: E402
 from autotiler.model.ir import CArgBinding  # noqa: E402
 from autotiler.objectives import SolveOptions, candidates, reschedule  # noqa: E402
 from autotiler.platforms import get_platform  # noqa: E402
+from autotiler.schedule.build import Unsupported  # noqa: E402
+from autotiler.schedule.estimate import Estimator  # noqa: E402
 from autotiler.tiler.search import promoted_choice  # noqa: E402
 from autotiler.tiler.tiling import build_tiling, l2_fits, with_stages  # noqa: E402
 
@@ -212,8 +214,11 @@ def lower_bounds(t, libs: dict, plat) -> dict:
     kernel run as one tile (any tiling makes at least these calls, each at least this long);
     DMA = max(compulsory, reuse bound) bytes at the cluster DMA's bandwidth; uDMA = the L3-homed
     arguments' bytes, each crossing L3<->L2 once, at the micro-DMA's (``udma["ram"]``)."""
-    whole = reschedule(whole_tiling(t), libs, plat).predicted
-    compute = whole["compute_cycles"] + whole["fork_cycles"]
+    try:
+        whole = reschedule(whole_tiling(t), libs, plat).predicted
+        compute = whole["compute_cycles"] + whole["fork_cycles"]
+    except Unsupported:  # e.g. KER_ARG_TILE_NEXTDB has no next buffer in one tile: the calls' costs alone
+        compute = Estimator(t.kernel, libs, plat).compute(whole_tiling(t))
     c_in, c_out = compulsory(t)
     moved = max(c_in + c_out, movement_bound(t, t.budget) or 0)
     dma = math.ceil(moved / plat.cluster_dma.bytes_per_cycle)

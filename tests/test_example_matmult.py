@@ -13,6 +13,7 @@ import pytest
 import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
+from autotiler.model.session import current_model
 from autotiler.objectives import footprint_range, reschedule
 from autotiler.platforms import get_platform
 from autotiler.schedule.ir import Copy, Direction, If, Loop
@@ -95,23 +96,27 @@ def test_declared_with_two_tiled_spaces():
 
 
 def test_sdk_budget_tilings(tmp_path):
-    """At the SDK's 45000 B (the time objective):
-
-    * ParMatMult: T1 12 tiles of 18 lines (last 2), T0 a single tile: M2 (21000 B) is read once
-      and stays in L1; 36840 B; predicted = simulated 832797 cycles (compute-bound);
-    * ParVectMatMult: T1 5 tiles of 40 lines x T0 7 tiles of 22 columns (last 18); 41640 B
-      (KerBuff 280 B); predicted = simulated 381353 cycles.
-    """
+    """At the SDK's 45000 B (the time objective), e.g. ParMatMult: T1 10 tiles of 22 lines (last
+    2), T0 a single tile: M2 (21000 B) is read once and stays in L1 (832651 cycles,
+    compute-bound); ParVectMatMult: T1 5 x 40 lines, T0 5 x 30 columns (380553 cycles). The
+    exact sizes are the search's business; what must hold: M2 stays in L1 for ParMatMult, both
+    spaces of ParVectMatMult iterate, everything fits, predicted = simulated, and the tilings are
+    predicted no slower than the SDK's own ones (876467 and 408736 cycles) nor than the 'original'
+    objective's."""
     tilings, prog = generate_and_build(tmp_path, model.L1_BUDGET)
     par, vect = tilings["ParMatMult"], tilings["ParVectMatMult"]
-    assert [(lp.space, lp.count) for lp in par.loops] == [(T1, 12), (T0, 1)]
-    assert (par.arg("M1").tile_h(), par.arg("M1").tile_h(last=True)) == (18, 2)
-    assert par.arg("M2").level is None and par.arg("M2").slot_bytes == 21000 and par.l1_bytes == 36840
-    assert [(lp.space, lp.count) for lp in vect.loops] == [(T1, 5), (T0, 7)]
-    assert (vect.arg("M1").tile_h(), vect.arg("M1").tile_h(last=True)) == (40, 40)
-    assert (vect.arg("M2").tile_w(), vect.arg("M2").tile_w(last=True)) == (22, 18)
-    assert vect.arg("KerBuff").l1_bytes == 280 and vect.l1_bytes == 41640 <= model.L1_BUDGET
-    assert (par.predicted.cycles, vect.predicted.cycles) == (832797, 381353)
+    assert par.count(T1) > 1 and par.count(T0) == 1
+    assert par.arg("M2").level is None and par.arg("M2").slot_bytes == 21000
+    assert vect.count(T1) > 1 and vect.count(T0) > 1
+    assert vect.arg("KerBuff").l1_bytes == 280
+    assert par.l1_bytes <= model.L1_BUDGET and vect.l1_bytes <= model.L1_BUDGET
+    assert par.predicted.cycles <= 876467 and vect.predicted.cycles <= 408736
+    with Model():
+        SetTilingObjective("original")
+        model.declare(model.L1_BUDGET)
+        original = current_model().tilings
+    assert par.predicted.cycles <= original["ParMatMult"].predicted.cycles
+    assert vect.predicted.cycles <= original["ParVectMatMult"].predicted.cycles
     check_both(tilings, prog)
     # Norm 0 (no rounding, mostly saturated) and 15 as well
     for norm in (0, 15):

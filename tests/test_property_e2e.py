@@ -19,7 +19,7 @@ from autotiler.tiler.tiling import with_stages
 from .conftest import ROOT
 
 KERNELS = ROOT / "tests" / "kernels"
-PLATFORM = get_platform("gap8", l2_size=4 * 1024 * 1024)
+PLATFORM = get_platform("gap8", l1_size=2 * 1024 * 1024, l2_size=4 * 1024 * 1024)  # budgets up to all-fits
 CTYPES = {1: "Wordu8", 2: "Wordu16", 4: "Wordu32"}
 DTYPES = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 
@@ -109,7 +109,7 @@ cases = st.fixed_dictionaries({
 
 
 def _budget(c):
-    with Model() as m:
+    with Model(PLATFORM) as m:
         declare(c, 1 << 20)
         uk = m.kernels["Win"]
         low, high = footprint_range(uk)
@@ -123,7 +123,7 @@ def test_random_kernels_match_numpy_on_the_simulated_chip(c, tmp_path_factory):
     if (c["w"] if c["vertical"] else c["h"]) - c["ov"] < 1:
         return
     budget = _budget(c)
-    with Model() as m:
+    with Model(PLATFORM) as m:
         tiling = declare(c, budget)
         if tiling is None:  # only tile constraints can make a budget >= the smallest footprint fail
             assert c["cons"] or c["pref"]

@@ -7,7 +7,7 @@ from typing import Optional
 
 from ..codegen.files import naming
 from ..constants import AT_KernelInfo_T, KernelIteratorT, Object_Type_T, Tile_Orientation_T
-from ..errors import ModelError
+from ..errors import ModelError, TilingError
 from ..model.ir import (
     CallDecl,
     CArg,
@@ -75,13 +75,25 @@ def UserKernel(*args, **kwargs) -> Optional[KernelTiling]:
 def solve_options(model: Model, uk: UserKernelDecl) -> SolveOptions:
     o = uk.options
     return SolveOptions(budget=model.l1_budget, promote=o.buffer_promote, partial_promote=o.partial_buffer_promote,
-                        nosolution_error=o.nosolution_error, objective=o.objective, platform=model.platform,
+                        objective=o.objective, platform=model.platform,
                         libs=dict(model.libs), l2_budget=model.l2_budget, naming=naming(model))
 
 
 def _tile_and_record(model: Model, uk: UserKernelDecl) -> Optional[KernelTiling]:
-    tiling = solve(uk, solve_options(model, uk))
-    if tiling is None:
+    p = model.platform
+    if model.l1_budget > p.l1_size:
+        raise ModelError(f"the L1 budget of {model.l1_budget} bytes exceeds the {p.l1_size} bytes of L1 of platform "
+                         f"'{p.name}'", where=uk.where, kernel=uk.name,
+                         hint="lower SetL1MemorySize / --L1, or model a chip with more L1: "
+                              f"Model(autotiler.platforms.get_platform('{p.name}', l1_size=...))")
+    try:
+        tiling = solve(uk, solve_options(model, uk))
+    except TilingError as err:
+        if uk.options.nosolution_error:
+            raise
+        # AT_KERNEL_NOSOLUTION_ERROR off: the generator probes (e.g. an untiled variant first);
+        # the reason is kept, and reported only if no declaration of this name produces code
+        model.unsolved[uk.name] = err
         return None
     model.kernels[uk.name] = uk
     model.tilings[uk.name] = tiling
@@ -111,10 +123,10 @@ def SetKerArgInL3(Name: str, ArgName: str) -> KernelTiling:
     if arg is None:
         raise ModelError(f"SetKerArgInL3: kernel '{uk.name}' has no argument '{ArgName}'", where=where, kernel=uk.name,
                          hint="arguments: " + ", ".join(a.name for a in uk.kerargs))
-    new = replace(uk, kerargs=tuple(replace(a, obj_type=a.obj_type | Object_Type_T.O_L2DB)
+    new = replace(uk, kerargs=tuple(replace(a, obj_type=int(a.obj_type | Object_Type_T.O_L2DB))
                                     if a.name == ArgName else a for a in uk.kerargs))
     validate_user_kernel(new, model.libs)
-    tiling = solve(new, replace(solve_options(model, new), nosolution_error=True))
+    tiling = solve(new, solve_options(model, new))
     model.kernels[uk.name], model.tilings[uk.name] = new, tiling
     return tiling
 

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
 from dataclasses import dataclass
 
 import jinja2
@@ -15,7 +16,7 @@ import jinja2
 from .. import __version__
 from ..bounds import describe
 from ..constants import AT_GraphCtrl_T, AT_MemLocation_T
-from ..errors import CodegenError
+from ..errors import AutoTilerWarning, CodegenError
 from ..model.ir import CArgForm, ImmBinding
 from ..model.validate import carg_homes, group_homes
 from ..schedule.build import Naming, build_schedule, transfer_shape
@@ -69,7 +70,8 @@ def kernel_comment(t: KernelTiling, platform=None) -> list:
     space = " > ".join(f"{_short(lp.space)}[{lp.count}]" for lp in t.loops)
     lines = [
         f"{k.name}: {t.describe()}.",
-        f"Iteration space {space}; objective '{t.objective}' over {t.candidates} candidate tiling(s).",
+        f"Iteration space {space}; objective '{t.objective}' over {t.candidates} candidate tiling(s)"
+        + (f" ({t.predicted_candidates} predicted exactly)." if t.predicted_candidates < t.candidates else "."),
         f"L2<->L1 traffic: {t.traffic_in} B in, {t.traffic_out} B out.",
     ]
     if t.traffic_l3:
@@ -185,7 +187,12 @@ def render_kernel(model, name: str) -> RenderKernel:
 
 
 def generate(model) -> dict:
-    """All generated files of a model as ``{file name: text}`` (pure: nothing is written)."""
+    """All generated files of a model as ``{file name: text}`` (nothing is written; an
+    AutoTilerWarning names every kernel declared without a tiling and never declared again)."""
+    for name, err in model.unsolved.items():
+        if name not in model.kernels:
+            warnings.warn(f"{err}; AT_KERNEL_NOSOLUTION_ERROR is off, so no code is generated for it",
+                          AutoTilerWarning, stacklevel=2)
     files = model.files
     sym = model.symbols
     l1_size = max((t.l1_bytes for t in model.tilings.values()), default=0)

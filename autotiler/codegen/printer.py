@@ -10,7 +10,7 @@ does not say.
 
 from __future__ import annotations
 
-from ..schedule.expr import Expr, to_c
+from ..schedule.expr import Expr, plus_c, to_c
 from ..schedule.ir import Comment, Compute, Copy, Direction, Engine, If, Let, Level, Loop, Region, Schedule, Wait
 
 INDENT = "\t"
@@ -25,9 +25,8 @@ class Printer:
 
     # -- pieces ------------------------------------------------------------------------------------
     def address(self, r: Region) -> str:
-        off = to_c(r.offset)
         base = r.base if r.base in self.symbols else f"(char *) {r.base}"
-        return base if off == "0" else f"{base} + {off}"
+        return base if to_c(r.offset) == "0" else plus_c(base, r.offset)
 
     def event(self, e) -> str:
         return f"&{e.name}" if e.index is None else f"&{e.name}[{to_c(e.index)}]"

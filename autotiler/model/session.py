@@ -75,6 +75,7 @@ class Model:
         self.templates: dict = {}       # LibKernelTemplate name -> CArgs
         self.kernels: dict = {}         # name -> UserKernelDecl (declaration order)
         self.tilings: dict = {}         # name -> the tiler's KernelTiling
+        self.unsolved: dict = {}        # name -> TilingError of a declaration with NOSOLUTION_ERROR off
         self.groups: dict = {}          # name -> KernelGroupDecl
         self.group_members: dict = {}   # group name -> [kernel names]
         self.keep_group: dict = {}      # group name -> KER_OPT_KEEP_GROUP when it was closed

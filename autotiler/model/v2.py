@@ -177,7 +177,7 @@ def _arg(a: KerArgDecl, space: KernelSpace, dims: V2Dims, kernel: str) -> KerArg
                              where=a.where, kernel=kernel, arg=a.name,
                              hint=f"add {space_name(tile, True)} to KernelIterationOrder")
         refs.append(SpaceRef(tile))
-    return replace(a, space=ArgSpace(tuple(refs), a.where), obj_type=t & ~_STRIPPED)
+    return replace(a, space=ArgSpace(tuple(refs), a.where), obj_type=int(t) & ~int(_STRIPPED))
 
 
 def translate(name: str, dims: V2Dims, order: V2Order, kerargs: tuple, calls: tuple) -> tuple:

@@ -201,16 +201,23 @@ class Builder:
         self.loop_names = set(self.var.values()) | set(self.total_var.values())
         self.loop_names |= {"Next" + v for v in self.var.values()}
         self.next_lets: dict = {}
+        self._ix_cache: dict = {}
+        self._memo: dict = {}
 
     # -- indices --------------------------------------------------------------------------------
     def current(self, live: Optional[set] = None) -> Ix:
         """Indices inside the loops ``live`` (all of them when None); loops not live count as
         their first iteration."""
+        key = frozenset(live) if live is not None else None
+        hit = self._ix_cache.get(key)
+        if hit is not None:
+            return hit
         idx = {}
         for sp in self.order:
             on = self.count[sp] > 1 and (live is None or sp in live)
             idx[sp] = Var(self.var[sp]) if on else ZERO
-        return Ix(idx)
+        ix = self._ix_cache[key] = Ix(idx)
+        return ix
 
     def levels(self, level) -> list:
         return self.order[: self.order.index(level) + 1] if level is not None else []
@@ -280,13 +287,26 @@ class Builder:
         n = d.count
         return ix.eq(d.space, 0), ix.eq(d.space, n - 1)
 
+    def _cached(self, what: str, d: DimTiling, ix: Ix, make) -> Expr:
+        key = (what, id(d), id(ix))
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = (make(), d, ix)  # d and ix kept alive: their ids stay unique
+        return hit[0]
+
     def view_start(self, d: DimTiling, ix: Ix) -> Expr:
+        return self._cached("start", d, ix, lambda: self._view_start(d, ix))
+
+    def view_extent(self, d: DimTiling, ix: Ix) -> Expr:
+        return self._cached("extent", d, ix, lambda: self._view_extent(d, ix))
+
+    def _view_start(self, d: DimTiling, ix: Ix) -> Expr:
         if not d.iterates:
             return Const(d.b)
         first, last = self._classes(d, ix)
         return add(add(add(mul(ix.idx[d.space], d.a), d.b), select(first, d.f0, 0)), select(last, d.fl, 0))
 
-    def view_extent(self, d: DimTiling, ix: Ix) -> Expr:
+    def _view_extent(self, d: DimTiling, ix: Ix) -> Expr:
         if not d.iterates:
             return Const(d.only)
         first, last = self._classes(d, ix)
@@ -591,7 +611,22 @@ class Builder:
                                          Const(a.pad_bytes)), True)
         writes = a.decl.is_out or a.kind != ArgKind.DATA
         start = add(a.offset, mul(self.parity(a, counter), a.slot_bytes))
+        if self._in_flight(a, live):
+            # before (after) its loop the first (last) instance is still on its way in (out): a
+            # kernel may only touch the delay line around the data (the FIR's init kernel)
+            if not a.pad_bytes:
+                raise Unsupported(
+                    f"a call outside the {_short(a.level)} loop binds the tile of '{a.name}', whose "
+                    f"{'first instance is still being read' if a.reads else 'last instance is still being written'}"
+                    " there", hint=f"bind '{a.name}' inside the loop, or KER_ARG (its buffer), or give it a delay "
+                    "line (KerArgPad) if the kernel only touches that")
+            return Access(a.name, Region(Level.L1, self.n.l1, start, Const(a.pad_bytes)), True)
         return Access(a.name, Region(Level.L1, self.n.l1, start, Const(a.slot_bytes)), writes)
+
+    def _in_flight(self, a: ArgTiling, live: Optional[set]) -> bool:
+        """A double-buffered argument has a transfer in flight where its loop is not running."""
+        return (a.nbuf == 2 and a.level is not None and live is not None and a.level not in live
+                and (a.reads or a.writes))
 
     def _karg(self, b: KArgBinding, ix: Ix, live: set, acc: list) -> Expr:
         a = self.t.arg(b.arg)

@@ -470,6 +470,11 @@ def to_c(e: Expr) -> str:
     return f"{left}{space}{e.op}{space}{right}"
 
 
+def plus_c(left: str, e: Expr) -> str:
+    """C text of ``left + e`` (``left`` already C text, e.g. a cast pointer)."""
+    return f"{left} + {_paren(e, _PREC['+'])}"
+
+
 # ----------------------------------------------------------------------------------------------
 # Evaluation
 
@@ -679,6 +684,6 @@ def restrict(c: Cmp, inner: dict, env: Env) -> object:
 __all__ = [
     "Expr", "Const", "Var", "Bin", "Cmp", "Logic", "Not", "Select", "Cast", "CallExpr", "Subscript", "Deref", "Vector", "ZERO", "ONE", "TRUE",
     "FALSE", "lift", "const_value", "add", "sub", "neg", "mul", "div", "mod", "cmp", "eq", "ne", "lt", "ge",
-    "land", "lor", "lnot", "select", "cast", "assume", "to_c", "compile_expr", "evaluate", "names", "affine", "Sensitive",
+    "land", "lor", "lnot", "select", "cast", "assume", "to_c", "plus_c", "compile_expr", "evaluate", "names", "affine", "Sensitive",
     "comparisons", "crossing", "restrict",
 ]

@@ -22,6 +22,7 @@ from math import gcd
 from typing import Callable, Optional
 
 from .expr import (
+    _CMP,
     Bin,
     Cmp,
     Const,
@@ -34,7 +35,6 @@ from .expr import (
     compile_expr,
     div,
     names,
-    restrict,
 )
 from .ir import Comment, Compute, Copy, If, Let, Loop, Wait
 
@@ -124,6 +124,8 @@ class _Loop:
     outer: list = field(default_factory=list)       # comparisons reading an enclosing loop's index
     outer_vars: tuple = ()                          # enclosing indices read outside comparisons
     period: int = 1                                 # lcm of the event rings' moduli
+    own_forms: list = field(default_factory=list)
+    outer_forms: list = field(default_factory=list)
 
 
 @dataclass
@@ -132,6 +134,29 @@ class _Stmt:
     node: object
     fns: tuple = ()
     body: list = field(default_factory=list)
+
+
+class _Form:
+    """A comparison ``sum(coef * var) + const  op  0`` over every name it reads (loop indices,
+    C arguments), precomputed once; None when it is not affine."""
+
+    __slots__ = ("op", "coefs", "const")
+
+    def __init__(self, c: Cmp):
+        d = affine(Bin("-", c.a, c.b), frozenset(names(c)), {})
+        self.op = c.op
+        self.coefs, self.const = (d if d is not None else (None, 0))
+
+
+def _truth(op: str, lo: int, hi: int):
+    """The comparison's value when ``lo <= x <= hi`` (x the affine value), or None if it varies."""
+    f = _CMP[op]
+    if op in ("==", "!="):
+        if lo == hi:
+            return bool(f(lo, 0))
+        return (op == "!=") if (lo > 0 or hi < 0) else None
+    a, b = f(lo, 0), f(hi, 0)
+    return bool(a) if a == b else None
 
 
 class Program:
@@ -145,6 +170,10 @@ class Program:
         self.totals = dict(schedule.totals)
         self.loops: list = []
         self.body = self._compile(schedule.body, defs=dict(self.totals), enclosing=[], conds=[])
+        forms: dict = {}
+        for lp in self.loops:
+            lp.own_forms = [forms.setdefault(c, _Form(c)) for c in dict.fromkeys(lp.own)]
+            lp.outer_forms = [forms.setdefault(c, _Form(c)) for c in dict.fromkeys(lp.outer)]
 
     # -- compilation ------------------------------------------------------------------------------
     def _compile(self, stmts, defs: dict, enclosing: list, conds: list) -> list:
@@ -264,8 +293,25 @@ class Walker:
 
     # -- loops --------------------------------------------------------------------------------------
     def _signature(self, lp: _Loop):
-        env = self.env
-        parts = [restrict(c, lp.inner, env) for c in lp.outer]
+        """The outer indices as far as the loop's subtree can tell them apart: each comparison
+        it reads restricted to the box of its own indices (see expr.restrict)."""
+        env, inner = self.env, lp.inner
+        parts = []
+        for f in lp.outer_forms:
+            if f.coefs is None:
+                parts.append(None)
+                continue
+            k, lo, hi, free = f.const, 0, 0, []
+            for v, a in f.coefs.items():
+                n = inner.get(v)
+                if n is None:
+                    k += a * env[v]
+                else:
+                    free.append((v, a))
+                    lo += min(0, a * (n - 1))
+                    hi += max(0, a * (n - 1))
+            t = _truth(f.op, k + lo, k + hi)
+            parts.append(t if t is not None else (tuple(free), k))
         parts += [env[v] for v in lp.outer_vars]
         return tuple(parts)
 
@@ -296,8 +342,8 @@ class Walker:
             return None
         points = {0, lp.extent}
         env = self.env
-        for c in lp.own:
-            pts = _crossings(c, lp, env)
+        for f in lp.own_forms:
+            pts = _crossings(f, lp, env)
             if pts is None:
                 return None
             points.update(p for p in pts if 0 < p < lp.extent)
@@ -339,20 +385,25 @@ class Walker:
         self._block(lp.body)
 
 
-def _crossings(c: Cmp, lp: _Loop, env: dict) -> Optional[set]:
-    """Indices of ``lp`` at which the comparison ``c`` may change value, whatever the indices of
-    the loops inside ``lp`` (their full ranges); None when too many."""
-    inner = {v: n for v, n in lp.inner.items() if v != lp.var}
-    free = frozenset(inner) | {lp.var}
-    d = affine(Bin("-", c.a, c.b), free, env)
-    if d is None:
+def _crossings(f: _Form, lp: _Loop, env: dict) -> Optional[set]:
+    """Indices of ``lp`` at which a comparison may change value, whatever the indices of the
+    loops inside ``lp`` (their full ranges); None when too many."""
+    if f.coefs is None:
         return None
-    coefs, k = d
-    a = coefs.get(lp.var, 0)
+    a = f.coefs.get(lp.var, 0)
     if a == 0:
         return set()
-    rlo = k + sum(min(0, b * (inner[v] - 1)) for v, b in coefs.items() if v != lp.var)
-    rhi = k + sum(max(0, b * (inner[v] - 1)) for v, b in coefs.items() if v != lp.var)
+    rlo = rhi = f.const
+    for v, b in f.coefs.items():
+        if v == lp.var:
+            continue
+        n = lp.inner.get(v)
+        if n is None:
+            rlo += b * env[v]
+            rhi += b * env[v]
+        else:
+            rlo += min(0, b * (n - 1))
+            rhi += max(0, b * (n - 1))
     t1, t2 = -rlo / a, -rhi / a
     lo, hi = int(min(t1, t2)) - 1, int(max(t1, t2)) + 2
     if hi - lo > MAX_BREAKPOINTS:

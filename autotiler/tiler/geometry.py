@@ -29,11 +29,11 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Optional
 
-from ..constants import SPACE_PROP_ONE_TILE, SPACE_PROP_REVERT, KernelIteratorT, Object_Type_T
+from ..constants import SPACE_PROP_ONE_TILE, SPACE_PROP_REVERT, KernelArgSelect_T, KernelIteratorT, Object_Type_T
 from ..constants import KernelArgConstraints_T as C
 from ..constants import Tile_Orientation_T as T
 from ..errors import ModelError
-from ..model.ir import KerArgDecl, SpaceKind, UserKernelDecl
+from ..model.ir import KArgBinding, KerArgDecl, SpaceKind, UserKernelDecl
 from ..model.validate import space_name
 
 O = Object_Type_T
@@ -93,6 +93,7 @@ class ArgGeom:
     h: int
     item: int
     l2_bytes: int               # bytes of the argument in L2/L3 (0 for L1-only kinds)
+    next_db: bool = False       # a call binds KER_ARG_TILE_NEXTDB: it stays double buffered
 
     @property
     def name(self) -> str:
@@ -206,9 +207,21 @@ def _l2_bytes(a: KerArgDecl, refs: tuple) -> int:
     return outer.dim * outer.stride * a.item_size
 
 
+def _next_db_args(uk: UserKernelDecl) -> set:
+    """Arguments a call binds with KER_ARG_TILE_NEXTDB (also inside a predicate list)."""
+    out = set()
+    for call in uk.calls:
+        for b in call.bindings:
+            for k in getattr(b, "preds", (b,)):
+                if isinstance(k, KArgBinding) and k.select == KernelArgSelect_T.KER_ARG_TILE_NEXTDB:
+                    out.add(k.arg)
+    return out
+
+
 def kernel_geometry(uk: UserKernelDecl) -> KernelGeom:
     """The geometry of a validated user kernel; ModelError on sizes that do not tile."""
     args = []
+    next_db = _next_db_args(uk)
     for a in uk.kerargs:
         kind = _kind(a)
         tiled_ref = a.space.tiled
@@ -221,7 +234,8 @@ def kernel_geometry(uk: UserKernelDecl) -> KernelGeom:
             raise ModelError(f"is {size} bytes: the generated C addresses memory with 32-bit int offsets, so an "
                              f"argument must stay below {INT_LIMIT} bytes", where=a.where, kernel=uk.name, arg=a.name,
                              hint="split the data over several kernels or reduce its dimensions")
-        args.append(ArgGeom(a, kind, refs, tile, tiled_ref.space if tiled_ref else None, a.w, a.h, a.item_size, l2))
+        args.append(ArgGeom(a, kind, refs, tile, tiled_ref.space if tiled_ref else None, a.w, a.h, a.item_size, l2,
+                            a.name in next_db))
     args = _ratios(args, uk)
     spaces = tuple(_space_geom(s, args, uk) for s in uk.space.spaces)
     return KernelGeom(uk, spaces, tuple(args))

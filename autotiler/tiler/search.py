@@ -30,30 +30,34 @@ from .tiling import Choice, align
 O = Object_Type_T
 THIN_SMALL = 24        # every candidate up to this many tiles/chunks is kept ...
 THIN_GROWTH = 1.15     # ... past it, counts grow by at least 15% from one candidate to the next
+_EVEN, _ODD, _ONEPREF = (int(C.OBJ_CONSTRAINTS_EVEN), int(C.OBJ_CONSTRAINTS_ODD),
+                         int(C.OBJ_CONSTRAINTS_ONEPREFTILE))  # plain ints: IntFlag arithmetic is slow
 
 
-def meets_constraints(g: ArgGeom, tile: int, n: int) -> bool:
-    """EVEN/ODD/ONEPREFTILE/PreferedTileSize/MinTileSize on the standard tile (all tiles but the
-    last one; nothing to meet with a single tile)."""
+def meets_constraints(g: ArgGeom, tile: int, n: int, overlap: int = 0) -> bool:
+    """EVEN/ODD/ONEPREFTILE/PreferedTileSize on the step of the standard tile (all tiles but
+    the last one; nothing to meet with a single tile), MinTileSize on the whole tile (step plus
+    ``overlap``). The step is what the original constrains: a stride-2 convolution's input
+    (TileCons 2, overlap 1) has odd tiles of an even step."""
     d = g.decl
     c, pref = d.constraints, d.preferred
     if n == 1:
         return True
-    if c & C.OBJ_CONSTRAINTS_EVEN and tile % 2:
+    if c & _EVEN and tile % 2:
         return False
-    if c & C.OBJ_CONSTRAINTS_ODD and not tile % 2:
+    if c & _ODD and not tile % 2:
         return False
-    if c & C.OBJ_CONSTRAINTS_ONEPREFTILE:
+    if c & _ONEPREF:
         return tile == pref
     if pref and tile % pref:
         return False
-    return tile >= d.min_tile
+    return tile + overlap >= d.min_tile
 
 
 def _step_ok(parts: list, k: int, n: int, constrained: bool) -> bool:
     for g in parts:
         t = g.tile
-        if constrained and not meets_constraints(g, t.ratio * k + t.overlap, n):
+        if constrained and not meets_constraints(g, t.ratio * k, n, t.overlap):
             return False
         if not valid_tiling(t, k, n):
             return False
@@ -159,6 +163,7 @@ class _ArgSpec:
     const: int                  # product of the extents that never change
     varying: tuple              # (space, kind): extents that depend on the choice
     resident: frozenset         # spaces it is always resident over
+    next_db: bool = False       # stays double buffered under single buffering (KER_ARG_TILE_NEXTDB)
 
 
 class Footprint:
@@ -188,7 +193,7 @@ class Footprint:
             else:
                 varying.append((g.tile.space, "dyn" if g.kind == ArgKind.DYNTILE else "tile"))
         return _ArgSpec(g.name, g.kind, g.item, (g.decl.bottom + g.decl.top) * g.item,
-                        g.decl.has(O.O_DB), const, tuple(varying), resident)
+                        g.decl.has(O.O_DB), const, tuple(varying), resident, g.next_db)
 
     def count(self, space, choice: Choice) -> int:
         s = self.spaces[space]
@@ -217,6 +222,9 @@ class Footprint:
             if what == "dyn":
                 extent *= n
                 continue
+            if what == "tile" and n == 1:  # one tile (also promoted): its lines, as tiling._tile_view
+                extent *= self._tile_extent(spec.name, s.dim, 1)
+                continue
             if choice.promoted or space in partial:
                 extent *= s.dim if what == "ref" else self.kg.arg(spec.name).tile.dim
                 continue
@@ -231,7 +239,8 @@ class Footprint:
             moves = moves or n > 1
         slot = align(extent * spec.item + spec.extra)
         movable = spec.kind in (ArgKind.DATA, ArgKind.ONETILE)
-        nbuf = 2 if spec.db and movable and moves and not choice.single_buffer and not choice.promoted else 1
+        single = choice.single_buffer and not spec.next_db
+        nbuf = 2 if spec.db and movable and moves and not single and not choice.promoted else 1
         return slot * nbuf
 
     def l1(self, choice: Choice) -> int:

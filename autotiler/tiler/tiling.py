@@ -281,7 +281,8 @@ class KernelTiling:
     traffic_l3_out: int = 0
     l2_bytes: int = 0
     objective: str = ""
-    candidates: int = 0
+    candidates: int = 0     # tilings the objective compared ...
+    predicted_candidates: int = 0  # ... of which scheduled and predicted exactly (the time objective)
     predicted: object = None    # schedule.cost.Prediction of the chosen tiling
     schedule: object = field(default=None, compare=False)
 
@@ -405,11 +406,15 @@ def _ref_dim(r, lp: LoopTiling, resident: bool) -> DimTiling:
     return DimTiling(name, r.space, r.dim, r.stride, n, resident, a=c, std=c, first=c, last=last, only=r.dim)
 
 
-def _tile_view(t, lp: LoopTiling, name: str, stride: int, resident: bool) -> DimTiling:
+def _tile_view(t, lp: LoopTiling, name: str, stride: int, resident: bool, buffer: bool) -> DimTiling:
     n, k = lp.count, lp.std
     if n == 1:
+        # a single tile of data: the box is the view (the lines actually used, UsedH of H), so
+        # that planes are TILE_W x TILE_H apart in L1 as the basic kernels step them
         span = tile_span(t, k, 1, 0)
-        return constant_dim(name, t.space, t.dim, stride, 1, extent=span.length, start=span.start, resident=resident)
+        whole = span.start == 0 and span.length == t.dim
+        return constant_dim(name, t.space, t.dim, stride, 1, extent=span.length, start=span.start,
+                            resident=resident and (whole or buffer))
     s0, s1, sl = tile_span(t, k, n, 0), tile_span(t, k, n, 1), tile_span(t, k, n, n - 1)
     std, _, step = tile_sizes(t, k, n)
     middle = std if n > 2 else s0.length
@@ -430,7 +435,7 @@ def _plane_dims(g: ArgGeom, lp: Optional[LoopTiling], resident: bool) -> tuple:
         n = lp.count
         d = DimTiling(name, t.space, n, stride, n, True, a=1, std=1, first=1, last=1, only=1)
     else:
-        d = _tile_view(t, lp, name, stride, resident)
+        d = _tile_view(t, lp, name, stride, resident, g.kind in (ArgKind.BUFFER, ArgKind.SCRATCH))
     return (d, wd) if t.horizontal else (hd, d)
 
 
@@ -444,7 +449,9 @@ def _resident_spaces(g: ArgGeom, choice: Choice) -> set:
     return out
 
 
-def _arg_tiling(g: ArgGeom, loops: dict, order: list, choice: Choice) -> ArgTiling:
+def _arg_tiling(g: ArgGeom, loops: dict, order: list, choice: Choice, end: int) -> ArgTiling:
+    """The argument's tiling, its slot placed after the previous argument's (ending at ``end``):
+    4-byte aligned unless O_STACK_PRED."""
     res = _resident_spaces(g, choice)
     dims = [_ref_dim(r, loops[r.space], r.space in res) for r in g.refs]
     lp = loops.get(g.tile.space) if g.tile else None
@@ -456,7 +463,7 @@ def _arg_tiling(g: ArgGeom, loops: dict, order: list, choice: Choice) -> ArgTili
     box = prod(d.max_extent for d in dims) * g.item
     extra = (g.decl.bottom + g.decl.top) * g.item
     slot = align(box + extra)
-    db = g.decl.has(O.O_DB) and not choice.single_buffer
+    db = g.decl.has(O.O_DB) and (not choice.single_buffer or g.next_db)
     nbuf = 2 if db and g.kind in (ArgKind.DATA, ArgKind.ONETILE) and instances > 1 else 1
     t = g.tile
     std = last = step = pfirst = plast = 0
@@ -466,21 +473,10 @@ def _arg_tiling(g: ArgGeom, loops: dict, order: list, choice: Choice) -> ArgTili
         plast = tile_span(t, lp.std, lp.count, lp.count - 1).pad_after
     return ArgTiling(g, dims, level if g.kind == ArgKind.DATA or g.kind == ArgKind.ONETILE else None,
                      instances if g.kind in (ArgKind.DATA, ArgKind.ONETILE) else 1, nbuf, slot,
-                     reads=g.reads, writes=g.writes, l3=g.decl.in_l3 and (g.reads or g.writes),
+                     offset=end if g.decl.has(O.O_STACK_PRED) else align(end), reads=g.reads, writes=g.writes, l3=g.decl.in_l3 and (g.reads or g.writes),
                      tile_std=std, tile_last=last, step=step, pad_first=pfirst, pad_last=plast,
                      resident_all=all(not d.moving for d in dims) and g.kind in (ArgKind.DATA, ArgKind.BUFFER)
                      and (choice.promoted or g.kind == ArgKind.BUFFER))
-
-
-def _layout(args: list) -> tuple:
-    """Slots one after another in KerArgs order, 4-byte aligned unless O_STACK_PRED."""
-    placed, offset = [], 0
-    for a in args:
-        if not a.decl.has(O.O_STACK_PRED):
-            offset = align(offset)
-        placed.append(replace(a, offset=offset))
-        offset += a.l1_bytes
-    return tuple(placed), align(offset)
 
 
 def arg_traffic(a: ArgTiling, loops: dict, order: list) -> int:
@@ -503,14 +499,20 @@ def build_tiling(kg: KernelGeom, choice: Choice, budget: int, stage_depth: Optio
     loops = loop_tilings(kg, choice)
     by_space = {lp.space: lp for lp in loops}
     order = [lp.space for lp in loops]
-    args = [_arg_tiling(g, by_space, order, choice) for g in kg.args]
-    placed, total = _layout(args)
+    placed, end = [], 0
+    for g in kg.args:
+        a = _arg_tiling(g, by_space, order, choice, end)
+        placed.append(a)
+        end = a.offset + a.l1_bytes
+    total = align(end)
     moved = [(a, arg_traffic(a, by_space, order)) for a in placed]
-    t = KernelTiling(kg, choice, loops, placed, total, budget,
+    t = KernelTiling(kg, choice, loops, tuple(placed), total, budget,
                      traffic_in=sum(b for a, b in moved if a.reads), traffic_out=sum(b for a, b in moved if a.writes),
                      traffic_l3_in=sum(b for a, b in moved if a.reads and a.l3),
                      traffic_l3_out=sum(b for a, b in moved if a.writes and a.l3))
     default = 1 if choice.single_buffer else 2
+    if not any(a.l3 for a in placed):
+        return t
     return with_stages(t, {a.name: stage_depth or default for a in placed if a.l3})
 
 

@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * FFT2D_128Horizontal: 6 tiles of 24 lines (last 8) on 'In', 30720 B of 32768 B L1.
- * Iteration space T0[6]; objective 'time' over 3 candidate tiling(s).
+ * Iteration space T0[6]; objective 'time' over 4 candidate tiling(s) (3 predicted exactly).
  * L2<->L1 traffic: 16384 B in, 65536 B out.
  *   In         128x128x1B [H] tile     in      L1 @0: 2 x 3072 B, moved at T0 x6 (1D)
  *   Out        128x128x4B [H] tile     out     L1 @6144: 2 x 12288 B, moved at T0 x6 (1D)
@@ -72,7 +72,7 @@ void FFT2D_128Horizontal(
 
 /*
  * FFT2D_128Vertical: 4 tiles of 32 columns (last 32) on 'InOut', 32768 B of 32768 B L1.
- * Iteration space T0[4]; objective 'time' over 4 candidate tiling(s).
+ * Iteration space T0[4]; objective 'time' over 5 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 65536 B in, 65536 B out.
  *   InOut      128x128x4B [W] tile     in+out  L1 @0: 2 x 16384 B, moved at T0 x4 (2D)
  * Predicted 243046 cycles on gap8 (compute 229536, DMA busy 20720, stalls 12918).

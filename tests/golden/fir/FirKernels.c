@@ -5,14 +5,14 @@
 L1_CL_MEM AT_L1_POINTER FIR_L1_Memory;
 
 /*
- * TiledFir10GenericScalar: 12 tiles of 2920 lines (last 648) on 'KerIn', 23420 B of 51200 B L1.
- * Iteration space T0[12]; objective 'time' over 22 candidate tiling(s).
+ * TiledFir10GenericScalar: 9 tiles of 4040 lines (last 448) on 'KerIn', 32380 B of 51200 B L1.
+ * Iteration space T0[9]; objective 'time' over 181 candidate tiling(s) (13 predicted exactly).
  * L2<->L1 traffic: 65556 B in, 65536 B out.
- *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 5860 B, moved at T0 x12 (1D)
- *   KerCoeffs  1x10x2B [-] resident in      L1 @11720: 1 x 20 B, moved once
- *   KerOut     1x32768x2B [H] tile     out     L1 @11740: 2 x 5840 B, moved at T0 x12 (1D)
- * Predicted 158367 cycles on gap8 (compute 156270, DMA busy 17137, stalls 967).
- * Bounds: compute 157050, DMA 16387 cycles (compulsory 131092 B); roofline 157050 cycles (compute-bound).
+ *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8100 B, moved at T0 x9 (1D)
+ *   KerCoeffs  1x10x2B [-] resident in      L1 @16200: 1 x 20 B, moved once
+ *   KerOut     1x32768x2B [H] tile     out     L1 @16220: 2 x 8080 B, moved at T0 x9 (1D)
+ * Predicted 158183 cycles on gap8 (compute 156120, DMA busy 16957, stalls 1197).
+ * Bounds: compute 156720, DMA 16387 cycles (compulsory 131092 B); roofline 156720 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void TiledFir10GenericScalar(
@@ -31,49 +31,49 @@ void TiledFir10GenericScalar(
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->In = (short int * __restrict__) (FIR_L1_Memory + 20);
 	KerArg0->NCoeffs = (unsigned int) (10);
-	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 11720);
+	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 16200);
 	KerArg1->NCoeffs = (unsigned int) (10);
 	KerArg1->Norm = (unsigned int) (Norm);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 20), 5840, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 11720), 20, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 20), 8080, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 16200), 20, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
 	AT_L2_WAIT(0, &DmaR_Evt_KerCoeffs);
 	/* Iteration */
 	/* LOC_LOOP_PROLOG: KerFirParallelInit */
 	AT_SIM_COMPUTE(((unsigned int) (10) + gap_ncore() - 1)/gap_ncore() + 20);
 	AT_FORK(gap_ncore(), (void *) KerFirParallelInit, (void *) KerArg0);
 	__CALL(KerFirParallelInit, KerArg0);
-	for (T0Ind=0; T0Ind<12; T0Ind++, T0Ind_Total++) { /* T0: 12 tiles */
-		int NextT0Ind = (T0Ind==11)?0:(T0Ind + 1);
+	for (T0Ind=0; T0Ind<9; T0Ind++, T0Ind_Total++) { /* T0: 9 tiles */
+		int NextT0Ind = (T0Ind==8)?0:(T0Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_KerIn); /* 'KerIn': the instance of this iteration has landed */
-		if (T0Ind!=11) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*5840), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5860*((T0Ind_Total + 1)%2) + 20), ((T0Ind==10)?648:2920)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
+		if (T0Ind!=8) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*8080), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8100*((T0Ind_Total + 1)%2) + 20), ((T0Ind==7)?448:4040)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
 		/* LOC_LOOP: KerFirParallelScalarNTaps */
-		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 5860*(T0Ind_Total%2) + 20);
-		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 5860*((T0Ind_Total + 1)%2) + 20);
-		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 5840*(T0Ind_Total%2) + 11740);
-		KerArg1->NSamples = (unsigned int) ((T0Ind==11)?648:2920);
-		AT_SIM_COMPUTE(((unsigned int) ((T0Ind==11)?648:2920) + gap_ncore() - 1)/gap_ncore()*((unsigned int) (10)*3 + 8) + (unsigned int) (10)*2 + 30);
+		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 8100*(T0Ind_Total%2) + 20);
+		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 8100*((T0Ind_Total + 1)%2) + 20);
+		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 8080*(T0Ind_Total%2) + 16220);
+		KerArg1->NSamples = (unsigned int) ((T0Ind==8)?448:4040);
+		AT_SIM_COMPUTE(((unsigned int) ((T0Ind==8)?448:4040) + gap_ncore() - 1)/gap_ncore()*((unsigned int) (10)*3 + 8) + (unsigned int) (10)*2 + 30);
 		AT_FORK(gap_ncore(), (void *) KerFirParallelScalarNTaps, (void *) KerArg1);
 		__CALL(KerFirParallelScalarNTaps, KerArg1);
 		if (T0Ind_Total>=1) /* 'KerOut': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_KerOut);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*5840), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5840*(T0Ind_Total%2) + 11740), ((T0Ind==11)?648:2920)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*8080), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8080*(T0Ind_Total%2) + 16220), ((T0Ind==8)?448:4040)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_KerOut); /* last write-back of 'KerOut' */
 }
 
 /*
- * TiledFir10Generic: 12 tiles of 2920 lines (last 648) on 'KerIn', 23420 B of 51200 B L1.
- * Iteration space T0[12]; objective 'time' over 22 candidate tiling(s).
+ * TiledFir10Generic: 9 tiles of 4040 lines (last 448) on 'KerIn', 32380 B of 51200 B L1.
+ * Iteration space T0[9]; objective 'time' over 181 candidate tiling(s) (13 predicted exactly).
  * L2<->L1 traffic: 65556 B in, 65536 B out.
- *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 5860 B, moved at T0 x12 (1D)
- *   KerCoeffs  1x10x2B [-] resident in      L1 @11720: 1 x 20 B, moved once
- *   KerOut     1x32768x2B [H] tile     out     L1 @11740: 2 x 5840 B, moved at T0 x12 (1D)
- * Predicted 178847 cycles on gap8 (compute 176750, DMA busy 17137, stalls 967).
- * Bounds: compute 177530, DMA 16387 cycles (compulsory 131092 B); roofline 177530 cycles (compute-bound).
+ *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8100 B, moved at T0 x9 (1D)
+ *   KerCoeffs  1x10x2B [-] resident in      L1 @16200: 1 x 20 B, moved once
+ *   KerOut     1x32768x2B [H] tile     out     L1 @16220: 2 x 8080 B, moved at T0 x9 (1D)
+ * Predicted 178663 cycles on gap8 (compute 176600, DMA busy 16957, stalls 1197).
+ * Bounds: compute 177200, DMA 16387 cycles (compulsory 131092 B); roofline 177200 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void TiledFir10Generic(
@@ -92,49 +92,49 @@ void TiledFir10Generic(
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->In = (short int * __restrict__) (FIR_L1_Memory + 20);
 	KerArg0->NCoeffs = (unsigned int) (10);
-	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 11720);
+	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 16200);
 	KerArg1->NCoeffs = (unsigned int) (10);
 	KerArg1->Norm = (unsigned int) (Norm);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 20), 5840, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 11720), 20, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 20), 8080, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 16200), 20, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
 	AT_L2_WAIT(0, &DmaR_Evt_KerCoeffs);
 	/* Iteration */
 	/* LOC_LOOP_PROLOG: KerFirParallelInit */
 	AT_SIM_COMPUTE(((unsigned int) (10) + gap_ncore() - 1)/gap_ncore() + 20);
 	AT_FORK(gap_ncore(), (void *) KerFirParallelInit, (void *) KerArg0);
 	__CALL(KerFirParallelInit, KerArg0);
-	for (T0Ind=0; T0Ind<12; T0Ind++, T0Ind_Total++) { /* T0: 12 tiles */
-		int NextT0Ind = (T0Ind==11)?0:(T0Ind + 1);
+	for (T0Ind=0; T0Ind<9; T0Ind++, T0Ind_Total++) { /* T0: 9 tiles */
+		int NextT0Ind = (T0Ind==8)?0:(T0Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_KerIn); /* 'KerIn': the instance of this iteration has landed */
-		if (T0Ind!=11) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*5840), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5860*((T0Ind_Total + 1)%2) + 20), ((T0Ind==10)?648:2920)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
+		if (T0Ind!=8) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*8080), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8100*((T0Ind_Total + 1)%2) + 20), ((T0Ind==7)?448:4040)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
 		/* LOC_LOOP: KerFirParallelNTaps */
-		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 5860*(T0Ind_Total%2) + 20);
-		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 5860*((T0Ind_Total + 1)%2) + 20);
-		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 5840*(T0Ind_Total%2) + 11740);
-		KerArg1->NSamples = (unsigned int) ((T0Ind==11)?648:2920);
-		AT_SIM_COMPUTE(((unsigned int) ((T0Ind==11)?648:2920) + gap_ncore() - 1)/gap_ncore()*(7*((unsigned int) (10)/2) + 8) + (unsigned int) (10)*2 + 30);
+		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 8100*(T0Ind_Total%2) + 20);
+		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 8100*((T0Ind_Total + 1)%2) + 20);
+		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 8080*(T0Ind_Total%2) + 16220);
+		KerArg1->NSamples = (unsigned int) ((T0Ind==8)?448:4040);
+		AT_SIM_COMPUTE(((unsigned int) ((T0Ind==8)?448:4040) + gap_ncore() - 1)/gap_ncore()*(7*((unsigned int) (10)/2) + 8) + (unsigned int) (10)*2 + 30);
 		AT_FORK(gap_ncore(), (void *) KerFirParallelNTaps, (void *) KerArg1);
 		__CALL(KerFirParallelNTaps, KerArg1);
 		if (T0Ind_Total>=1) /* 'KerOut': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_KerOut);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*5840), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5840*(T0Ind_Total%2) + 11740), ((T0Ind==11)?648:2920)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*8080), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8080*(T0Ind_Total%2) + 16220), ((T0Ind==8)?448:4040)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_KerOut); /* last write-back of 'KerOut' */
 }
 
 /*
- * TiledFir10Opt: 12 tiles of 2920 lines (last 648) on 'KerIn', 23420 B of 51200 B L1.
- * Iteration space T0[12]; objective 'time' over 22 candidate tiling(s).
+ * TiledFir10Opt: 9 tiles of 4040 lines (last 448) on 'KerIn', 32380 B of 51200 B L1.
+ * Iteration space T0[9]; objective 'time' over 181 candidate tiling(s) (13 predicted exactly).
  * L2<->L1 traffic: 65556 B in, 65536 B out.
- *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 5860 B, moved at T0 x12 (1D)
- *   KerCoeffs  1x10x2B [-] resident in      L1 @11720: 1 x 20 B, moved once
- *   KerOut     1x32768x2B [H] tile     out     L1 @11740: 2 x 5840 B, moved at T0 x12 (1D)
- * Predicted 117647 cycles on gap8 (compute 115550, DMA busy 17137, stalls 967).
- * Bounds: compute 116330, DMA 16387 cycles (compulsory 131092 B); roofline 116330 cycles (compute-bound).
+ *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8100 B, moved at T0 x9 (1D)
+ *   KerCoeffs  1x10x2B [-] resident in      L1 @16200: 1 x 20 B, moved once
+ *   KerOut     1x32768x2B [H] tile     out     L1 @16220: 2 x 8080 B, moved at T0 x9 (1D)
+ * Predicted 117403 cycles on gap8 (compute 115340, DMA busy 16957, stalls 1197).
+ * Bounds: compute 115940, DMA 16387 cycles (compulsory 131092 B); roofline 115940 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void TiledFir10Opt(
@@ -153,49 +153,49 @@ void TiledFir10Opt(
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->In = (short int * __restrict__) (FIR_L1_Memory + 20);
 	KerArg0->NCoeffs = (unsigned int) (10);
-	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 11720);
+	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 16200);
 	KerArg1->NCoeffs = (unsigned int) (10);
 	KerArg1->Norm = (unsigned int) (Norm);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 20), 5840, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 11720), 20, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 20), 8080, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 16200), 20, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
 	AT_L2_WAIT(0, &DmaR_Evt_KerCoeffs);
 	/* Iteration */
 	/* LOC_LOOP_PROLOG: KerFirParallelInit */
 	AT_SIM_COMPUTE(((unsigned int) (10) + gap_ncore() - 1)/gap_ncore() + 20);
 	AT_FORK(gap_ncore(), (void *) KerFirParallelInit, (void *) KerArg0);
 	__CALL(KerFirParallelInit, KerArg0);
-	for (T0Ind=0; T0Ind<12; T0Ind++, T0Ind_Total++) { /* T0: 12 tiles */
-		int NextT0Ind = (T0Ind==11)?0:(T0Ind + 1);
+	for (T0Ind=0; T0Ind<9; T0Ind++, T0Ind_Total++) { /* T0: 9 tiles */
+		int NextT0Ind = (T0Ind==8)?0:(T0Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_KerIn); /* 'KerIn': the instance of this iteration has landed */
-		if (T0Ind!=11) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*5840), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5860*((T0Ind_Total + 1)%2) + 20), ((T0Ind==10)?648:2920)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
+		if (T0Ind!=8) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*8080), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8100*((T0Ind_Total + 1)%2) + 20), ((T0Ind==7)?448:4040)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
 		/* LOC_LOOP: KerFirParallel10Taps */
-		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 5860*(T0Ind_Total%2) + 20);
-		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 5860*((T0Ind_Total + 1)%2) + 20);
-		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 5840*(T0Ind_Total%2) + 11740);
-		KerArg1->NSamples = (unsigned int) ((T0Ind==11)?648:2920);
-		AT_SIM_COMPUTE(28*(((unsigned int) ((T0Ind==11)?648:2920) + gap_ncore() - 1)/gap_ncore()) + (unsigned int) (10)*2 + 50);
+		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 8100*(T0Ind_Total%2) + 20);
+		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 8100*((T0Ind_Total + 1)%2) + 20);
+		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 8080*(T0Ind_Total%2) + 16220);
+		KerArg1->NSamples = (unsigned int) ((T0Ind==8)?448:4040);
+		AT_SIM_COMPUTE(28*(((unsigned int) ((T0Ind==8)?448:4040) + gap_ncore() - 1)/gap_ncore()) + (unsigned int) (10)*2 + 50);
 		AT_FORK(gap_ncore(), (void *) KerFirParallel10Taps, (void *) KerArg1);
 		__CALL(KerFirParallel10Taps, KerArg1);
 		if (T0Ind_Total>=1) /* 'KerOut': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_KerOut);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*5840), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5840*(T0Ind_Total%2) + 11740), ((T0Ind==11)?648:2920)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*8080), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8080*(T0Ind_Total%2) + 16220), ((T0Ind==8)?448:4040)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_KerOut); /* last write-back of 'KerOut' */
 }
 
 /*
- * TiledFir20GenericScalar: 12 tiles of 2960 lines (last 208) on 'KerIn', 23800 B of 51200 B L1.
- * Iteration space T0[12]; objective 'time' over 16 candidate tiling(s).
+ * TiledFir20GenericScalar: 9 tiles of 4080 lines (last 128) on 'KerIn', 32760 B of 51200 B L1.
+ * Iteration space T0[9]; objective 'time' over 202 candidate tiling(s) (13 predicted exactly).
  * L2<->L1 traffic: 65576 B in, 65536 B out.
- *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 5960 B, moved at T0 x12 (1D)
- *   KerCoeffs  1x20x2B [-] resident in      L1 @11920: 1 x 40 B, moved once
- *   KerOut     1x32768x2B [H] tile     out     L1 @11960: 2 x 5920 B, moved at T0 x12 (1D)
- * Predicted 281390 cycles on gap8 (compute 279391, DMA busy 17139, stalls 869).
- * Bounds: compute 280171, DMA 16389 cycles (compulsory 131112 B); roofline 280171 cycles (compute-bound).
+ *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8200 B, moved at T0 x9 (1D)
+ *   KerCoeffs  1x20x2B [-] resident in      L1 @16400: 1 x 40 B, moved once
+ *   KerOut     1x32768x2B [H] tile     out     L1 @16440: 2 x 8160 B, moved at T0 x9 (1D)
+ * Predicted 281176 cycles on gap8 (compute 279181, DMA busy 16959, stalls 1129).
+ * Bounds: compute 279781, DMA 16389 cycles (compulsory 131112 B); roofline 279781 cycles (compute-bound).
  * Ratios: time / roofline 1.00, traffic / compulsory 1.00.
  */
 void TiledFir20GenericScalar(
@@ -214,49 +214,49 @@ void TiledFir20GenericScalar(
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->In = (short int * __restrict__) (FIR_L1_Memory + 40);
 	KerArg0->NCoeffs = (unsigned int) (20);
-	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 11920);
+	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 16400);
 	KerArg1->NCoeffs = (unsigned int) (20);
 	KerArg1->Norm = (unsigned int) (Norm);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 40), 5920, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 11920), 40, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 40), 8160, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 16400), 40, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
 	AT_L2_WAIT(0, &DmaR_Evt_KerCoeffs);
 	/* Iteration */
 	/* LOC_LOOP_PROLOG: KerFirParallelInit */
 	AT_SIM_COMPUTE(((unsigned int) (20) + gap_ncore() - 1)/gap_ncore() + 20);
 	AT_FORK(gap_ncore(), (void *) KerFirParallelInit, (void *) KerArg0);
 	__CALL(KerFirParallelInit, KerArg0);
-	for (T0Ind=0; T0Ind<12; T0Ind++, T0Ind_Total++) { /* T0: 12 tiles */
-		int NextT0Ind = (T0Ind==11)?0:(T0Ind + 1);
+	for (T0Ind=0; T0Ind<9; T0Ind++, T0Ind_Total++) { /* T0: 9 tiles */
+		int NextT0Ind = (T0Ind==8)?0:(T0Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_KerIn); /* 'KerIn': the instance of this iteration has landed */
-		if (T0Ind!=11) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*5920), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5960*((T0Ind_Total + 1)%2) + 40), ((T0Ind==10)?208:2960)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
+		if (T0Ind!=8) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*8160), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8200*((T0Ind_Total + 1)%2) + 40), ((T0Ind==7)?128:4080)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
 		/* LOC_LOOP: KerFirParallelScalarNTaps */
-		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 5960*(T0Ind_Total%2) + 40);
-		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 5960*((T0Ind_Total + 1)%2) + 40);
-		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 5920*(T0Ind_Total%2) + 11960);
-		KerArg1->NSamples = (unsigned int) ((T0Ind==11)?208:2960);
-		AT_SIM_COMPUTE(((unsigned int) ((T0Ind==11)?208:2960) + gap_ncore() - 1)/gap_ncore()*((unsigned int) (20)*3 + 8) + (unsigned int) (20)*2 + 30);
+		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 8200*(T0Ind_Total%2) + 40);
+		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 8200*((T0Ind_Total + 1)%2) + 40);
+		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 8160*(T0Ind_Total%2) + 16440);
+		KerArg1->NSamples = (unsigned int) ((T0Ind==8)?128:4080);
+		AT_SIM_COMPUTE(((unsigned int) ((T0Ind==8)?128:4080) + gap_ncore() - 1)/gap_ncore()*((unsigned int) (20)*3 + 8) + (unsigned int) (20)*2 + 30);
 		AT_FORK(gap_ncore(), (void *) KerFirParallelScalarNTaps, (void *) KerArg1);
 		__CALL(KerFirParallelScalarNTaps, KerArg1);
 		if (T0Ind_Total>=1) /* 'KerOut': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_KerOut);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*5920), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5920*(T0Ind_Total%2) + 11960), ((T0Ind==11)?208:2960)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*8160), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8160*(T0Ind_Total%2) + 16440), ((T0Ind==8)?128:4080)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_KerOut); /* last write-back of 'KerOut' */
 }
 
 /*
- * TiledFir20Generic: 12 tiles of 2960 lines (last 208) on 'KerIn', 23800 B of 51200 B L1.
- * Iteration space T0[12]; objective 'time' over 16 candidate tiling(s).
+ * TiledFir20Generic: 9 tiles of 4080 lines (last 128) on 'KerIn', 32760 B of 51200 B L1.
+ * Iteration space T0[9]; objective 'time' over 202 candidate tiling(s) (13 predicted exactly).
  * L2<->L1 traffic: 65576 B in, 65536 B out.
- *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 5960 B, moved at T0 x12 (1D)
- *   KerCoeffs  1x20x2B [-] resident in      L1 @11920: 1 x 40 B, moved once
- *   KerOut     1x32768x2B [H] tile     out     L1 @11960: 2 x 5920 B, moved at T0 x12 (1D)
- * Predicted 322350 cycles on gap8 (compute 320351, DMA busy 17139, stalls 869).
- * Bounds: compute 321131, DMA 16389 cycles (compulsory 131112 B); roofline 321131 cycles (compute-bound).
+ *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8200 B, moved at T0 x9 (1D)
+ *   KerCoeffs  1x20x2B [-] resident in      L1 @16400: 1 x 40 B, moved once
+ *   KerOut     1x32768x2B [H] tile     out     L1 @16440: 2 x 8160 B, moved at T0 x9 (1D)
+ * Predicted 322136 cycles on gap8 (compute 320141, DMA busy 16959, stalls 1129).
+ * Bounds: compute 320741, DMA 16389 cycles (compulsory 131112 B); roofline 320741 cycles (compute-bound).
  * Ratios: time / roofline 1.00, traffic / compulsory 1.00.
  */
 void TiledFir20Generic(
@@ -275,49 +275,49 @@ void TiledFir20Generic(
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->In = (short int * __restrict__) (FIR_L1_Memory + 40);
 	KerArg0->NCoeffs = (unsigned int) (20);
-	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 11920);
+	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 16400);
 	KerArg1->NCoeffs = (unsigned int) (20);
 	KerArg1->Norm = (unsigned int) (Norm);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 40), 5920, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 11920), 40, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 40), 8160, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 16400), 40, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
 	AT_L2_WAIT(0, &DmaR_Evt_KerCoeffs);
 	/* Iteration */
 	/* LOC_LOOP_PROLOG: KerFirParallelInit */
 	AT_SIM_COMPUTE(((unsigned int) (20) + gap_ncore() - 1)/gap_ncore() + 20);
 	AT_FORK(gap_ncore(), (void *) KerFirParallelInit, (void *) KerArg0);
 	__CALL(KerFirParallelInit, KerArg0);
-	for (T0Ind=0; T0Ind<12; T0Ind++, T0Ind_Total++) { /* T0: 12 tiles */
-		int NextT0Ind = (T0Ind==11)?0:(T0Ind + 1);
+	for (T0Ind=0; T0Ind<9; T0Ind++, T0Ind_Total++) { /* T0: 9 tiles */
+		int NextT0Ind = (T0Ind==8)?0:(T0Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_KerIn); /* 'KerIn': the instance of this iteration has landed */
-		if (T0Ind!=11) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*5920), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5960*((T0Ind_Total + 1)%2) + 40), ((T0Ind==10)?208:2960)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
+		if (T0Ind!=8) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*8160), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8200*((T0Ind_Total + 1)%2) + 40), ((T0Ind==7)?128:4080)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
 		/* LOC_LOOP: KerFirParallelNTaps */
-		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 5960*(T0Ind_Total%2) + 40);
-		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 5960*((T0Ind_Total + 1)%2) + 40);
-		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 5920*(T0Ind_Total%2) + 11960);
-		KerArg1->NSamples = (unsigned int) ((T0Ind==11)?208:2960);
-		AT_SIM_COMPUTE(((unsigned int) ((T0Ind==11)?208:2960) + gap_ncore() - 1)/gap_ncore()*(7*((unsigned int) (20)/2) + 8) + (unsigned int) (20)*2 + 30);
+		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 8200*(T0Ind_Total%2) + 40);
+		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 8200*((T0Ind_Total + 1)%2) + 40);
+		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 8160*(T0Ind_Total%2) + 16440);
+		KerArg1->NSamples = (unsigned int) ((T0Ind==8)?128:4080);
+		AT_SIM_COMPUTE(((unsigned int) ((T0Ind==8)?128:4080) + gap_ncore() - 1)/gap_ncore()*(7*((unsigned int) (20)/2) + 8) + (unsigned int) (20)*2 + 30);
 		AT_FORK(gap_ncore(), (void *) KerFirParallelNTaps, (void *) KerArg1);
 		__CALL(KerFirParallelNTaps, KerArg1);
 		if (T0Ind_Total>=1) /* 'KerOut': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_KerOut);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*5920), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5920*(T0Ind_Total%2) + 11960), ((T0Ind==11)?208:2960)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*8160), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 8160*(T0Ind_Total%2) + 16440), ((T0Ind==8)?128:4080)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_KerOut); /* last write-back of 'KerOut' */
 }
 
 /*
- * TiledFir20Opt: 12 tiles of 2960 lines (last 208) on 'KerIn', 23800 B of 51200 B L1.
- * Iteration space T0[12]; objective 'time' over 16 candidate tiling(s).
+ * TiledFir20Opt: 8 tiles of 4600 lines (last 568) on 'KerIn', 36920 B of 51200 B L1.
+ * Iteration space T0[8]; objective 'time' over 202 candidate tiling(s) (13 predicted exactly).
  * L2<->L1 traffic: 65576 B in, 65536 B out.
- *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 5960 B, moved at T0 x12 (1D)
- *   KerCoeffs  1x20x2B [-] resident in      L1 @11920: 1 x 40 B, moved once
- *   KerOut     1x32768x2B [H] tile     out     L1 @11960: 2 x 5920 B, moved at T0 x12 (1D)
- * Predicted 199950 cycles on gap8 (compute 197951, DMA busy 17139, stalls 869).
- * Bounds: compute 198731, DMA 16389 cycles (compulsory 131112 B); roofline 198731 cycles (compute-bound).
+ *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 9240 B, moved at T0 x8 (1D)
+ *   KerCoeffs  1x20x2B [-] resident in      L1 @18480: 1 x 40 B, moved once
+ *   KerOut     1x32768x2B [H] tile     out     L1 @18520: 2 x 9200 B, moved at T0 x8 (1D)
+ * Predicted 199658 cycles on gap8 (compute 197511, DMA busy 16899, stalls 1369).
+ * Bounds: compute 198051, DMA 16389 cycles (compulsory 131112 B); roofline 198051 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void TiledFir20Opt(
@@ -336,35 +336,35 @@ void TiledFir20Opt(
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->In = (short int * __restrict__) (FIR_L1_Memory + 40);
 	KerArg0->NCoeffs = (unsigned int) (20);
-	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 11920);
+	KerArg1->Coeffs = (short int * __restrict__) (FIR_L1_Memory + 18480);
 	KerArg1->NCoeffs = (unsigned int) (20);
 	KerArg1->Norm = (unsigned int) (Norm);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 40), 5920, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 11920), 40, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 40), 9200, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* first instance of 'KerIn' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Coeffs), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 18480), 40, AT_L2_EXT2LOC, &DmaR_Evt_KerCoeffs); /* 'KerCoeffs': read once */
 	AT_L2_WAIT(0, &DmaR_Evt_KerCoeffs);
 	/* Iteration */
 	/* LOC_LOOP_PROLOG: KerFirParallelInit */
 	AT_SIM_COMPUTE(((unsigned int) (20) + gap_ncore() - 1)/gap_ncore() + 20);
 	AT_FORK(gap_ncore(), (void *) KerFirParallelInit, (void *) KerArg0);
 	__CALL(KerFirParallelInit, KerArg0);
-	for (T0Ind=0; T0Ind<12; T0Ind++, T0Ind_Total++) { /* T0: 12 tiles */
-		int NextT0Ind = (T0Ind==11)?0:(T0Ind + 1);
+	for (T0Ind=0; T0Ind<8; T0Ind++, T0Ind_Total++) { /* T0: 8 tiles */
+		int NextT0Ind = (T0Ind==7)?0:(T0Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_KerIn); /* 'KerIn': the instance of this iteration has landed */
-		if (T0Ind!=11) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*5920), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5960*((T0Ind_Total + 1)%2) + 40), ((T0Ind==10)?208:2960)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
+		if (T0Ind!=7) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*9200), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 9240*((T0Ind_Total + 1)%2) + 40), ((T0Ind==6)?568:4600)*2, AT_L2_EXT2LOC, &DmaR_Evt_KerIn); /* prefetch the next instance of 'KerIn' */
 		/* LOC_LOOP: KerFirParallel20Taps */
-		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 5960*(T0Ind_Total%2) + 40);
-		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 5960*((T0Ind_Total + 1)%2) + 40);
-		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 5920*(T0Ind_Total%2) + 11960);
-		KerArg1->NSamples = (unsigned int) ((T0Ind==11)?208:2960);
-		AT_SIM_COMPUTE(48*(((unsigned int) ((T0Ind==11)?208:2960) + gap_ncore() - 1)/gap_ncore()) + (unsigned int) (20)*2 + 70);
+		KerArg1->In = (short int * __restrict__) (FIR_L1_Memory + 9240*(T0Ind_Total%2) + 40);
+		KerArg1->NextIn = (short int * __restrict__) (FIR_L1_Memory + 9240*((T0Ind_Total + 1)%2) + 40);
+		KerArg1->Out = (short int * __restrict__) (FIR_L1_Memory + 9200*(T0Ind_Total%2) + 18520);
+		KerArg1->NSamples = (unsigned int) ((T0Ind==7)?568:4600);
+		AT_SIM_COMPUTE(48*(((unsigned int) ((T0Ind==7)?568:4600) + gap_ncore() - 1)/gap_ncore()) + (unsigned int) (20)*2 + 70);
 		AT_FORK(gap_ncore(), (void *) KerFirParallel20Taps, (void *) KerArg1);
 		__CALL(KerFirParallel20Taps, KerArg1);
 		if (T0Ind_Total>=1) /* 'KerOut': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_KerOut);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*5920), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 5920*(T0Ind_Total%2) + 11960), ((T0Ind==11)?208:2960)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*9200), (AT_L2_INT_ADDR_TYPE) (FIR_L1_Memory + 9200*(T0Ind_Total%2) + 18520), ((T0Ind==7)?568:4600)*2, AT_L2_LOC2EXT, &DmaW_Evt_KerOut); /* write back this instance of 'KerOut' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_KerOut); /* last write-back of 'KerOut' */

@@ -10,8 +10,8 @@
 #define AT_SIM_COMPUTE(Cycles)
 #endif
 
-#define _FIR_L1_Memory_SIZE 23800
-extern AT_L1_POINTER FIR_L1_Memory; /* Size given for generation: 51200 bytes, used: 23800 bytes */
+#define _FIR_L1_Memory_SIZE 36920
+extern AT_L1_POINTER FIR_L1_Memory; /* Size given for generation: 51200 bytes, used: 36920 bytes */
 
 void TiledFir10GenericScalar(
 	short int * __restrict__ In,

@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER II_L1_Memory;
 
 /*
  * BodyIntegralImage: 8 tiles of 16 lines (last 9) on 'KerIn', 26404 B of 40000 B L1.
- * Iteration space T0[8]; objective 'time' over 24 candidate tiling(s).
+ * Iteration space T0[8]; objective 'time' over 24 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 19481 B in, 77924 B out.
  *   KerIn      161x121x1B [H] tile     in      L1 @0: 2 x 2576 B, moved at T0 x8 (1D)
  *   KerBuffer  161x1x4B [-] scratch  L1 only L1 @5152: 1 x 644 B

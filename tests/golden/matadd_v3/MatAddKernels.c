@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * MatADD: 6 tiles of 18 lines (last 10) on 'In1', 43200 B of 45000 B L1.
- * Iteration space T0[6]; objective 'time' over 18 candidate tiling(s).
+ * Iteration space T0[6]; objective 'time' over 18 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 80000 B in, 40000 B out.
  *   In1        100x100x4B [H] tile     in      L1 @0: 2 x 7200 B, moved at T0 x6 (1D)
  *   In2        100x100x4B [H] tile     in      L1 @14400: 2 x 7200 B, moved at T0 x6 (1D)

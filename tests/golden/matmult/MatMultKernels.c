@@ -5,14 +5,14 @@
 L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
- * ParMatMult: 12 tiles of 18 lines (last 2) on 'M1', 36840 B of 45000 B L1.
- * Iteration space T1[12] > T0[1]; objective 'time' over 124 candidate tiling(s).
+ * ParMatMult: 10 tiles of 22 lines (last 2) on 'M1', 40360 B of 45000 B L1.
+ * Iteration space T1[10] > T0[1]; objective 'time' over 522 candidate tiling(s) (13 predicted exactly).
  * L2<->L1 traffic: 49000 B in, 60000 B out.
- *   M1         70x200x2B [H] tile     in      L1 @0: 2 x 2520 B, moved at T1 x12 (1D)
- *   M2         150x70x2B [W] tile     in      L1 @5040: 1 x 21000 B, moved once
- *   Out        150x200x2B [H] tile     out     L1 @26040: 2 x 5400 B, moved at T1 x12 (1D)
- * Predicted 832797 cycles on gap8 (compute 828640, DMA busy 14375, stalls 3087).
- * Bounds: compute 829360, DMA 13625 cycles (compulsory 109000 B); roofline 829360 cycles (compute-bound).
+ *   M1         70x200x2B [H] tile     in      L1 @0: 2 x 3080 B, moved at T1 x10 (1D)
+ *   M2         150x70x2B [W] tile     in      L1 @6160: 1 x 21000 B, moved once
+ *   Out        150x200x2B [H] tile     out     L1 @27160: 2 x 6600 B, moved at T1 x10 (1D)
+ * Predicted 832651 cycles on gap8 (compute 828600, DMA busy 14255, stalls 3157).
+ * Bounds: compute 829200, DMA 13625 cycles (compulsory 109000 B); roofline 829200 cycles (compute-bound).
  * Ratios: time / roofline 1.00, traffic / compulsory 1.00.
  */
 void ParMatMult(
@@ -29,49 +29,49 @@ void ParMatMult(
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->W_In1 = (unsigned int) (70);
-	KerArg0->In2 = (short int * __restrict__) (L1_Memory + 5040);
+	KerArg0->In2 = (short int * __restrict__) (L1_Memory + 6160);
 	KerArg0->W_In2 = (unsigned int) (150);
 	KerArg0->W_Out = (unsigned int) (150);
 	KerArg0->OutFirstCol = (unsigned int) (0);
 	KerArg0->Norm = (unsigned int) (Norm);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M1), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 2520, AT_L2_EXT2LOC, &DmaR_Evt_M1); /* first instance of 'M1' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M2), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 5040), 21000, AT_L2_EXT2LOC, &DmaR_Evt_M2); /* 'M2': read once */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M1), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 3080, AT_L2_EXT2LOC, &DmaR_Evt_M1); /* first instance of 'M1' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M2), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6160), 21000, AT_L2_EXT2LOC, &DmaR_Evt_M2); /* 'M2': read once */
 	AT_L2_WAIT(0, &DmaR_Evt_M2);
 	/* Iteration */
-	for (T1Ind=0; T1Ind<12; T1Ind++, T1Ind_Total++) { /* T1: 12 tiles */
-		int NextT1Ind = (T1Ind==11)?0:(T1Ind + 1);
+	for (T1Ind=0; T1Ind<10; T1Ind++, T1Ind_Total++) { /* T1: 10 tiles */
+		int NextT1Ind = (T1Ind==9)?0:(T1Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_M1); /* 'M1': the instance of this iteration has landed */
-		if (T1Ind!=11) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M1 + NextT1Ind*2520), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 2520*((T1Ind_Total + 1)%2)), ((T1Ind==10)?2:18)*140, AT_L2_EXT2LOC, &DmaR_Evt_M1); /* prefetch the next instance of 'M1' */
+		if (T1Ind!=9) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M1 + NextT1Ind*3080), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 3080*((T1Ind_Total + 1)%2)), ((T1Ind==8)?2:22)*140, AT_L2_EXT2LOC, &DmaR_Evt_M1); /* prefetch the next instance of 'M1' */
 		{ /* T0: a single iteration */
 			/* LOC_LOOP: KerMatMultParallel16 */
-			KerArg0->In1 = (short int * __restrict__) (L1_Memory + 2520*(T1Ind_Total%2));
-			KerArg0->H_In1 = (unsigned int) ((T1Ind==11)?2:18);
-			KerArg0->Out = (short int * __restrict__) (L1_Memory + 5400*(T1Ind_Total%2) + 26040);
-			AT_SIM_COMPUTE(((unsigned int) (150) + gap_ncore() - 1)/gap_ncore()*(unsigned int) ((T1Ind==11)?2:18)*((unsigned int) (70)*3 + 8) + 20);
+			KerArg0->In1 = (short int * __restrict__) (L1_Memory + 3080*(T1Ind_Total%2));
+			KerArg0->H_In1 = (unsigned int) ((T1Ind==9)?2:22);
+			KerArg0->Out = (short int * __restrict__) (L1_Memory + 6600*(T1Ind_Total%2) + 27160);
+			AT_SIM_COMPUTE(((unsigned int) (150) + gap_ncore() - 1)/gap_ncore()*(unsigned int) ((T1Ind==9)?2:22)*((unsigned int) (70)*3 + 8) + 20);
 			AT_FORK(gap_ncore(), (void *) KerMatMultParallel16, (void *) KerArg0);
 			__CALL(KerMatMultParallel16, KerArg0);
 		}
 		if (T1Ind_Total>=1) /* 'Out': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_Out);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T1Ind*5400), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 5400*(T1Ind_Total%2) + 26040), ((T1Ind==11)?2:18)*300, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T1Ind*6600), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6600*(T1Ind_Total%2) + 27160), ((T1Ind==9)?2:22)*300, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_Out); /* last write-back of 'Out' */
 }
 
 /*
- * ParVectMatMult: 5 tiles of 40 lines (last 40) on 'M1', 7 tiles of 22 columns (last 18) on 'M2', 41640 B of 45000 B L1.
- * Iteration space T1[5] > T0[7]; objective 'time' over 214 candidate tiling(s).
+ * ParVectMatMult: 5 tiles of 40 lines (last 40) on 'M1', 5 tiles of 30 columns (last 30) on 'M2', 43880 B of 45000 B L1.
+ * Iteration space T1[5] > T0[5]; objective 'time' over 556 candidate tiling(s) (12 predicted exactly).
  * L2<->L1 traffic: 133000 B in, 60000 B out.
  *   KerBuff    140x1x2B [-] scratch  L1 only L1 @0: 1 x 280 B
  *   M1         70x200x2B [H] tile     in      L1 @280: 2 x 5600 B, moved at T1 x5 (1D)
- *   M2         150x70x2B [W] tile     in      L1 @11480: 2 x 3080 B, moved at T0 x35 (2D)
- *   Out        150x200x2B [H] tile     out     L1 @17640: 2 x 12000 B, moved at T1 x5 (1D)
- * Predicted 381353 cycles on gap8 (compute 375700, DMA busy 35275, stalls 2923).
- * Bounds: compute 377800, DMA 13625 cycles (compulsory 109000 B); roofline 377800 cycles (compute-bound).
+ *   M2         150x70x2B [W] tile     in      L1 @11480: 2 x 4200 B, moved at T0 x25 (2D)
+ *   Out        150x200x2B [H] tile     out     L1 @19880: 2 x 12000 B, moved at T1 x5 (1D)
+ * Predicted 380553 cycles on gap8 (compute 375500, DMA busy 32175, stalls 3063).
+ * Bounds: compute 377000, DMA 13625 cycles (compulsory 109000 B); roofline 377000 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.77.
  */
 void ParVectMatMult(
@@ -89,37 +89,37 @@ void ParVectMatMult(
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->W_In1 = (unsigned int) (70);
 	KerArg0->H_In1 = (unsigned int) (40);
+	KerArg0->W_In2 = (unsigned int) (30);
 	KerArg0->W_Out = (unsigned int) (150);
 	KerArg0->BufferColIn2 = (short int * __restrict__) (L1_Memory);
 	KerArg0->Norm = (unsigned int) (Norm);
 
 	/* Prolog: first instances and read-once arguments */
 	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M1), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 280), 5600, AT_L2_EXT2LOC, &DmaR_Evt_M1); /* first instance of 'M1' */
-	AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M2), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 11480), 3080, 300, 44, AT_L2_EXT2LOC, &DmaR_Evt_M2); /* first instance of 'M2' */
+	AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M2), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 11480), 4200, 300, 60, AT_L2_EXT2LOC, &DmaR_Evt_M2); /* first instance of 'M2' */
 	/* Iteration */
 	for (T1Ind=0; T1Ind<5; T1Ind++, T1Ind_Total++) { /* T1: 5 tiles */
 		int NextT1Ind = (T1Ind==4)?0:(T1Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_M1); /* 'M1': the instance of this iteration has landed */
 		if (T1Ind!=4) /* not on the very last iteration */
 			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M1 + NextT1Ind*5600), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 5600*((T1Ind_Total + 1)%2) + 280), 5600, AT_L2_EXT2LOC, &DmaR_Evt_M1); /* prefetch the next instance of 'M1' */
-		for (T0Ind=0; T0Ind<7; T0Ind++, T0Ind_Total++) { /* T0: 7 tiles */
-			int NextT0Ind = (T0Ind==6)?0:(T0Ind + 1);
+		for (T0Ind=0; T0Ind<5; T0Ind++, T0Ind_Total++) { /* T0: 5 tiles */
+			int NextT0Ind = (T0Ind==4)?0:(T0Ind + 1);
 			AT_L2_WAIT(0, &DmaR_Evt_M2); /* 'M2': the instance of this iteration has landed */
-			if (!(T1Ind==4 && T0Ind==6)) /* not on the very last iteration */
-				AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M2 + NextT0Ind*44), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 3080*((T0Ind_Total + 1)%2) + 11480), ((T0Ind==5)?18:22)*140, 300, ((T0Ind==5)?18:22)*2, AT_L2_EXT2LOC, &DmaR_Evt_M2); /* prefetch the next instance of 'M2' */
+			if (!(T1Ind==4 && T0Ind==4)) /* not on the very last iteration */
+				AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) M2 + NextT0Ind*60), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 4200*((T0Ind_Total + 1)%2) + 11480), 4200, 300, 60, AT_L2_EXT2LOC, &DmaR_Evt_M2); /* prefetch the next instance of 'M2' */
 			/* LOC_LOOP: KerMatMultParallelVectorial16 */
 			KerArg0->In1 = (short int * __restrict__) (L1_Memory + 5600*(T1Ind_Total%2) + 280);
-			KerArg0->In2 = (short int * __restrict__) (L1_Memory + 3080*(T0Ind_Total%2) + 11480);
-			KerArg0->W_In2 = (unsigned int) ((T0Ind==6)?18:22);
-			KerArg0->Out = (short int * __restrict__) (L1_Memory + 12000*(T1Ind_Total%2) + 17640);
-			KerArg0->OutFirstCol = (unsigned int) (T0Ind*22);
-			AT_SIM_COMPUTE(((unsigned int) ((T0Ind==6)?18:22) + 1)/2*(5*(((unsigned int) (70) + gap_ncore() - 1)/gap_ncore()) + ((unsigned int) (40) + gap_ncore() - 1)/gap_ncore()*(5*(((unsigned int) (70) + 1)/2) + 12) + 20) + 20);
+			KerArg0->In2 = (short int * __restrict__) (L1_Memory + 4200*(T0Ind_Total%2) + 11480);
+			KerArg0->Out = (short int * __restrict__) (L1_Memory + 12000*(T1Ind_Total%2) + 19880);
+			KerArg0->OutFirstCol = (unsigned int) (T0Ind*30);
+			AT_SIM_COMPUTE(((unsigned int) (30) + 1)/2*(5*(((unsigned int) (70) + gap_ncore() - 1)/gap_ncore()) + ((unsigned int) (40) + gap_ncore() - 1)/gap_ncore()*(5*(((unsigned int) (70) + 1)/2) + 12) + 20) + 20);
 			AT_FORK(gap_ncore(), (void *) KerMatMultParallelVectorial16, (void *) KerArg0);
 			__CALL(KerMatMultParallelVectorial16, KerArg0);
 		}
 		if (T1Ind_Total>=1) /* 'Out': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_Out);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T1Ind*12000), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 12000*(T1Ind_Total%2) + 17640), 12000, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T1Ind*12000), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 12000*(T1Ind_Total%2) + 19880), 12000, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_Out); /* last write-back of 'Out' */

@@ -10,8 +10,8 @@
 #define AT_SIM_COMPUTE(Cycles)
 #endif
 
-#define _L1_Memory_SIZE 41640
-extern AT_L1_POINTER L1_Memory; /* Size given for generation: 45000 bytes, used: 41640 bytes */
+#define _L1_Memory_SIZE 43880
+extern AT_L1_POINTER L1_Memory; /* Size given for generation: 45000 bytes, used: 43880 bytes */
 
 void ParMatMult(
 	short int * __restrict__ M1,

@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * MatAdd: 30 tiles of 10 lines (last 10) on 'In1', 48000 B of 51200 B L1.
- * Iteration space T0[30]; objective 'time' over 13 candidate tiling(s).
+ * Iteration space T0[30]; objective 'time' over 10 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 480000 B in, 240000 B out.
  *   In1        200x300x4B [H] tile     in      L1 @0: 2 x 8000 B, moved at T0 x30 (1D)
  *   In2        200x300x4B [H] tile     in      L1 @16000: 2 x 8000 B, moved at T0 x30 (1D)

@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * MatMax: 14 tiles of 22 lines (last 14) on 'In', 35256 B of 51200 B L1.
- * Iteration space T0[14]; objective 'time' over 21 candidate tiling(s).
+ * Iteration space T0[14]; objective 'time' over 31 candidate tiling(s) (12 predicted exactly).
  * L2<->L1 traffic: 240000 B in, 0 B out.
  *   In         200x300x4B [H] tile     in      L1 @0: 2 x 17600 B, moved at T0 x14 (1D)
  *   TiledOut   1x300x4B [H*] dyntile  L1 only L1 @35200: 1 x 56 B

@@ -1,0 +1,151 @@
+"""Regressions found writing the SDK's generators as examples: each once gave wrong C, a
+spurious verifier failure, a wrong tiling or a silent acceptance."""
+
+import numpy as np
+import pytest
+
+import host_harness
+from autotiler import *
+from autotiler.codegen import generate, write_files
+from autotiler.platforms import get_platform
+
+from .conftest import ROOT
+
+KERNELS = ROOT / "tests" / "kernels"
+U8 = "Wordu8 * __restrict__"
+S16 = "short * __restrict__"
+
+
+def win_u8():
+    LibKernel("KerWin_u8", CALL_PARALLEL, CArgs(TCArg(U8, "In"), TCArg(U8, "Out"), TCArg("Wordu32 * __restrict__", "Wt"),
+                                                TCArg("unsigned int", "W"), TCArg("unsigned int", "H"),
+                                                TCArg("unsigned int", "Ov"), TCArg("unsigned int", "Vertical")),
+              "KerWin_u8_T", Cost="W*H/ncores + 12")
+
+
+def test_l3_prefetch_offset_that_is_a_bare_select_is_parenthesised(tmp_path):
+    """One-byte items, one per line: the micro-DMA prefetch offset is the select itself
+    (``(T0Ind==4)?0:(T0Ind + 1)``), once printed unparenthesised after the pointer cast."""
+    with Model() as m:
+        SetUsedFilesNames(0, 1, "WinKernels.h")
+        SetGeneratedFilesNames("L3Gen.c", "L3Gen.h")
+        SetTilingObjective("naive")
+        SetL1MemorySize(64)
+        win_u8()
+        t = UserKernel("K", KernelIterSpace(1, IterTiledSpace(KER_ITER_TILE0)), TILE_HOR,
+                       CArgs(TCArg(U8, "In"), TCArg(U8, "Out"), TCArg("Wordu32 * __restrict__", "Wt")),
+                       Calls(Call("KerWin_u8", LOC_LOOP, Bindings(
+                           K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("Wt", KER_ARG_TILE),
+                           K_Arg("In", KER_ARG_TILE_W), K_Arg("In", KER_ARG_TILE_H), Imm(0), Imm(0)))),
+                       KerArgs(KerArg("In", KerArgSpace(1, KER_ITER_TILE0), OBJ_IN_DB_L2DB, 1, 5, 1, 0, 0, 0, "In"),
+                               KerArg("Out", KerArgSpace(1, KER_ITER_TILE0), OBJ_IN_OUT_DB, 1, 5, 1, 0, 0, 0, "Out"),
+                               KerArg("Wt", KerArgSpace(1, KER_ITER_TILE0), O_IN | O_BUFF | O_NTILED, 1, 1, 4, 0, 0, 0,
+                                      "Wt")))
+        assert t.ntiles == 5
+        files = generate(m)
+    assert "(char *) In + ((T0Ind==" in files["L3Gen.c"]
+    write_files(files, str(tmp_path))
+    prog = host_harness.build(tmp_path, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS],
+                              platform=get_platform("gap8"))
+    x = np.arange(1, 6, dtype=np.uint8).reshape(5, 1)
+    out = np.zeros_like(x)
+    counters = prog.call("K", In=x, Out=out, Wt=np.array([3], dtype=np.uint32))
+    np.testing.assert_array_equal(out, x * 3)
+    assert counters["cycles"] == t.predicted.cycles
+
+
+def _prolog_kernel(pad: int):
+    """A loop-prolog call binding the tile of a double-buffered input (the SDK's FIR init)."""
+    SetL1MemorySize(1024)
+    LibKernel("Zero", CALL_SEQUENTIAL, CArgs(TCArg(S16, "In"), TCArg("unsigned int", "N")), "", Cost="1")
+    LibKernel("Copy", CALL_SEQUENTIAL, CArgs(TCArg(S16, "In"), TCArg(S16, "Out"), TCArg("unsigned int", "N")), "",
+              Cost="1")
+    return UserKernel("K", KernelIterSpace(1, IterTiledSpace(KER_TILE)), TILE_HOR,
+                      CArgs(TCArg(S16, "In"), TCArg(S16, "Out")),
+                      Calls(Call("Zero", LOC_LOOP_PROLOG, Bindings(K_Arg("In", KER_ARG_TILE), Imm(4))),
+                            Call("Copy", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE),
+                                                            K_Arg("In", KER_ARG_TILE_H)))),
+                      KerArgs(KerArgPad("In", KerArgSpace(1, KER_TILE), OBJ_IN_DB, 1, 1000, pad, 0, 2, 0, 0, 0, "In"),
+                              KerArg("Out", KerArgSpace(1, KER_TILE), OBJ_OUT_DB, 1, 1000, 2, 0, 0, 0, "Out")))
+
+
+def test_prolog_call_may_touch_the_delay_line_while_the_first_tile_lands():
+    with Model():
+        t = _prolog_kernel(pad=4)
+    assert t.ntiles > 1 and t.arg("In").nbuf == 2  # the schedule verified: only the delay line is touched
+
+
+def test_prolog_call_binding_a_tile_in_flight_without_delay_line_is_refused():
+    with Model(), pytest.raises(TilingError, match="a call outside the T0 loop binds the tile of 'In', whose first "
+                                                   r"instance is still being read there.*give it a delay line"):
+        _prolog_kernel(pad=0)
+
+
+def test_naive_objective_keeps_a_next_buffer_for_ker_arg_tile_nextdb():
+    with Model():
+        SetTilingObjective("naive")
+        SetL1MemorySize(1024)
+        LibKernel("Fir", CALL_SEQUENTIAL, CArgs(TCArg(S16, "In"), TCArg(S16, "Next"), TCArg(S16, "Out")), "", Cost="1")
+        t = UserKernel("K", KernelIterSpace(1, IterTiledSpace(KER_TILE)), TILE_HOR,
+                       CArgs(TCArg(S16, "In"), TCArg(S16, "Out")),
+                       Calls(Call("Fir", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("In", KER_ARG_TILE_NEXTDB),
+                                                            K_Arg("Out", KER_ARG_TILE)))),
+                       KerArgs(KerArgPad("In", KerArgSpace(1, KER_TILE), OBJ_IN_DB, 1, 100, 4, 0, 2, 0, 0, 0, "In"),
+                               KerArg("Out", KerArgSpace(1, KER_TILE), OBJ_OUT_DB, 1, 100, 2, 0, 0, 0, "Out")))
+    assert t.arg("In").nbuf == 2 and t.arg("Out").nbuf == 1  # single buffering but where NEXTDB needs two
+
+
+def _stride2(tile_cons: int):
+    SetL1MemorySize(2500)
+    LibKernel("K2", CALL_PARALLEL, CArgs(TCArg(S16, "In"), TCArg(S16, "Out")), "K_T", Cost="10")
+    return UserKernel("S2", KernelIterSpace(1, IterTiledSpace(KER_ITER_TILE0)), TILE_HOR,
+                      CArgs(TCArg(S16, "In"), TCArg(S16, "Out")),
+                      Calls(Call("K2", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
+                      KerArgs(KerArgP("In", KerArgSpace(1, KER_ITER_TILE0), O_IN | O_DB, 16, 64, 16, 64, (0, 0, 1, 0),
+                                      (0, 0, 1, 0), 2, 1, 0, tile_cons, "In"),
+                              KerArg("Out", KerArgSpace(1, KER_ITER_TILE0), O_OUT | O_DB, 16, 32, 2, 0, 0, 0, "Out")))
+
+
+def test_preferred_tile_size_constrains_the_step_not_the_overlapping_tile():
+    """A 3-line stride-2 window (overlap 1) with the SDK's TileCons = 2: tiles of 2k + 1 lines,
+    never even, so checking the whole tile allowed a single tile only."""
+    with Model():
+        t = _stride2(2)
+    a = t.arg("In")
+    assert t.ntiles > 1 and a.step % 2 == 0 and a.tile_std % 2 == 1
+
+
+def test_promoted_input_with_unused_lines_holds_only_the_used_lines():
+    """A KerArgP using 5 of its 6 lines, promoted: L1 holds 5 lines per plane (what KER_ARG_TILE_H
+    says), moved by a 2D copy of 2 planes x 80 B with the 96 B plane stride of L2."""
+    with Model() as m:
+        SetL1MemorySize(10000)
+        LibKernel("CopyPlanes", CALL_PARALLEL, CArgs(TCArg(S16, "In"), TCArg(S16, "Out"), TCArg("int", "W"),
+                                                     TCArg("int", "H"), TCArg("int", "N")), "CopyPlanes_T",
+                  Cost="W*H*N")
+        t = UserKernel("K", KernelIterSpace(2, IterTiledSpace(KER_ITER_TILE0), IterParSpace(KER_ITER_D0, 2, 1)),
+                       TILE_HOR, CArgs(TCArg(S16, "In"), TCArg(S16, "Out")),
+                       Calls(Call("CopyPlanes", LOC_D0, Bindings(
+                           K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In", KER_ARG_TILE_W),
+                           K_Arg("In", KER_ARG_TILE_H), K_ArgPar("In", KER_ARG_PARTILE_SIZE, KER_ITER_D0)))),
+                       KerArgs(KerArgP("In", KerArgSpace(2, KER_ITER_D0, KER_ITER_TILE0), O_IN | O_DB, 8, 6, 8, 5, 0, 0,
+                                       2, 0, 0, 0, "In"),
+                               KerArg("Out", KerArgSpace(2, KER_ITER_D0, KER_ITER_TILE0), O_OUT | O_DB, 8, 5, 2, 0, 0, 0,
+                                      "Out")))
+        code = generate(m)["GenKernels.c"]
+    assert t.promoted and t.arg("In").slot_bytes == 2 * 5 * 8 * 2
+    assert "KerArg0->H = (int) (5);" in code
+    assert "AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 160, 96, 80," in code
+
+
+def test_l1_budget_above_the_chip_is_refused():
+    with Model():
+        SetL1MemorySize(200000)
+        LibKernel("K2", CALL_PARALLEL, CArgs(TCArg(S16, "In"), TCArg(S16, "Out")), "K_T", Cost="10")
+        with pytest.raises(ModelError, match=r"the L1 budget of 200000 bytes exceeds the 65536 bytes of L1 of platform "
+                                             r"'gap8'.*get_platform\('gap8', l1_size=...\)"):
+            UserKernel("S", KernelIterSpace(1, IterTiledSpace(KER_ITER_TILE0)), TILE_HOR,
+                       CArgs(TCArg(S16, "In"), TCArg(S16, "Out")),
+                       Calls(Call("K2", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
+                       KerArgs(KerArg("In", KerArgSpace(1, KER_ITER_TILE0), OBJ_IN_DB, 16, 64, 2, 0, 0, 0, "In"),
+                               KerArg("Out", KerArgSpace(1, KER_ITER_TILE0), OBJ_OUT_DB, 16, 64, 2, 0, 0, 0, "Out")))
