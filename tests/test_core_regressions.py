@@ -149,3 +149,63 @@ def test_l1_budget_above_the_chip_is_refused():
                        Calls(Call("K2", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
                        KerArgs(KerArg("In", KerArgSpace(1, KER_ITER_TILE0), OBJ_IN_DB, 16, 64, 2, 0, 0, 0, "In"),
                                KerArg("Out", KerArgSpace(1, KER_ITER_TILE0), OBJ_OUT_DB, 16, 64, 2, 0, 0, 0, "Out")))
+
+
+U32 = "Wordu32 * __restrict__"
+
+
+def _frames_kernel(order_dyn_first=True, in_type=OBJ_IN_DB):
+    """Out[f] += 3 * In[f] for the first NFrames frames of 6 (the SDK's MFCC/RNN pattern):
+    IterFixedSpaceDynBound on the outer space, frames tiled by lines."""
+    SetUsedFilesNames(0, 1, "WinKernels.h")
+    SetGeneratedFilesNames("DynGen.c", "DynGen.h")
+    SetL1MemorySize(600)
+    LibKernel("KerWin_u32", CALL_PARALLEL, CArgs(TCArg(U32, "In"), TCArg(U32, "Out"), TCArg(U32, "Wt"),
+                                                 TCArg("unsigned int", "W"), TCArg("unsigned int", "H"),
+                                                 TCArg("unsigned int", "Ov"), TCArg("unsigned int", "Vertical")),
+              "KerWin_u32_T", Cost="W*H/ncores + 12")
+    dyn, tiled = IterFixedSpaceDynBound(KER_ITER_D0, 6, "NFrames"), IterTiledSpace(KER_ITER_TILE0)
+    return UserKernel("Frames", KernelIterSpace(2, *((dyn, tiled) if order_dyn_first else (tiled, dyn))), TILE_HOR,
+                      CArgs(TCArg(U32, "In"), TCArg(U32, "Out"), TCArg(U32, "Wt"), TCArg("int", "NFrames")),
+                      Calls(Call("KerWin_u32", LOC_LOOP, Bindings(
+                          K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("Wt", KER_ARG_TILE),
+                          K_Arg("In", KER_ARG_TILE_W), K_Arg("In", KER_ARG_TILE_H), Imm(0), Imm(0)))),
+                      KerArgs(KerArg("In", KerArgSpace(2, KER_ITER_D0, KER_ITER_TILE0), in_type, 4, 10, 4, 0, 0, 0, "In"),
+                              KerArg("Out", KerArgSpace(2, KER_ITER_D0, KER_ITER_TILE0), OBJ_IN_OUT_DB, 4, 10, 4, 0, 0, 0,
+                                     "Out"),
+                              KerArg("Wt", KerArgSpace(1, KER_ITER_TILE0), O_IN | O_BUFF | O_NTILED, 1, 1, 4, 0, 0, 0,
+                                     "Wt")))
+
+
+def test_run_time_bound_runs_the_first_frames_only(tmp_path):
+    with Model() as m:
+        t = _frames_kernel()
+        assert t.count(KER_ITER_D0) == 6 and t.ntiles > 1
+        files = generate(m)
+    code = files["DynGen.c"]
+    assert "for (D0Ind=0; D0Ind<NFrames; D0Ind++" in code
+    write_files(files, str(tmp_path))
+    prog = host_harness.build(tmp_path, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS],
+                              platform=get_platform("gap8"))
+    x = np.arange(6 * 10 * 4, dtype=np.uint32).reshape(6, 10, 4)
+    for frames in (6, 3, 1):
+        out = np.full_like(x, 7)
+        counters = prog.call("Frames", In=x, Out=out, Wt=np.array([3], dtype=np.uint32), NFrames=frames)
+        np.testing.assert_array_equal(out[:frames], 7 + 3 * x[:frames])
+        np.testing.assert_array_equal(out[frames:], 7)  # frames past the bound untouched
+        if frames == 6:
+            assert counters["cycles"] == t.predicted.cycles  # predicted for the static extent, the worst case
+        else:
+            assert counters["cycles"] < t.predicted.cycles
+
+
+def test_run_time_bound_on_an_inner_space_is_not_supported_yet():
+    with Model(), pytest.raises(ModelError, match=r"IterFixedSpaceDynBound\(D0, 6, \"NFrames\"\): a run-time bound is "
+                                                  r"supported on the outermost space only.*make it the first space"):
+        _frames_kernel(order_dyn_first=False)
+
+
+def test_run_time_bound_with_a_moving_l3_argument_is_not_supported_yet():
+    with Model(), pytest.raises(TilingError, match=r"'In' is homed in L3 and moves per iteration of a loop bounded at "
+                                                   r"run time by 'NFrames': not supported yet.*keep 'In' in L2"):
+        _frames_kernel(in_type=OBJ_IN_DB_L2DB)

@@ -113,10 +113,11 @@ class Printer:
     def loop(self, s: Loop, depth: int) -> list:
         ind = INDENT * depth
         body = self.block(s.body, depth + 1)
-        if s.extent == 1:
+        if s.extent == 1 and s.bound is None:
             return [f"{ind}{{ /* {s.comment} */"] + body + [f"{ind}}}"]
         incr = f"{s.var}++" + (f", {s.total}++" if s.total else "")
-        return [f"{ind}for ({s.var}=0; {s.var}<{s.extent}; {incr}) {{ /* {s.comment} */"] + body + [f"{ind}}}"]
+        return [f"{ind}for ({s.var}=0; {s.var}<{s.bound or s.extent}; {incr}) {{ /* {s.comment} */"] + body + \
+            [f"{ind}}}"]
 
     # -- the whole body ---------------------------------------------------------------------------
     def declarations(self) -> list:

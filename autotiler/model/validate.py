@@ -370,6 +370,12 @@ def validate_user_kernel(uk: UserKernelDecl, libs: dict) -> None:
                 raise ModelError(f"IterFixedSpaceDynBound({s.short}, {s.dim}, \"{s.bound}\"): '{s.bound}' must be an "
                                  "integer C argument of the user kernel", where=s.where or w, kernel=name,
                                  hint="add TCArg(\"int\", \"" + str(s.bound) + "\") to the kernel's CArgs")
+            if s is not uk.space.spaces[0]:
+                raise ModelError(f"IterFixedSpaceDynBound({s.short}, {s.dim}, \"{s.bound}\"): a run-time bound is "
+                                 "supported on the outermost space only (not supported yet elsewhere)",
+                                 where=s.where or w, kernel=name,
+                                 hint="make it the first space of KernelIterSpace (as the SDK's RNN and MFCC "
+                                      "generators do)")
     for arg in uk.kerargs:
         validate_kerarg_fields(arg, name)
         validate_arg_space(arg, uk)

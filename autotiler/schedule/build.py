@@ -192,6 +192,12 @@ class Builder:
         self.loops = [lp for lp in tiling.loops]
         self.order = [lp.space for lp in self.loops]
         self.count = {lp.space: lp.count for lp in self.loops}
+        self.bound = {lp.space: lp.bound for lp in self.loops if lp.bound}  # run-time bounds (C arguments)
+        for a in tiling.args:
+            if a.l3 and a.level is not None and self.bound:
+                raise Unsupported(f"'{a.name}' is homed in L3 and moves per iteration of a loop bounded at run time "
+                                  f"by '{next(iter(self.bound.values()))}': not supported yet",
+                                  hint=f"keep '{a.name}' in L2, or make the space static (IterFixedSpace)")
         self.var = {lp.space: naming.var(lp.space) for lp in self.loops}
         self.total_var = {lp.space: self.var[lp.space] + "_Total" for lp in self.loops}
         self.used_totals: set = set()
@@ -256,7 +262,7 @@ class Builder:
 
             def cur_eq(v, sp=sp, n=n):
                 return ix.eq(sp, v) if 0 <= v < n else FALSE
-            edge, wrap = (cur_eq(n - 1), 0) if forward else (cur_eq(0), n - 1)
+            edge, wrap = (self.last(sp, cur, cur_eq), 0) if forward else (cur_eq(0), n - 1)
             step = add(cur, 1) if forward else sub(cur, 1)
             idx[sp] = select(land(carry, edge), wrap, select(carry, step, cur))
 
@@ -277,9 +283,16 @@ class Builder:
             j //= n
         return Ix(idx)
 
+    def last(self, sp, index: Expr, index_eq=None) -> Expr:
+        """``index`` is the last iteration of loop ``sp`` (its run-time bound less one, when bound
+        at run time)."""
+        if sp in self.bound:
+            return eq(index, sub(Var(self.bound[sp]), 1))
+        return index_eq(self.count[sp] - 1) if index_eq is not None else eq(index, self.count[sp] - 1)
+
     def has_next(self, level) -> Expr:
         levels = [sp for sp in self.levels(level) if self.count[sp] > 1]
-        return lnot(land(*(eq(Var(self.var[sp]), self.count[sp] - 1) for sp in levels)))
+        return lnot(land(*(self.last(sp, Var(self.var[sp])) for sp in levels)))
 
     # -- per-dimension expressions -------------------------------------------------------------
     def _classes(self, d: DimTiling, ix: Ix) -> tuple:
@@ -752,7 +765,7 @@ class Builder:
         body = tuple(self.level_body(pos))
         total = self.total_var[sp] if sp in self.used_totals else None
         n = self.count[sp]
-        return Loop(_short(sp), self.var[sp], n, body, total, _loop_comment(self.t, sp))
+        return Loop(_short(sp), self.var[sp], n, body, total, _loop_comment(self.t, sp), self.bound.get(sp))
 
     def build(self) -> Schedule:
         prolog = self.prolog()
@@ -780,8 +793,9 @@ class Builder:
         symbols = {Level.L1: (self.n.l1, self.t.l1_bytes)}
         if self.t.l2_bytes:
             symbols[Level.L2] = (self.n.l2, self.t.l2_bytes)
+        bounds = {name: self.count[sp] for sp, name in self.bound.items()}
         return Schedule(self.uk.name, tuple(stmts), totals, tuple(events), tuple(dict.fromkeys(self.structs)), loops,
-                        tuple(self.invariant), symbols, self.n)
+                        tuple(self.invariant), symbols, self.n, bounds)
 
 
 def _stmt_names(stmt) -> set:

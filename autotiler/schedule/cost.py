@@ -26,7 +26,7 @@ from typing import Optional
 from ..model.cost import parse_cost
 from .expr import CallExpr, Const, Expr, add, div, mod, mul, sub
 from .ir import Copy, Engine, Schedule
-from .walk import Machine, Program, Walker
+from .walk import Machine, Program, Walker, environment
 
 DEFAULT_CALL_CYCLES = 10
 NCORES = CallExpr("gap_ncore")
@@ -143,24 +143,14 @@ class Clock(Machine):
                           dma_busy_cycles=f[4], udma_busy_cycles=f[5], transfers=f[6])
 
 
-def environment(schedule: Schedule, platform, cargs=()) -> dict:
-    """Values the walker reads besides loop indices: C arguments (unknown when generating:
-    1), memory symbols (0: offsets are relative to them) and the core count."""
-    env = {name: 1 for name in cargs}
-    for symbol, _ in schedule.symbols.values():
-        env[symbol] = 0
-    env["gap_ncore"] = platform.cores
-    return env
-
-
 def predict(schedule: Schedule, platform, cargs=(), program: Optional[Program] = None,
             skip: bool = True) -> Prediction:
     """Cycles and figures of one call of the scheduled kernel on ``platform``."""
     program = program or Program(schedule)
     clock = Clock(platform)
-    Walker(program, clock, environment(schedule, platform, cargs), skip=skip).run()
+    Walker(program, clock, environment(schedule, cargs, platform.cores), skip=skip).run()
     return clock.prediction()
 
 
-__all__ = ["DEFAULT_CALL_CYCLES", "NCORES", "cost_to_expr", "default_cost", "Prediction", "Clock", "environment",
+__all__ = ["DEFAULT_CALL_CYCLES", "NCORES", "cost_to_expr", "default_cost", "Prediction", "Clock",
            "predict"]

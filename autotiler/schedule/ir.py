@@ -148,7 +148,8 @@ class Comment:
 
 @dataclass(frozen=True)
 class Loop:
-    """``for (var=0; var<extent; var++, total++)``; an extent of 1 prints as a plain block.
+    """``for (var=0; var<extent; var++, total++)`` (``var<bound`` when bound at run time); an
+    extent of 1 prints as a plain block.
     ``total`` names the loop's running iteration counter across the enclosing loops (None when
     unused); its value is an affine function of the loop indices (``Schedule.totals``)."""
 
@@ -158,6 +159,7 @@ class Loop:
     body: tuple
     total: Optional[str] = None
     comment: str = ""
+    bound: Optional[str] = None  # a C argument bounding the loop at run time (at most ``extent``)
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,7 @@ class Schedule:
     invariant: tuple = ()       # (struct variable, Field) assigned before the loops
     symbols: dict = field(default_factory=dict)  # level -> (symbol, size in bytes)
     naming: object = None       # the build.Naming the schedule was built with
+    bounds: dict = field(default_factory=dict)  # C argument bounding a loop at run time -> its static extent
 
 
 __all__ = ["Engine", "Direction", "Level", "Region", "Event", "Copy", "Wait", "Access", "Field", "Compute", "Let",

@@ -27,7 +27,7 @@ from math import prod
 from ..errors import CodegenError
 from .expr import compile_expr
 from .ir import Direction, Schedule
-from .walk import Machine, Program, Walker
+from .walk import Machine, Program, Walker, environment
 
 FULL_WALK_LIMIT = 50_000
 
@@ -254,10 +254,7 @@ def verify(schedule: Schedule, tiling) -> None:
     """Check a schedule (see the module docstring); CodegenError on the first violation."""
     program = Program(schedule, periodic=True)
     checker = Checker(schedule, tiling, _fns(schedule))
-    env = {name: 1 for name in (c.name for c in tiling.kernel.cargs)}
-    for name, _ in schedule.symbols.values():
-        env[name] = 0
-    env["gap_ncore"] = 8
+    env = environment(schedule, [c.name for c in tiling.kernel.cargs], 8)
     iterations = prod(n for _, _, n in schedule.loops)
     Walker(program, checker, env, skip=iterations > FULL_WALK_LIMIT).run()
     checker.check_end()

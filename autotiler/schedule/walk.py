@@ -257,6 +257,19 @@ def _lines_expr(s: Copy) -> Expr:
 # Walking
 
 
+def environment(schedule, cargs, cores: int) -> dict:
+    """Values a walk reads besides loop indices: C arguments (unknown when generating: 1; a
+    run-time loop bound: its static extent, the worst case), memory symbols (0: offsets are
+    relative to them) and the core count."""
+    env = {name: 1 for name in cargs}
+    env.update(schedule.bounds)
+    for symbol, _ in schedule.symbols.values():
+        env[symbol] = 0
+    env["gap_ncore"] = cores
+    return env
+
+
+
 class Walker:
     """Runs a compiled :class:`Program` on a machine; ``skip=False`` runs every iteration."""
 
@@ -411,4 +424,4 @@ def _crossings(f: _Form, lp: _Loop, env: dict) -> Optional[set]:
     return set(range(lo, hi + 1))
 
 
-__all__ = ["Machine", "Program", "Walker", "substitute"]
+__all__ = ["Machine", "Program", "Walker", "environment", "substitute"]
