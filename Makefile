@@ -21,6 +21,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+	$(PY) bench/tiling.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check autotiler host_harness tests examples bench

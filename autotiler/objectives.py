@@ -68,6 +68,7 @@ class Objective:
     partial: Optional[bool] = None
     promote_only: bool = True
     timed: bool = False
+    exhaustive: bool = False    # (timed) predict every candidate exactly instead of searching
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,10 @@ OBJECTIVES: dict = {
     "time": Objective(lambda t, o: (t.predicted.cycles, t.traffic, t.l1_bytes, t.l2_bytes, t.iterations),
                       "minimise predicted cycles (the simulator's cost model), then traffic, then L1 use; "
                       "a promoted (all-in-L1) tiling competes with pipelined ones", promote_only=False, timed=True),
+    "time_exhaustive": Objective(lambda t, o: (t.predicted.cycles, t.traffic, t.l1_bytes, t.l2_bytes, t.iterations),
+                                 "as 'time', but every candidate of the full grid is predicted exactly (slow: the "
+                                 "reference the time objective's search is measured against)", promote_only=False,
+                                 timed=True, exhaustive=True),
     "original": Objective(lambda t, o: (_counts(t), -t.l1_bytes, t.traffic, t.l2_bytes),
                           "the original's rule: the largest tiles that fit, outer spaces first (the guide's tilings)",
                           partial=False),
@@ -418,7 +423,9 @@ def _candidates(uk: UserKernelDecl, options: SolveOptions) -> tuple:
     variants = _variants(kg, options, objective)
     if not all(lists):
         return kg, ev, scored
-    if objective.timed:
+    if objective.exhaustive:
+        scored += [t for c in _feasible(ev, spaces, full, variants, single) if (t := ev.tiling(c)) is not None]
+    elif objective.timed:
         scored += _search_time(ev, spaces, lists, full, variants, single)
     elif options.objective == "original":
         scored += [t for t in (_largest_first(ev, spaces, full, variants),) if t is not None]

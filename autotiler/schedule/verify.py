@@ -29,7 +29,7 @@ from .expr import compile_expr
 from .ir import Direction, Schedule
 from .walk import Machine, Program, Walker, environment
 
-FULL_WALK_LIMIT = 50_000
+FULL_WALK_LIMIT = 50_000  # loop iterations: up to this many the verifier walks every one (exact coverage)
 
 
 @dataclass
@@ -188,7 +188,9 @@ class Checker(Machine):
 def _needed_ranges(a) -> list:
     """Byte ranges of an output's home that must be written: every unit of its non-tiled
     dimensions and of its plane, but for the lines (columns) of its tiled direction only the
-    used ones (less what OBJ_CONSTRAINTS_DROP_REM drops). Independent of the tiling."""
+    used ones (less what OBJ_CONSTRAINTS_DROP_REM drops). Independent of the tiling. Inner
+    dimensions needed whole merge into one range, so a long column is one range, not a
+    range per line."""
     t = a.geom.tile
     extents = []
     for d in a.dims:
@@ -196,11 +198,15 @@ def _needed_ranges(a) -> list:
         if t is not None and d.space == t.space and not a.geom.kind.value == "dyntile":
             n = min(t.used, t.span - t.pad_before + t.overlap) if t.drop else t.used
         extents.append(n)
+    dims = a.dims
+    k = len(dims) - 1
+    while k > 0 and extents[k] == dims[k].full and dims[k - 1].stride == dims[k].full * dims[k].stride:
+        k -= 1
+    length = extents[k] * dims[k].stride
     ranges = []
-    outer = a.dims[:-1]
-    for units in _product([range(n) for n in extents[:-1]]):
-        base = sum(u * d.stride for u, d in zip(units, outer))
-        ranges.append((base * a.item, (base + extents[-1] * a.dims[-1].stride) * a.item))
+    for units in _product([range(n) for n in extents[:k]]):
+        base = sum(u * d.stride for u, d in zip(units, dims))
+        ranges.append((base * a.item, (base + length) * a.item))
     return ranges
 
 
