@@ -4,7 +4,8 @@ The cache key is a sha256 over every source and header the compilation reads (fo
 ``gcc -MM``), the flags and the compiler version. Of the platform numbers only the core count is
 part of it: every unit is compiled with ``-DAT_SIM_NCORES=<cores>`` so that ``gap_ncore()`` is a
 constant expression (``static int ActiveCore = gap_ncore();`` at file scope), and the simulator
-refuses a call configured for another count. The other numbers are passed at run time through
+refuses a call configured for another count; every unit also gets ``-D__EMUL__``, as in the
+SDK's emulation builds, so that the original's basic kernels compile unchanged. The other numbers are passed at run time through
 ``at_sim_configure``, so one build serves every platform with the same core count.
 """
 
@@ -206,8 +207,10 @@ def _publish(staging: Path, final: Path) -> None:
 
 
 def core_defines(cores: int) -> tuple[str, ...]:
-    """The defines every unit of a build for ``cores`` cores is compiled with (at_sim.h)."""
-    return (f"-DAT_SIM_NCORES={cores}",)
+    """The defines every unit of a build for ``cores`` cores is compiled with: the core count
+    (at_sim.h) and ``__EMUL__``, the flag of the original SDK's host emulation builds, which its
+    basic kernels and headers test to pick their host code paths."""
+    return (f"-DAT_SIM_NCORES={cores}", "-D__EMUL__")
 
 
 def _units(manifests: list[Manifest], sources, trampoline: Path, cflags: tuple[str, ...],

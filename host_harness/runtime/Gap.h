@@ -55,7 +55,8 @@ typedef unsigned char v4u __attribute__((vector_size(4)));
  * (bfloat16 on the chip) are float, v2h and v2ah pairs of floats (8 bytes here, 4 on the chip),
  * and V2S the int vector of the same shape (what comparing two v2h yields). The SDK's own float
  * headers (DSP_FloatType.h, CNN_FloatType.h) choose their host types with the same flag, so it is
- * set here for them; they also expect the SDK's emulation flag, -D__EMUL__, on the command line. */
+ * set here for them; they also expect the SDK's emulation flag __EMUL__, which host_harness.build
+ * passes to every unit (-D__EMUL__). */
 #ifndef __FLOAT_EMUL__
 #define __FLOAT_EMUL__ 1
 #endif
