@@ -235,7 +235,8 @@ def manifest(model, l1_size: int, l2_size: int) -> dict:
     homes = arg_homes(model)
     funcs = [{"name": k.name, "args": [_arg_json(c, homes[k.name]) for c in k.cargs], "kind": "user_kernel"}
              for k in model.kernels.values()]
-    funcs += [{"name": g.name, "args": [_arg_json(c, homes[g.name]) for c in g.cargs], "kind": "group"}
+    funcs += [{"name": g.name, "args": [_arg_json(c, homes[g.name]) for c in g.cargs], "kind": "group",
+               "calls": [c.name for c in g.calls if c.name in model.kernels], "iterations": g.iterations}
               for g in model.groups.values()]
     c_files = [files.kernels_c] + ([files.init_c] if files.init_c else [])
     out = {
