@@ -1,0 +1,1588 @@
+"""Every error of the model API not already matched by test_errors.py, triggered as a model
+script would (v3 API first, then the v2 forms, groups, settings and options): typed, naming
+this file and the exact line of the offending call, the kernel and the argument, what is
+wrong and the fix. Tests marked xfail document misuses that are silently accepted, end in a
+Python exception instead of a typed error, or get a misleading message; they pass once fixed."""
+
+from __future__ import annotations
+
+import contextlib
+import linecache
+import re
+import sys
+
+import pytest
+
+from autotiler import *
+from autotiler.codegen import generate
+from autotiler.errors import CodegenError
+
+THIS = "test_errors_v3.py"
+P32 = "int * __restrict__"
+T0, T1, D0, D1 = KER_ITER_TILE0, KER_ITER_TILE1, KER_ITER_D0, KER_ITER_D1
+
+
+@pytest.fixture(autouse=True)
+def fresh_model():
+    with Model() as m:
+        SetL1MemorySize(51200)
+        LibKernel("MatSumPar", CALL_PARALLEL,
+                  CArgs(TCArg(P32, "In1"), TCArg(P32, "In2"), TCArg(P32, "Out"), TCArg("unsigned int", "W"),
+                        TCArg("unsigned int", "H")), "MatrixAdd_Arg_T", Cost="W*H")
+        yield m
+
+
+def fails(exc, *fragments, kernel=None, arg=None, line=1, at=None):
+    """``pytest.raises`` for an ``exc`` rendered as ``THIS:LINE: kernel 'K', argument 'A': ...``
+    with the fragments in order (message, then hint), and whose ``kernel`` and ``arg`` fields
+    are exactly the ones given. LINE is ``at``, else the ``line``-th line of the ``with`` body
+    (1: its first line, 2: the next one, ...)."""
+    if at is None:
+        frame = sys._getframe(1)
+        at = frame.f_lineno
+        while not linecache.getline(frame.f_code.co_filename, at).rstrip().endswith(":"):
+            at += 1
+        at += line
+    subject = ([f"kernel '{kernel}'"] if kernel else []) + ([f"argument '{arg}'"] if arg else [])
+    prefix = f"{THIS}:{at}: " + (", ".join(subject) + ": " if subject else "")
+    return _fails(exc, re.escape(prefix) + ".*" + ".*".join(re.escape(f) for f in fragments), kernel, arg)
+
+
+@contextlib.contextmanager
+def _fails(exc, pattern, kernel, arg):
+    with pytest.raises(exc, match=pattern) as info:
+        yield info
+    assert (info.value.kernel, info.value.arg) == (kernel, arg)
+
+
+def this_line() -> int:
+    """The caller's line (``a, line = KerArg(...), this_line()``)."""
+    return sys._getframe(1).f_lineno
+
+
+def mat_cargs(*extra):
+    return CArgs(TCArg(P32, "In1"), TCArg(P32, "In2"), TCArg(P32, "Out"), *extra)
+
+
+def mat_kerargs(*given, space=lambda: KerArgSpace(1, T0), w=20, h=30):
+    """In1, In2 (inputs) and Out (output), w x h ints in ``space``; those ``given`` replace the
+    argument of the same name (or are added)."""
+    mine = {a.name: a for a in given}
+    std = [KerArg(n, space(), t, w, h, 4, 0, 0, 0, n) for n, t in (("In1", OBJ_IN_DB), ("In2", OBJ_IN_DB),
+                                                                     ("Out", OBJ_OUT_DB))]
+    return KerArgs(*(mine.pop(a.name, a) for a in std), *mine.values())
+
+
+def add_bindings(*last):
+    """Bindings of MatSumPar; ``last`` replaces the final ones (W, H)."""
+    head = [K_Arg("In1", KER_ARG_TILE), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)]
+    tail = [K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H)]
+    return Bindings(*(head + tail)[: 5 - len(last)], *last)
+
+
+def add_calls(*last, location=LOC_LOOP):
+    return Calls(Call("MatSumPar", location, add_bindings(*last)))
+
+
+def mat_add(name="K", space=None, calls=None, kerargs=None, cargs=None, orientation=TILE_HOR) -> tuple:
+    """The arguments of UserKernel for Out = In1 + In2 (20 x 30 ints tiled along T0); a test
+    calls ``UserKernel(*mat_add(...))`` on the line its error must name."""
+    return (name, space or KernelIterSpace(1, IterTiledSpace(T0)), orientation, cargs or mat_cargs(),
+            calls or add_calls(), kerargs or mat_kerargs())
+
+
+def planes(n=2):
+    """A kernel space with n planes (D0) outside the tiled space T0."""
+    return KernelIterSpace(2, IterFixedSpace(D0, n), IterTiledSpace(T0))
+
+
+def test_the_helpers_declare_a_valid_kernel():
+    assert UserKernel(*mat_add()).ntiles >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Count-prefixed lists, parameter binding, enums and integers (api/common.py)
+
+
+def test_unfilled_allocated_slot():
+    args = AllocateCArgs(2)
+    args[0] = TCArg(P32, "In")
+    with fails(ModelError, "CArgs: an item is None (an AllocateXXX slot never filled?)",
+               "fill every slot, or use the AT_NO_* placeholder"):
+        CArgs(*args)
+
+
+def test_list_item_of_the_wrong_kind():
+    with fails(ModelError, "CArgs expects CArg items, got 'int A'", "build each item with the matching function"):
+        CArgs("int A")
+    with fails(ModelError, "KernelIterSpace expects IterSpace items, got <KernelIteratorT.KER_ITER_TILE0: 0>"):
+        KernelIterSpace(1, KER_ITER_TILE0)
+
+
+def test_list_item_of_the_wrong_kind_in_a_user_kernel_names_the_kernel():
+    with fails(ModelError, "CArgs expects CArg items, got 'I'", kernel="K"):
+        UserKernel("K", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, "In1", add_calls(), mat_kerargs())
+
+
+def test_invalid_enum_value():
+    with fails(ModelError, "99 is not a valid call location", "use one of LOC_LOOP, LOC_LOOP_PROLOG"):
+        Call("MatSumPar", 99, add_bindings())
+    with fails(ModelError, "'LOC_LOOP' is not a valid call location"):
+        Call("MatSumPar", "LOC_LOOP", add_bindings())
+
+
+def test_invalid_tile_orientation_names_the_kernel():
+    with fails(ModelError, "5 is not a valid tile orientation (TILE_HOR/TILE_VER)", "use one of TILE_HOR, TILE_VER",
+               kernel="K"):
+        UserKernel(*mat_add(orientation=5))
+
+
+def test_too_many_positional_arguments():
+    with fails(ModelError, "LibKernel takes 5 argument(s), got 6",
+               "LibKernel(KernelName, CallType, CArgs, ParArgTypeName, CNN_Match)"):
+        LibKernel("L", CALL_SEQUENTIAL, CArgs(), "", None, 7)
+    with fails(ModelError, "UserKernel takes 6 argument(s), got 8", "UserKernel(Name, KerIter, Orientation"):
+        UserKernel(*mat_add(), 1, 2)
+
+
+def test_unknown_keyword_argument():
+    with fails(ModelError, "KerArg has no parameter 'Size'", "KerArg(KerArgName, KerArgSpace, ObjType, W, H"):
+        KerArg("A", KerArgSpace(1, T0), OBJ_IN_DB, 8, 8, Size=4)
+
+
+def test_argument_given_twice():
+    with fails(ModelError, "LibKernel: parameter 'KernelName' given twice"):
+        LibKernel("L", CALL_SEQUENTIAL, CArgs(), KernelName="X")
+
+
+def test_missing_argument():
+    with fails(ModelError, "LibKernel: missing argument 'CallType'", "LibKernel(KernelName, CallType"):
+        LibKernel("L")
+    with fails(ModelError, "KerArg: missing argument 'ItemSize'"):
+        KerArg("A", KerArgSpace(1, T0), OBJ_IN_DB, 8, 8)
+
+
+@pytest.mark.parametrize("count", ["3", None, 2.0])
+def test_count_that_is_not_an_integer(count):
+    with fails(ModelError, f"AllocateCArgs count must be an integer, got {count!r}"):
+        AllocateCArgs(count)
+
+
+def test_negative_count():
+    with fails(ModelError, "AllocateKerArgs count must be at least 0, got -1"):
+        AllocateKerArgs(-1)
+    with fails(ModelError, "AllocateCalls count must be at least 0, got -2"):
+        AllocateCalls(-2)
+
+
+def test_sizeof_unknown_type():
+    with fails(ModelError, "sizeof: unknown C type 'struct foo'", "pass the size in bytes instead"):
+        sizeof("struct foo")
+
+
+# ---------------------------------------------------------------------------------------------
+# Basic kernels and templates
+
+
+def test_tcarg_type_must_be_a_string():
+    with fails(ModelError, "TCArg type must be a C type string, got 5", 'e.g. TCArg("short int * __restrict__"',
+               arg="A"):
+        TCArg(5, "A")
+
+
+@pytest.mark.parametrize("name,fragment", [("1a", "C argument name '1a' is not a valid C identifier"),
+                                           ("int", "C argument name 'int' is a C keyword"),
+                                           (None, "C argument name None is not a valid C identifier")])
+def test_c_argument_name(name, fragment):
+    with fails(ModelError, fragment, "use letters, digits and '_' only" if name != "int" else "choose another name"):
+        TCArg("int", name)
+
+
+def test_template_declared_twice_with_other_arguments():
+    LibKernelTemplate("T", CArgs(TCArg("int", "A")))
+    with fails(ModelError, "template 'T' is already declared with other arguments", "declare each template once"):
+        LibKernelTemplate("T", CArgs(TCArg("int", "B")))
+
+
+def test_unknown_template():
+    LibKernelTemplate("KerT", CArgs(TCArg("int", "A")))
+    with fails(ModelError, "no basic kernel template 'KerTT'", "declare it with LibKernelTemplate first",
+               "did you mean 'KerT'?"):
+        KerTypeTemplate("KerTT")
+
+
+def test_basic_kernel_without_arguments_nor_template():
+    with fails(ModelError, "has no C arguments and no LibKernelTemplate named by ParArgTypeName",
+               "give CArgs(...) or declare LibKernelTemplate(ParArgTypeName, ...)", kernel="L"):
+        LibKernel("L", CALL_SEQUENTIAL, 0, "")
+
+
+def test_call_type_that_is_not_an_integer():
+    with fails(ModelError, "'par' is not a valid call type", "use CALL_SEQUENTIAL, CALL_PARALLEL", kernel="L"):
+        LibKernel("L", "par", CArgs(), "")
+
+
+def test_call_type_with_unknown_attribute_bits():
+    with fails(ModelError, "call type 64 has unknown attribute bits", "CALL_FLOAT_KER, CALL_HWC_KER, CALL_NE16_KER",
+               kernel="L"):
+        LibKernel("L", CALL_SEQUENTIAL | 64, CArgs(), "")
+
+
+def test_argument_struct_type_must_be_an_identifier():
+    with fails(ModelError, "argument struct type 'a b' is not a C identifier", kernel="L"):
+        LibKernel("L", CALL_PARALLEL, CArgs(), "a b")
+
+
+def test_basic_kernel_named_like_a_user_kernel():
+    UserKernel(*mat_add("K"))
+    with fails(ModelError, "'K' is already a user kernel or group", kernel="K"):
+        LibKernel("K", CALL_SEQUENTIAL, CArgs(), "")
+
+
+def test_user_kernel_named_like_a_basic_kernel():
+    with fails(ModelError, "'MatSumPar' is already the name of a basic kernel",
+               "generated functions cannot reuse a basic kernel's name", kernel="MatSumPar"):
+        UserKernel(*mat_add("MatSumPar"))
+
+
+def test_cost_must_be_a_string():
+    with fails(ModelError, "Cost must be a string expression, got int 5", 'write e.g. Cost="W*H/ncores + 20"',
+               kernel="L"):
+        LibKernel("L", CALL_SEQUENTIAL, CArgs(TCArg("int", "N")), "", Cost=5)
+
+
+def test_cost_syntax_error():
+    with fails(ModelError, "Cost expression 'N*' is not a valid expression", 'write e.g. "W*H/ncores + 20"',
+               kernel="L"):
+        LibKernel("L", CALL_SEQUENTIAL, CArgs(TCArg("int", "N")), "", Cost="N*")
+
+
+@pytest.mark.parametrize("cost", ["max(N, 2)", "N*1.5", "N**2"])
+def test_cost_outside_the_grammar(cost):
+    with fails(ModelError, f"Cost expression {cost!r} may only use integers, + - * / % and names", kernel="L"):
+        LibKernel("L", CALL_SEQUENTIAL, CArgs(TCArg("int", "N")), "", Cost=cost)
+
+
+@pytest.mark.xfail(strict=True, reason="Cost=\"N/0\" (or a negative constant) is accepted; the prediction silently "
+                                       "counts such a call as 0 cycles")
+@pytest.mark.parametrize("cost", ["N/0", "N % 0", "-1000"])
+def test_cost_that_cannot_be_a_cycle_count(cost):
+    with fails(ModelError, f"Cost expression {cost!r}", kernel="L"):
+        LibKernel("L", CALL_SEQUENTIAL, CArgs(TCArg("int", "N")), "", Cost=cost)
+
+
+# ---------------------------------------------------------------------------------------------
+# Iteration spaces
+
+
+@pytest.mark.parametrize("value", ["T0", None])
+def test_space_that_is_not_an_integer(value):
+    with fails(ModelError, f"{value!r} is not a valid tiled space", "use KER_ITER_TILE0..2 / KER_ITER_D0..D3"):
+        IterTiledSpace(value)
+
+
+def test_space_out_of_range():
+    with fails(ModelError, "99 is not a valid space", "use one of KER_ITER_TILE0"):
+        IterFixedSpace(99, 4)
+
+
+@pytest.mark.parametrize("ctor,args,fragment", [
+    (IterFixedSpace, (D0, 0), "IterFixedSpace Dim must be at least 1, got 0"),
+    (IterFixedSpace, (D0, "4"), "IterFixedSpace Dim must be an integer, got '4'"),
+    (IterParSpace, (D0, 4, 0), "IterParSpace PrefDiv must be at least 1, got 0"),
+    (IterParSpace, (D0, -4, 1), "IterParSpace Dim must be at least 1, got -4"),
+    (IterFixedSpaceDynBound, (D0, 0, "N"), "IterFixedSpaceDynBound Dim must be at least 1, got 0"),
+])
+def test_space_extent(ctor, args, fragment):
+    with fails(ModelError, fragment):
+        ctor(*args)
+
+
+def test_run_time_bound_name_must_be_an_identifier():
+    with fails(ModelError, "run-time bound C argument name '1x' is not a valid C identifier"):
+        IterFixedSpaceDynBound(D0, 4, "1x")
+
+
+def test_empty_iteration_space():
+    with fails(ModelError, "the iteration space has no loop",
+               "give at least one space, e.g. KernelIterSpace(1, IterTiledSpace(KER_ITER_TILE0))", kernel="K"):
+        UserKernel(*mat_add(space=KernelIterSpace(0)))
+
+
+def test_space_twice_in_the_iteration_space():
+    with fails(ModelError, "space KER_ITER_TILE0 appears twice in the iteration space", "each space names one loop",
+               kernel="K"):
+        UserKernel(*mat_add(space=KernelIterSpace(2, IterTiledSpace(T0), IterTiledSpace(T0))))
+
+
+def test_tiled_space_must_be_tile0_to_2():
+    with fails(ModelError, "IterTiledSpace(KER_ITER_D0): only KER_ITER_TILE0..2 can be tiled",
+               "use IterFixedSpace or IterParSpace for D0..D3", kernel="K"):
+        UserKernel(*mat_add(space=KernelIterSpace(1, IterTiledSpace(D0))))
+
+
+def test_tile_space_declared_fixed():
+    with fails(ModelError, "KER_ITER_TILE0 is a tiled space: declare it with IterTiledSpace",
+               "the non-tiled spaces are KER_ITER_D0..D3", kernel="K"):
+        UserKernel(*mat_add(space=KernelIterSpace(1, IterFixedSpace(T0, 3))))
+
+
+def test_user_kernel_without_kernel_iter_space():
+    with fails(ModelError, "expects KernelIterSpace(...) as its 2nd argument",
+               "v3: UserKernel(Name, KernelIterSpace(...), Orientation, CArgs, Calls, KerArgs)", kernel="K"):
+        UserKernel("K", IterTiledSpace(T0), TILE_HOR, mat_cargs(), add_calls(), mat_kerargs())
+
+
+def test_run_time_bound_must_be_a_c_argument():
+    with fails(ModelError, 'IterFixedSpaceDynBound(D0, 3, "N"): \'N\' must be an integer C argument of the user kernel',
+               'add TCArg("int", "N") to the kernel\'s CArgs', kernel="K"):
+        UserKernel(*mat_add(space=KernelIterSpace(2, IterFixedSpaceDynBound(D0, 3, "N"), IterTiledSpace(T0))))
+
+
+@pytest.mark.xfail(strict=True, reason="a run-time bound naming a pointer or float C argument gets the hint 'add "
+                                       "TCArg(\"int\", ...)', which would declare that C argument a second time")
+@pytest.mark.parametrize("bound,ctype", [("In1", P32), ("N", "float")])
+def test_run_time_bound_of_the_wrong_type_says_its_type(bound, ctype):
+    cargs = mat_cargs(TCArg(ctype, "N")) if bound == "N" else mat_cargs()
+    with fails(ModelError, f"'{bound}' is '{ctype}'", kernel="K"):
+        UserKernel(*mat_add(space=KernelIterSpace(2, IterFixedSpaceDynBound(D0, 3, bound), IterTiledSpace(T0)), cargs=cargs))
+
+
+@pytest.mark.xfail(strict=True, reason="SPACE_PROP_REVERT given with a kernel's IterTiledSpace is ignored without a "
+                                       "word (KerArgSpace refuses it on tiled spaces)")
+def test_space_prop_revert_on_the_tiled_iteration_space():
+    with fails(ModelError, "SPACE_PROP_REVERT", kernel="K"):
+        UserKernel(*mat_add(space=KernelIterSpace(1, IterTiledSpace(SPACE_PROP(T0, SPACE_PROP_REVERT)))))
+
+
+def test_tile_hwc_orientation():
+    with fails(ModelError, "TILE_HWC is not supported yet", "use TILE_HOR or TILE_VER", kernel="K"):
+        UserKernel(*mat_add(orientation=TILE_HWC))
+
+
+# ---------------------------------------------------------------------------------------------
+# KerArgSpace
+
+
+def test_kerargspace_count_must_match():
+    with fails(ModelError, "KerArgSpace(2, ...) announces 2 space(s) but 1 follow", "write KerArgSpace(1, ...)"):
+        KerArgSpace(2, T0)
+
+
+def test_kerargspace_must_start_with_the_count():
+    with fails(ModelError, "KerArgSpace(N, spaces...) starts with the number of spaces"):
+        KerArgSpace("1", T0)
+
+
+def test_kerargspace_entry_that_is_not_a_space():
+    with fails(ModelError, "None is not a valid KerArgSpace entry", "use KER_ITER_TILE0..2 / KER_ITER_D0..D3"):
+        KerArgSpace(1, None)
+
+
+def test_kerargspace_lists_a_space_twice():
+    with fails(ModelError, "KerArgSpace lists KER_ITER_TILE0 twice", kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(2, T0, T0), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_kerargspace_space_absent_from_the_kernel():
+    with fails(ModelError, "KerArgSpace names KER_ITER_D0, which is not in the kernel's iteration space "
+               "(KER_ITER_TILE0)", "add the space to KernelIterSpace or remove it from KerArgSpace", kernel="K",
+               arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(2, D0, T0), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_kerargspace_unknown_property_bits():
+    with fails(ModelError, "KerArgSpace entry KER_ITER_TILE0 has unknown property bits 0x100000",
+               "use SPACE_PROP(Space, SPACE_PROP_ABS | SPACE_PROP_REVERT", kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(1, T0 | 0x100000), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_space_prop_pad2pref():
+    with fails(ModelError, "SPACE_PROP_PAD2PREF is not supported yet", "remove the property", kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(1, SPACE_PROP(T0, SPACE_PROP_PAD2PREF)), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_space_prop_revert_on_a_tiled_space():
+    with fails(ModelError, "SPACE_PROP_REVERT applies to non-tiled spaces",
+               "traverse a D space backwards, e.g. SPACE_PROP(KER_ITER_D0, SPACE_PROP_REVERT)", kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(1, SPACE_PROP(T0, SPACE_PROP_REVERT)), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_kerargspace_with_two_tiled_spaces():
+    space = KernelIterSpace(2, IterTiledSpace(T1), IterTiledSpace(T0))
+    with fails(ModelError, "KerArgSpace has more than one tiled space", "an argument's plane is cut along one tiled "
+               "space", kernel="K", arg="In1"):
+        UserKernel(*mat_add(space=space, kerargs=mat_kerargs(KerArg("In1", KerArgSpace(2, T1, T0), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_tiled_space_not_last_in_kerargspace():
+    with fails(ModelError, "the tiled space KER_ITER_TILE0 is not the innermost entry of KerArgSpace: layouts with "
+               "the plane outside other dimensions (HWC) are not supported yet", "list the tiled space last",
+               kernel="K", arg="In1"):
+        UserKernel(*mat_add(space=planes(), kerargs=mat_kerargs(KerArg("In1", KerArgSpace(2, T0, D0), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_tiled_argument_without_tiled_space():
+    with fails(ModelError, "is tiled (O_TILED) but its KerArgSpace has no tiled space",
+               "add a tiled space (KER_ITER_TILE0..2) to KerArgSpace, or drop O_TILED", kernel="K", arg="In1"):
+        UserKernel(*mat_add(space=planes(), kerargs=mat_kerargs(KerArg("In1", KerArgSpace(1, D0), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_onetile_buffer_without_tiled_space():
+    with fails(ModelError, "a ONETILE/DYNTILE buffer needs a tiled space in its KerArgSpace",
+               "give it the tiled space its tiles follow", kernel="K", arg="B"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("B", KerArgSpace(0), O_BUFF | O_ONETILE, 8, 8, 4, 0, 0, 0, None))))
+
+
+def test_tile_flag_contradicts_kerargspace():
+    with fails(ModelError, "O_TILE1 says the argument is tiled along KER_ITER_TILE1, its KerArgSpace says otherwise",
+               "drop O_TILE1: in the v3 form KerArgSpace gives the spaces", kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(1, T0), OBJ_IN_DB | O_TILE1, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_v2_plane_flag_in_a_v3_kernel():
+    with fails(ModelError, "O_3D is a v2 flag; a v3 kernel gives the planes as spaces of KerArgSpace",
+               "e.g. KerArgSpace(2, KER_ITER_D0, KER_ITER_TILE0) for a 3D input", kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(1, T0), OBJ_IN_DB_3D, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_v2_argument_in_a_v3_kernel():
+    with fails(ModelError, "is declared in the v2 form (no KerArgSpace) in a v3 kernel",
+               "give its spaces: KerArg(Name, KerArgSpace(1, KER_ITER_TILE0), Type, ...)", kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1", 0))))
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel arguments: fields and flags (checked where the argument is declared)
+
+
+def S():
+    """The KerArgSpace of a plane tiled along T0."""
+    return KerArgSpace(1, T0)
+
+
+@pytest.mark.parametrize("obj_type", [-1, "OBJ_IN", None])
+def test_invalid_object_type(obj_type):
+    with fails(ModelError, f"invalid object type {obj_type!r}", "use OBJ_* names or O_* flags", arg="A"):
+        KerArg("A", S(), obj_type, 8, 8, 4, 0, 0, 0, "A")
+
+
+@pytest.mark.parametrize("constraint", [-1, "EVEN"])
+def test_invalid_constraint(constraint):
+    with fails(ModelError, f"invalid constraint {constraint!r}", "use OBJ_CONSTRAINTS_* names", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, constraint, 0, "A")
+
+
+@pytest.mark.parametrize("w", ["8", None, 8.0, True])
+def test_size_of_the_wrong_type(w):
+    with fails(ModelError, f"W must be a positive integer, got {w!r}", "give W a size of at least 1", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB, w, 8, 4, 0, 0, 0, "A")
+
+
+def test_kernel_argument_name():
+    with fails(ModelError, "kernel argument name '1A' is not a valid C identifier", "use letters, digits and '_'"):
+        KerArg("1A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A")
+
+
+def test_tile_overlap_of_the_wrong_type():
+    with fails(ModelError, "TileOverlap must be an integer, got '1'", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, "1", 0, 0, "A")
+
+
+def test_negative_preferred_tile_size():
+    with fails(ModelError, "PreferedTileSize must be at least 0, got -1", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, -1, "A")
+
+
+@pytest.mark.parametrize("ctor,args,fragment", [
+    (KerArgPad, (8, 8, -1, 0, 4), "BottomBuffer must be at least 0, got -1"),
+    (KerArgPad, (8, 8, 0, -2, 4), "TopBuffer must be at least 0, got -2"),
+    (KerArgPBuff, (8, 8, 8, 8, -1, 0, 0, 0, 4), "BottomBuffer must be at least 0, got -1"),
+])
+def test_negative_delay_line(ctor, args, fragment):
+    with fails(ModelError, fragment, arg="A"):
+        ctor("A", S(), OBJ_IN_DB, *args, 0, 0, 0, "A")
+
+
+def test_negative_padding():
+    with fails(ModelError, "PadTile (-1, 0, 0, 0) must be four non-negative item counts (left, right, top, bottom)",
+               arg="A"):
+        KerArgP("A", S(), OBJ_IN_DB, 8, 8, 8, 8, (-1, 0, 0, 0), 0, 4, 0, 0, 0, "A")
+
+
+@pytest.mark.parametrize("pad", [(1, 0, 0), "1", (1.0, 0, 0, 0)])
+def test_padding_that_is_not_a_v4s(pad):
+    with fails(ModelError, f"PadExec {pad!r} must be a v4s: (left, right, top, bottom)", arg="A"):
+        KerArgP("A", S(), OBJ_IN_DB, 8, 8, 8, 8, 0, pad, 4, 0, 0, 0, "A")
+
+
+def test_used_part_larger_than_the_plane():
+    with fails(ModelError, "UsedW 9 must be between 1 and 8", "the used part of the plane cannot exceed the plane (W)",
+               arg="A"):
+        KerArgP("A", S(), OBJ_IN_DB, 8, 8, 9, 8, 0, 0, 4, 0, 0, 0, "A")
+    with fails(ModelError, "UsedH 0 must be between 1 and 8", "cannot exceed the plane (H)", arg="A"):
+        KerArgPart("A", S(), OBJ_IN_DB, 8, 8, 8, 0, 4, 0, 0, 0, "A")
+
+
+def test_pad_value_of_the_wrong_type():
+    with fails(ModelError, "PadValue must be an integer, got 'x'", arg="A"):
+        KerArgPV("A", S(), OBJ_IN_DB, 8, 8, 8, 8, 0, 0, "x", 4, 0, 0, 0, "A")
+
+
+def test_object_type_with_unknown_bits():
+    with fails(ModelError, "object type has unknown bit(s) 0x4000000000000", "build it from O_* flags or OBJ_* names",
+               arg="A"):
+        KerArg("A", S(), OBJ_IN_DB | (1 << 50), 8, 8, 4, 0, 0, 0, "A")
+
+
+@pytest.mark.parametrize("flag,name,what", [(O_BIT, "O_BIT", "item sizes in bits"), (O_HWC, "O_HWC", "HWC tensors"),
+                                            (O_ALIAS, "O_ALIAS", "aliased arguments"),
+                                            (O_NE16_DW, "O_NE16_DW", "NE16 weight layouts")])
+def test_unsupported_object_flags(flag, name, what):
+    with fails(ModelError, f"{name} ({what}) is not supported yet", "remove the flag", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB | flag, 8, 8, 4, 0, 0, 0, "A")
+
+
+def test_const_on_an_output():
+    with fails(ModelError, "O_CONST marks a constant input, but this argument is not a pure input",
+               "drop O_CONST or make the argument O_IN only", arg="A"):
+        KerArg("A", S(), OBJ_OUT_DB | O_CONST, 8, 8, 4, 0, 0, 0, "A")
+
+
+@pytest.mark.parametrize("flags,fragment,fix", [
+    (OBJ_IN_DB | O_NO_LOAD, "O_NO_LOAD applies to O_IN|O_BUFF arguments", "use it with O_IN|O_BUFF"),
+    (OBJ_IN_DB | O_ALWAYS_LOAD, "O_ALWAYS_LOAD applies to O_IN|O_BUFF arguments", "use it with O_IN|O_BUFF"),
+    (O_IN | O_BUFF | O_NO_STORE, "O_NO_STORE applies to O_OUT|O_BUFF arguments", "use it with O_OUT|O_BUFF"),
+])
+def test_load_store_flags_need_a_buffer(flags, fragment, fix):
+    with fails(ModelError, fragment, fix, arg="A"):
+        KerArg("A", S(), flags, 8, 8, 4, 0, 0, 0, "A")
+
+
+def test_no_load_and_always_load():
+    with fails(ModelError, "O_NO_LOAD and O_ALWAYS_LOAD contradict each other", "keep one", arg="A"):
+        KerArg("A", S(), O_IN | O_BUFF | O_NO_LOAD | O_ALWAYS_LOAD, 8, 8, 4, 0, 0, 0, "A")
+
+
+def test_two_tile_flags():
+    with fails(ModelError, "more than one of O_TILE0/O_TILE1/O_TILE2 is set", "an argument is tiled along one tiled "
+               "space", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB | O_TILE0 | O_TILE1, 8, 8, 4, 0, 0, 0, "A")
+
+
+def test_constraint_with_unknown_bits():
+    with fails(ModelError, "constraint has unknown bit(s) 0x1000", "use OBJ_CONSTRAINTS_* names", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 1 << 12, 0, "A")
+
+
+@pytest.mark.parametrize("constraint,text", [
+    (OBJ_CONSTRAINTS_TILE_HOR | OBJ_CONSTRAINTS_TILE_VER, "TILE_HOR and TILE_VER"),
+    (OBJ_CONSTRAINTS_PAD_REM | OBJ_CONSTRAINTS_DROP_REM, "PAD_REM and DROP_REM"),
+])
+def test_contradictory_constraints(constraint, text):
+    with fails(ModelError, f"constraints {text} contradict each other", "keep one of them", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, constraint, 0, "A")
+
+
+@pytest.mark.parametrize("constraint,what", [
+    (OBJ_CONSTRAINTS_DYNAMIC, "run-time tile sizes (OBJ_CONSTRAINTS_DYNAMIC)"),
+    (OBJ_CONSTRAINTS_2D, "2D strided arguments (OBJ_CONSTRAINTS_2D)"),
+])
+def test_unsupported_constraints(constraint, what):
+    with fails(ModelError, f"{what} is not supported yet", "remove the constraint", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, constraint, 0, "A")
+
+
+def test_one_preferred_tile_without_preferred_size():
+    with fails(ModelError, "OBJ_CONSTRAINTS_ONEPREFTILE needs a PreferedTileSize",
+               "give the tile size the single tile must have", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, OBJ_CONSTRAINTS_ONEPREFTILE, 0, "A")
+
+
+def test_min_tile_size_without_preferred_size():
+    a, declared = KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A"), this_line()
+    with fails(ModelError, "SetKerArgMinTileSize needs a PreferedTileSize",
+               "the minimum applies to the preferred multiple: give PreferedTileSize", arg="A", at=declared):
+        SetKerArgMinTileSize(a, 2)
+
+
+@pytest.mark.xfail(strict=True, reason="SetKerArgMinTileSize sets the minimum before checking it: after the error "
+                                       "the argument keeps MinTileSize 2 (a script catching the error goes on with it)")
+def test_refused_min_tile_size_leaves_the_argument_unchanged():
+    a = KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A")
+    with pytest.raises(ModelError):
+        SetKerArgMinTileSize(a, 2)
+    assert a.min_tile == 0
+
+
+def test_min_tile_size_of_something_else():
+    with fails(ModelError, "SetKerArgMinTileSize expects a kernel argument, got 'A'"):
+        SetKerArgMinTileSize("A", 2)
+
+
+def test_negative_min_tile_size():
+    a = KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 2, "A")
+    with fails(ModelError, "MinTileSize must be at least 0, got -2", arg="A"):
+        SetKerArgMinTileSize(a, -2)
+
+
+def test_min_tile_size_after_use():
+    args = mat_kerargs()
+    UserKernel(*mat_add(kerargs=args))
+    with fails(ModelError, "SetKerArgMinTileSize on an argument already part of a user kernel",
+               "set it before passing the argument to UserKernel", arg="In1"):
+        SetKerArgMinTileSize(args[0], 2)
+
+
+def test_pad_align():
+    with fails(ModelError, "KerArgPadAlign with a TileWPadAlign is not supported yet", "use KerArg, or align W yourself",
+               arg="A"):
+        KerArgPadAlign("A", S(), OBJ_IN_DB, 8, 8, 4, 4, 4, 0, 0, 0, "A")
+
+
+def test_aliased_argument():
+    with fails(ModelError, "KerArgAliased (arguments sharing L1 memory, O_ALIAS) is not supported yet",
+               "declare a separate argument", arg="A"):
+        KerArgAliased("A", S(), 0, OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A")
+
+
+@pytest.mark.parametrize("ctor", [KerArg2D, KerArg3D, KerArg2DP, KerArg3DP])
+def test_v2_strided_arguments(ctor):
+    with fails(ModelError, f"{ctor.__name__} (v2 strided/3D argument) is not supported yet",
+               "declare the planes as a space"):
+        ctor("A", OBJ_IN_DB, 8, 8, 4)
+
+
+def test_group_argument_must_be_input_or_output():
+    with fails(ModelError, "a kernel group argument is O_IN or O_OUT", arg="A"):
+        KerGroupArg("A", O_BUFF, 8, 4, "A")
+    with fails(ModelError, "ArgSize must be at least 1, got 0", arg="A"):
+        KerGroupArg("A", O_IN, 0, 4, "A")
+
+
+def test_kerargs_item_of_the_wrong_kind():
+    with fails(ModelError, "KerArgs expects KerArgDecl items, got 'In1'"):
+        KerArgs("In1")
+
+
+def test_kernel_argument_bound_to_a_scalar_c_argument():
+    with fails(ModelError, "is bound to C argument 'Out' of type 'int', which is not a pointer",
+               "kernel arguments live in memory: bind them to pointer C arguments", kernel="K", arg="Out", line=2):
+        UserKernel(*mat_add(cargs=CArgs(TCArg(P32, "In1"), TCArg(P32, "In2"), TCArg("int", "Out")),
+                            kerargs=mat_kerargs(KerArg("Out", S(), OBJ_OUT_DB, 20, 30, 4, 0, 0, 0, "Out"))))
+
+
+def test_argument_larger_than_int_offsets():
+    with fails(ModelError, "is 3200000000 bytes: the generated C addresses memory with 32-bit int offsets, so an "
+               "argument must stay below 2147483648 bytes", "split the data over several kernels", kernel="K",
+               arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", S(), OBJ_IN_DB, 40000, 20000, 4, 0, 0, 0, "In1"))))
+
+
+def test_overlap_as_large_as_the_tiled_dimension():
+    with fails(ModelError, "TileOverlap 30 leaves no useful line in a tiled dimension of 30",
+               "overlap must be smaller than the tiled dimension", kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", S(), OBJ_IN_DB, 20, 30, 4, 30, 0, 0, "In1"))))
+
+
+@pytest.mark.xfail(strict=True, reason="a negative TileOverlap is accepted: on one argument it gives a ratio error "
+                                       "('used 30 + padding 0 - overlap -2 ... not a multiple of 30'), on all of them "
+                                       "an untyped-location CodegenError 'schedule verification failed: bytes [0, "
+                                       "2400) of output 'Out' are never written back'")
+def test_negative_tile_overlap():
+    with fails(ModelError, "TileOverlap must be at least 0, got -2", arg="A"):
+        KerArg("A", S(), OBJ_IN_DB, 20, 30, 4, -2, 0, 0, "A")
+
+
+# ---------------------------------------------------------------------------------------------
+# Calls and their locations
+
+
+def test_call_location_group_inside_a_user_kernel():
+    with fails(ModelError, "call to 'MatSumPar' uses LOC_GROUP/UserKernelCall inside a user kernel",
+               "user kernel calls belong in UserKernelGroup; use Call(..., LOC_LOOP, ...)", kernel="K", line=2):
+        UserKernel(*mat_add(
+            calls=Calls(Call("MatSumPar", LOC_GROUP, add_bindings()))))
+
+
+def test_call_location_of_a_space_the_kernel_does_not_have():
+    with fails(ModelError, "call to 'MatSumPar' at LOC_D0: space KER_ITER_D0 is not in the kernel's iteration space "
+               "(KER_ITER_TILE0)", "place the call at a location of an existing space, LOC_PROLOG or LOC_EPILOG",
+               kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_D0, add_bindings()))))
+
+
+def test_call_in_the_body_of_a_loop_that_is_not_innermost():
+    with fails(ModelError, "call to 'MatSumPar' at LOC_D0: the body of KER_ITER_D0 is not the innermost loop "
+               "(KER_ITER_TILE0 runs inside it), so where the call goes is unclear",
+               "use LOC_LOOP_PROLOG (before the inner loop) or LOC_LOOP_EPILOG (after it)", kernel="K"):
+        UserKernel(*mat_add(space=planes(), kerargs=mat_kerargs(space=lambda: KerArgSpace(2, D0, T0)), calls=Calls(Call("MatSumPar", LOC_D0, add_bindings()))))
+
+
+def test_ignored_argument_of_a_sequential_basic_kernel():
+    LibKernel("Seq", CALL_SEQUENTIAL, CArgs(TCArg(P32, "A")), "")
+    with fails(ModelError, "call to 'Seq': AT_IGNORE_ARG_BINDING for 'A' of a sequential basic kernel (its arguments "
+               "are passed in the call, none can be left out)", "bind a value, e.g. Imm(0)", kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call("Seq", LOC_LOOP, Bindings(AT_IGNORE_ARG_BINDING)))))
+
+
+def test_bindings_item_that_is_not_a_binding():
+    with fails(ModelError, "Bindings expects bindings, got 'In1'", "use K_Arg, C_Arg, Imm, ... or "
+               "AT_IGNORE_ARG_BINDING"):
+        Bindings("In1")
+
+
+def test_call_given_a_plain_list_of_non_bindings():
+    items = ["In1", "In2", "Out", "W", "H"]
+    with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': 'In1' is not a binding",
+               "use K_Arg, C_Arg, Imm, ... (or AT_IGNORE_ARG_BINDING)", kernel="K", line=2):
+        UserKernel(*mat_add(
+            calls=Calls(Call("MatSumPar", LOC_LOOP, items))))
+
+
+@pytest.mark.xfail(strict=True, reason="a string given as the binding list is split into characters: the message "
+                                       "counts 3 bindings for \"abc\" instead of refusing the list")
+def test_call_given_a_string_as_binding_list():
+    with fails(ModelError, "Bindings(...)"):
+        Call("MatSumPar", LOC_LOOP, "abc")
+
+
+# ---------------------------------------------------------------------------------------------
+# Bindings: constructors
+
+
+def test_binding_selector():
+    with fails(ModelError, "999 is not a valid kernel argument selector", "use one of KER_ARG_NONE, KER_ARG_TILE"):
+        K_Arg("In1", 999)
+    with fails(ModelError, "'KER_ARG_TILE' is not a valid kernel argument selector"):
+        K_Arg("In1", "KER_ARG_TILE")
+
+
+def test_binding_operator():
+    with fails(ModelError, "'^' is not a binding operator", "use one of + - * / % << >> & | == != (and '@' for "
+               "K_TileOper)"):
+        K_ArgOp("In1", KER_ARG_TILE_W, "^", 2)
+
+
+@pytest.mark.parametrize("make,fragment", [
+    (lambda: K_ArgOp("In1", KER_ARG_TILE_W, "+", "2"), "K_ArgOp value must be an integer, got '2'"),
+    (lambda: Imm("3"), "Imm value must be an integer, got '3'"),
+    (lambda: Imm(True), "Imm value must be an integer, got True"),
+    (lambda: C_ArgPlusImmOffset("In1", "4"), "offset must be an integer, got '4'"),
+    (lambda: K_TileOper("In1", "char *", "+", None), "K_TileOper value must be an integer, got None"),
+])
+def test_binding_value_of_the_wrong_type(make, fragment):
+    with fails(ModelError, fragment, at=make.__code__.co_firstlineno):
+        make()
+
+
+def test_k_argpred_selector():
+    with fails(ModelError, "K_ArgPred takes KER_ARG_TILEFIRST or KER_ARG_TILELAST, not KER_ARG_TILE", arg="In1"):
+        K_ArgPred("In1", KER_ARG_TILE, T0)
+
+
+def test_k_argpredlist_conjunction():
+    with fails(ModelError, "K_ArgPredList takes BIND_PRED_AND or BIND_PRED_OR"):
+        K_ArgPredList(BIND_K_ARG, 0)
+    with fails(ModelError, "'and' is not a valid predicate conjunction (BIND_PRED_AND/BIND_PRED_OR)"):
+        K_ArgPredList("and", 0)
+
+
+def test_k_argpredlist_count():
+    with fails(ModelError, "K_ArgPredList announces 2 predicate(s) but 1 follow"):
+        K_ArgPredList(BIND_PRED_AND, 2, K_ArgPred("In1", KER_ARG_TILEFIRST, T0))
+
+
+@pytest.mark.xfail(strict=True, reason="a count given as a string gives a false message: 'K_ArgPredList announces 1 "
+                                       "predicate(s) but 1 follow'")
+def test_k_argpredlist_count_that_is_not_an_integer():
+    with fails(ModelError, "must be an integer, got '1'"):
+        K_ArgPredList(BIND_PRED_AND, "1", K_ArgPred("In1", KER_ARG_TILEFIRST, T0))
+
+
+def test_k_tileoper_access_type():
+    with fails(ModelError, "K_TileOper's access type must be a C pointer type string, e.g. \"char *\"", arg="In1"):
+        K_TileOper("In1", 5, "+", 1)
+
+
+@pytest.mark.xfail(strict=True, reason="K_TileOper's access type must be a pointer type, but \"int\" is accepted "
+                                       "and the tile pointer is cast to int in the generated C")
+def test_k_tileoper_access_type_that_is_not_a_pointer():
+    with fails(ModelError, "K_TileOper's access type must be a C pointer type", arg="In1"):
+        K_TileOper("In1", "int", "+", 1)
+
+
+def test_kerdim_selector():
+    with fails(ModelError, "9 is not a valid kernel dimension (K_INP, K_OUTP, K_W, K_H)", "use one of K_INP"):
+        KerDim(9)
+
+
+def test_iterator_index_space():
+    with fails(ModelError, "77 is not a valid iterator", "use one of KER_ITER_TILE0"):
+        Ker_IteratorIndex(77)
+    with fails(ModelError, "'D0' is not a valid space", "use KER_ITER_TILE0..2"):
+        K_ArgPar("In1", KER_ARG_PARTILE_SIZE, "D0")
+
+
+# ---------------------------------------------------------------------------------------------
+# Bindings checked against the user kernel
+
+
+def test_k_tileoper_unknown_argument():
+    with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': K_TileOper names unknown kernel argument 'Nope'",
+               "kernel arguments are: In1, In2, Out", kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(K_TileOper("Nope", "int *", "+", 1), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+def test_k_tileoper_subscript_bound_to_a_pointer():
+    with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': the binding gives an integer but 'In1' is "
+               "'int * __restrict__'", "K_TileOper with '@' reads one item; other operators give a pointer",
+               kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(K_TileOper("In1", "int *", "@", 1), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+@pytest.mark.parametrize("pred", [Imm(1), K_Arg("In1", KER_ARG_TILE_H)])
+def test_k_argpredlist_of_something_else_than_predicates(pred):
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': K_ArgPredList takes K_ArgPred(..., "
+               "KER_ARG_TILEFIRST|KER_ARG_TILELAST, ...)", kernel="K"):
+        UserKernel(*mat_add(calls=add_calls(K_ArgPredList(BIND_PRED_AND, 1, pred))))
+
+
+def test_predicate_bound_to_a_pointer():
+    with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': KER_ARG_TILEFIRST gives an integer but 'In1' is "
+               "'int * __restrict__'", "KER_ARG_TILE/KER_ARG_TILE_NEXTDB/KER_ARG bind pointers", kernel="K",
+               arg="In1", line=2):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(
+            K_ArgPredList(BIND_PRED_AND, 1, K_ArgPred("In1", KER_ARG_TILEFIRST, T0)), K_Arg("In2", KER_ARG_TILE),
+            K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+def test_immediate_bound_to_a_pointer():
+    with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': Imm(3) bound to pointer argument 'In1' ('int * "
+               "__restrict__')", "only Imm(0) (a null pointer) makes sense for a pointer", kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(Imm(3), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+def test_kerdim_in_a_v3_kernel():
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': KerDim needs a kernel declared with "
+               "KernelDimensions (v2 form)", "bind the value with Imm(...)", kernel="K"):
+        UserKernel(*mat_add(calls=add_calls(KerDim(K_W))))
+
+
+def test_iterator_index_of_a_space_the_kernel_does_not_have():
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': Ker_IteratorIndex(KER_ITER_D0): no such space in "
+               "the kernel", kernel="K"):
+        UserKernel(*mat_add(calls=add_calls(Ker_IteratorIndex(D0))))
+
+
+def test_user_symbol_binding():
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': UserSymb('X') is not supported yet (user symbols)",
+               "bind the value with Imm(...) or a C argument", kernel="K"):
+        UserKernel(*mat_add(calls=add_calls(UserSymb("X"))))
+
+
+@pytest.mark.parametrize("make,name", [(BindKExpr, "BindKExpr"), (BindKGExpr, "BindKGExpr")])
+def test_expression_bindings(make, name):
+    with fails(ModelError, f"binding of 'H' in call to 'MatSumPar': {name}('KArg(In1, TILE_H)') is not supported "
+               "yet (the original's binding expression language)", "use K_Arg / K_ArgOp / C_Arg* / Imm bindings",
+               kernel="K"):
+        UserKernel(*mat_add(calls=add_calls(make("KArg(In1, TILE_H)"))))
+
+
+def test_selector_not_supported_yet():
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': selector KER_ARG_FIRST_TILE_W is not supported yet",
+               "see docs/semantics.md for the supported KER_ARG_* selectors", kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=add_calls(K_Arg("In1", KER_ARG_FIRST_TILE_W))))
+
+
+def test_binding_operator_subscript_outside_k_tileoper():
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': operator '@' is not one of + - * / % << >> & | == "
+               "!=", kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=add_calls(K_ArgOp("In1", KER_ARG_TILE_H, "@", 1))))
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': operator '@' is not one of + - *", kernel="K"):
+        UserKernel(*mat_add(cargs=mat_cargs(TCArg("int", "N")), calls=add_calls(C_ArgImmOper("N", "@", 1))))
+
+
+def test_space_of_a_binding_absent_from_the_kernel():
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': K_ArgPar(..., KER_ITER_D0): no such space in the "
+               "kernel", kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=add_calls(K_ArgPar("In1", KER_ARG_PARTILE_SIZE, D0))))
+    with fails(ModelError, "K_ArgOper(..., KER_ITER_D0): no such space in the kernel", kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=add_calls(K_ArgOper("In1", D0, "+", 1))))
+
+
+def test_partile_selector_without_space():
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': KER_ARG_PARTILE_SIZE needs a space: use "
+               "K_ArgPar('In1', KER_ARG_PARTILE_SIZE, Space)", kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=add_calls(K_Arg("In1", KER_ARG_PARTILE_SIZE))))
+
+
+def test_partile_selector_on_a_tiled_space():
+    with fails(ModelError, "KER_ARG_PARTILE_SIZE of KER_ITER_TILE0: 'In1' has no such non-tiled space in its "
+               "KerArgSpace", "name a D space listed in the argument's KerArgSpace", kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=add_calls(K_ArgPar("In1", KER_ARG_PARTILE_SIZE, T0))))
+
+
+def test_plane_index_without_the_plane_loop():
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': KER_ARG_INPLANEINDEX needs the KER_IN_PLANE loop",
+               kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=add_calls(K_Arg("In1", KER_ARG_INPLANEINDEX))))
+
+
+def test_iteration_index_without_space():
+    with fails(ModelError, "KER_ARG_IT_INDEX needs a space: K_ArgPar('In1', KER_ARG_IT_INDEX, Space)", kernel="K",
+               arg="In1"):
+        UserKernel(*mat_add(calls=add_calls(K_Arg("In1", KER_ARG_IT_INDEX))))
+
+
+def test_padding_bound_to_something_else_than_a_v4s():
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': KER_ARG_PAD gives a v4s padding but 'H' is "
+               "'unsigned int'", "bind it to a v4s argument", kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=add_calls(K_Arg("In1", KER_ARG_PAD))))
+
+
+def test_size_bound_to_a_pointer():
+    with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': KER_ARG_TILE_W gives an integer but 'In1' is "
+               "'int * __restrict__'", kernel="K", arg="In1"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(K_Arg("In1", KER_ARG_TILE_W), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+def test_group_operator_in_a_user_kernel():
+    with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': KG_ArgOper belongs in a kernel group's "
+               "UserKernelCall", kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(KG_ArgOper("In1", "*", 2), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+@pytest.mark.parametrize("make,ctor", [(lambda: C_ArgCOper("In1", "+", "Nope"), "C_ArgCOper"),
+                                       (lambda: C_ArgPlusCvarOffset("In1", "Nope"), "C_ArgPlusCvarOffset")])
+def test_c_variable_that_is_not_a_c_argument(make, ctor):
+    with fails(ModelError, f"binding of 'In1' in call to 'MatSumPar': {ctor} names unknown C argument 'Nope'",
+               "C arguments are: In1, In2, Out", kernel="K", at=make.__code__.co_firstlineno):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(make(), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+def test_plane_offset_of_a_space_the_kernel_does_not_have():
+    with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': C_ArgPlusPlaneOffset('In1', KER_ITER_D0, ...): "
+               "no such space in the kernel", "use a space of the kernel's iteration space", kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(C_ArgPlusPlaneOffset("In1", D0, 4), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+def test_integer_c_operation_bound_to_a_pointer():
+    with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': C_ArgImmOper('In1') gives an integer but 'In1' "
+               "is 'int * __restrict__'", kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(C_ArgImmOper("In1", "*", 2), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+@pytest.mark.xfail(strict=True, reason="K_Arg/C_Arg/Call names are not checked: a None or int name ends in a "
+                                       "TypeError inside difflib (the 'did you mean' suggestion)")
+@pytest.mark.parametrize("binding", ["K_Arg", "C_Arg"])
+def test_binding_name_that_is_not_a_string(binding):
+    first = K_Arg(None, KER_ARG_TILE) if binding == "K_Arg" else C_Arg(None)
+    with fails(ModelError, "None", kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(first, K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+
+
+@pytest.mark.xfail(strict=True, reason="Call(None, ...) ends in a TypeError inside difflib")
+def test_call_name_that_is_not_a_string():
+    with fails(ModelError, "None", kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call(None, LOC_LOOP, add_bindings()))))
+
+
+@pytest.mark.xfail(strict=True, reason="a CArgName that is not a string (5) ends in a TypeError inside difflib")
+def test_c_argument_name_of_a_kernel_argument_that_is_not_a_string():
+    with fails(ModelError, "5", kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", S(), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, 5))))
+
+
+# ---------------------------------------------------------------------------------------------
+# Tilings the generated code cannot express
+
+
+def test_next_buffer_of_an_argument_that_is_not_double_buffered():
+    LibKernel("Fir", CALL_SEQUENTIAL, CArgs(TCArg(P32, "In"), TCArg(P32, "Next"), TCArg(P32, "Out")), "", Cost="1")
+    with fails(TilingError, "no tiling that fits can be generated: KER_ARG_TILE_NEXTDB of 'In': the argument is not "
+               "double buffered in this tiling (it moves once, or is single buffered), so there is no next buffer",
+               kernel="K"):
+        UserKernel("K", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")),
+                   Calls(Call("Fir", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("In", KER_ARG_TILE_NEXTDB),
+                                                        K_Arg("Out", KER_ARG_TILE)))),
+                   KerArgs(KerArg("In", S(), OBJ_IN, 1, 100, 4, 0, 0, 0, "In"),
+                           KerArg("Out", S(), OBJ_OUT_DB, 1, 100, 4, 0, 0, 0, "Out")))
+
+
+@pytest.mark.xfail(strict=True, reason="KER_ARG_TILE_NEXTDB of an argument declared without O_DB is refused as a "
+                                       "TilingError whose hint ('change the argument's KerArgSpace or tiling "
+                                       "orientation') does not say what to do: declare it double buffered")
+def test_next_buffer_of_an_argument_declared_without_o_db_says_to_add_it():
+    LibKernel("Fir", CALL_SEQUENTIAL, CArgs(TCArg(P32, "In"), TCArg(P32, "Next"), TCArg(P32, "Out")), "", Cost="1")
+    with fails(ModelError, "KER_ARG_TILE_NEXTDB", "O_DB", kernel="K", arg="In"):
+        UserKernel("K", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")),
+                   Calls(Call("Fir", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("In", KER_ARG_TILE_NEXTDB),
+                                                        K_Arg("Out", KER_ARG_TILE)))),
+                   KerArgs(KerArg("In", S(), OBJ_IN, 1, 100, 4, 0, 0, 0, "In"),
+                           KerArg("Out", S(), OBJ_OUT_DB, 1, 100, 4, 0, 0, 0, "Out")))
+
+
+def test_tile_needing_a_3d_transfer():
+    """Vertical tiles (columns of H lines) of both planes of D1 (one chunk) in a layout where the
+    planes of D0 sit between them: lines of two strides, so no tiling can be moved."""
+    SetL1MemorySize(600)
+    LibKernel("Cp", CALL_SEQUENTIAL, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")), "", Cost="1")
+    space = KernelIterSpace(3, IterParSpace(SPACE_PROP(D1, SPACE_PROP_ONE_TILE), 2, 1), IterFixedSpace(D0, 4),
+                            IterTiledSpace(T0))
+    with fails(TilingError, "no tiling that fits can be generated: argument 'In': a tile made of [H] x [D1] lines "
+               "with different strides needs a 3D transfer, which the cluster DMA cannot do",
+               "change the argument's KerArgSpace or tiling orientation", kernel="K"):
+        UserKernel("K", space, TILE_VER, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")),
+                   Calls(Call("Cp", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
+                   KerArgs(KerArg("In", KerArgSpace(3, D1, D0, T0), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In"),
+                           KerArg("Out", KerArgSpace(3, D1, D0, T0), OBJ_OUT_DB, 8, 8, 4, 0, 0, 0, "Out")))
+
+
+# ---------------------------------------------------------------------------------------------
+# v2 forms (KernelDimensions / KernelIterationOrder)
+
+
+def v2_kerargs(*given, w=20, h=30):
+    """In1, In2, Out in the v2 form; those ``given`` replace the argument of the same name."""
+    mine = {a.name: a for a in given}
+    std = [KerArg(n, t, w, h, 4, 0, 0, 0, n, 0) for n, t in (("In1", OBJ_IN_DB), ("In2", OBJ_IN_DB), ("Out", OBJ_OUT_DB))]
+    return KerArgs(*(mine.pop(a.name, a) for a in std))
+
+
+def v2_add(dims=None, order=None, kerargs=None):
+    return ("K", dims or KernelDimensions(1, 20, 30, 1), order or KernelIterationOrder(KER_DIM2, KER_TILE), TILE_HOR,
+            mat_cargs(), Calls(Call("MatSumPar", LOC_INNER_LOOP, add_bindings())), kerargs or v2_kerargs())
+
+
+def test_v2_form_without_dimensions_and_order():
+    with fails(ModelError, "the v2 form expects KernelDimensions(...) and KernelIterationOrder(...) as 2nd and 3rd "
+               "arguments", "or use the v3 form UserKernel(Name, KernelIterSpace(...), Orientation, ...)", kernel="K"):
+        UserKernel("K", 1, 2, TILE_HOR, mat_cargs(), Calls(), v2_kerargs())
+
+
+def test_iteration_order_dimension_that_is_not_an_integer():
+    with fails(ModelError, "KernelIterationOrder: 'KER_DIM2' is not a dimension (KER_DIMn) or a count"):
+        KernelIterationOrder("KER_DIM2", KER_TILE)
+
+
+def test_kernel_dimension_of_the_wrong_type():
+    with fails(ModelError, "KernelDimensions W must be an integer, got '20'", kernel="K"):
+        UserKernel(*v2_add(dims=KernelDimensions(1, "20", 30, 1)))
+
+
+def test_iteration_order_without_iterator():
+    with fails(ModelError, "KernelIterationOrder lists no iterator", "e.g. KernelIterationOrder(KER_DIM2, KER_TILE)",
+               kernel="K"):
+        UserKernel(*v2_add(order=KernelIterationOrder(KER_DIM1)))
+
+
+def test_iteration_order_with_a_v3_only_space():
+    with fails(ModelError, "KernelIterationOrder: KER_ITER_D3 is not a v2 iterator", "use KER_TILE, KER_TILE1",
+               kernel="K"):
+        UserKernel(*v2_add(order=KernelIterationOrder(KER_DIM2, KER_ITER_D3)))
+
+
+def test_iteration_order_lists_an_iterator_twice():
+    with fails(ModelError, "KernelIterationOrder(KER_TILE, KER_TILE) lists an iterator twice", kernel="K"):
+        UserKernel(*v2_add(order=KernelIterationOrder(KER_DIM3, KER_TILE, KER_TILE)))
+
+
+def test_in_out_plane_combined_with_in_plane():
+    with fails(ModelError, "KER_IN_OUT_PLANE traverses input and output planes together: it cannot be combined with "
+               "KER_IN_PLANE or KER_OUT_PLANE", kernel="K"):
+        UserKernel(*v2_add(order=KernelIterationOrder(KER_DIM3, KER_IN_OUT_PLANE, KER_IN_PLANE)))
+
+
+def test_in_out_plane_with_different_plane_counts():
+    with fails(ModelError, "KER_IN_OUT_PLANE needs as many input as output planes, KernelDimensions gives 2 and 3",
+               kernel="K"):
+        UserKernel(*v2_add(dims=KernelDimensions(2, 20, 30, 3), order=KernelIterationOrder(KER_DIM3, KER_IN_OUT_PLANE, KER_TILE)))
+
+
+def test_planes_no_loop_visits():
+    with fails(ModelError, "has 3 input planes but no loop of the iteration order visits them (only plane 0 would be "
+               "read)", "add KER_IN_PLANE to KernelIterationOrder, or make the argument 2D", kernel="K", arg="In1"):
+        UserKernel(*v2_add(dims=KernelDimensions(3, 20, 30, 1), kerargs=v2_kerargs(KerArg("In1", OBJ_IN_DB_3D, 20, 30, 4, 0, 0, 0, "In1", 0))))
+
+
+@pytest.mark.xfail(strict=True, reason="for an output the message says 'only plane 0 would be read': it is written")
+def test_output_planes_no_loop_visits_says_written():
+    with fails(ModelError, "has 3 output planes", "only plane 0 would be written", kernel="K", arg="Out"):
+        UserKernel(*v2_add(dims=KernelDimensions(1, 20, 30, 3), kerargs=v2_kerargs(KerArg("Out", OBJ_OUT_DB_3D, 20, 30, 4, 0, 0, 0, "Out", 0))))
+
+
+def test_tiled_along_a_space_the_order_does_not_have():
+    with fails(ModelError, "is tiled along KER_TILE1, which the iteration order does not have",
+               "add KER_TILE1 to KernelIterationOrder", kernel="K", arg="In1"):
+        UserKernel(*v2_add(kerargs=v2_kerargs(KerArg("In1", OBJ_IN_DB | O_TILE1, 20, 30, 4, 0, 0, 0, "In1", 0))))
+
+
+@pytest.mark.xfail(strict=True, reason="NextPlaneUpdate is not checked: a string ends in a TypeError in "
+                                       "tiler/geometry.py")
+def test_next_plane_update_of_the_wrong_type():
+    with fails(ModelError, "NextPlaneUpdate must be an integer, got 'x'", arg="A"):
+        KerArg("A", OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "A", "x")
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel groups
+
+
+def group_with_k(*bindings, iterations=None, kerargs=()):
+    OpenKernelGroup("G")
+    UserKernel(*mat_add("K"))
+    CloseKernelGroup()
+    calls = Calls(UserKernelCall("K", LOC_GROUP, Bindings(*bindings)))
+    if iterations is None:
+        return UserKernelGroup("G", mat_cargs(), calls)
+    return UserKernelGroupK("G", iterations, mat_cargs(), 0, calls, kerargs)
+
+
+def test_group_name_must_be_an_identifier():
+    with fails(ModelError, "kernel group name '1G' is not a valid C identifier"):
+        OpenKernelGroup("1G")
+
+
+def test_group_named_like_a_declared_group():
+    group_with_k(C_Arg("In1"), C_Arg("In2"), C_Arg("Out"))
+    with fails(ModelError, "a user kernel or group named 'G' is already declared",
+               "user kernel and group names must be unique", kernel="G"):
+        OpenKernelGroup("G")
+
+
+def test_group_template_of_a_group_never_opened():
+    with fails(ModelError, "no kernel group 'G' was opened",
+               "bracket its user kernels with OpenKernelGroup/CloseKernelGroup first", kernel="G"):
+        UserKernelGroup("G", mat_cargs(), Calls())
+
+
+def test_group_template_while_the_group_is_open():
+    OpenKernelGroup("G")
+    with fails(ModelError, "the group is still open", "call CloseKernelGroup() before UserKernelGroup(...)",
+               kernel="G"):
+        UserKernelGroup("G", mat_cargs(), Calls())
+
+
+def test_group_template_defined_twice():
+    OpenKernelGroup("G")
+    CloseKernelGroup()
+    UserKernelGroup("G", mat_cargs(), Calls())
+    with fails(ModelError, "the group's C template is already defined", kernel="G"):
+        UserKernelGroup("G", mat_cargs(), Calls())
+
+
+def test_group_with_stacked_tensors():
+    OpenKernelGroup("G")
+    CloseKernelGroup()
+    with fails(ModelError, "UserKernelGroupK: stacked tensors are not supported yet", "pass 0", kernel="G"):
+        UserKernelGroupK("G", 2, mat_cargs(), 1, Calls())
+
+
+def test_group_iteration_count():
+    OpenKernelGroup("G")
+    CloseKernelGroup()
+    with fails(ModelError, "IterCount must be at least 1, got 0", kernel="G"):
+        UserKernelGroupK("G", 0, mat_cargs(), 0, Calls())
+
+
+def test_group_binding_names_unknown_group_c_argument():
+    with fails(ModelError, "call to 'K': C_Arg names unknown group C argument 'Nope'",
+               "group C arguments are: In1, In2, Out", kernel="G"):
+        group_with_k(C_Arg("Nope"), C_Arg("In2"), C_Arg("Out"))
+
+
+def test_group_binding_with_an_iterator():
+    with fails(ModelError, "call to 'K': C_ArgIndex has no iterator in a kernel group",
+               "use C_Arg, KG_ArgOper, C_ArgIndirect or Imm", kernel="G"):
+        group_with_k(C_ArgIndex("In1", D0, 1), C_Arg("In2"), C_Arg("Out"))
+
+
+def test_group_immediate_bound_to_a_pointer():
+    with fails(ModelError, "call to 'K': Imm(4) bound to pointer argument 'In1'", "pass a group C argument", kernel="G"):
+        group_with_k(Imm(4), C_Arg("In2"), C_Arg("Out"))
+
+
+@pytest.mark.parametrize("kind", ["K_Arg", "KerDim", "AT_IGNORE_ARG_BINDING"])
+def test_group_binding_of_a_kind_groups_do_not_have(kind):
+    OpenKernelGroup("G")
+    UserKernel(*mat_add("K"))
+    CloseKernelGroup()
+    with fails(ModelError, "call to 'K': only C_Arg, KG_ArgOper, C_ArgIndirect and Imm bindings are allowed in a "
+               "kernel group", "use C_Arg(...) or Imm(...)", kernel="G"):
+        UserKernelGroup("G", mat_cargs(), Calls(UserKernelCall("K", LOC_GROUP, Bindings(K_Arg("In1", KER_ARG_TILE) if kind == "K_Arg" else KerDim(K_W) if kind == "KerDim" else AT_IGNORE_ARG_BINDING, C_Arg("In2"), C_Arg("Out")))))
+
+
+def test_kernel_group_arguments_of_the_wrong_kind():
+    OpenKernelGroup("G")
+    CloseKernelGroup()
+    with fails(ModelError, "KerGroupArgs expects KerGroupArgDecl items", kernel="G"):
+        UserKernelGroupK("G", 1, mat_cargs(), 0, Calls(), KerArgs(KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A")))
+
+
+def test_generation_with_a_group_still_open():
+    OpenKernelGroup("G")
+    with fails(ModelError, "kernel group 'G' is still open", "call CloseKernelGroup()", kernel="G"):
+        GenerateTilingCode()
+
+
+@pytest.mark.xfail(strict=True, reason="KG_ArgOper(Arg, '@', V) is accepted in a group and generated as 'In1 @ (1)', "
+                                       "which is not C")
+def test_group_operator_subscript():
+    with fails(ModelError, "'@'", kernel="G"):
+        group_with_k(KG_ArgOper("In1", "@", 1), C_Arg("In2"), C_Arg("Out"))
+
+
+@pytest.mark.xfail(strict=True, reason="group bindings are not type-checked: a scalar group C argument is passed to "
+                                       "a pointer argument of the user kernel (cast to a pointer in the generated C)")
+def test_group_scalar_bound_to_a_pointer():
+    OpenKernelGroup("G")
+    UserKernel(*mat_add("K"))
+    CloseKernelGroup()
+    with fails(ModelError, "'A' is 'int'", kernel="G"):
+        UserKernelGroup("G", CArgs(TCArg("int", "A"), TCArg(P32, "In2"), TCArg(P32, "Out")), Calls(UserKernelCall("K", LOC_GROUP, Bindings(C_Arg("A"), C_Arg("In2"), C_Arg("Out")))))
+
+
+@pytest.mark.xfail(strict=True, reason="PopUserKernel (or CopyAndPopUserKernel) of a kernel its group calls is "
+                                       "accepted, then GenerateTilingCode dies with KeyError: 'K'")
+def test_popping_a_kernel_its_group_calls(fresh_model):
+    group_with_k(C_Arg("In1"), C_Arg("In2"), C_Arg("Out"))
+    with pytest.raises(ModelError, match="'K'"):
+        PopUserKernel()
+        generate(fresh_model)
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel stack, infos and L3 homes of declared kernels
+
+
+def test_pop_without_user_kernel():
+    with fails(ModelError, "PopUserKernel: no user kernel to pop"):
+        PopUserKernel()
+
+
+def test_unknown_user_kernel():
+    UserKernel(*mat_add("MatAdd"))
+    with fails(ModelError, "CopyAndPopUserKernel: no user kernel named 'MatAd'", "declare it with UserKernel first",
+               "did you mean 'MatAdd'?"):
+        CopyAndPopUserKernel("MatAd")
+    with fails(ModelError, "AddKernelInfos: no user kernel named 'Nope'"):
+        AddKernelInfos("Nope", AT_KERINFO_OPER, 4)
+
+
+def test_push_back_of_something_else():
+    with fails(ModelError, "PushBackUserKernel expects a kernel returned by CopyAndPopUserKernel, got 'K'"):
+        PushBackUserKernel("K")
+
+
+def test_push_back_of_a_kernel_still_declared():
+    t = UserKernel(*mat_add("K"))
+    with fails(ModelError, "a user kernel or group named 'K' is already declared", kernel="K"):
+        PushBackUserKernel(t)
+
+
+def test_tile_size_of_an_unknown_argument():
+    UserKernel(*mat_add("K"))
+    with fails(ModelError, "GetKernelTileSize: kernel 'K' has no argument 'Nope'"):
+        GetKernelTileSize("K", "Nope", T0)
+
+
+def test_tile_size_along_a_space_the_argument_does_not_have():
+    UserKernel(*mat_add("K"))
+    with fails(ModelError, "argument 'In1' has no space KER_ITER_D0"):
+        GetKernelTileSize("K", "In1", D0)
+
+
+@pytest.mark.xfail(strict=True, reason="GetKernelArgTileSize given a name instead of a tiling argument ends in an "
+                                       "AttributeError")
+def test_arg_tile_size_of_something_else():
+    with fails(ModelError, "'In1'"):
+        GetKernelArgTileSize("In1", T0)
+
+
+def test_kernel_info_kind_and_value():
+    UserKernel(*mat_add("K"))
+    with fails(ModelError, "7 is not a valid kernel info (AT_KERINFO_OPER/AT_KERINFO_BANDWIDTH)"):
+        AddKernelInfos("K", 7, 4)
+    with fails(ModelError, "NumVal must be an integer, got '4'"):
+        AddKernelInfos("K", AT_KERINFO_OPER, "4")
+
+
+def test_argument_dimensions():
+    UserKernel(*mat_add("K"))
+    with fails(ModelError, "AddKernelArgDim: kernel 'K' has no argument 'Nope'", kernel="K"):
+        AddKernelArgDim("K", "Nope", 2, 4, 4)
+    with fails(ModelError, "AddKernelArgDim announces 3 dimension(s) but 2 follow", kernel="K", arg="In1"):
+        AddKernelArgDim("K", "In1", 3, 4, 4)
+    with fails(ModelError, "dimension must be an integer, got '4'"):
+        AddKernelFloatArgDim("K", "In1", 2, "4", 4)
+
+
+def test_argument_interleave():
+    with fails(ModelError, "SetKernelArgInterleave (re-laid-out constant arguments) is not supported yet", kernel="K",
+               arg="In1"):
+        SetKernelArgInterleave("K", "In1", 2)
+
+
+def test_l3_home_of_an_unknown_argument():
+    UserKernel(*mat_add("K"))
+    with fails(ModelError, "SetKerArgInL3: kernel 'K' has no argument 'Nope'", "arguments: In1, In2, Out", kernel="K"):
+        SetKerArgInL3("K", "Nope")
+    with fails(ModelError, "SetKerArgInL3: no user kernel named 'Nope'"):
+        SetKerArgInL3("Nope", "In1")
+
+
+@pytest.mark.xfail(strict=True, reason="SetKerArgInL3 on a pure L1 buffer blames the KerArg line and says 'drop "
+                                       "O_L2DB', a flag the script never set, instead of naming the SetKerArgInL3 call")
+def test_l3_home_of_a_buffer_names_the_call():
+    UserKernel(*mat_add("K", kerargs=mat_kerargs(KerArg("B", S(), OBJ_BUFFER, 20, 30, 4, 0, 0, 0, None))))
+    with fails(ModelError, "SetKerArgInL3", kernel="K", arg="B"):
+        SetKerArgInL3("K", "B")
+
+
+# ---------------------------------------------------------------------------------------------
+# Settings
+
+
+def test_used_files_count():
+    with fails(ModelError, "SetUsedFilesNames announces 2 header(s) but 1 follow", "pass 1 as the count"):
+        SetUsedFilesNames(0, 2, "a.h")
+
+
+@pytest.mark.xfail(strict=True, reason="a count given as a string gives a false message: 'SetUsedFilesNames "
+                                       "announces 1 header(s) but 1 follow'")
+def test_used_files_count_that_is_not_an_integer():
+    with fails(ModelError, "must be an integer, got '1'"):
+        SetUsedFilesNames(0, "1", "a.h")
+
+
+@pytest.mark.xfail(strict=True, reason="SetGeneratedFilesNames('a.c', 'a.c') is accepted: the header overwrites "
+                                       "the C file")
+def test_generated_files_with_the_same_name():
+    with fails(ModelError, "'a.c'"):
+        SetGeneratedFilesNames("a.c", "a.c")
+
+
+def test_symbol_names_must_be_identifiers():
+    with fails(ModelError, "symbol name 'L1 Mem' is not a valid C identifier"):
+        SetSymbolNames("L1 Mem", "L2_Memory")
+    with fails(ModelError, "symbol name None is not a valid C identifier"):
+        SetMemoryBaseNames("L1_Memory", "L2_Memory", None)
+
+
+@pytest.mark.xfail(strict=True, reason="C names of the generated code are not reserved: a C argument named T0Ind or "
+                                       "KerArg0 (or a memory symbol named like a user kernel) is accepted and the "
+                                       "generated C does not compile ('redeclared as different kind of symbol')")
+def test_c_argument_named_like_a_loop_variable():
+    with fails(ModelError, "'T0Ind'", kernel="K"):
+        UserKernel(*mat_add(cargs=mat_cargs(TCArg("int", "T0Ind"))))
+
+
+@pytest.mark.xfail(strict=True, reason="SetSymbolNames('K', ...) then a user kernel 'K': accepted, the generated "
+                                       "header declares 'K' twice")
+def test_memory_symbol_named_like_a_user_kernel():
+    SetSymbolNames("K", "L2_Memory")
+    with fails(ModelError, "'K'", kernel="K"):
+        UserKernel(*mat_add("K"))
+
+
+@pytest.mark.xfail(strict=True, reason="SetSymbolNames(\"Mem\", \"Mem\"): the L1 and L2 memory symbols may be the "
+                                       "same name (tiles and L3 staging slots would share one array)")
+def test_l1_and_l2_symbols_with_the_same_name():
+    with fails(ModelError, "'Mem'"):
+        SetSymbolNames("Mem", "Mem")
+
+
+def test_style_1():
+    with fails(ModelError, "SetStyle(1) (argument spaces from O_TILE0/1/2 properties in v3 kernels) is not supported "
+               "yet", "give each argument a KerArgSpace"):
+        SetStyle(1)
+
+
+def test_memory_sizes():
+    with fails(ModelError, "L1 memory size must be at least 1, got 0"):
+        SetL1MemorySize(0)
+    with fails(ModelError, "L1 memory size must be an integer, got '51200'"):
+        SetL1MemorySize("51200")
+    with fails(ModelError, "L2 memory size must be at least 1, got -1"):
+        SetMemorySizes(51200, -1)
+
+
+def test_memory_device_infos():
+    with fails(ModelError, "SetMemoryDeviceInfos(1, ...) needs 5 values (Space, AvailableMemory, BaseName, "
+               "ConstFileName, ExtManaged per device), got 2"):
+        SetMemoryDeviceInfos(1, AT_MEM_L1, 100)
+    with fails(ModelError, "SetMemoryDeviceInfos: AT_MEM_UNDEF is not a memory device"):
+        SetMemoryDeviceInfos(1, AT_MEM_UNDEF, 100, "L1", "0", 0)
+    with fails(ModelError, "99 is not a valid memory location (AT_MEM_*)"):
+        SetMemoryDeviceInfos(1, 99, 100, "L1", "0", 0)
+    with fails(ModelError, "AT_MEM_L1 size must be at least 0, got -100"):
+        SetMemoryDeviceInfos(1, AT_MEM_L1, -100, "L1", "0", 0)
+
+
+@pytest.mark.xfail(strict=True, reason="the message says 'AT_MEM_L1 base name name '1L''")
+def test_memory_device_base_name():
+    with fails(ModelError, "AT_MEM_L1 base name '1L' is not a valid C identifier"):
+        SetMemoryDeviceInfos(1, AT_MEM_L1, 100, "1L", "0", 0)
+
+
+def test_inline_modes():
+    with fails(ModelError, "SetInlineMode(NEVER_INLINE) (generic kernels reading descriptor tables) is not supported "
+               "yet", "use ALWAYS_INLINE"):
+        SetInlineMode(NEVER_INLINE)
+    with fails(ModelError, "7 is not a valid inline mode", "use one of NEVER_INLINE, ALWAYS_INLINE, SINGLE_INLINE"):
+        SetInlineMode(7)
+
+
+def test_kernel_options():
+    with fails(ModelError, "'KER_OPT_BUFFER_PROMOTE' is not a valid kernel option (KER_OPT_*)",
+               "use one of KER_OPT_NONE, KER_OPT_BUFFER_PROMOTE"):
+        SetKernelOpts("KER_OPT_BUFFER_PROMOTE", KER_OPT_NONE)
+
+
+@pytest.mark.xfail(strict=True, reason="SetKernelOpts accepts unknown option bits (1 << 5) silently")
+def test_kernel_options_with_unknown_bits():
+    with fails(ModelError, "32"):
+        SetKernelOpts(1 << 5, KER_OPT_NONE)
+
+
+@pytest.mark.parametrize("func", [AT_SetKernelCtrl, AT_GetKernelCtrl])
+def test_kernel_control_that_is_a_graph_option(func):
+    with fails(ModelError, "AT_GRAPH_TRACE_EXEC is not a kernel option",
+               "kernel options: AT_KERNEL_BUFFER_PROMOTE, AT_KERNEL_PARTIAL_BUFFER_PROMOTE, AT_KERNEL_NOSOLUTION_ERROR"):
+        func(AT_GRAPH_TRACE_EXEC, *((1,) if func is AT_SetKernelCtrl else ()))
+
+
+def test_unknown_kernel_or_graph_control():
+    with fails(ModelError, "999 is not a valid kernel control option", "use one of AT_KERNEL_BUFFER_PROMOTE"):
+        AT_SetKernelCtrl(999, 1)
+    with fails(ModelError, "999 is not a valid graph control option"):
+        AT_SetGraphCtrl(999, 1)
+    with fails(ModelError, "99 is not a valid AT_GRAPH_PREF_L3_EXEC location"):
+        AT_SetGraphCtrl(AT_GRAPH_PREF_L3_EXEC, 99)
+
+
+@pytest.mark.xfail(strict=True, reason="AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, \"off\") turns the option ON "
+                                       "(bool of a non-empty string) without a word")
+def test_kernel_control_value_that_is_not_an_option_value():
+    with fails(ModelError, "'off'"):
+        AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, "off")
+
+
+def test_const_dir():
+    with fails(ModelError, "SetConstDir expects a directory name, got 5"):
+        SetConstDir(5)
+
+
+def test_unknown_tiling_objective():
+    with fails(ModelError, "unknown tiling objective 'fast'", "objectives: ", "naive"):
+        SetTilingObjective("fast")
+
+
+@pytest.mark.xfail(strict=True, reason="SetTilingObjective(name, Kernel) for a kernel already declared is accepted "
+                                       "and has no effect")
+def test_tiling_objective_of_a_kernel_already_tiled():
+    UserKernel(*mat_add("K"))
+    with fails(ModelError, "'K'"):
+        SetTilingObjective("naive", "K")
+
+
+def test_gen_tiling_error():
+    with fails(ModelError, "Incorrect matrix size 3"):
+        GenTilingError("Incorrect matrix size %d", 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Generator options and output (TilerParseOptions, GenerateTilingCode)
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["--L1", "abc"], "argument --L1: 'abc' is not a number of bytes"),
+    (["--L2", "-5"], "argument --L2: '-5' must be positive"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
+    (["--objective", "fast"], "unknown objective 'fast' (objectives: "),
+])
+def test_bad_generator_option(argv, fragment, capsys):
+    assert TilerParseOptions(["model.py", *argv]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and fragment in err
+    if "unknown objective" not in fragment:
+        assert "(usage: " in err and "[--L1 BYTES]" in err
+
+
+@pytest.mark.xfail(strict=True, reason="an unknown --platform raises PlatformError out of TilerParseOptions instead "
+                                       "of printing one line and returning 1 as every other bad option does")
+def test_unknown_platform_option(capsys):
+    assert TilerParseOptions(["model.py", "--platform", "gap99"]) == 1
+    assert "unknown platform 'gap99'" in capsys.readouterr().err
+
+
+@pytest.mark.xfail(strict=True, reason="TilerParseOptions(None) ends in a TypeError")
+def test_generator_options_that_are_not_a_list():
+    with fails(ModelError, "None"):
+        TilerParseOptions(None)
+
+
+def test_output_directory_that_cannot_be_created(tmp_path):
+    (tmp_path / "file").write_text("")
+    assert TilerParseOptions(["model.py", "-o", str(tmp_path / "file" / "sub"), "-q"]) == 0
+    UserKernel(*mat_add("K"))
+    with pytest.raises(CodegenError, match=r"cannot create output directory '.*sub': Not a directory \(check the -o "
+                                           r"directory and its permissions\)"):
+        GenerateTilingCode()
+
+
+def test_generated_file_that_cannot_be_written(tmp_path):
+    (tmp_path / "GenKernels.c").mkdir()
+    assert TilerParseOptions(["model.py", "-o", str(tmp_path), "-q"]) == 0
+    UserKernel(*mat_add("K"))
+    with pytest.raises(CodegenError, match=r"cannot write generated files into '.*': Is a directory"):
+        GenerateTilingCode()
+
+
+@pytest.mark.xfail(strict=True, reason="write_files moves the files into place one by one: when GenKernels.c cannot "
+                                       "be replaced, GenKernels.h has already been written (partial output)")
+def test_failed_generation_leaves_no_partial_output(tmp_path):
+    (tmp_path / "GenKernels.c").mkdir()
+    assert TilerParseOptions(["model.py", "-o", str(tmp_path), "-q"]) == 0
+    UserKernel(*mat_add("K"))
+    with pytest.raises(CodegenError):
+        GenerateTilingCode()
+    assert not (tmp_path / "GenKernels.h").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Python exceptions instead of typed errors (wrong types for API arguments)
+
+
+@pytest.mark.xfail(strict=True, reason="a single Call, KerArg or a number where UserKernel expects Calls(...), "
+                                       "KerArgs(...) or CArgs(...) ends in TypeError: ... object is not iterable")
+@pytest.mark.parametrize("which", ["calls", "kerargs", "cargs"])
+def test_user_kernel_lists_that_are_not_lists(which):
+    parts = dict(calls=add_calls(), kerargs=mat_kerargs(), cargs=mat_cargs())
+    parts[which] = {"calls": Call("MatSumPar", LOC_LOOP, add_bindings()), "kerargs": KerArg("In1", S(), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"), "cargs": 5}[which]
+    with fails(ModelError, "", kernel="K"):
+        UserKernel("K", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, parts["cargs"], parts["calls"], parts["kerargs"])
+
+
+@pytest.mark.xfail(strict=True, reason="LibKernel with CArgs that is not a CArgs(...) list (5, \"abc\") ends in a "
+                                       "TypeError / AttributeError")
+@pytest.mark.parametrize("cargs", [5, "abc"])
+def test_basic_kernel_arguments_that_are_not_a_list(cargs):
+    with fails(ModelError, "CArgs", kernel="L"):
+        LibKernel("L", CALL_SEQUENTIAL, cargs, "")
+
+
+@pytest.mark.xfail(strict=True, reason="LibKernelTemplate with CArgs 5 / \"ab\" and KerTypeTemplate(5) end in "
+                                       "TypeError / AttributeError")
+@pytest.mark.parametrize("make", [lambda: LibKernelTemplate("T", 5), lambda: LibKernelTemplate("T", "ab"),
+                                  lambda: KerTypeTemplate(5)])
+def test_templates_with_arguments_of_the_wrong_type(make):
+    with pytest.raises(ModelError):
+        make()
+
+
+@pytest.mark.xfail(strict=True, reason="Call with a binding list that is an int ends in a TypeError")
+def test_call_bindings_that_are_a_number():
+    with fails(ModelError, "5"):
+        Call("MatSumPar", LOC_LOOP, 5)
