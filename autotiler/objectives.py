@@ -24,7 +24,7 @@ from math import prod
 from typing import Callable, Optional
 
 from .errors import ModelError, TilingError
-from .model.ir import UserKernelDecl
+from .model.ir import SpaceKind, UserKernelDecl
 from .schedule.build import DEFAULT_NAMING, Naming, Unsupported, build_schedule, transfer_shape
 from .schedule.cost import Prediction, predict
 from .schedule.estimate import Estimator
@@ -409,7 +409,6 @@ def _candidates(uk: UserKernelDecl, options: SolveOptions) -> tuple:
     if objective.timed and options.platform is None:
         raise ModelError("the time objective needs a platform", where=uk.where, kernel=uk.name)
     ev = _Evaluator(kg, options, objective)
-    single = objective.single_buffer
     promote = options.promote if objective.promote is None else objective.promote
     scored: list = []
     if promote:
@@ -418,24 +417,34 @@ def _candidates(uk: UserKernelDecl, options: SolveOptions) -> tuple:
             scored.append(whole)
             if objective.promote_only:
                 return kg, ev, scored
-    spaces, lists = grid(kg)
-    full = grid(kg, thinned=False)[1]
     variants = _variants(kg, options, objective)
+    tiled: list = []
+    for relaxed in (False, True):  # PrefDiv is a preference: other chunks only when no multiple fits
+        tiled = _search(ev, kg, options, objective, variants, relaxed)
+        if tiled or not any(s.kind == SpaceKind.PARAMETRIC and s.pref_div > 1 for s in kg.spaces):
+            break
+    return kg, ev, scored + tiled
+
+
+def _search(ev: _Evaluator, kg: KernelGeom, options: SolveOptions, objective: Objective, variants: list,
+            relaxed: bool) -> list:
+    """The objective's tilings of the grid (chunks multiples of PrefDiv, or any when ``relaxed``)."""
+    single = objective.single_buffer
+    spaces, lists = grid(kg, relaxed=relaxed)
+    full = grid(kg, relaxed=relaxed, thinned=False)[1]
     if not all(lists):
-        return kg, ev, scored
+        return []
     if objective.exhaustive:
-        scored += [t for c in _feasible(ev, spaces, full, variants, single) if (t := ev.tiling(c)) is not None]
-    elif objective.timed:
-        scored += _search_time(ev, spaces, lists, full, variants, single)
-    elif options.objective == "original":
-        scored += [t for t in (_largest_first(ev, spaces, full, variants),) if t is not None]
-    elif options.objective == "naive":
+        return [t for c in _feasible(ev, spaces, full, variants, single) if (t := ev.tiling(c)) is not None]
+    if objective.timed:
+        return _search_time(ev, spaces, lists, full, variants, single)
+    if options.objective == "original":
+        return [t for t in (_largest_first(ev, spaces, full, variants),) if t is not None]
+    if options.objective == "naive":
         smallest = Choice(tuple((sp.space, values[-1]) for sp, values in zip(spaces, full)), single_buffer=True)
-        scored += [t for t in (ev.tiling(smallest),) if t is not None]
-    else:
-        use = full if prod(len(v) for v in full) * len(variants) <= FULL_GRID else lists
-        scored += [t for c in _feasible(ev, spaces, use, variants, single) if (t := ev.tiling(c)) is not None]
-    return kg, ev, scored
+        return [t for t in (ev.tiling(smallest),) if t is not None]
+    use = full if prod(len(v) for v in full) * len(variants) <= FULL_GRID else lists
+    return [t for c in _feasible(ev, spaces, use, variants, single) if (t := ev.tiling(c)) is not None]
 
 
 def _largest_first(ev: _Evaluator, spaces: list, full: list, variants: list) -> Optional[KernelTiling]:

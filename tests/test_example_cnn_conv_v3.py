@@ -24,19 +24,20 @@ PLATFORM = get_platform("gap8", l1_size=256 * 1024, l2_size=2 * 1024 * 1024)
 D0, D1, T0 = KER_ITER_D0, KER_ITER_D1, KER_ITER_TILE0
 
 # Layers (model.declare overrides of the example's CONFIG) and the smallest L1 budget each fits in
+# (feature chunks of one when nothing else fits: PrefDiv is a preference)
 LAYERS = {
     # the example: 16 -> 32 features, 24x24, 3x3, stride 1, "same" padding, ReLU
-    "s1_3x3_pad": ({}, 2720),
+    "s1_3x3_pad": ({}, 528),
     # 5x5 without padding (outputs 16x14), no ReLU, 10 output features (a last D1 chunk of 2 when chunked)
     "s1_5x5_valid": (dict(InFeat=6, OutFeat=10, Width=20, Height=18, Fcx=5, Fcy=5, ConvPad=0,
-                          ReLUOper=MODEL.KOP_NONE), 3456),
+                          ReLUOper=MODEL.KOP_NONE), 640),
     # stride 2 with padding, odd sizes (25x23 -> 13x12)
-    "s2_3x3_pad": (dict(InFeat=8, OutFeat=12, Width=25, Height=23, Scx=2, Scy=2, ConvPad=1), 2040),
+    "s2_3x3_pad": (dict(InFeat=8, OutFeat=12, Width=25, Height=23, Scx=2, Scy=2, ConvPad=1), 460),
     # stride 2 without padding: only 23 of the 24 columns and 21 of the 22 lines are used (10x9)
     "s2_5x5_valid": (dict(InFeat=8, OutFeat=12, Width=24, Height=22, Fcx=5, Fcy=5, Scx=2, Scy=2, ConvPad=0,
-                          ReLUOper=MODEL.KOP_NONE), 3232),
+                          ReLUOper=MODEL.KOP_NONE), 672),
     # 3 wide x 5 high filter, strides 2 x 1, padding 1 left and 2 top and bottom (26x17 -> 13x17)
-    "s2x1_3x5_pad": (dict(InFeat=4, OutFeat=9, Width=26, Height=17, Fcx=3, Fcy=5, Scx=2, Scy=1, ConvPad=1), 4944),
+    "s2x1_3x5_pad": (dict(InFeat=4, OutFeat=9, Width=26, Height=17, Fcx=3, Fcy=5, Scx=2, Scy=1, ConvPad=1), 1116),
 }
 EVERYTHING_FITS = 200_000  # more than In + Filter + Bias + Out + the int32 ConvOut of any layer above
 

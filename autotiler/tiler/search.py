@@ -306,8 +306,9 @@ def promoted_choice(kg: KernelGeom) -> Choice:
 
 
 def smallest_choice(kg: KernelGeom, constrained: bool = True) -> Optional[Choice]:
-    """The smallest legal size of every space (None when a space has none)."""
-    spaces, lists = grid(kg, constrained, thinned=False)
+    """The smallest legal size of every space (None when a space has none); a parametric
+    space's chunk need not be a multiple of its PrefDiv (a preference)."""
+    spaces, lists = grid(kg, constrained, relaxed=True, thinned=False)
     if any(not values for values in lists):
         return None
     return Choice(tuple((s.space, values[-1]) for s, values in zip(spaces, lists)))
