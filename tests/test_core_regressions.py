@@ -209,3 +209,36 @@ def test_run_time_bound_with_a_moving_l3_argument_is_not_supported_yet():
     with Model(), pytest.raises(TilingError, match=r"'In' is homed in L3 and moves per iteration of a loop bounded at "
                                                    r"run time by 'NFrames': not supported yet.*keep 'In' in L2"):
         _frames_kernel(in_type=OBJ_IN_DB_L2DB)
+
+
+def test_run_time_bound_reaches_tilelast_ntiles_and_partile_dim():
+    """Selectors over a loop bounded at run time read the bound, not the static extent."""
+    with Model() as m:
+        SetL1MemorySize(600)
+        LibKernel("Ker", CALL_SEQUENTIAL, CArgs(TCArg(S16, "In"), TCArg("int", "Last"), TCArg("int", "N"),
+                                                TCArg("int", "P")), "", Cost="10")
+        UserKernel("K", KernelIterSpace(2, IterFixedSpaceDynBound(KER_ITER_D0, 6, "NFrames"),
+                                        IterTiledSpace(KER_ITER_TILE0)), TILE_HOR,
+                   CArgs(TCArg(S16, "In"), TCArg("int", "NFrames")),
+                   Calls(Call("Ker", LOC_LOOP, Bindings(
+                       K_Arg("In", KER_ARG_TILE), K_ArgPar("In", KER_ARG_TILELAST, KER_ITER_D0),
+                       K_ArgPar("In", KER_ARG_NTILES, KER_ITER_D0), K_ArgPar("In", KER_ARG_PARTILE_DIM, KER_ITER_D0)))),
+                   KerArgs(KerArg("In", KerArgSpace(2, KER_ITER_D0, KER_ITER_TILE0), OBJ_IN_DB, 8, 4, 2, 0, 0, 0, "In")))
+        code = generate(m)["GenKernels.c"]
+    assert "(int) (D0Ind==NFrames - 1), (int) (NFrames), (int) (NFrames));" in code
+
+
+def test_prolog_call_binding_a_single_buffered_tile_is_refused():
+    """Single-buffered, the tile is in L1 only inside its loop: before it nothing is loaded."""
+    with Model(), pytest.raises(TilingError, match="a call outside the T0 loop binds the tile of 'In', whose tile is "
+                                                   "in L1 only inside that loop"):
+        SetL1MemorySize(1024)
+        LibKernel("Zero", CALL_SEQUENTIAL, CArgs(TCArg(S16, "In"), TCArg("unsigned int", "N")), "", Cost="1")
+        LibKernel("Copy", CALL_SEQUENTIAL, CArgs(TCArg(S16, "In"), TCArg(S16, "Out"), TCArg("unsigned int", "N")), "",
+                  Cost="1")
+        UserKernel("K", KernelIterSpace(1, IterTiledSpace(KER_TILE)), TILE_HOR, CArgs(TCArg(S16, "In"), TCArg(S16, "Out")),
+                   Calls(Call("Zero", LOC_LOOP_PROLOG, Bindings(K_Arg("In", KER_ARG_TILE), Imm(4))),
+                         Call("Copy", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE),
+                                                         K_Arg("In", KER_ARG_TILE_H)))),
+                   KerArgs(KerArg("In", KerArgSpace(1, KER_TILE), OBJ_IN, 1, 1000, 2, 0, 0, 0, "In"),
+                           KerArg("Out", KerArgSpace(1, KER_TILE), OBJ_OUT, 1, 1000, 2, 0, 0, 0, "Out")))

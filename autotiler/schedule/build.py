@@ -290,6 +290,12 @@ class Builder:
             return eq(index, sub(Var(self.bound[sp]), 1))
         return index_eq(self.count[sp] - 1) if index_eq is not None else eq(index, self.count[sp] - 1)
 
+    def iterations(self, space) -> Expr:
+        """Iterations of loop ``space`` (its run-time bound when it has one; 1 for no loop)."""
+        if space in self.bound:
+            return Var(self.bound[space])
+        return Const(self.count.get(space, 1) if space is not None else 1)
+
     def has_next(self, level) -> Expr:
         levels = [sp for sp in self.levels(level) if self.count[sp] > 1]
         return lnot(land(*(self.last(sp, Var(self.var[sp])) for sp in levels)))
@@ -624,22 +630,24 @@ class Builder:
                                          Const(a.pad_bytes)), True)
         writes = a.decl.is_out or a.kind != ArgKind.DATA
         start = add(a.offset, mul(self.parity(a, counter), a.slot_bytes))
-        if self._in_flight(a, live):
-            # before (after) its loop the first (last) instance is still on its way in (out): a
-            # kernel may only touch the delay line around the data (the FIR's init kernel)
+        if self._outside_loop(a, live):
+            # before (after) its loop a moving argument's slot holds no tile of its own: the first
+            # (last) instance is still on its way in (out), or, single-buffered, nothing is loaded
+            # yet (the write-back is over). A kernel may only touch the delay line around the data
+            # (the FIR's init kernel).
             if not a.pad_bytes:
-                raise Unsupported(
-                    f"a call outside the {_short(a.level)} loop binds the tile of '{a.name}', whose "
-                    f"{'first instance is still being read' if a.reads else 'last instance is still being written'}"
-                    " there", hint=f"bind '{a.name}' inside the loop, or KER_ARG (its buffer), or give it a delay "
-                    "line (KerArgPad) if the kernel only touches that")
+                what = ("whose first instance is still being read there" if a.nbuf == 2 and a.reads else
+                        "whose last instance is still being written there" if a.nbuf == 2 else
+                        "whose tile is in L1 only inside that loop")
+                raise Unsupported(f"a call outside the {_short(a.level)} loop binds the tile of '{a.name}', {what}",
+                                  hint=f"bind '{a.name}' inside the loop, or KER_ARG (its buffer), or give it a delay "
+                                       "line (KerArgPad) if the kernel only touches that")
             return Access(a.name, Region(Level.L1, self.n.l1, start, Const(a.pad_bytes)), True)
         return Access(a.name, Region(Level.L1, self.n.l1, start, Const(a.slot_bytes)), writes)
 
-    def _in_flight(self, a: ArgTiling, live: Optional[set]) -> bool:
-        """A double-buffered argument has a transfer in flight where its loop is not running."""
-        return (a.nbuf == 2 and a.level is not None and live is not None and a.level not in live
-                and (a.reads or a.writes))
+    def _outside_loop(self, a: ArgTiling, live: Optional[set]) -> bool:
+        """The access is made where the loop that moves the argument is not running."""
+        return a.level is not None and live is not None and a.level not in live and (a.reads or a.writes)
 
     def _karg(self, b: KArgBinding, ix: Ix, live: set, acc: list) -> Expr:
         a = self.t.arg(b.arg)
@@ -687,11 +695,13 @@ class Builder:
         tiled = a.geom.tiled_space
         space = b.space if b.space is not None else tiled
         if sel == S.KER_ARG_NTILES:
-            return Const(self.count.get(space, 1) if space is not None else 1)
+            return self.iterations(space)
         if sel in (S.KER_ARG_TILEFIRST, S.KER_ARG_TILELAST):
-            if space is None or self.count.get(space, 1) == 1:
+            if space is None or (self.count.get(space, 1) == 1 and space not in self.bound):
                 return TRUE
-            return ix.eq(space, 0 if sel == S.KER_ARG_TILEFIRST else self.count[space] - 1)
+            if sel == S.KER_ARG_TILEFIRST:
+                return ix.eq(space, 0)
+            return self.last(space, ix.idx[space], lambda v: ix.eq(space, v))
         if sel in (S.KER_ARG_TILEINDEX, S.KER_ARG_IT_INDEX):
             return ix.idx.get(space, ZERO) if space is not None else ZERO
         if sel in (S.KER_ARG_INPLANEINDEX, S.KER_ARG_OUTPLANEINDEX):
@@ -704,7 +714,7 @@ class Builder:
             return self._pad(a, ix, sel == S.KER_ARG_TILE_PAD)
         d = a.dim(b.space)
         if sel == S.KER_ARG_PARTILE_DIM:
-            return Const(self.count.get(b.space, 1))
+            return self.iterations(b.space)
         if sel == S.KER_ARG_PARTILE_SIZE:
             return self.view_extent(d, ix)
         if sel == S.KER_ARG_LOADEDPARTILE_SIZE:
