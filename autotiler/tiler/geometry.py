@@ -303,7 +303,6 @@ class TileSpan:
     length: int
     pad_before: int
     pad_after: int
-    padded_start: int  # start in padded coordinates (TILE_BASE)
 
 
 def tile_sizes(t: TileGeom, k: int, n: int) -> tuple:
@@ -321,7 +320,7 @@ def tile_span(t: TileGeom, k: int, n: int, i: int) -> TileSpan:
     lo, hi = max(s - t.pad_before, 0), min(e - t.pad_before, t.used)
     before = t.exec_before if s < t.pad_before else 0
     after = t.exec_after if e > t.pad_before + t.used else 0
-    return TileSpan(lo, hi - lo, before, after, s)
+    return TileSpan(lo, hi - lo, before, after)
 
 
 def valid_tiling(t: TileGeom, k: int, n: int) -> bool:

@@ -132,14 +132,12 @@ def FirUserKernel(Name, NSamples, NCoeffs, KerFirName, Tiled):
             TCArg("unsigned int", "Norm")
         ),
         Calls(2,
-            # Zero the delay line of the first buffer, once before the tiles. KER_ARG is the
-            # argument's base: the data start of its first buffer, where the first tile lands.
-            # (The SDK binds KER_ARG_TILE, the same address here; autotiler's schedule check
-            # rejects that binding before the loop, where the first tile's DMA is in flight:
-            # it counts the whole buffer, delay line included, as used by the call.)
+            # Zero the delay line of the first buffer, once before the tiles: the first tile's
+            # DMA may still be in flight here, so the kernel touches only the NCoeffs samples
+            # below the tile pointer (the delay line), as the SDK's generator does.
             Call("KerFirParallelInit", LOC_LOOP_PROLOG,
                 Bindings(2,
-                    K_Arg("KerIn", KER_ARG),
+                    K_Arg("KerIn", KER_ARG_TILE),
                     Imm(NCoeffs)
                 )
             ),
