@@ -113,22 +113,34 @@ def test_unfilled_allocated_slot():
 
 
 def test_list_item_of_the_wrong_kind():
-    with fails(ModelError, "CArgs expects CArg items, got 'int A'", "build each item with the matching function"):
+    with fails(ModelError, "CArgs expects C arguments, got 'int A' (build each item with TCArg(Type, Name))"):
         CArgs("int A")
-    with fails(ModelError, "KernelIterSpace expects IterSpace items, got <KernelIteratorT.KER_ITER_TILE0: 0>"):
+    with fails(ModelError, "KernelIterSpace expects iteration spaces, got KER_ITER_TILE0 (build each item with "
+               "IterTiledSpace(...), IterParSpace(...) or IterFixedSpace(...))"):
         KernelIterSpace(1, KER_ITER_TILE0)
+    with fails(ModelError, "Calls expects calls, got KerArg 'A' (build each item with Call(Name, Location, "
+               "Bindings(...)) (UserKernelCall(...) in a kernel group))"):
+        Calls(KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A"))
+    with fails(ModelError, "CArgs expects C arguments, got Call('MatSumPar', ...)"):
+        CArgs(Call("MatSumPar", LOC_LOOP, add_bindings()))
 
 
-def test_list_item_of_the_wrong_kind_in_a_user_kernel_names_the_kernel():
-    with fails(ModelError, "CArgs expects CArg items, got 'I'", kernel="K"):
+def test_list_that_is_a_string_in_a_user_kernel_names_the_kernel():
+    with fails(ModelError, "CArgs must be a CArgs(...) list, got 'In1' (wrap the items: CArgs(TCArg(Type, Name), "
+               "...))", kernel="K"):
         UserKernel("K", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, "In1", add_calls(), mat_kerargs())
 
 
 def test_invalid_enum_value():
-    with fails(ModelError, "99 is not a valid call location", "use one of LOC_LOOP, LOC_LOOP_PROLOG"):
+    with fails(ModelError, "99 is not a valid call location (use one of LOC_LOOP, LOC_LOOP_PROLOG, LOC_LOOP_EPILOG, "
+               "LOC_LOOP1, LOC_LOOP1_PROLOG, LOC_LOOP1_EPILOG, ..., LOC_GROUP (24 names, values 0..23))"):
         Call("MatSumPar", 99, add_bindings())
-    with fails(ModelError, "'LOC_LOOP' is not a valid call location"):
+    with fails(ModelError, "'LOC_LOOP' is not a valid call location (pass the constant LOC_LOOP, not its name as a "
+               "string)"):
         Call("MatSumPar", "LOC_LOOP", add_bindings())
+    with fails(ModelError, "'LOC_LOOOP' is not a valid call location (pass a constant, not a string: did you mean "
+               "LOC_LOOP or LOC_LOOP2 or LOC_LOOP1?)"):
+        Call("MatSumPar", "LOC_LOOOP", add_bindings())
 
 
 def test_invalid_tile_orientation_names_the_kernel():
@@ -661,7 +673,8 @@ def test_group_argument_must_be_input_or_output():
 
 
 def test_kerargs_item_of_the_wrong_kind():
-    with fails(ModelError, "KerArgs expects KerArgDecl items, got 'In1'"):
+    with fails(ModelError, "KerArgs expects kernel arguments, got 'In1' (build each item with KerArg(...) (or "
+               "KerArgP, KerArgPad, KerArgPart, ...))"):
         KerArgs("In1")
 
 
@@ -740,10 +753,9 @@ def test_call_given_a_plain_list_of_non_bindings():
             calls=Calls(Call("MatSumPar", LOC_LOOP, items))))
 
 
-@pytest.mark.xfail(strict=True, reason="a string given as the binding list is split into characters: the message "
-                                       "counts 3 bindings for \"abc\" instead of refusing the list")
 def test_call_given_a_string_as_binding_list():
-    with fails(ModelError, "Bindings(...)"):
+    with fails(ModelError, "call to 'MatSumPar': the binding list must be Bindings(...), got 'abc' (wrap the "
+               "bindings: Bindings(K_Arg(...), C_Arg(...), Imm(...), ...))"):
         Call("MatSumPar", LOC_LOOP, "abc")
 
 
@@ -752,9 +764,12 @@ def test_call_given_a_string_as_binding_list():
 
 
 def test_binding_selector():
-    with fails(ModelError, "999 is not a valid kernel argument selector", "use one of KER_ARG_NONE, KER_ARG_TILE"):
+    with fails(ModelError, "999 is not a valid kernel argument selector (use one of KER_ARG_NONE, KER_ARG_TILE, "
+               "KER_ARG_TILE_NEXTDB, KER_ARG_TILE_OFF, KER_ARG_TILE_1_2, KER_ARG_TILE_W, ..., KER_ARG_OUTPLANEINDEX "
+               "(40 names, values 0..46))"):
         K_Arg("In1", 999)
-    with fails(ModelError, "'KER_ARG_TILE' is not a valid kernel argument selector"):
+    with fails(ModelError, "'KER_ARG_TILE' is not a valid kernel argument selector (pass the constant KER_ARG_TILE, "
+               "not its name as a string)"):
         K_Arg("In1", "KER_ARG_TILE")
 
 
@@ -762,6 +777,22 @@ def test_binding_operator():
     with fails(ModelError, "'^' is not a binding operator", "use one of + - * / % << >> & | == != (and '@' for "
                "K_TileOper)"):
         K_ArgOp("In1", KER_ARG_TILE_W, "^", 2)
+
+
+@pytest.mark.parametrize("make,ctor", [(lambda: K_ArgOp("In1", KER_ARG_TILE_H, "@", 1), "K_ArgOp"),
+                                       (lambda: C_ArgImmOper("N", "@", 1), "C_ArgImmOper"),
+                                       (lambda: KG_ArgOper("In1", "@", 1), "KG_ArgOper")])
+def test_subscript_operator_outside_k_tileoper(make, ctor):
+    with fails(ModelError, f"{ctor}: operator '@' (subscript) belongs to K_TileOper (use one of + - * / % << >> & | "
+               "== !=)", at=make.__code__.co_firstlineno):
+        make()
+
+
+def test_k_argoper_with_a_number_that_is_neither_space_nor_selector():
+    with fails(ModelError, "99 is not a valid space (KER_ITER_*) nor kernel argument selector (KER_ARG_*) "
+               "(K_ArgOper(Name, Space, Oper, Value) takes a KER_ITER_* space (v3) or, in the guide's v2 form, a "
+               "KER_ARG_* selector)"):
+        K_ArgOper("In1", 99, "+", 1)
 
 
 @pytest.mark.parametrize("make,fragment", [
@@ -793,23 +824,17 @@ def test_k_argpredlist_count():
         K_ArgPredList(BIND_PRED_AND, 2, K_ArgPred("In1", KER_ARG_TILEFIRST, T0))
 
 
-@pytest.mark.xfail(strict=True, reason="a count given as a string gives a false message: 'K_ArgPredList announces 1 "
-                                       "predicate(s) but 1 follow'")
 def test_k_argpredlist_count_that_is_not_an_integer():
-    with fails(ModelError, "must be an integer, got '1'"):
+    with fails(ModelError, "K_ArgPredList count must be an integer, got '1' (pass a plain int (not a string, float "
+               "or bool))"):
         K_ArgPredList(BIND_PRED_AND, "1", K_ArgPred("In1", KER_ARG_TILEFIRST, T0))
 
 
-def test_k_tileoper_access_type():
-    with fails(ModelError, "K_TileOper's access type must be a C pointer type string, e.g. \"char *\"", arg="In1"):
-        K_TileOper("In1", 5, "+", 1)
-
-
-@pytest.mark.xfail(strict=True, reason="K_TileOper's access type must be a pointer type, but \"int\" is accepted "
-                                       "and the tile pointer is cast to int in the generated C")
-def test_k_tileoper_access_type_that_is_not_a_pointer():
-    with fails(ModelError, "K_TileOper's access type must be a C pointer type", arg="In1"):
-        K_TileOper("In1", "int", "+", 1)
+@pytest.mark.parametrize("ctype", [5, "int"])
+def test_k_tileoper_access_type_that_is_not_a_pointer(ctype):
+    with fails(ModelError, f"K_TileOper's access type must be a C pointer type, got {ctype!r} (e.g. \"char *\": the "
+               "tile pointer is cast to it before the operator)", arg="In1"):
+        K_TileOper("In1", ctype, "+", 1)
 
 
 def test_kerdim_selector():
@@ -895,14 +920,6 @@ def test_selector_not_supported_yet():
         UserKernel(*mat_add(calls=add_calls(K_Arg("In1", KER_ARG_FIRST_TILE_W))))
 
 
-def test_binding_operator_subscript_outside_k_tileoper():
-    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': operator '@' is not one of + - * / % << >> & | == "
-               "!=", kernel="K", arg="In1"):
-        UserKernel(*mat_add(calls=add_calls(K_ArgOp("In1", KER_ARG_TILE_H, "@", 1))))
-    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': operator '@' is not one of + - *", kernel="K"):
-        UserKernel(*mat_add(cargs=mat_cargs(TCArg("int", "N")), calls=add_calls(C_ArgImmOper("N", "@", 1))))
-
-
 def test_space_of_a_binding_absent_from_the_kernel():
     with fails(ModelError, "binding of 'H' in call to 'MatSumPar': K_ArgPar(..., KER_ITER_D0): no such space in the "
                "kernel", kernel="K", arg="In1"):
@@ -973,25 +990,31 @@ def test_integer_c_operation_bound_to_a_pointer():
         UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(C_ArgImmOper("In1", "*", 2), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
 
 
-@pytest.mark.xfail(strict=True, reason="K_Arg/C_Arg/Call names are not checked: a None or int name ends in a "
-                                       "TypeError inside difflib (the 'did you mean' suggestion)")
-@pytest.mark.parametrize("binding", ["K_Arg", "C_Arg"])
-def test_binding_name_that_is_not_a_string(binding):
-    first = K_Arg(None, KER_ARG_TILE) if binding == "K_Arg" else C_Arg(None)
-    with fails(ModelError, "None", kernel="K"):
-        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(first, K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
+@pytest.mark.parametrize("make,fragment", [
+    (lambda: K_Arg(None, KER_ARG_TILE), "K_Arg kernel argument name None"),
+    (lambda: K_ArgPar(5, KER_ARG_PARTILE_SIZE, D0), "K_ArgPar kernel argument name 5"),
+    (lambda: K_TileOper(None, "char *", "@", 1), "K_TileOper kernel argument name None"),
+    (lambda: C_Arg(None), "C_Arg C argument name None"),
+    (lambda: C_ArgCOper("In1", "+", 3), "C_ArgCOper C argument name 3"),
+    (lambda: KG_ArgOper(None, "*", 3), "KG_ArgOper C argument name None"),
+])
+def test_binding_name_that_is_not_a_string(make, fragment):
+    with fails(ModelError, f"{fragment} is not a valid C identifier (use letters, digits and '_' only, not starting "
+               "with a digit)", at=make.__code__.co_firstlineno):
+        make()
 
 
-@pytest.mark.xfail(strict=True, reason="Call(None, ...) ends in a TypeError inside difflib")
-def test_call_name_that_is_not_a_string():
-    with fails(ModelError, "None", kernel="K"):
-        UserKernel(*mat_add(calls=Calls(Call(None, LOC_LOOP, add_bindings()))))
+@pytest.mark.parametrize("make,what", [(lambda: Call(None, LOC_LOOP, add_bindings()), "called basic kernel"),
+                                       (lambda: UserKernelCall(7, LOC_GROUP, Bindings()), "called user kernel")])
+def test_call_name_that_is_not_a_string(make, what):
+    with fails(ModelError, f"{what} name", "is not a valid C identifier", at=make.__code__.co_firstlineno):
+        make()
 
 
-@pytest.mark.xfail(strict=True, reason="a CArgName that is not a string (5) ends in a TypeError inside difflib")
 def test_c_argument_name_of_a_kernel_argument_that_is_not_a_string():
-    with fails(ModelError, "5", kernel="K", arg="In1"):
-        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", S(), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, 5))))
+    with fails(ModelError, "C argument name 5 is not a valid C identifier (use letters, digits and '_' only, not "
+               "starting with a digit)", arg="In1"):
+        KerArg("In1", S(), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, 5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1216,7 +1239,8 @@ def test_group_binding_of_a_kind_groups_do_not_have(kind):
 def test_kernel_group_arguments_of_the_wrong_kind():
     OpenKernelGroup("G")
     CloseKernelGroup()
-    with fails(ModelError, "KerGroupArgs expects KerGroupArgDecl items", kernel="G"):
+    with fails(ModelError, "KerGroupArgs expects kernel group arguments, got KerArg 'A' (build each item with "
+               "KerGroupArg(...))", kernel="G"):
         UserKernelGroupK("G", 1, mat_cargs(), 0, Calls(), KerArgs(KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A")))
 
 
@@ -1435,8 +1459,8 @@ def test_inline_modes():
 
 
 def test_kernel_options():
-    with fails(ModelError, "'KER_OPT_BUFFER_PROMOTE' is not a valid kernel option (KER_OPT_*)",
-               "use one of KER_OPT_NONE, KER_OPT_BUFFER_PROMOTE"):
+    with fails(ModelError, "'KER_OPT_BUFFER_PROMOTE' is not a valid kernel option (KER_OPT_*) (pass the constant "
+               "KER_OPT_BUFFER_PROMOTE, not its name as a string)"):
         SetKernelOpts("KER_OPT_BUFFER_PROMOTE", KER_OPT_NONE)
 
 
@@ -1555,34 +1579,37 @@ def test_failed_generation_leaves_no_partial_output(tmp_path):
 # Python exceptions instead of typed errors (wrong types for API arguments)
 
 
-@pytest.mark.xfail(strict=True, reason="a single Call, KerArg or a number where UserKernel expects Calls(...), "
-                                       "KerArgs(...) or CArgs(...) ends in TypeError: ... object is not iterable")
-@pytest.mark.parametrize("which", ["calls", "kerargs", "cargs"])
-def test_user_kernel_lists_that_are_not_lists(which):
+@pytest.mark.parametrize("which,fragment", [
+    ("calls", "Calls must be a Calls(...) list, got Call('MatSumPar', ...) (wrap the items: Calls(Call(Name, "
+              "Location, Bindings(...)), ...))"),
+    ("kerargs", "KerArgs must be a KerArgs(...) list, got KerArg 'In1' (wrap the items: KerArgs(KerArg(...), ...))"),
+    ("cargs", "CArgs must be a CArgs(...) list, got 5 (wrap the items: CArgs(TCArg(Type, Name), ...))"),
+])
+def test_user_kernel_lists_that_are_not_lists(which, fragment):
     parts = dict(calls=add_calls(), kerargs=mat_kerargs(), cargs=mat_cargs())
     parts[which] = {"calls": Call("MatSumPar", LOC_LOOP, add_bindings()), "kerargs": KerArg("In1", S(), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"), "cargs": 5}[which]
-    with fails(ModelError, "", kernel="K"):
+    with fails(ModelError, fragment, kernel="K"):
         UserKernel("K", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, parts["cargs"], parts["calls"], parts["kerargs"])
 
 
-@pytest.mark.xfail(strict=True, reason="LibKernel with CArgs that is not a CArgs(...) list (5, \"abc\") ends in a "
-                                       "TypeError / AttributeError")
 @pytest.mark.parametrize("cargs", [5, "abc"])
 def test_basic_kernel_arguments_that_are_not_a_list(cargs):
-    with fails(ModelError, "CArgs", kernel="L"):
+    with fails(ModelError, f"CArgs must be a CArgs(...) list, got {cargs!r} (wrap the items: CArgs(TCArg(Type, "
+               "Name), ...))", kernel="L"):
         LibKernel("L", CALL_SEQUENTIAL, cargs, "")
 
 
-@pytest.mark.xfail(strict=True, reason="LibKernelTemplate with CArgs 5 / \"ab\" and KerTypeTemplate(5) end in "
-                                       "TypeError / AttributeError")
-@pytest.mark.parametrize("make", [lambda: LibKernelTemplate("T", 5), lambda: LibKernelTemplate("T", "ab"),
-                                  lambda: KerTypeTemplate(5)])
-def test_templates_with_arguments_of_the_wrong_type(make):
-    with pytest.raises(ModelError):
+@pytest.mark.parametrize("make,fragment,kernel", [
+    (lambda: LibKernelTemplate("T", 5), "CArgs must be a CArgs(...) list, got 5", "T"),
+    (lambda: LibKernelTemplate("T", "ab"), "CArgs must be a CArgs(...) list, got 'ab'", "T"),
+    (lambda: KerTypeTemplate(5), "basic kernel template name 5 is not a valid C identifier (use letters, digits and "
+                                 "'_' only, not starting with a digit)", None),
+])
+def test_templates_with_arguments_of_the_wrong_type(make, fragment, kernel):
+    with fails(ModelError, fragment, kernel=kernel, at=make.__code__.co_firstlineno):
         make()
 
 
-@pytest.mark.xfail(strict=True, reason="Call with a binding list that is an int ends in a TypeError")
 def test_call_bindings_that_are_a_number():
-    with fails(ModelError, "5"):
+    with fails(ModelError, "call to 'MatSumPar': the binding list must be Bindings(...), got 5"):
         Call("MatSumPar", LOC_LOOP, 5)

@@ -3,10 +3,13 @@ original's parameter names, C type sizes."""
 
 from __future__ import annotations
 
+import difflib
+from enum import Enum
 from typing import Optional
 
 from ..errors import ModelError
-from ..model.ir import DROPPED, caller_where
+from ..model.ir import DROPPED, ArgSpace, CallDecl, CArg, IterSpace, KerArgDecl, KerGroupArgDecl, caller_where
+from ..model.validate import check_count, check_int
 
 _MISSING = object()
 
@@ -21,13 +24,44 @@ def split_count(args: tuple) -> tuple:
     return None, args
 
 
+# What each count-prefixed list holds, and the constructor of its items, for messages.
+LIST_ITEMS = {
+    "CArgs": ("C arguments", "TCArg(Type, Name)"),
+    "KerArgs": ("kernel arguments", "KerArg(...) (or KerArgP, KerArgPad, KerArgPart, ...)"),
+    "Calls": ("calls", "Call(Name, Location, Bindings(...)) (UserKernelCall(...) in a kernel group)"),
+    "KernelIterSpace": ("iteration spaces", "IterTiledSpace(...), IterParSpace(...) or IterFixedSpace(...)"),
+    "KerGroupArgs": ("kernel group arguments", "KerGroupArg(...)"),
+}
+
+
+def describe(item) -> str:
+    """A model object as a script writes it, for messages (never a dataclass repr)."""
+    if isinstance(item, Enum):
+        return item.name
+    if isinstance(item, KerArgDecl):
+        return f"{item.ctor} '{item.name}'"
+    if isinstance(item, KerGroupArgDecl):
+        return f"KerGroupArg '{item.name}'"
+    if isinstance(item, CArg):
+        return f"TCArg '{item.name}'"
+    if isinstance(item, CallDecl):
+        return f"{'UserKernelCall' if item.user_kernel_call else 'Call'}({item.name!r}, ...)"
+    if isinstance(item, IterSpace):
+        return f"an iteration space over {item.space.name}"
+    if isinstance(item, ArgSpace):
+        return "KerArgSpace(...)"
+    if isinstance(item, (tuple, list)):
+        return f"a list of {len(item)} item(s)"
+    if isinstance(item, (str, int, float, type(None))):
+        return repr(item)
+    return f"a {type(item).__name__}"
+
+
 def counted(name: str, args: tuple, kind, where: str, kernel: Optional[str] = None) -> tuple:
     """Items of a count-prefixed list (``CArgs(3, a, b, c)``): the count, when given, must
     match; AT_NO_* placeholders count but are dropped; every other item must be a ``kind``."""
     count, items = split_count(args)
-    if count is not None and count != len(items):
-        raise ModelError(f"{name}({count}, ...) announces {count} item(s) but {len(items)} follow",
-                         where=where, kernel=kernel, hint=f"write {name}({len(items)}, ...) or drop the count")
+    check_count(count, items, name, where, kernel)
     out = []
     for item in items:
         if item is None:
@@ -36,11 +70,41 @@ def counted(name: str, args: tuple, kind, where: str, kernel: Optional[str] = No
         if item in DROPPED:
             continue
         if kind is not None and not isinstance(item, kind):
-            names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-            raise ModelError(f"{name} expects {names} items, got {item!r}", where=where, kernel=kernel,
-                             hint="build each item with the matching function (e.g. TCArg for CArgs)")
+            what, ctor = LIST_ITEMS.get(name, ("other items", "the matching function"))
+            raise ModelError(f"{name} expects {what}, got {describe(item)}", where=where, kernel=kernel,
+                             hint=f"build each item with {ctor}")
         out.append(item)
     return tuple(out)
+
+
+def listed(name: str, value, kind, where: str, kernel: Optional[str] = None) -> tuple:
+    """The items of a list parameter (a ``CArgs(...)``/``Calls(...)``/``KerArgs(...)`` result, a
+    Python list, or 0/None for none): a single item, a string or a number is refused, where a
+    plain ``tuple(value)`` would fail or split a string into characters."""
+    if value in (0, None):
+        return ()
+    if not isinstance(value, (tuple, list)):
+        ctor = LIST_ITEMS.get(name, ("", "..."))[1].split(" (")[0]
+        raise ModelError(f"{name} must be a {name}(...) list, got {describe(value)}", where=where, kernel=kernel,
+                         hint=f"wrap the items: {name}({ctor}, ...)")
+    return counted(name, tuple(value), kind, where, kernel)
+
+
+def enum_hint(enum_type, value) -> str:
+    """The names to use instead of ``value``: the closest ones to a string, else the canonical
+    names (aliases such as the v2 names left out; a long list abridged to its ends and range)."""
+    if isinstance(value, str):
+        if value in enum_type.__members__:
+            return f"pass the constant {value}, not its name as a string"
+        close = difflib.get_close_matches(value, list(enum_type.__members__), n=3)
+        if close:
+            return f"pass a constant, not a string: did you mean {' or '.join(close)}?"
+    canonical = [m for n, m in enum_type.__members__.items() if m.name == n]
+    if len(canonical) <= 12:
+        return "use one of " + ", ".join(m.name for m in canonical)
+    values = [int(m) for m in canonical]
+    return (f"use one of {', '.join(m.name for m in canonical[:6])}, ..., {canonical[-1].name} ({len(canonical)} "
+            f"names, values {min(values)}..{max(values)})")
 
 
 def enum(enum_type, value, what: str, where: str, kernel: Optional[str] = None):
@@ -50,7 +114,17 @@ def enum(enum_type, value, what: str, where: str, kernel: Optional[str] = None):
         return enum_type(value)
     except ValueError:
         raise ModelError(f"{value!r} is not a valid {what}", where=where, kernel=kernel,
-                         hint=f"use one of {', '.join(enum_type.__members__)}") from None
+                         hint=enum_hint(enum_type, value)) from None
+
+
+def flags(flag_type, value, what: str, where: str, kernel: Optional[str] = None):
+    """A combination of ``flag_type`` bits: unknown bits are refused (an IntFlag keeps them)."""
+    value = enum(flag_type, value, what, where, kernel)
+    unknown = int(value) & ~sum(int(m) for m in flag_type)
+    if unknown:
+        raise ModelError(f"{what} {int(value)} has unknown bit(s) 0x{unknown:x}", where=where, kernel=kernel,
+                         hint="combine " + ", ".join(m.name for m in flag_type))
+    return value
 
 
 def bind(func: str, params: tuple, args: tuple, kwargs: dict, where: str, kernel: Optional[str] = None) -> dict:
@@ -66,7 +140,8 @@ def bind(func: str, params: tuple, args: tuple, kwargs: dict, where: str, kernel
             raise ModelError(f"{func} has no parameter '{k}'", where=where, kernel=kernel,
                              hint=f"{func}({', '.join(names)})")
         if k in out:
-            raise ModelError(f"{func}: parameter '{k}' given twice", where=where, kernel=kernel)
+            raise ModelError(f"{func}: parameter '{k}' given twice", where=where, kernel=kernel,
+                             hint="give it either by position or by keyword")
         out[k] = v
     for p in params:
         name, default = (p, _MISSING) if isinstance(p, str) else p
@@ -78,12 +153,7 @@ def bind(func: str, params: tuple, args: tuple, kwargs: dict, where: str, kernel
     return out
 
 
-def int_arg(value, what: str, where: str, kernel=None, arg=None, minimum: Optional[int] = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ModelError(f"{what} must be an integer, got {value!r}", where=where, kernel=kernel, arg=arg)
-    if minimum is not None and value < minimum:
-        raise ModelError(f"{what} must be at least {minimum}, got {value}", where=where, kernel=kernel, arg=arg)
-    return int(value)
+int_arg = check_int
 
 
 def name_or_none(value) -> Optional[str]:
@@ -111,4 +181,5 @@ def sizeof(ctype: str) -> int:
     return C_SIZES[key]
 
 
-__all__ = ["split_count", "counted", "enum", "bind", "int_arg", "name_or_none", "sizeof", "C_SIZES"]
+__all__ = ["split_count", "LIST_ITEMS", "describe", "counted", "listed", "enum_hint", "enum", "flags", "bind", "int_arg",
+           "name_or_none", "sizeof", "C_SIZES"]

@@ -53,8 +53,8 @@ from ..model.ir import (
 from ..model.ir import IterSpace as IterSpaceDecl
 from ..model.session import current_model
 from ..model.v2 import V2Dims, V2Order
-from ..model.validate import check_name, check_unique, suggest, validate_kerarg_fields
-from .common import bind, counted, enum, int_arg, name_or_none
+from ..model.validate import BINDING_OPERS, check_name, check_unique, suggest, validate_kerarg_fields
+from .common import bind, counted, describe, enum, int_arg, listed, name_or_none
 
 # ----------------------------------------------------------------------------------------------
 # C arguments and basic kernels
@@ -82,7 +82,7 @@ def LibKernelTemplate(TemplateName: str, CArgs: tuple) -> None:
     """Declare an argument-struct type by name, usable by several basic kernels."""
     where = caller_where()
     check_name(TemplateName, "basic kernel template", where)
-    cargs = tuple(CArgs or ())
+    cargs = listed("CArgs", CArgs, CArg, where, TemplateName)
     check_unique([c.name for c in cargs], "C argument", where, TemplateName)
     model = current_model()
     old = model.templates.get(TemplateName)
@@ -94,9 +94,11 @@ def LibKernelTemplate(TemplateName: str, CArgs: tuple) -> None:
 
 def KerTypeTemplate(TemplateName: str) -> tuple:
     """The C arguments of a template declared with LibKernelTemplate."""
+    where = caller_where()
+    check_name(TemplateName, "basic kernel template", where)
     model = current_model()
     if TemplateName not in model.templates:
-        raise ModelError(f"no basic kernel template '{TemplateName}'", where=caller_where(),
+        raise ModelError(f"no basic kernel template '{TemplateName}'", where=where,
                          hint="declare it with LibKernelTemplate first" + suggest(TemplateName, model.templates))
     return model.templates[TemplateName]
 
@@ -128,7 +130,7 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
             raise ModelError("has no C arguments and no LibKernelTemplate named by ParArgTypeName", where=where,
                              kernel=name, hint="give CArgs(...) or declare LibKernelTemplate(ParArgTypeName, ...)")
         cargs = model.templates[par]
-    cargs = tuple(cargs)
+    cargs = listed("CArgs", cargs, CArg, where, name)
     if call_type != KernelCallTypeT.CALL_SEQUENTIAL and not par:
         raise ModelError("a parallel (or struct) basic kernel needs the name of its argument struct type", where=where,
                          kernel=name, hint="pass ParArgTypeName, e.g. \"MatrixAdd_Arg_T\"")
@@ -442,132 +444,176 @@ def _select(value, where: str):
     return enum(KernelArgSelect_T, value, "kernel argument selector", where)
 
 
-def _oper(value, where: str) -> str:
+def _oper(value, where: str, ctor: str) -> str:
+    """A binding operator; ``'@'`` (subscript) only for K_TileOper, the one binding with an item
+    type to subscript with."""
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 256:
         value = chr(value)
     op = {"=": "==", "<": "<<", ">": ">>"}.get(value, value)
-    if op not in ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "==", "!=", "@"):
+    if op == "@" and ctor != "K_TileOper":
+        raise ModelError(f"{ctor}: operator '@' (subscript) belongs to K_TileOper", where=where,
+                         hint="use one of " + " ".join(BINDING_OPERS))
+    if op not in BINDING_OPERS + ("@",):
         raise ModelError(f"{value!r} is not a binding operator", where=where,
-                         hint="use one of + - * / % << >> & | == != (and '@' for K_TileOper)")
+                         hint="use one of " + " ".join(BINDING_OPERS) + " (and '@' for K_TileOper)")
     return op
+
+
+def _karg(name, ctor: str, where: str) -> str:
+    """The kernel-argument name of a K_Arg* binding (checked here: a non-string would only fail
+    deep in the validation's suggestions)."""
+    return check_name(name, f"{ctor} kernel argument", where)
+
+
+def _cname(name, ctor: str, where: str) -> str:
+    return check_name(name, f"{ctor} C argument", where)
 
 
 def K_Arg(KerArgName: str, ArgSelect) -> KArgBinding:
     where = caller_where()
-    return KArgBinding(KerArgName, _select(ArgSelect, where), where=where)
+    return KArgBinding(_karg(KerArgName, "K_Arg", where), _select(ArgSelect, where), where=where)
 
 
 def K_ArgOp(KerArgName: str, ArgSelect, Oper, Value: int) -> KArgBinding:
     """A property of a kernel argument combined with an immediate (``K_ArgOperSel``; the v2 ``K_ArgOper``)."""
     where = caller_where()
-    return KArgBinding(KerArgName, _select(ArgSelect, where), None, _oper(Oper, where),
-                       int_arg(Value, "K_ArgOp value", where), "K_ArgOp", where)
+    return KArgBinding(_karg(KerArgName, "K_ArgOp", where), _select(ArgSelect, where), None,
+                       _oper(Oper, where, "K_ArgOp"), int_arg(Value, "K_ArgOp value", where), "K_ArgOp", where)
 
 
 K_ArgOperSel = K_ArgOp
+
+
+def _space_or_select(value, where: str):
+    """K_ArgOper's second argument: a space (v3, KernelIteratorT) or a selector (v2). A plain
+    int is a selector, as in the guide; one that is neither is named as both."""
+    if isinstance(value, KernelIteratorT):
+        return value
+    if isinstance(value, KernelArgSelect_T) or (isinstance(value, int) and not isinstance(value, bool)
+                                                and value in KernelArgSelect_T._value2member_map_):
+        return KernelArgSelect_T(value)
+    raise ModelError(f"{value!r} is not a valid space (KER_ITER_*) nor kernel argument selector (KER_ARG_*)",
+                     where=where, hint="K_ArgOper(Name, Space, Oper, Value) takes a KER_ITER_* space (v3) or, in "
+                     "the guide's v2 form, a KER_ARG_* selector")
 
 
 def K_ArgOper(KerArgName: str, Sel, Oper, Value: int) -> KArgBinding:
     """v3 ``K_ArgOper(Name, KernelIteratorT, Oper, Value)``: the index of a space combined with an
     immediate; the v2 form ``K_ArgOper(Name, KernelArgSelect_T, Oper, Value)`` is K_ArgOp."""
     where = caller_where()
-    if isinstance(Sel, KernelIteratorT):
-        return KArgBinding(KerArgName, KernelArgSelect_T.KER_ARG_IT_INDEX, Sel, _oper(Oper, where),
-                           int_arg(Value, "K_ArgOper value", where), "K_ArgOper", where)
-    return KArgBinding(KerArgName, _select(Sel, where), None, _oper(Oper, where),
-                       int_arg(Value, "K_ArgOper value", where), "K_ArgOper", where)
+    name, sel = _karg(KerArgName, "K_ArgOper", where), _space_or_select(Sel, where)
+    oper, value = _oper(Oper, where, "K_ArgOper"), int_arg(Value, "K_ArgOper value", where)
+    if isinstance(sel, KernelIteratorT):
+        return KArgBinding(name, KernelArgSelect_T.KER_ARG_IT_INDEX, sel, oper, value, "K_ArgOper", where)
+    return KArgBinding(name, sel, None, oper, value, "K_ArgOper", where)
 
 
 def K_ArgPar(KerArgName: str, ArgSelect, ItSpace) -> KArgBinding:
     where = caller_where()
-    return KArgBinding(KerArgName, _select(ArgSelect, where), _space(ItSpace, "space", where)[0], ctor="K_ArgPar",
-                       where=where)
+    return KArgBinding(_karg(KerArgName, "K_ArgPar", where), _select(ArgSelect, where),
+                       _space(ItSpace, "space", where)[0], ctor="K_ArgPar", where=where)
 
 
 def K_ArgParOper(KerArgName: str, ArgSelect, ItSpace, Oper, Value: int) -> KArgBinding:
     where = caller_where()
-    return KArgBinding(KerArgName, _select(ArgSelect, where), _space(ItSpace, "space", where)[0], _oper(Oper, where),
+    return KArgBinding(_karg(KerArgName, "K_ArgParOper", where), _select(ArgSelect, where),
+                       _space(ItSpace, "space", where)[0], _oper(Oper, where, "K_ArgParOper"),
                        int_arg(Value, "K_ArgParOper value", where), "K_ArgParOper", where)
 
 
 def K_ArgPred(KerArgName: str, ArgSelect, ItSpace) -> KArgBinding:
     where = caller_where()
-    sel = _select(ArgSelect, where)
+    name, sel = _karg(KerArgName, "K_ArgPred", where), _select(ArgSelect, where)
     if sel not in (KernelArgSelect_T.KER_ARG_TILEFIRST, KernelArgSelect_T.KER_ARG_TILELAST):
         raise ModelError(f"K_ArgPred takes KER_ARG_TILEFIRST or KER_ARG_TILELAST, not {sel.name}", where=where,
-                         arg=KerArgName)
-    return KArgBinding(KerArgName, sel, _space(ItSpace, "space", where)[0], ctor="K_ArgPred", where=where)
+                         arg=name, hint="for other values of the argument use K_Arg or K_ArgPar")
+    return KArgBinding(name, sel, _space(ItSpace, "space", where)[0], ctor="K_ArgPred", where=where)
 
 
 def K_ArgPredList(Conj, N: int, *Preds) -> PredListBinding:
     where = caller_where()
     conj = enum(ArgBindingT, Conj, "predicate conjunction (BIND_PRED_AND/BIND_PRED_OR)", where)
     if conj not in (ArgBindingT.BIND_PRED_AND, ArgBindingT.BIND_PRED_OR):
-        raise ModelError("K_ArgPredList takes BIND_PRED_AND or BIND_PRED_OR", where=where)
-    if N != len(Preds):
-        raise ModelError(f"K_ArgPredList announces {N} predicate(s) but {len(Preds)} follow", where=where)
+        raise ModelError("K_ArgPredList takes BIND_PRED_AND or BIND_PRED_OR", where=where,
+                         hint=f"{conj.name} is not a conjunction: use BIND_PRED_AND (&&) or BIND_PRED_OR (||)")
+    n = int_arg(N, "K_ArgPredList count", where, minimum=0)
+    if n != len(Preds):
+        raise ModelError(f"K_ArgPredList announces {n} predicate(s) but {len(Preds)} follow", where=where,
+                         hint=f"pass {len(Preds)} as the count")
     return PredListBinding("&&" if conj == ArgBindingT.BIND_PRED_AND else "||", tuple(Preds), where)
 
 
 def K_TileOper(KerArgName: str, ArgAccessType: str, Oper, Value: int) -> TileOperBinding:
     where = caller_where()
-    if not isinstance(ArgAccessType, str) or not ArgAccessType.strip():
-        raise ModelError("K_TileOper's access type must be a C pointer type string, e.g. \"char *\"", where=where,
-                         arg=KerArgName)
-    return TileOperBinding(KerArgName, " ".join(ArgAccessType.split()), _oper(Oper, where),
+    name = _karg(KerArgName, "K_TileOper", where)
+    if not isinstance(ArgAccessType, str) or "*" not in ArgAccessType:
+        raise ModelError(f"K_TileOper's access type must be a C pointer type, got {ArgAccessType!r}", where=where,
+                         arg=name, hint="e.g. \"char *\": the tile pointer is cast to it before the operator")
+    return TileOperBinding(name, " ".join(ArgAccessType.split()), _oper(Oper, where, "K_TileOper"),
                            int_arg(Value, "K_TileOper value", where), where)
 
 
 def C_Arg(ArgName: str) -> CArgBinding:
-    return CArgBinding(ArgName, where=caller_where())
+    where = caller_where()
+    return CArgBinding(_cname(ArgName, "C_Arg", where), where=where)
 
 
 def C_ArgPlusImmOffset(ArgName: str, Offset: int) -> CArgBinding:
     where = caller_where()
-    return CArgBinding(ArgName, CArgForm.PLUS_IMM, "+", int_arg(Offset, "offset", where), where=where)
+    return CArgBinding(_cname(ArgName, "C_ArgPlusImmOffset", where), CArgForm.PLUS_IMM, "+",
+                       int_arg(Offset, "C_ArgPlusImmOffset offset", where), where=where)
 
 
 def C_ArgImmOper(ArgName: str, Oper, Value: int) -> CArgBinding:
     where = caller_where()
-    return CArgBinding(ArgName, CArgForm.ARG_OPER, _oper(Oper, where), int_arg(Value, "value", where), where=where)
+    return CArgBinding(_cname(ArgName, "C_ArgImmOper", where), CArgForm.ARG_OPER, _oper(Oper, where, "C_ArgImmOper"),
+                       int_arg(Value, "C_ArgImmOper value", where), where=where)
 
 
 def C_ImmArgOper(Value: int, Oper, ArgName: str) -> CArgBinding:
     where = caller_where()
-    return CArgBinding(ArgName, CArgForm.IMM_OPER, _oper(Oper, where), int_arg(Value, "value", where), where=where)
+    return CArgBinding(_cname(ArgName, "C_ImmArgOper", where), CArgForm.IMM_OPER, _oper(Oper, where, "C_ImmArgOper"),
+                       int_arg(Value, "C_ImmArgOper value", where), where=where)
 
 
 def C_ArgCOper(ArgName: str, Oper, Cvar: str) -> CArgBinding:
     where = caller_where()
-    return CArgBinding(ArgName, CArgForm.ARG_COPER, _oper(Oper, where), cvar=Cvar, where=where)
+    return CArgBinding(_cname(ArgName, "C_ArgCOper", where), CArgForm.ARG_COPER, _oper(Oper, where, "C_ArgCOper"),
+                       cvar=_cname(Cvar, "C_ArgCOper", where), where=where)
 
 
 def C_ArgPlusCvarOffset(ArgName: str, Cvar: str) -> CArgBinding:
-    return CArgBinding(ArgName, CArgForm.PLUS_CVAR, cvar=Cvar, where=caller_where())
+    where = caller_where()
+    return CArgBinding(_cname(ArgName, "C_ArgPlusCvarOffset", where), CArgForm.PLUS_CVAR,
+                       cvar=_cname(Cvar, "C_ArgPlusCvarOffset", where), where=where)
 
 
 def C_ArgPlusPlaneOffset(ArgName: str, Sel, Mult: int) -> CArgBinding:
     where = caller_where()
-    return CArgBinding(ArgName, CArgForm.PLUS_PLANE, value=int_arg(Mult, "Mult", where),
+    return CArgBinding(_cname(ArgName, "C_ArgPlusPlaneOffset", where), CArgForm.PLUS_PLANE,
+                       value=int_arg(Mult, "C_ArgPlusPlaneOffset Mult", where),
                        space=_space(Sel, "iterator", where)[0], where=where)
 
 
 def C_ArgIndex(ArgName: str, Sel, Mult: int) -> CArgBinding:
     where = caller_where()
-    return CArgBinding(ArgName, CArgForm.INDEX, value=int_arg(Mult, "Mult", where),
-                       space=_space(Sel, "iterator", where)[0], where=where)
+    return CArgBinding(_cname(ArgName, "C_ArgIndex", where), CArgForm.INDEX,
+                       value=int_arg(Mult, "C_ArgIndex Mult", where), space=_space(Sel, "iterator", where)[0],
+                       where=where)
 
 
 def C_ArgIndirect(ArgName: str, Offset: int) -> CArgBinding:
     where = caller_where()
-    return CArgBinding(ArgName, CArgForm.INDIRECT, value=int_arg(Offset, "offset", where), where=where)
+    return CArgBinding(_cname(ArgName, "C_ArgIndirect", where), CArgForm.INDIRECT,
+                       value=int_arg(Offset, "C_ArgIndirect offset", where), where=where)
 
 
 def KG_ArgOper(ArgName: str, Oper, Value: int) -> CArgBinding:
     """In a kernel group: ``'*'`` passes ``Arg + Iter*Value`` (Iter: the group's iteration), other
     operators ``Arg Oper Value``."""
     where = caller_where()
-    return CArgBinding(ArgName, CArgForm.GROUP_OPER, _oper(Oper, where), int_arg(Value, "value", where), where=where)
+    return CArgBinding(_cname(ArgName, "KG_ArgOper", where), CArgForm.GROUP_OPER, _oper(Oper, where, "KG_ArgOper"),
+                       int_arg(Value, "KG_ArgOper value", where), where=where)
 
 
 def Imm(Value: int) -> ImmBinding:
@@ -621,19 +667,31 @@ def Bindings(*args) -> tuple:
     return tuple(out)
 
 
+def _bindings(value, call: str, where: str) -> tuple:
+    """A call's binding list: Bindings(...) (a tuple), a Python list, or 0/None for none."""
+    if value in (0, None):
+        return ()
+    if not isinstance(value, (tuple, list)):
+        raise ModelError(f"call to '{call}': the binding list must be Bindings(...), got {describe(value)}",
+                         where=where, hint="wrap the bindings: Bindings(K_Arg(...), C_Arg(...), Imm(...), ...)")
+    return tuple(value)
+
+
 def Call(CallName: str, CallLocation, BindingList: tuple) -> CallDecl:
     where = caller_where()
+    name = check_name(CallName, "called basic kernel", where)
     loc = enum(KernelCallLocationT, CallLocation, "call location", where)
-    return CallDecl(CallName, loc, tuple(BindingList or ()), False, where)
+    return CallDecl(name, loc, _bindings(BindingList, name, where), False, where)
 
 
 def UserKernelCall(CallName: str, CallLocation, BindingList: tuple) -> CallDecl:
     where = caller_where()
+    name = check_name(CallName, "called user kernel", where)
     loc = enum(KernelCallLocationT, CallLocation, "call location", where)
     if loc != KernelCallLocationT.LOC_GROUP:
-        raise ModelError(f"UserKernelCall('{CallName}') must use LOC_GROUP, not {loc.name}", where=where,
+        raise ModelError(f"UserKernelCall('{name}') must use LOC_GROUP, not {loc.name}", where=where,
                          hint="calls inside a kernel group have no iteration: use LOC_GROUP")
-    return CallDecl(CallName, loc, tuple(BindingList or ()), True, where)
+    return CallDecl(name, loc, _bindings(BindingList, name, where), True, where)
 
 
 def Calls(*args) -> tuple:

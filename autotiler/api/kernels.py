@@ -23,7 +23,7 @@ from ..model.v2 import V2Dims, V2Order, translate
 from ..model.validate import check_name, suggest, validate_group, validate_user_kernel
 from ..objectives import SolveOptions, solve
 from ..tiler.tiling import KernelTiling
-from .common import bind, counted, enum, int_arg
+from .common import bind, enum, int_arg, listed
 
 _V3 = ("Name", "KerIter", "Orientation", "CArg", "CCalls", "KerArg")
 _V2 = ("TemplateName", "KerDim", "KerIter", "Orientation", "CArg", "CCalls", "KerArg")
@@ -42,9 +42,9 @@ def UserKernel(*args, **kwargs) -> Optional[KernelTiling]:
     check_name(name, "user kernel", where)
     model.check_new_function_name(name, where)
     orient = enum(Tile_Orientation_T, p["Orientation"], "tile orientation (TILE_HOR/TILE_VER)", where, name)
-    cargs = counted("CArgs", tuple(p["CArg"] or ()), CArg, where, name)
-    calls = counted("Calls", tuple(p["CCalls"] or ()), CallDecl, where, name)
-    kerargs = counted("KerArgs", tuple(p["KerArg"] or ()), KerArgDecl, where, name)
+    cargs = listed("CArgs", p["CArg"], CArg, where, name)
+    calls = listed("Calls", p["CCalls"], CallDecl, where, name)
+    kerargs = listed("KerArgs", p["KerArg"], KerArgDecl, where, name)
     form = None
     if v2:
         dims, order = p["KerDim"], p["KerIter"]
@@ -268,9 +268,9 @@ def _group(GroupName: str, iterations: int, cargs, calls, kerargs, where: str) -
                          hint="call CloseKernelGroup() before UserKernelGroup(...)")
     if GroupName in model.groups:
         raise ModelError("the group's C template is already defined", where=where, kernel=GroupName)
-    group = KernelGroupDecl(GroupName, counted("CArgs", tuple(cargs or ()), CArg, where, GroupName),
-                            counted("Calls", tuple(calls or ()), CallDecl, where, GroupName), iterations,
-                            counted("KerGroupArgs", tuple(kerargs or ()), KerGroupArgDecl, where, GroupName), where)
+    group = KernelGroupDecl(GroupName, listed("CArgs", cargs, CArg, where, GroupName),
+                            listed("Calls", calls, CallDecl, where, GroupName), iterations,
+                            listed("KerGroupArgs", kerargs, KerGroupArgDecl, where, GroupName), where)
     members = {n: model.kernels[n] for n in model.group_members[GroupName]}
     validate_group(group, members)
     model.groups[GroupName] = group

@@ -65,21 +65,24 @@ volatile while _Bool _Complex _Imaginary""".split())
 # Small checks
 
 
-def check_name(name, what: str, where: str, kernel: Optional[str] = None) -> str:
+def check_name(name, what: str, where: str, kernel: Optional[str] = None, arg: Optional[str] = None) -> str:
     if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
-        raise ModelError(f"{what} name {name!r} is not a valid C identifier", where=where, kernel=kernel,
+        raise ModelError(f"{what} name {name!r} is not a valid C identifier", where=where, kernel=kernel, arg=arg,
                          hint="use letters, digits and '_' only, not starting with a digit")
     if name in C_KEYWORDS:
-        raise ModelError(f"{what} name '{name}' is a C keyword", where=where, kernel=kernel,
+        raise ModelError(f"{what} name '{name}' is a C keyword", where=where, kernel=kernel, arg=arg,
                          hint="choose another name")
     return name
 
 
-def check_int(value, what: str, where: str, kernel=None, arg=None, minimum: Optional[int] = None) -> int:
+def check_int(value, what: str, where: str, kernel=None, arg=None, minimum: Optional[int] = None,
+              hint: Optional[str] = None) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ModelError(f"{what} must be an integer, got {value!r}", where=where, kernel=kernel, arg=arg)
+        raise ModelError(f"{what} must be an integer, got {value!r}", where=where, kernel=kernel, arg=arg,
+                         hint=hint or "pass a plain int (not a string, float or bool)")
     if minimum is not None and value < minimum:
-        raise ModelError(f"{what} must be at least {minimum}, got {value}", where=where, kernel=kernel, arg=arg)
+        raise ModelError(f"{what} must be at least {minimum}, got {value}", where=where, kernel=kernel, arg=arg,
+                         hint=hint or f"use {minimum} or more")
     return int(value)
 
 
@@ -178,6 +181,8 @@ def validate_kerarg_fields(arg: KerArgDecl, kernel: Optional[str] = None) -> Non
     """Checks that need only the argument itself (run by its constructor)."""
     w = arg.where
     check_name(arg.name, "kernel argument", w, kernel)
+    if arg.carg_name is not None:
+        check_name(arg.carg_name, "C argument", w, kernel, arg.name)
     for what, value in (("W", arg.w), ("H", arg.h), ("ItemSize", arg.item_size)):
         check_positive(value, what, w, kernel, arg.name)
     check_int(arg.overlap, "TileOverlap", w, kernel, arg.name)
@@ -446,7 +451,7 @@ SUPPORTED_SELECTS = frozenset({
     S.KER_ARG_PARTILE_SIZE, S.KER_ARG_LOADEDPARTILE_SIZE, S.KER_ARG_INPLANEINDEX, S.KER_ARG_OUTPLANEINDEX,
 })
 PARTILE_SELECTS = frozenset({S.KER_ARG_PARTILE_DIM, S.KER_ARG_PARTILE_SIZE, S.KER_ARG_LOADEDPARTILE_SIZE})
-BINDING_OPERS = ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "==", "!=")
+BINDING_OPERS = ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "==", "!=")  # checked by the constructors
 
 
 def validate_binding(b, formal: CArg, call: CallDecl, uk: UserKernelDecl) -> None:
@@ -459,9 +464,6 @@ def validate_binding(b, formal: CArg, call: CallDecl, uk: UserKernelDecl) -> Non
         if uk.kerarg(b.arg) is None:
             raise ModelError(f"{ctx}: K_TileOper names unknown kernel argument '{b.arg}'", where=where, kernel=kernel,
                              hint="kernel arguments are: " + ", ".join(a.name for a in uk.kerargs))
-        if b.oper != "@" and b.oper not in BINDING_OPERS:
-            raise ModelError(f"{ctx}: K_TileOper operator {b.oper!r} is not one of @ " + " ".join(BINDING_OPERS),
-                             where=where, kernel=kernel)
         _check_pointer_match(b.oper != "@" and "*" in b.ctype, formal, ctx, where, kernel, b.arg,
                              "K_TileOper with '@' reads one item; other operators give a pointer")
     elif isinstance(b, PredListBinding):
@@ -518,9 +520,6 @@ def _validate_karg(b: KArgBinding, formal: CArg, ctx: str, where: str, uk: UserK
     if sel not in SUPPORTED_SELECTS:
         raise ModelError(f"{ctx}: selector {sel.name} is not supported yet", where=where, kernel=kernel, arg=b.arg,
                          hint="see docs/semantics.md for the supported KER_ARG_* selectors")
-    if b.oper is not None and b.oper not in BINDING_OPERS:
-        raise ModelError(f"{ctx}: operator {b.oper!r} is not one of " + " ".join(BINDING_OPERS), where=where,
-                         kernel=kernel, arg=b.arg)
     v2 = uk.v2 is not None
     if b.space is not None:
         if b.space not in uk.space:
@@ -566,9 +565,6 @@ def _validate_carg(b: CArgBinding, formal: CArg, ctx: str, where: str, uk: UserK
     if b.cvar is not None and uk.carg(b.cvar) is None:
         raise ModelError(f"{ctx}: {b.form.value} names unknown C argument '{b.cvar}'", where=where, kernel=kernel,
                          hint="C arguments are: " + ", ".join(c.name for c in uk.cargs))
-    if b.form in (CArgForm.ARG_OPER, CArgForm.IMM_OPER, CArgForm.ARG_COPER) and b.oper not in BINDING_OPERS:
-        raise ModelError(f"{ctx}: operator {b.oper!r} is not one of " + " ".join(BINDING_OPERS), where=where,
-                         kernel=kernel)
     if b.form in (CArgForm.PLUS_PLANE, CArgForm.INDEX):
         if b.space not in uk.space:
             raise ModelError(f"{ctx}: {b.form.value}('{b.name}', {space_name(b.space, uk.v2 is not None)}, ...): no "
@@ -661,5 +657,5 @@ __all__ = [
     "C_KEYWORDS", "check_name", "check_int", "check_positive", "check_unique", "check_count", "suggest",
     "space_name", "location_name", "flag_names", "validate_kernel_space", "validate_kerarg_fields",
     "validate_arg_space", "validate_user_kernel", "validate_binding", "validate_group", "carg_homes", "group_homes",
-    "SPACE_SHORT", "POINTER_SELECTS", "SUPPORTED_SELECTS",
+    "SPACE_SHORT", "POINTER_SELECTS", "SUPPORTED_SELECTS", "BINDING_OPERS",
 ]
