@@ -502,7 +502,8 @@ def _no_solution(uk: UserKernelDecl, kg: KernelGeom, ev: _Evaluator, options: So
             return _no_l2_solution(uk, with_stages(t, {a.name: 1 for a in t.args if a.l3}), options)
         if ev.unsupported is not None:
             return _fail(uk, f"no tiling that fits can be generated: {ev.unsupported.message}",
-                         ev.unsupported.hint or "change the argument's KerArgSpace or tiling orientation")
+                         ev.unsupported.hint or "change the argument's KerArgSpace or tiling orientation",
+                         ev.unsupported.arg)
     if smallest is None:
         free = smallest_choice(kg, constrained=False)
         msg = "no tile size satisfies the tile constraints (EVEN/ODD/ONEPREFTILE/preferred size) of its arguments"

@@ -173,7 +173,8 @@ def test_iteration_order_1_is_a_loop_order_like_any_other():
 
 
 def test_iteration_order_dimension_must_match_the_iterators():
-    with raises(ModelError, THIS, "KernelIterationOrder(", "3 does not match 1 iterator(s)", "KER_DIM2"):
+    with raises(ModelError, THIS, "KernelIterationOrder(KER_DIM3, KER_TILE): 3 does not match 1 iterator(s)",
+                "KER_DIM2"):
         add_kernel(order=KernelIterationOrder(KER_DIM3, KER_TILE))
 
 

@@ -271,15 +271,19 @@ def test_cost_syntax_error():
 
 @pytest.mark.parametrize("cost", ["max(N, 2)", "N*1.5", "N**2"])
 def test_cost_outside_the_grammar(cost):
-    with fails(ModelError, f"Cost expression {cost!r} may only use integers, + - * / % and names", kernel="L"):
+    with fails(ModelError, f"Cost expression {cost!r} may only use integers, + - * / % and names (write e.g. "
+               "\"W*H/ncores + 20\")", kernel="L"):
         LibKernel("L", CALL_SEQUENTIAL, CArgs(TCArg("int", "N")), "", Cost=cost)
 
 
-@pytest.mark.xfail(strict=True, reason="Cost=\"N/0\" (or a negative constant) is accepted; the prediction silently "
-                                       "counts such a call as 0 cycles")
-@pytest.mark.parametrize("cost", ["N/0", "N % 0", "-1000"])
-def test_cost_that_cannot_be_a_cycle_count(cost):
-    with fails(ModelError, f"Cost expression {cost!r}", kernel="L"):
+@pytest.mark.parametrize("cost,fragment", [
+    ("N/0", "divides by zero (a Cost counts the cycles of one call: divide by a non-zero value)"),
+    ("N % (2-2)", "divides by zero"),
+    ("-1000", "is a negative cycle count (-1000) (a Cost counts the cycles of one call: give 0 or more)"),
+    ("(2-5)*3", "is a negative cycle count (-9)"),
+])
+def test_cost_that_cannot_be_a_cycle_count(cost, fragment):
+    with fails(ModelError, f"Cost expression {cost!r} {fragment}", kernel="L"):
         LibKernel("L", CALL_SEQUENTIAL, CArgs(TCArg("int", "N")), "", Cost=cost)
 
 
@@ -351,20 +355,41 @@ def test_run_time_bound_must_be_a_c_argument():
         UserKernel(*mat_add(space=KernelIterSpace(2, IterFixedSpaceDynBound(D0, 3, "N"), IterTiledSpace(T0))))
 
 
-@pytest.mark.xfail(strict=True, reason="a run-time bound naming a pointer or float C argument gets the hint 'add "
-                                       "TCArg(\"int\", ...)', which would declare that C argument a second time")
 @pytest.mark.parametrize("bound,ctype", [("In1", P32), ("N", "float")])
 def test_run_time_bound_of_the_wrong_type_says_its_type(bound, ctype):
     cargs = mat_cargs(TCArg(ctype, "N")) if bound == "N" else mat_cargs()
-    with fails(ModelError, f"'{bound}' is '{ctype}'", kernel="K"):
+    with fails(ModelError, f"IterFixedSpaceDynBound(D0, 3, \"{bound}\"): '{bound}' is '{ctype}', not an integer (a "
+               f"run-time bound is an iteration count: declare '{bound}' with an integer type, or name an integer C "
+               "argument)", kernel="K"):
         UserKernel(*mat_add(space=KernelIterSpace(2, IterFixedSpaceDynBound(D0, 3, bound), IterTiledSpace(T0)), cargs=cargs))
 
 
-@pytest.mark.xfail(strict=True, reason="SPACE_PROP_REVERT given with a kernel's IterTiledSpace is ignored without a "
-                                       "word (KerArgSpace refuses it on tiled spaces)")
 def test_space_prop_revert_on_the_tiled_iteration_space():
-    with fails(ModelError, "SPACE_PROP_REVERT", kernel="K"):
-        UserKernel(*mat_add(space=KernelIterSpace(1, IterTiledSpace(SPACE_PROP(T0, SPACE_PROP_REVERT)))))
+    with fails(ModelError, "IterTiledSpace(KER_ITER_TILE0): SPACE_PROP_REVERT applies to non-tiled spaces (traverse a "
+               "D space backwards, e.g. SPACE_PROP(KER_ITER_D0, SPACE_PROP_REVERT) in KerArgSpace)"):
+        IterTiledSpace(SPACE_PROP(T0, SPACE_PROP_REVERT))
+
+
+def test_space_prop_revert_in_the_kernel_iteration_space():
+    with fails(ModelError, "IterFixedSpace(KER_ITER_D0): SPACE_PROP_REVERT belongs in KerArgSpace, not in "
+               "KernelIterSpace (give it in the KerArgSpace of the arguments to traverse backwards, e.g. "
+               "KerArgSpace(1, SPACE_PROP(KER_ITER_D0, SPACE_PROP_REVERT)))"):
+        IterFixedSpace(SPACE_PROP(D0, SPACE_PROP_REVERT), 4)
+
+
+@pytest.mark.parametrize("make,fragment,hint", [
+    (lambda: IterTiledSpace(SPACE_PROP(T0, SPACE_PROP_ONE_TILE)),
+     "IterTiledSpace(KER_ITER_TILE0): SPACE_PROP_ONE_TILE applies to non-tiled spaces",
+     "remove it: the tiler chooses how many tiles; OBJ_CONSTRAINTS_ONEPREFTILE asks for a single one"),
+    (lambda: IterFixedSpace(SPACE_PROP(D0, SPACE_PROP_ONE_TILE), 4),
+     "IterFixedSpace(KER_ITER_D0): SPACE_PROP_ONE_TILE applies to IterParSpace (a single chunk)",
+     "remove the property: a fixed space visits each index"),
+    (lambda: IterParSpace(D0 | 0x100000, 4, 1), "IterParSpace(KER_ITER_D0) has unknown property bits 0x100000",
+     "use SPACE_PROP(Space, SPACE_PROP_ABS | SPACE_PROP_REVERT | SPACE_PROP_PAD2PREF | SPACE_PROP_ONE_TILE)"),
+])
+def test_space_prop_without_effect_in_the_kernel_iteration_space(make, fragment, hint):
+    with fails(ModelError, f"{fragment} ({hint})", at=make.__code__.co_firstlineno):
+        make()
 
 
 def test_tile_hwc_orientation():
@@ -382,8 +407,15 @@ def test_kerargspace_count_must_match():
 
 
 def test_kerargspace_must_start_with_the_count():
-    with fails(ModelError, "KerArgSpace(N, spaces...) starts with the number of spaces"):
+    with fails(ModelError, "KerArgSpace(N, spaces...) starts with the number of spaces (write KerArgSpace(2, ...) "
+               "(got '1' first))"):
         KerArgSpace("1", T0)
+
+
+def test_kerargspace_without_arguments():
+    with fails(ModelError, "KerArgSpace() needs the number of spaces, then the spaces (e.g. KerArgSpace(1, "
+               "KER_ITER_TILE0); KerArgSpace(0) for an argument in no space)"):
+        KerArgSpace()
 
 
 def test_kerargspace_entry_that_is_not_a_space():
@@ -415,9 +447,15 @@ def test_space_prop_pad2pref():
 
 
 def test_space_prop_revert_on_a_tiled_space():
-    with fails(ModelError, "SPACE_PROP_REVERT applies to non-tiled spaces",
+    with fails(ModelError, "KerArgSpace entry KER_ITER_TILE0: SPACE_PROP_REVERT applies to non-tiled spaces",
                "traverse a D space backwards, e.g. SPACE_PROP(KER_ITER_D0, SPACE_PROP_REVERT)", kernel="K", arg="In1"):
         UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(1, SPACE_PROP(T0, SPACE_PROP_REVERT)), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
+
+
+def test_space_prop_one_tile_on_a_tiled_kerargspace_entry():
+    with fails(ModelError, "KerArgSpace entry KER_ITER_TILE0: SPACE_PROP_ONE_TILE applies to non-tiled spaces",
+               kernel="K", arg="In1"):
+        UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(1, SPACE_PROP(T0, SPACE_PROP_ONE_TILE)), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
 
 
 def test_kerargspace_with_two_tiled_spaces():
@@ -612,30 +650,30 @@ def test_one_preferred_tile_without_preferred_size():
 
 
 def test_min_tile_size_without_preferred_size():
-    a, declared = KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A"), this_line()
-    with fails(ModelError, "SetKerArgMinTileSize needs a PreferedTileSize",
-               "the minimum applies to the preferred multiple: give PreferedTileSize", arg="A", at=declared):
+    a = KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A")
+    with fails(ModelError, "SetKerArgMinTileSize needs a PreferedTileSize (the minimum applies to the preferred "
+               "multiple: give 'A' a PreferedTileSize)", arg="A"):
         SetKerArgMinTileSize(a, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="SetKerArgMinTileSize sets the minimum before checking it: after the error "
-                                       "the argument keeps MinTileSize 2 (a script catching the error goes on with it)")
 def test_refused_min_tile_size_leaves_the_argument_unchanged():
     a = KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "A")
-    with pytest.raises(ModelError):
+    with fails(ModelError, "SetKerArgMinTileSize needs a PreferedTileSize", arg="A"):
         SetKerArgMinTileSize(a, 2)
     assert a.min_tile == 0
 
 
 def test_min_tile_size_of_something_else():
-    with fails(ModelError, "SetKerArgMinTileSize expects a kernel argument, got 'A'"):
+    with fails(ModelError, "SetKerArgMinTileSize expects a kernel argument, got 'A' (pass the object KerArg(...) "
+               "returned)"):
         SetKerArgMinTileSize("A", 2)
 
 
 def test_negative_min_tile_size():
     a = KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, 2, "A")
-    with fails(ModelError, "MinTileSize must be at least 0, got -2", arg="A"):
+    with fails(ModelError, "MinTileSize must be at least 0, got -2 (use 0 or more)", arg="A"):
         SetKerArgMinTileSize(a, -2)
+    assert a.min_tile == 0
 
 
 def test_min_tile_size_after_use():
@@ -698,13 +736,16 @@ def test_overlap_as_large_as_the_tiled_dimension():
         UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", S(), OBJ_IN_DB, 20, 30, 4, 30, 0, 0, "In1"))))
 
 
-@pytest.mark.xfail(strict=True, reason="a negative TileOverlap is accepted: on one argument it gives a ratio error "
-                                       "('used 30 + padding 0 - overlap -2 ... not a multiple of 30'), on all of them "
-                                       "an untyped-location CodegenError 'schedule verification failed: bytes [0, "
-                                       "2400) of output 'Out' are never written back'")
-def test_negative_tile_overlap():
-    with fails(ModelError, "TileOverlap must be at least 0, got -2", arg="A"):
-        KerArg("A", S(), OBJ_IN_DB, 20, 30, 4, -2, 0, 0, "A")
+@pytest.mark.parametrize("obj_type", [OBJ_OUT_DB, OBJ_IN_OUT_DB])
+def test_negative_tile_overlap_of_an_output(obj_type):
+    with fails(ModelError, "TileOverlap must be at least 0 for an output, got -2 (only an input's tiles may skip "
+               "lines (a negative overlap); every line of an output is written)", arg="A"):
+        KerArg("A", S(), obj_type, 20, 30, 4, -2, 0, 0, "A")
+
+
+def test_negative_raw_item_size():
+    with fails(ModelError, "RawItemSize must be at least 0, got -1 (use 0 or more)", arg="A"):
+        KerArgPadAlign("A", S(), OBJ_IN_DB, 8, 8, 0, 4, -1, 0, 0, 0, "A")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1021,24 +1062,24 @@ def test_c_argument_name_of_a_kernel_argument_that_is_not_a_string():
 # Tilings the generated code cannot express
 
 
-def test_next_buffer_of_an_argument_that_is_not_double_buffered():
+def test_next_buffer_of_an_argument_that_no_tiling_double_buffers():
+    """'In' is double buffered (O_DB) but whole (O_NTILED): every tiling reads it once."""
     LibKernel("Fir", CALL_SEQUENTIAL, CArgs(TCArg(P32, "In"), TCArg(P32, "Next"), TCArg(P32, "Out")), "", Cost="1")
     with fails(TilingError, "no tiling that fits can be generated: KER_ARG_TILE_NEXTDB of 'In': the argument is not "
                "double buffered in this tiling (it moves once, or is single buffered), so there is no next buffer",
-               kernel="K"):
+               kernel="K", arg="In"):
         UserKernel("K", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")),
                    Calls(Call("Fir", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("In", KER_ARG_TILE_NEXTDB),
                                                         K_Arg("Out", KER_ARG_TILE)))),
-                   KerArgs(KerArg("In", S(), OBJ_IN, 1, 100, 4, 0, 0, 0, "In"),
+                   KerArgs(KerArg("In", S(), O_IN | O_DB | O_NTILED, 1, 100, 4, 0, 0, 0, "In"),
                            KerArg("Out", S(), OBJ_OUT_DB, 1, 100, 4, 0, 0, 0, "Out")))
 
 
-@pytest.mark.xfail(strict=True, reason="KER_ARG_TILE_NEXTDB of an argument declared without O_DB is refused as a "
-                                       "TilingError whose hint ('change the argument's KerArgSpace or tiling "
-                                       "orientation') does not say what to do: declare it double buffered")
 def test_next_buffer_of_an_argument_declared_without_o_db_says_to_add_it():
     LibKernel("Fir", CALL_SEQUENTIAL, CArgs(TCArg(P32, "In"), TCArg(P32, "Next"), TCArg(P32, "Out")), "", Cost="1")
-    with fails(ModelError, "KER_ARG_TILE_NEXTDB", "O_DB", kernel="K", arg="In"):
+    with fails(ModelError, "binding of 'Next' in call to 'Fir': KER_ARG_TILE_NEXTDB needs a double-buffered argument, "
+               "but 'In' is declared without O_DB (add O_DB to its object type (e.g. OBJ_IN_DB))", kernel="K",
+               arg="In", line=4):
         UserKernel("K", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")),
                    Calls(Call("Fir", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("In", KER_ARG_TILE_NEXTDB),
                                                         K_Arg("Out", KER_ARG_TILE)))),
@@ -1055,7 +1096,7 @@ def test_tile_needing_a_3d_transfer():
                             IterTiledSpace(T0))
     with fails(TilingError, "no tiling that fits can be generated: argument 'In': a tile made of [H] x [D1] lines "
                "with different strides needs a 3D transfer, which the cluster DMA cannot do",
-               "change the argument's KerArgSpace or tiling orientation", kernel="K"):
+               "change the argument's KerArgSpace or tiling orientation", kernel="K", arg="In"):
         UserKernel("K", space, TILE_VER, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")),
                    Calls(Call("Cp", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
                    KerArgs(KerArg("In", KerArgSpace(3, D1, D0, T0), OBJ_IN_DB, 8, 8, 4, 0, 0, 0, "In"),
@@ -1129,9 +1170,9 @@ def test_planes_no_loop_visits():
         UserKernel(*v2_add(dims=KernelDimensions(3, 20, 30, 1), kerargs=v2_kerargs(KerArg("In1", OBJ_IN_DB_3D, 20, 30, 4, 0, 0, 0, "In1", 0))))
 
 
-@pytest.mark.xfail(strict=True, reason="for an output the message says 'only plane 0 would be read': it is written")
 def test_output_planes_no_loop_visits_says_written():
-    with fails(ModelError, "has 3 output planes", "only plane 0 would be written", kernel="K", arg="Out"):
+    with fails(ModelError, "has 3 output planes but no loop of the iteration order visits them (only plane 0 would be "
+               "written) (add KER_OUT_PLANE to KernelIterationOrder, or make the argument 2D)", kernel="K", arg="Out"):
         UserKernel(*v2_add(dims=KernelDimensions(1, 20, 30, 3), kerargs=v2_kerargs(KerArg("Out", OBJ_OUT_DB_3D, 20, 30, 4, 0, 0, 0, "Out", 0))))
 
 
@@ -1141,11 +1182,12 @@ def test_tiled_along_a_space_the_order_does_not_have():
         UserKernel(*v2_add(kerargs=v2_kerargs(KerArg("In1", OBJ_IN_DB | O_TILE1, 20, 30, 4, 0, 0, 0, "In1", 0))))
 
 
-@pytest.mark.xfail(strict=True, reason="NextPlaneUpdate is not checked: a string ends in a TypeError in "
-                                       "tiler/geometry.py")
-def test_next_plane_update_of_the_wrong_type():
-    with fails(ModelError, "NextPlaneUpdate must be an integer, got 'x'", arg="A"):
-        KerArg("A", OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "A", "x")
+@pytest.mark.parametrize("value,fragment", [("x", "NextPlaneUpdate must be an integer, got 'x' (pass a plain int "
+                                                     "(not a string, float or bool))"),
+                                              (-1, "NextPlaneUpdate must be at least 0, got -1 (use 0 or more)")])
+def test_next_plane_update_of_the_wrong_type(value, fragment):
+    with fails(ModelError, fragment, arg="A"):
+        KerArg("A", OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "A", value)
 
 
 # ---------------------------------------------------------------------------------------------

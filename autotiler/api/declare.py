@@ -14,6 +14,8 @@ from ..constants import (
     CALL_MASK,
     ITER_PROP_MASK,
     ITER_SPACE_MASK,
+    SPACE_PROP_ONE_TILE,
+    SPACE_PROP_REVERT,
     ArgBindingT,
     KernelArgSelect_T,
     KernelCallLocationT,
@@ -53,7 +55,14 @@ from ..model.ir import (
 from ..model.ir import IterSpace as IterSpaceDecl
 from ..model.session import current_model
 from ..model.v2 import V2Dims, V2Order
-from ..model.validate import BINDING_OPERS, check_name, check_unique, suggest, validate_kerarg_fields
+from ..model.validate import (
+    BINDING_OPERS,
+    check_name,
+    check_space_props,
+    check_unique,
+    suggest,
+    validate_kerarg_fields,
+)
 from .common import bind, counted, describe, enum, int_arg, listed, name_or_none
 
 # ----------------------------------------------------------------------------------------------
@@ -162,29 +171,46 @@ def _space(value, what: str, where: str) -> tuple:
     return enum(KernelIteratorT, int(value) & ITER_SPACE_MASK, what, where), int(value) & ITER_PROP_MASK
 
 
+def _iter_space(ctor: str, value, where: str) -> tuple:
+    """(space, properties) of a KernelIterSpace entry. Only IterParSpace takes one
+    (SPACE_PROP_ONE_TILE: a single chunk); SPACE_PROP_REVERT reverses an argument's traversal and
+    so belongs in its KerArgSpace; either would be ignored here."""
+    space, props = _space(value, "tiled space" if ctor == "IterTiledSpace" else "space", where)
+    what = f"{ctor}({space.name})"
+    check_space_props(props, what, ctor == "IterTiledSpace", where)
+    if props & SPACE_PROP_REVERT:
+        raise ModelError(f"{what}: SPACE_PROP_REVERT belongs in KerArgSpace, not in KernelIterSpace", where=where,
+                         hint=f"give it in the KerArgSpace of the arguments to traverse backwards, e.g. "
+                         f"KerArgSpace(1, SPACE_PROP({space.name}, SPACE_PROP_REVERT))")
+    if props & SPACE_PROP_ONE_TILE and ctor != "IterParSpace":
+        raise ModelError(f"{what}: SPACE_PROP_ONE_TILE applies to IterParSpace (a single chunk)", where=where,
+                         hint="remove the property: a fixed space visits each index")
+    return space, props
+
+
 def IterTiledSpace(IterSpace) -> IterSpaceDecl:
     where = caller_where()
-    space, props = _space(IterSpace, "tiled space", where)
+    space, props = _iter_space("IterTiledSpace", IterSpace, where)
     return IterSpaceDecl(space, SpaceKind.TILED, props=props, where=where)
 
 
 def IterFixedSpace(IterSpace, Dim: int) -> IterSpaceDecl:
     where = caller_where()
-    space, props = _space(IterSpace, "space", where)
+    space, props = _iter_space("IterFixedSpace", IterSpace, where)
     return IterSpaceDecl(space, SpaceKind.FIXED, int_arg(Dim, "IterFixedSpace Dim", where, minimum=1), props=props,
                      where=where)
 
 
 def IterParSpace(IterSpace, Dim: int, PrefDiv: int) -> IterSpaceDecl:
     where = caller_where()
-    space, props = _space(IterSpace, "space", where)
+    space, props = _iter_space("IterParSpace", IterSpace, where)
     return IterSpaceDecl(space, SpaceKind.PARAMETRIC, int_arg(Dim, "IterParSpace Dim", where, minimum=1),
                      int_arg(PrefDiv, "IterParSpace PrefDiv", where, minimum=1), props=props, where=where)
 
 
 def IterFixedSpaceDynBound(IterSpace, Dim: int, Name: str) -> IterSpaceDecl:
     where = caller_where()
-    space, props = _space(IterSpace, "space", where)
+    space, props = _iter_space("IterFixedSpaceDynBound", IterSpace, where)
     check_name(Name, "run-time bound C argument", where)
     return IterSpaceDecl(space, SpaceKind.DYNAMIC, int_arg(Dim, "IterFixedSpaceDynBound Dim", where, minimum=1),
                      bound=Name, props=props, where=where)
@@ -197,9 +223,13 @@ def KernelIterSpace(*args) -> KernelSpace:
 
 def KerArgSpace(*args) -> ArgSpace:
     where = caller_where()
-    count, items = (args[0], args[1:]) if args else (None, ())
-    if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
-        raise ModelError("KerArgSpace(N, spaces...) starts with the number of spaces", where=where)
+    if not args:
+        raise ModelError("KerArgSpace() needs the number of spaces, then the spaces", where=where,
+                         hint="e.g. KerArgSpace(1, KER_ITER_TILE0); KerArgSpace(0) for an argument in no space")
+    count, items = args[0], args[1:]
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise ModelError("KerArgSpace(N, spaces...) starts with the number of spaces", where=where,
+                         hint=f"write KerArgSpace({len(args)}, ...) (got {describe(count)} first)")
     if count != len(items):
         raise ModelError(f"KerArgSpace({count}, ...) announces {count} space(s) but {len(items)} follow", where=where,
                          hint=f"write KerArgSpace({len(items)}, ...)")
@@ -417,12 +447,16 @@ def SetKerArgMinTileSize(Obj: KerArgDecl, MinTileSize: int) -> None:
     PreferedTileSize). Call it before the argument is used in a UserKernel."""
     where = caller_where()
     if not isinstance(Obj, KerArgDecl):
-        raise ModelError(f"SetKerArgMinTileSize expects a kernel argument, got {Obj!r}", where=where)
+        raise ModelError(f"SetKerArgMinTileSize expects a kernel argument, got {describe(Obj)}", where=where,
+                         hint="pass the object KerArg(...) returned")
     if id(Obj) in current_model().used_objects:
         raise ModelError("SetKerArgMinTileSize on an argument already part of a user kernel", where=where,
                          arg=Obj.name, hint="set it before passing the argument to UserKernel")
-    object.__setattr__(Obj, "min_tile", int_arg(MinTileSize, "MinTileSize", where, arg=Obj.name, minimum=0))
-    validate_kerarg_fields(Obj)
+    size = int_arg(MinTileSize, "MinTileSize", where, arg=Obj.name, minimum=0)
+    if size and not Obj.preferred:
+        raise ModelError("SetKerArgMinTileSize needs a PreferedTileSize", where=where, arg=Obj.name,
+                         hint=f"the minimum applies to the preferred multiple: give '{Obj.name}' a PreferedTileSize")
+    object.__setattr__(Obj, "min_tile", size)  # checked first: a refused minimum leaves the argument as it was
 
 
 def KerGroupArg(KerArgName: str, ObjType, ArgSize: int, ItemSize: int, CArgName: Optional[str] = None):

@@ -39,12 +39,45 @@ def check_cost(expr, cargs: tuple, where: str = "", kernel: Optional[str] = None
         if not isinstance(node, _ALLOWED) or (isinstance(node, ast.Constant) and
                                               (not isinstance(node.value, int) or isinstance(node.value, bool))):
             raise ModelError(f"Cost expression {expr!r} may only use integers, + - * / % and names",
-                             where=where, kernel=kernel)
+                             where=where, kernel=kernel, hint="write e.g. \"W*H/ncores + 20\"")
         if isinstance(node, ast.Name) and node.id != "ncores" and node.id not in scalars:
             raise ModelError(f"Cost expression {expr!r} uses '{node.id}', which is not a scalar argument",
                              where=where, kernel=kernel,
                              hint="scalar arguments: " + (", ".join(sorted(scalars)) or "none") + ", and ncores")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) \
+                and _constant(node.right) == 0:
+            raise ModelError(f"Cost expression {expr!r} divides by zero", where=where, kernel=kernel,
+                             hint="a Cost counts the cycles of one call: divide by a non-zero value")
+    value = _constant(tree.body)
+    if value is not None and value < 0:
+        raise ModelError(f"Cost expression {expr!r} is a negative cycle count ({value})", where=where, kernel=kernel,
+                         hint="a Cost counts the cycles of one call: give 0 or more")
     return expr
+
+
+def _constant(node) -> Optional[int]:
+    """The value of a sub-expression without names (C integer arithmetic: / and % truncate
+    toward zero), else None (also for a division by zero, which check_cost refuses)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp):
+        v = _constant(node.operand)
+        return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
+    if not isinstance(node, ast.BinOp):
+        return None
+    a, b = _constant(node.left), _constant(node.right)
+    if a is None or b is None:
+        return None
+    if isinstance(node.op, ast.Add):
+        return a + b
+    if isinstance(node.op, ast.Sub):
+        return a - b
+    if isinstance(node.op, ast.Mult):
+        return a * b
+    if b == 0:
+        return None
+    q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+    return q if isinstance(node.op, (ast.Div, ast.FloorDiv)) else a - q * b
 
 
 __all__ = ["parse_cost", "check_cost"]

@@ -79,10 +79,12 @@ def check_order(o: V2Order, kernel: str) -> None:
                              kernel=kernel, hint="use KER_TILE, KER_TILE1, KER_TILE2, KER_IN_PLANE, KER_OUT_PLANE, "
                              "KER_IN_OUT_PLANE (or the v3 form KernelIterSpace)")
     if len(set(its)) != len(its):
-        raise ModelError(f"KernelIterationOrder({names}) lists an iterator twice", where=o.where, kernel=kernel)
+        raise ModelError(f"KernelIterationOrder({names}) lists an iterator twice", where=o.where, kernel=kernel,
+                         hint="each iterator names one loop")
     if D2 in its and (D0 in its or D1 in its):
         raise ModelError("KER_IN_OUT_PLANE traverses input and output planes together: it cannot be combined with "
-                         "KER_IN_PLANE or KER_OUT_PLANE", where=o.where, kernel=kernel)
+                         "KER_IN_PLANE or KER_OUT_PLANE", where=o.where, kernel=kernel,
+                         hint="keep KER_IN_OUT_PLANE alone, or use KER_IN_PLANE and KER_OUT_PLANE")
     dim_form = isinstance(o.first, KernelIterationDimT)
     n = int(o.first)
     if n == len(its) + 1 or (n == len(its) and not dim_form):
@@ -91,7 +93,8 @@ def check_order(o: V2Order, kernel: str) -> None:
         hint = f"the dimension form takes one iterator fewer than the dimension: KER_DIM{len(its) + 1} for {names}"
     else:
         hint = f"give the number of iterators ({len(its)}) or the dimension (KER_DIM{len(its) + 1})"
-    raise ModelError(f"KernelIterationOrder({o.first!r}, {names}): {int(o.first)} does not match {len(its)} "
+    first = o.first.name if dim_form else o.first
+    raise ModelError(f"KernelIterationOrder({first}, {names}): {int(o.first)} does not match {len(its)} "
                      "iterator(s)", where=o.where, kernel=kernel, hint=hint)
 
 
@@ -108,7 +111,8 @@ def _spaces(dims: V2Dims, order: V2Order, kernel: str) -> list:
         else:
             if nip != nop:
                 raise ModelError(f"KER_IN_OUT_PLANE needs as many input as output planes, KernelDimensions gives "
-                                 f"{dims.nip} and {dims.nop}", where=dims.where or order.where, kernel=kernel)
+                                 f"{dims.nip} and {dims.nop}", where=dims.where or order.where, kernel=kernel,
+                                 hint="use KER_IN_PLANE and KER_OUT_PLANE for different plane counts")
             out.append(IterSpace(D2, SpaceKind.FIXED, nip, where=order.where))
     return out
 
@@ -167,8 +171,9 @@ def _arg(a: KerArgDecl, space: KernelSpace, dims: V2Dims, kernel: str) -> KerArg
             refs.append(SpaceRef(sp, props))
         elif count > 1:
             what = "input" if sp == D0 else "output"
+            done = "read and written" if a.is_in and a.is_out else "read" if a.is_in else "written"
             raise ModelError(f"has {count} {what} planes but no loop of the iteration order visits them (only plane 0 "
-                             "would be read)", where=a.where, kernel=kernel, arg=a.name,
+                             f"would be {done})", where=a.where, kernel=kernel, arg=a.name,
                              hint=f"add {space_name(sp, True)} to KernelIterationOrder, or make the argument 2D")
     if t & O.O_TILED and not t & O.O_NTILED:
         tile = T1 if t & O.O_TILE1 else T2 if t & O.O_TILE2 else T0

@@ -135,6 +135,25 @@ def flag_names(bits: int) -> str:
 # Iteration spaces
 
 
+def check_space_props(props: int, what: str, tiled: bool, where: str, kernel=None, arg=None) -> None:
+    """SPACE_PROP_* bits of a space, in KernelIterSpace or KerArgSpace: known, supported, and
+    none that only means something for a non-tiled space on a tiled one."""
+    def refuse(msg: str, hint: str):
+        raise ModelError(msg, where=where, kernel=kernel, arg=arg, hint=hint)
+
+    bad = props & ~(SPACE_PROP_ABS | SPACE_PROP_REVERT | SPACE_PROP_PAD2PREF | SPACE_PROP_ONE_TILE)
+    if bad:
+        refuse(f"{what} has unknown property bits 0x{bad:x}", "use SPACE_PROP(Space, " + " | ".join(SPACE_PROPS) + ")")
+    if props & SPACE_PROP_PAD2PREF:
+        refuse(f"{what}: SPACE_PROP_PAD2PREF is not supported yet", "remove the property")
+    if props & SPACE_PROP_REVERT and tiled:
+        refuse(f"{what}: SPACE_PROP_REVERT applies to non-tiled spaces",
+               "traverse a D space backwards, e.g. SPACE_PROP(KER_ITER_D0, SPACE_PROP_REVERT) in KerArgSpace")
+    if props & SPACE_PROP_ONE_TILE and tiled:
+        refuse(f"{what}: SPACE_PROP_ONE_TILE applies to non-tiled spaces",
+               "remove it: the tiler chooses how many tiles; OBJ_CONSTRAINTS_ONEPREFTILE asks for a single one")
+
+
 def validate_kernel_space(ks: KernelSpace, kernel: str, v2: bool = False) -> None:
     where = ks.where
     if not ks.spaces:
@@ -185,10 +204,16 @@ def validate_kerarg_fields(arg: KerArgDecl, kernel: Optional[str] = None) -> Non
         check_name(arg.carg_name, "C argument", w, kernel, arg.name)
     for what, value in (("W", arg.w), ("H", arg.h), ("ItemSize", arg.item_size)):
         check_positive(value, what, w, kernel, arg.name)
+    # a negative overlap makes an input's tiles skip lines (a window smaller than its stride, as
+    # a 1x1 convolution of stride 2); an output's every line is written, so it cannot skip any
     check_int(arg.overlap, "TileOverlap", w, kernel, arg.name)
-    check_int(arg.preferred, "PreferedTileSize", w, kernel, arg.name, minimum=0)
-    for what, value in (("BottomBuffer", arg.bottom), ("TopBuffer", arg.top), ("TileWPadAlign", arg.w_pad_align),
-                        ("MinTileSize", arg.min_tile)):
+    if arg.overlap < 0 and arg.is_out:
+        raise _err(f"TileOverlap must be at least 0 for an output, got {arg.overlap}", arg, kernel,
+                   hint="only an input's tiles may skip lines (a negative overlap); every line of an output is "
+                   "written")
+    for what, value in (("PreferedTileSize", arg.preferred), ("BottomBuffer", arg.bottom), ("TopBuffer", arg.top),
+                        ("TileWPadAlign", arg.w_pad_align), ("RawItemSize", arg.raw_item_size),
+                        ("MinTileSize", arg.min_tile), ("NextPlaneUpdate", arg.next_plane_update)):
         check_int(value, what, w, kernel, arg.name, minimum=0)
     for what, pad in (("PadTile", arg.pad_tile), ("PadExec", arg.pad_exec)):
         if any(not isinstance(p, int) or p < 0 for p in pad):
@@ -262,9 +287,6 @@ def _validate_constraints(arg: KerArgDecl, kernel: Optional[str]) -> None:
     if c & C.OBJ_CONSTRAINTS_ONEPREFTILE and not arg.preferred:
         raise _err("OBJ_CONSTRAINTS_ONEPREFTILE needs a PreferedTileSize", arg, kernel,
                    hint="give the tile size the single tile must have")
-    if arg.min_tile and not arg.preferred:
-        raise _err("SetKerArgMinTileSize needs a PreferedTileSize", arg, kernel,
-                   hint="the minimum applies to the preferred multiple: give PreferedTileSize")
 
 
 def validate_arg_space(arg: KerArgDecl, uk: UserKernelDecl) -> None:
@@ -283,15 +305,8 @@ def validate_arg_space(arg: KerArgDecl, uk: UserKernelDecl) -> None:
             known = ", ".join(space_name(s.space, v2) for s in uk.space.spaces)
             raise _err(f"KerArgSpace names {space_name(ref.space, v2)}, which is not in the kernel's iteration space "
                        f"({known})", arg, uk.name, hint="add the space to KernelIterSpace or remove it from KerArgSpace")
-        bad = ref.props & ~(SPACE_PROP_ABS | SPACE_PROP_REVERT | SPACE_PROP_PAD2PREF | SPACE_PROP_ONE_TILE)
-        if bad:
-            raise _err(f"KerArgSpace entry {space_name(ref.space)} has unknown property bits 0x{bad:x}", arg, uk.name,
-                       hint="use SPACE_PROP(Space, " + " | ".join(SPACE_PROPS) + ")")
-        if ref.props & SPACE_PROP_PAD2PREF:
-            raise _err("SPACE_PROP_PAD2PREF is not supported yet", arg, uk.name, hint="remove the property")
-        if ref.props & SPACE_PROP_REVERT and ref.tiled:
-            raise _err("SPACE_PROP_REVERT applies to non-tiled spaces", arg, uk.name,
-                       hint="traverse a D space backwards, e.g. SPACE_PROP(KER_ITER_D0, SPACE_PROP_REVERT)")
+        check_space_props(ref.props, f"KerArgSpace entry {space_name(ref.space)}", ref.tiled, arg.where, uk.name,
+                          arg.name)
     tiled = [r for r in space.refs if r.tiled]
     if len(tiled) > 1:
         raise _err("KerArgSpace has more than one tiled space", arg, uk.name,
@@ -370,11 +385,15 @@ def validate_user_kernel(uk: UserKernelDecl, libs: dict) -> None:
     check_unique([a.name for a in uk.kerargs], "kernel argument", w, name)
     for s in uk.space.spaces:
         if s.kind == SpaceKind.DYNAMIC:
-            carg = uk.carg(s.bound)
-            if carg is None or carg.is_pointer or carg.is_float:
-                raise ModelError(f"IterFixedSpaceDynBound({s.short}, {s.dim}, \"{s.bound}\"): '{s.bound}' must be an "
-                                 "integer C argument of the user kernel", where=s.where or w, kernel=name,
+            carg, what = uk.carg(s.bound), f"IterFixedSpaceDynBound({s.short}, {s.dim}, \"{s.bound}\")"
+            if carg is None:
+                raise ModelError(f"{what}: '{s.bound}' must be an integer C argument of the user kernel",
+                                 where=s.where or w, kernel=name,
                                  hint="add TCArg(\"int\", \"" + str(s.bound) + "\") to the kernel's CArgs")
+            if carg.is_pointer or carg.is_float:
+                raise ModelError(f"{what}: '{s.bound}' is '{carg.ctype}', not an integer", where=s.where or w,
+                                 kernel=name, hint=f"a run-time bound is an iteration count: declare '{s.bound}' with "
+                                 "an integer type, or name an integer C argument")
             if s is not uk.space.spaces[0]:
                 raise ModelError(f"IterFixedSpaceDynBound({s.short}, {s.dim}, \"{s.bound}\"): a run-time bound is "
                                  "supported on the outermost space only (not supported yet elsewhere)",
@@ -520,6 +539,12 @@ def _validate_karg(b: KArgBinding, formal: CArg, ctx: str, where: str, uk: UserK
     if sel not in SUPPORTED_SELECTS:
         raise ModelError(f"{ctx}: selector {sel.name} is not supported yet", where=where, kernel=kernel, arg=b.arg,
                          hint="see docs/semantics.md for the supported KER_ARG_* selectors")
+    if sel == S.KER_ARG_TILE_NEXTDB and not arg.has(O.O_DB):
+        # refused at the argument, where the fix goes; a double-buffered argument that a tiling
+        # moves once (or promotes) has no next buffer either, which the tiler refuses per tiling
+        raise ModelError(f"{ctx}: KER_ARG_TILE_NEXTDB needs a double-buffered argument, but '{b.arg}' is declared "
+                         "without O_DB", where=arg.where, kernel=kernel, arg=b.arg,
+                         hint="add O_DB to its object type (e.g. OBJ_IN_DB)")
     v2 = uk.v2 is not None
     if b.space is not None:
         if b.space not in uk.space:
@@ -654,7 +679,7 @@ def group_homes(group: KernelGroupDecl, kernels: dict) -> dict:
 
 
 __all__ = [
-    "C_KEYWORDS", "check_name", "check_int", "check_positive", "check_unique", "check_count", "suggest",
+    "C_KEYWORDS", "check_name", "check_int", "check_space_props", "check_positive", "check_unique", "check_count", "suggest",
     "space_name", "location_name", "flag_names", "validate_kernel_space", "validate_kerarg_fields",
     "validate_arg_space", "validate_user_kernel", "validate_binding", "validate_group", "carg_homes", "group_homes",
     "SPACE_SHORT", "POINTER_SELECTS", "SUPPORTED_SELECTS", "BINDING_OPERS",

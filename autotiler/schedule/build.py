@@ -173,7 +173,7 @@ def transfer_shape(a: ArgTiling) -> Shape:
     if len(levels) > 1:
         names_ = " x ".join(f"[{', '.join(dims[x].name for x in lv)}]" for lv in levels)
         raise Unsupported(f"argument '{a.name}': a tile made of {names_} lines with different strides needs a "
-                          "3D transfer, which the cluster DMA cannot do")
+                          "3D transfer, which the cluster DMA cannot do", arg=a.name)
     lines = tuple(levels[0]) if levels else ()
     stride = dims[lines[-1]].stride if lines else 0
     return Shape(tuple(sorted(run)), lines, stride)
@@ -197,7 +197,7 @@ class Builder:
             if a.l3 and a.level is not None and self.bound:
                 raise Unsupported(f"'{a.name}' is homed in L3 and moves per iteration of a loop bounded at run time "
                                   f"by '{next(iter(self.bound.values()))}': not supported yet",
-                                  hint=f"keep '{a.name}' in L2, or make the space static (IterFixedSpace)")
+                                  hint=f"keep '{a.name}' in L2, or make the space static (IterFixedSpace)", arg=a.name)
         self.var = {lp.space: naming.var(lp.space) for lp in self.loops}
         self.total_var = {lp.space: self.var[lp.space] + "_Total" for lp in self.loops}
         self.used_totals: set = set()
@@ -641,7 +641,7 @@ class Builder:
                         "whose tile is in L1 only inside that loop")
                 raise Unsupported(f"a call outside the {_short(a.level)} loop binds the tile of '{a.name}', {what}",
                                   hint=f"bind '{a.name}' inside the loop, or KER_ARG (its buffer), or give it a delay "
-                                       "line (KerArgPad) if the kernel only touches that")
+                                       "line (KerArgPad) if the kernel only touches that", arg=a.name)
             return Access(a.name, Region(Level.L1, self.n.l1, start, Const(a.pad_bytes)), True)
         return Access(a.name, Region(Level.L1, self.n.l1, start, Const(a.slot_bytes)), writes)
 
@@ -670,7 +670,8 @@ class Builder:
         if sel == S.KER_ARG_TILE_NEXTDB:
             if a.nbuf != 2:
                 raise Unsupported(f"KER_ARG_TILE_NEXTDB of '{a.name}': the argument is not double buffered in this "
-                                  "tiling (it moves once, or is single buffered), so there is no next buffer")
+                                  "tiling (it moves once, or is single buffered), so there is no next buffer",
+                                  arg=a.name)
             acc.append(self._access(a, ix, live, other=True))
             return self.l1(self.slot_offset(a, add(counter, 1)))
         if sel == S.KER_ARG:
