@@ -1027,7 +1027,7 @@ def test_plane_offset_of_a_space_the_kernel_does_not_have():
 
 def test_integer_c_operation_bound_to_a_pointer():
     with fails(ModelError, "binding of 'In1' in call to 'MatSumPar': C_ArgImmOper('In1') gives an integer but 'In1' "
-               "is 'int * __restrict__'", kernel="K"):
+               "is 'int * __restrict__' (only + and - keep a pointer (C_ArgPlusImmOffset))", kernel="K"):
         UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, Bindings(C_ArgImmOper("In1", "*", 2), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H))))))
 
 
@@ -1292,30 +1292,96 @@ def test_generation_with_a_group_still_open():
         GenerateTilingCode()
 
 
-@pytest.mark.xfail(strict=True, reason="KG_ArgOper(Arg, '@', V) is accepted in a group and generated as 'In1 @ (1)', "
-                                       "which is not C")
 def test_group_operator_subscript():
-    with fails(ModelError, "'@'", kernel="G"):
-        group_with_k(KG_ArgOper("In1", "@", 1), C_Arg("In2"), C_Arg("Out"))
+    OpenKernelGroup("G")
+    UserKernel(*mat_add("K"))
+    CloseKernelGroup()
+    with fails(ModelError, "KG_ArgOper: operator '@' (subscript) belongs to K_TileOper (use one of + - * / % << >> & "
+               "| == !=)"):
+        KG_ArgOper("In1", "@", 1)
 
 
-@pytest.mark.xfail(strict=True, reason="group bindings are not type-checked: a scalar group C argument is passed to "
-                                       "a pointer argument of the user kernel (cast to a pointer in the generated C)")
 def test_group_scalar_bound_to_a_pointer():
     OpenKernelGroup("G")
     UserKernel(*mat_add("K"))
     CloseKernelGroup()
-    with fails(ModelError, "'A' is 'int'", kernel="G"):
+    with fails(ModelError, "call to 'K': C_Arg('A') gives an integer but 'In1' is 'int * __restrict__' (C argument "
+               "'A' is 'int')", kernel="G"):
         UserKernelGroup("G", CArgs(TCArg("int", "A"), TCArg(P32, "In2"), TCArg(P32, "Out")), Calls(UserKernelCall("K", LOC_GROUP, Bindings(C_Arg("A"), C_Arg("In2"), C_Arg("Out")))))
 
 
-@pytest.mark.xfail(strict=True, reason="PopUserKernel (or CopyAndPopUserKernel) of a kernel its group calls is "
-                                       "accepted, then GenerateTilingCode dies with KeyError: 'K'")
-def test_popping_a_kernel_its_group_calls(fresh_model):
+def test_group_operator_that_does_not_keep_a_pointer():
+    with fails(ModelError, "call to 'K': KG_ArgOper('In1') gives an integer but 'In1' is 'int * __restrict__' (only + "
+               "and - keep a pointer (C_ArgPlusImmOffset))", kernel="G"):
+        group_with_k(KG_ArgOper("In1", "<<", 1), C_Arg("In2"), C_Arg("Out"))
+
+
+def test_group_indirection_of_a_scalar():
+    OpenKernelGroup("G")
+    UserKernel(*mat_add("K", cargs=mat_cargs(TCArg("int", "N")), calls=add_calls(C_Arg("N"))))
+    CloseKernelGroup()
+    with fails(ModelError, "call to 'K': C_ArgIndirect needs a pointer but 'N' is 'int' (use C_Arg for scalar "
+               "arguments)", kernel="G"):
+        UserKernelGroup("G", mat_cargs(TCArg("int", "N")), Calls(UserKernelCall("K", LOC_GROUP, Bindings(C_Arg("In1"), C_Arg("In2"), C_Arg("Out"), C_ArgIndirect("N", 0)))))
+
+
+def test_group_calling_with_call_instead_of_user_kernel_call():
+    OpenKernelGroup("G")
+    UserKernel(*mat_add("K"))
+    CloseKernelGroup()
+    with fails(ModelError, "Call('K', ...) in a kernel group: a group calls user kernels (use UserKernelCall('K', "
+               "LOC_GROUP, Bindings(...)))", kernel="G"):
+        UserKernelGroup("G", mat_cargs(), Calls(Call("K", LOC_LOOP, Bindings(C_Arg("In1"), C_Arg("In2"), C_Arg("Out")))))
+
+
+def test_group_reopened():
+    OpenKernelGroup("G")
+    CloseKernelGroup()
+    with fails(ModelError, "kernel group 'G' was already opened at ", f"{THIS}:", "(give each group its own name)",
+               kernel="G"):
+        OpenKernelGroup("G")
+
+
+def test_group_arguments_with_the_same_name_or_an_unknown_c_argument():
+    OpenKernelGroup("G")
+    CloseKernelGroup()
+    with fails(ModelError, "duplicate kernel group argument 'A' (each kernel group argument needs a distinct name)",
+               kernel="G"):
+        UserKernelGroupK("G", 1, mat_cargs(), 0, Calls(), KerArgs(KerGroupArg("A", O_IN, 8, 4, "In1"), KerGroupArg("A", O_IN, 8, 4, "In2")))
+    with fails(ModelError, "is bound to C argument 'Nope', which the group does not declare (group C arguments are: "
+               "In1, In2, Out)", kernel="G", arg="A"):
+        UserKernelGroupK("G", 1, mat_cargs(), 0, Calls(), KerArgs(KerGroupArg("A", O_IN, 8, 4, "Nope")))
+    with fails(ModelError, "C argument name '1A' is not a valid C identifier", arg="A"):
+        KerGroupArg("A", O_IN, 8, 4, "1A")
+
+
+@pytest.mark.parametrize("ctype,value,range_", [("unsigned int", -1, "0..4294967295"),
+                                                ("signed char", 128, "-128..127"),
+                                                ("unsigned short", 70000, "0..65535")])
+def test_immediate_out_of_the_range_of_its_c_type(ctype, value, range_):
+    LibKernel("Seq", CALL_SEQUENTIAL, CArgs(TCArg(ctype, "V")), "")
+    with fails(ModelError, f"binding of 'V' in call to 'Seq': Imm({value}) does not fit 'V' ('{ctype}', {range_}) "
+               "(give a value of the argument's range, or widen its type)", kernel="K"):
+        UserKernel(*mat_add(calls=Calls(Call("MatSumPar", LOC_LOOP, add_bindings()), Call("Seq", LOC_LOOP, Bindings(Imm(value))))))
+
+
+def test_group_immediate_out_of_the_range_of_its_c_type():
+    with fails(ModelError, "call to 'K': Imm(-3) does not fit 'N' ('unsigned int', 0..4294967295)", kernel="G",
+               line=4):
+        OpenKernelGroup("G")
+        UserKernel(*mat_add("K", cargs=mat_cargs(TCArg("unsigned int", "N"))))
+        CloseKernelGroup()
+        UserKernelGroup("G", mat_cargs(), Calls(UserKernelCall("K", LOC_GROUP, Bindings(C_Arg("In1"), C_Arg("In2"), C_Arg("Out"), Imm(-3)))))
+
+
+@pytest.mark.parametrize("pop", ["PopUserKernel", "CopyAndPopUserKernel"])
+def test_popping_a_kernel_its_group_calls(fresh_model, pop):
     group_with_k(C_Arg("In1"), C_Arg("In2"), C_Arg("Out"))
-    with pytest.raises(ModelError, match="'K'"):
-        PopUserKernel()
-        generate(fresh_model)
+    with fails(ModelError, f"{pop}: kernel group 'G' calls 'K' (pop it before UserKernelGroup('G', ...) declares the "
+               "call, or keep it)", kernel="K"):
+        PopUserKernel() if pop == "PopUserKernel" else CopyAndPopUserKernel("K")
+    assert "K" in fresh_model.kernels
+    generate(fresh_model)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -435,7 +435,8 @@ KerArg3DP = _v2_refused("KerArg3DP")
 
 
 def KerArgs(*args) -> tuple:
-    return counted("KerArgs", args, KerArgDecl, caller_where())
+    """Kernel arguments, or a kernel group's (KerGroupArg: the original's KerArgs takes both)."""
+    return counted("KerArgs", args, (KerArgDecl, KerGroupArgDecl), caller_where())
 
 
 def AllocateKerArgs(KerArgCount: int) -> list:
@@ -465,9 +466,13 @@ def KerGroupArg(KerArgName: str, ObjType, ArgSize: int, ItemSize: int, CArgName:
     check_name(KerArgName, "kernel group argument", where)
     t = _obj_type(ObjType, where, KerArgName)
     if not t & (Object_Type_T.O_IN | Object_Type_T.O_OUT):
-        raise ModelError("a kernel group argument is O_IN or O_OUT", where=where, arg=KerArgName)
+        raise ModelError("a kernel group argument is O_IN or O_OUT", where=where, arg=KerArgName,
+                         hint="use O_IN, O_OUT or O_IN|O_OUT")
+    carg = name_or_none(CArgName)
+    if carg is not None:
+        check_name(carg, "C argument", where, arg=KerArgName)
     return KerGroupArgDecl(KerArgName, t, int_arg(ArgSize, "ArgSize", where, arg=KerArgName, minimum=1),
-                           int_arg(ItemSize, "ItemSize", where, arg=KerArgName, minimum=1), name_or_none(CArgName), where)
+                           int_arg(ItemSize, "ItemSize", where, arg=KerArgName, minimum=1), carg, where)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -131,20 +131,33 @@ def SetKerArgInL3(Name: str, ArgName: str) -> KernelTiling:
     return tiling
 
 
+def _pop(model: Model, name: str, what: str, where: str) -> None:
+    """Remove a user kernel, unless a kernel group calls it (its code would call a function that
+    is no longer generated)."""
+    caller = next((g for g in model.groups.values() if any(c.name == name for c in g.calls)), None)
+    if caller is not None:
+        raise ModelError(f"{what}: kernel group '{caller.name}' calls '{name}'", where=where, kernel=name,
+                         hint=f"pop it before UserKernelGroup('{caller.name}', ...) declares the call, or keep it")
+    model.drop_kernel(name)
+
+
 def PopUserKernel() -> None:
     """Drop the last user kernel declared."""
+    where = caller_where()
     model = current_model()
     if not model.kernels:
-        raise ModelError("PopUserKernel: no user kernel to pop", where=caller_where())
-    model.drop_kernel(next(reversed(model.kernels)))
+        raise ModelError("PopUserKernel: no user kernel to pop", where=where,
+                         hint="declare it with UserKernel first")
+    _pop(model, next(reversed(model.kernels)), "PopUserKernel", where)
 
 
 def CopyAndPopUserKernel(Kernel) -> KernelTiling:
     """Remove a user kernel from the model and return it (PushBackUserKernel puts it back)."""
-    uk = _kernel(Kernel, "CopyAndPopUserKernel", caller_where())
+    where = caller_where()
+    uk = _kernel(Kernel, "CopyAndPopUserKernel", where)
     model = current_model()
     tiling = model.tilings[uk.name]
-    model.drop_kernel(uk.name)
+    _pop(model, uk.name, "CopyAndPopUserKernel", where)
     return tiling
 
 
@@ -235,8 +248,12 @@ def OpenKernelGroup(GroupName: str) -> None:
         raise ModelError(f"kernel group '{model.open_group}' (opened at {model.open_group_where}) is still open",
                          where=where, kernel=GroupName, hint="call CloseKernelGroup() first; groups do not nest")
     model.check_new_function_name(GroupName, where)
+    if GroupName in model.group_members:  # reopening would forget the kernels declared in it
+        raise ModelError(f"kernel group '{GroupName}' was already opened at {model.group_where[GroupName]}",
+                         where=where, kernel=GroupName, hint="give each group its own name")
     model.open_group, model.open_group_where = GroupName, where
     model.group_members[GroupName] = []
+    model.group_where[GroupName] = where
 
 
 def _close(keep: bool) -> None:

@@ -78,6 +78,7 @@ class Model:
         self.unsolved: dict = {}        # name -> TilingError of a declaration with NOSOLUTION_ERROR off
         self.groups: dict = {}          # name -> KernelGroupDecl
         self.group_members: dict = {}   # group name -> [kernel names]
+        self.group_where: dict = {}     # group name -> file:line of its OpenKernelGroup
         self.keep_group: dict = {}      # group name -> KER_OPT_KEEP_GROUP when it was closed
         self.open_group: Optional[str] = None
         self.open_group_where: str = ""

@@ -494,10 +494,8 @@ def validate_binding(b, formal: CArg, call: CallDecl, uk: UserKernelDecl) -> Non
     elif isinstance(b, CArgBinding):
         _validate_carg(b, formal, ctx, where, uk)
     elif isinstance(b, ImmBinding):
-        if formal.is_pointer and b.value != 0:
-            raise ModelError(f"{ctx}: Imm({b.value}) bound to pointer argument '{formal.name}' ('{formal.ctype}')",
-                             where=where, kernel=kernel,
-                             hint="only Imm(0) (a null pointer) makes sense for a pointer; bind a tile with K_Arg")
+        _check_imm(b, formal, ctx, where, kernel,
+                   "only Imm(0) (a null pointer) makes sense for a pointer; bind a tile with K_Arg")
     elif isinstance(b, KerDimBinding):
         if uk.v2 is None:
             raise ModelError(f"{ctx}: KerDim needs a kernel declared with KernelDimensions (v2 form)", where=where,
@@ -586,7 +584,8 @@ def _validate_carg(b: CArgBinding, formal: CArg, ctx: str, where: str, uk: UserK
                          hint="C arguments are: " + (", ".join(c.name for c in uk.cargs) or "none")
                          + suggest(b.name, [c.name for c in uk.cargs]))
     if b.form == CArgForm.GROUP_OPER:
-        raise ModelError(f"{ctx}: KG_ArgOper belongs in a kernel group's UserKernelCall", where=where, kernel=kernel)
+        raise ModelError(f"{ctx}: KG_ArgOper belongs in a kernel group's UserKernelCall", where=where, kernel=kernel,
+                         hint="in a user kernel use C_ArgImmOper (an operator) or C_ArgPlusImmOffset (an offset)")
     if b.cvar is not None and uk.carg(b.cvar) is None:
         raise ModelError(f"{ctx}: {b.form.value} names unknown C argument '{b.cvar}'", where=where, kernel=kernel,
                          hint="C arguments are: " + ", ".join(c.name for c in uk.cargs))
@@ -595,19 +594,63 @@ def _validate_carg(b: CArgBinding, formal: CArg, ctx: str, where: str, uk: UserK
             raise ModelError(f"{ctx}: {b.form.value}('{b.name}', {space_name(b.space, uk.v2 is not None)}, ...): no "
                              "such space in the kernel", where=where, kernel=kernel,
                              hint="use a space of the kernel's iteration space")
+    _check_carg_value(b, carg, formal, ctx, where, kernel)
+
+
+_OPER_FORMS = (CArgForm.ARG_OPER, CArgForm.IMM_OPER, CArgForm.ARG_COPER, CArgForm.GROUP_OPER)
+
+
+def _gives_pointer(b: CArgBinding, carg: CArg) -> bool:
+    """Whether the C value of a C_Arg* binding of ``carg`` is a pointer: indexing or indirection
+    removes one level, an operator keeps a pointer only as an offset (+, - ; V + N only)."""
+    if b.form in (CArgForm.INDEX, CArgForm.INDIRECT):
+        return carg.ctype.count("*") > 1
+    if b.form == CArgForm.GROUP_OPER and b.oper == "*":  # N + Iter*(V)
+        return carg.is_pointer
+    if b.form in (CArgForm.ARG_OPER, CArgForm.ARG_COPER, CArgForm.GROUP_OPER):
+        return carg.is_pointer and b.oper in ("+", "-")
+    if b.form == CArgForm.IMM_OPER:
+        return carg.is_pointer and b.oper == "+"
+    return carg.is_pointer
+
+
+def _check_carg_value(b: CArgBinding, carg: CArg, formal: CArg, ctx: str, where: str, kernel: str) -> None:
+    """A C_Arg* binding of C argument ``carg`` (of a user kernel or a group) passed to ``formal``."""
     if b.form in (CArgForm.PLUS_PLANE, CArgForm.INDEX, CArgForm.INDIRECT) and not carg.is_pointer:
         raise ModelError(f"{ctx}: {b.form.value} needs a pointer but '{carg.name}' is '{carg.ctype}'", where=where,
                          kernel=kernel, hint="use C_Arg for scalar arguments")
-    if b.form in (CArgForm.INDEX, CArgForm.INDIRECT):
-        pointer = carg.ctype.count("*") > 1
-    elif b.form in (CArgForm.ARG_OPER, CArgForm.ARG_COPER):
-        pointer = carg.is_pointer and b.oper in ("+", "-")
-    elif b.form == CArgForm.IMM_OPER:
-        pointer = carg.is_pointer and b.oper == "+"
-    else:
-        pointer = carg.is_pointer
-    _check_pointer_match(pointer, formal, ctx, where, kernel, None,
-                         f"C argument '{carg.name}' is '{carg.ctype}'", f"{b.form.value}('{b.name}')")
+    pointer = _gives_pointer(b, carg)
+    why = f"C argument '{carg.name}' is '{carg.ctype}'"
+    if carg.is_pointer and formal.is_pointer and not pointer and b.form in _OPER_FORMS:
+        why = "only + and - keep a pointer (C_ArgPlusImmOffset)"
+    _check_pointer_match(pointer, formal, ctx, where, kernel, None, why, f"{b.form.value}('{b.name}')")
+
+
+# Values of the integer C types an Imm may be passed to (char: signed or not, per compiler).
+_INT_RANGES = {}
+for _names, _bits, _signed in ((("char",), 8, None), (("signed char", "int8_t", "Word8"), 8, True),
+                               (("unsigned char", "uint8_t", "Wordu8"), 8, False),
+                               (("short", "short int", "signed short", "signed short int", "int16_t", "Word16"), 16,
+                                True),
+                               (("unsigned short", "unsigned short int", "uint16_t", "Wordu16"), 16, False),
+                               (("int", "signed", "signed int", "long", "long int", "int32_t", "Word32"), 32, True),
+                               (("unsigned", "unsigned int", "unsigned long", "uint32_t", "Wordu32"), 32, False)):
+    _lo = 0 if _signed is False else -(1 << (_bits - 1))
+    _hi = (1 << _bits) - 1 if _signed is not True else (1 << (_bits - 1)) - 1
+    _INT_RANGES.update({n: (_lo, _hi) for n in _names})
+
+
+def _check_imm(b: ImmBinding, formal: CArg, ctx: str, where: str, kernel: str, pointer_hint: str) -> None:
+    if formal.is_pointer:
+        if b.value != 0:
+            raise ModelError(f"{ctx}: Imm({b.value}) bound to pointer argument '{formal.name}' ('{formal.ctype}')",
+                             where=where, kernel=kernel, hint=pointer_hint)
+        return
+    lo, hi = _INT_RANGES.get(" ".join(w for w in formal.ctype.split() if w not in ("const", "volatile")),
+                             (b.value, b.value))
+    if not lo <= b.value <= hi:
+        raise ModelError(f"{ctx}: Imm({b.value}) does not fit '{formal.name}' ('{formal.ctype}', {lo}..{hi})",
+                         where=where, kernel=kernel, hint="give a value of the argument's range, or widen its type")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -618,7 +661,17 @@ def validate_group(group: KernelGroupDecl, members: dict) -> None:
     """``members``: name -> UserKernelDecl of the kernels declared inside the group."""
     check_name(group.name, "kernel group", group.where)
     check_unique([c.name for c in group.cargs], "C argument", group.where, group.name)
+    check_unique([a.name for a in group.kerargs], "kernel group argument", group.where, group.name)
+    for a in group.kerargs:
+        if a.carg_name is not None and not any(c.name == a.carg_name for c in group.cargs):
+            raise ModelError(f"is bound to C argument '{a.carg_name}', which the group does not declare",
+                             where=a.where, kernel=group.name, arg=a.name,
+                             hint="group C arguments are: " + (", ".join(c.name for c in group.cargs) or "none"))
     for call in group.calls:
+        if not call.user_kernel_call:
+            raise ModelError(f"Call('{call.name}', ...) in a kernel group: a group calls user kernels",
+                             where=call.where, kernel=group.name,
+                             hint=f"use UserKernelCall('{call.name}', LOC_GROUP, Bindings(...))")
         callee = members.get(call.name)
         if callee is None:
             raise ModelError(f"UserKernelCall names '{call.name}', which is not a user kernel of this group",
@@ -637,17 +690,18 @@ def _validate_group_binding(b, formal: CArg, call: CallDecl, group: KernelGroupD
     where = getattr(b, "where", "") or call.where
     ctx = f"call to '{call.name}'"
     if isinstance(b, CArgBinding):
-        if not any(c.name == b.name for c in group.cargs):
+        carg = next((c for c in group.cargs if c.name == b.name), None)
+        if carg is None:
             raise ModelError(f"{ctx}: {b.form.value} names unknown group C argument '{b.name}'", where=where,
-                             kernel=group.name, hint="group C arguments are: " + ", ".join(c.name for c in group.cargs))
+                             kernel=group.name, hint="group C arguments are: " + ", ".join(c.name for c in group.cargs)
+                             + suggest(b.name, [c.name for c in group.cargs]))
         if b.form not in (CArgForm.PLAIN, CArgForm.GROUP_OPER, CArgForm.PLUS_IMM, CArgForm.INDIRECT):
             raise ModelError(f"{ctx}: {b.form.value} has no iterator in a kernel group", where=where, kernel=group.name,
                              hint="use C_Arg, KG_ArgOper, C_ArgIndirect or Imm")
+        _check_carg_value(b, carg, formal, ctx, where, group.name)
         return
     if isinstance(b, ImmBinding):
-        if formal.is_pointer and b.value != 0:
-            raise ModelError(f"{ctx}: Imm({b.value}) bound to pointer argument '{formal.name}'", where=where,
-                             kernel=group.name, hint="pass a group C argument")
+        _check_imm(b, formal, ctx, where, group.name, "pass a group C argument")
         return
     raise ModelError(f"{ctx}: only C_Arg, KG_ArgOper, C_ArgIndirect and Imm bindings are allowed in a kernel group",
                      where=where, kernel=group.name, hint="use C_Arg(...) or Imm(...)")
