@@ -11,7 +11,7 @@ import os
 import runpy
 import sys
 
-from .errors import AutoTilerError, OptionsError
+from .errors import AutoTilerError, OptionsError, PlatformError
 from .model.session import reset_default_model
 from .objectives import OBJECTIVES
 from .platforms import get_platform
@@ -55,7 +55,10 @@ def parse_generator_options(args: list, model) -> None:
         _parser(os.path.basename(sys.argv[0] or "model.py")).print_help()
         raise SystemExit(0)
     if ns.platform:
-        model.platform = get_platform(ns.platform)
+        try:
+            model.platform = get_platform(ns.platform)
+        except PlatformError as err:  # a bad option like any other: one line, status 1
+            raise OptionsError(f"argument --platform: {err.message}", hint=err.hint) from None
         model.l1_size, model.l2_size = model.platform.l1_size, model.platform.l2_size
     if ns.output_dir:
         model.output_dir = ns.output_dir

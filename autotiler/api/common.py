@@ -7,9 +7,10 @@ import difflib
 from enum import Enum
 from typing import Optional
 
+from ..codegen.files import L3_DEVICES
 from ..errors import ModelError
 from ..model.ir import DROPPED, ArgSpace, CallDecl, CArg, IterSpace, KerArgDecl, KerGroupArgDecl, caller_where
-from ..model.validate import check_count, check_int
+from ..model.validate import check_c_name, check_count, check_int
 
 _MISSING = object()
 
@@ -156,6 +157,64 @@ def bind(func: str, params: tuple, args: tuple, kwargs: dict, where: str, kernel
 int_arg = check_int
 
 
+def global_c_names(model) -> dict:
+    """Global names of the generated files besides the user kernels and groups: memory and L3
+    device symbols, basic kernels and their argument struct types (name -> what it is)."""
+    out = {d.symbol: f"the symbol of L3 device {loc.name}" for loc, d in L3_DEVICES.items()}
+    out.update({t: f"the argument struct type of template '{t}'" for t in model.templates})
+    for lib in model.libs.values():
+        out[lib.name] = f"basic kernel '{lib.name}'"
+        if lib.par_type:
+            out[lib.par_type] = f"the argument struct type of basic kernel '{lib.name}'"
+    out[model.symbols.l1] = "the L1 memory symbol (SetSymbolNames)"
+    out[model.symbols.l2] = "the L2 memory symbol (SetSymbolNames)"
+    return out
+
+
+def check_function_name(model, name: str, where: str) -> None:
+    """A user kernel or group name against the other global names of the generated files (user
+    kernels, groups and basic kernels are checked by Model.check_new_function_name)."""
+    check_c_name(name, "user kernel or group name", where, global_c_names(model), name, locals_=False,
+                 hint="give the kernel or group another name")
+
+
+def check_kernel_c_names(model, uk) -> None:
+    """A user kernel's C arguments are parameters of its function: none may be a local of it, or
+    hide a global it uses (memory and device symbols, the basic kernels it calls, their structs)."""
+    glob = global_c_names(model)
+    used = {model.symbols.l1, model.symbols.l2} | {d.symbol for d in L3_DEVICES.values()}
+    for call in uk.calls:
+        lib = model.libs.get(call.name)
+        used |= {call.name} | ({lib.par_type} if lib and lib.par_type else set())
+    taken = {n: glob[n] for n in used if n in glob}
+    for c in uk.cargs:
+        check_c_name(c.name, "C argument", c.where or uk.where, taken, uk.name)
+
+
+def check_group_c_names(group) -> None:
+    """A group's C arguments must not hide the user kernels it calls, nor its iteration index."""
+    taken = {c.name: f"user kernel '{c.name}' (called by the group)" for c in group.calls}
+    if group.iterations > 1:
+        taken["Iter"] = "the group's iteration index"
+    for c in group.cargs:
+        check_c_name(c.name, "C argument", c.where or group.where, taken, group.name, locals_=False)
+
+
+def check_memory_symbols(model, l1: str, l2: str, where: str) -> None:
+    """New L1/L2 memory symbol names: distinct, and not a name the generated code uses already
+    (the kernels' locals and C arguments would hide them, a function would clash with them)."""
+    if l1 == l2:
+        raise ModelError(f"the L1 and L2 memory symbols are both named '{l1}'", where=where,
+                         hint="give each memory symbol its own name (tiles and L3 staging slots are separate areas)")
+    taken = {k: v for k, v in global_c_names(model).items() if k not in (model.symbols.l1, model.symbols.l2)}
+    taken.update({n: f"user kernel '{n}'" for n in model.kernels})
+    taken.update({n: f"kernel group '{n}'" for n in {*model.groups, *model.group_members}})
+    for uk in model.kernels.values():
+        taken.update({c.name: f"a C argument of user kernel '{uk.name}'" for c in uk.cargs if c.name not in taken})
+    for name in (l1, l2):
+        check_c_name(name, "memory symbol", where, taken, hint="choose another symbol name")
+
+
 def name_or_none(value) -> Optional[str]:
     return None if value in (0, "", None) else value
 
@@ -181,5 +240,6 @@ def sizeof(ctype: str) -> int:
     return C_SIZES[key]
 
 
-__all__ = ["split_count", "LIST_ITEMS", "describe", "counted", "listed", "enum_hint", "enum", "flags", "bind", "int_arg",
+__all__ = ["split_count", "LIST_ITEMS", "global_c_names", "check_function_name", "check_kernel_c_names",
+           "check_group_c_names", "check_memory_symbols", "describe", "counted", "listed", "enum_hint", "enum", "flags", "bind", "int_arg",
            "name_or_none", "sizeof", "C_SIZES"]

@@ -22,8 +22,17 @@ from ..model.session import Model, current_model
 from ..model.v2 import V2Dims, V2Order, translate
 from ..model.validate import check_name, suggest, validate_group, validate_user_kernel
 from ..objectives import SolveOptions, solve
-from ..tiler.tiling import KernelTiling
-from .common import bind, enum, int_arg, listed
+from ..tiler.tiling import ArgTiling, KernelTiling
+from .common import (
+    bind,
+    check_function_name,
+    check_group_c_names,
+    check_kernel_c_names,
+    describe,
+    enum,
+    int_arg,
+    listed,
+)
 
 _V3 = ("Name", "KerIter", "Orientation", "CArg", "CCalls", "KerArg")
 _V2 = ("TemplateName", "KerDim", "KerIter", "Orientation", "CArg", "CCalls", "KerArg")
@@ -41,6 +50,7 @@ def UserKernel(*args, **kwargs) -> Optional[KernelTiling]:
     model = current_model()
     check_name(name, "user kernel", where)
     model.check_new_function_name(name, where)
+    check_function_name(model, name, where)
     orient = enum(Tile_Orientation_T, p["Orientation"], "tile orientation (TILE_HOR/TILE_VER)", where, name)
     cargs = listed("CArgs", p["CArg"], CArg, where, name)
     calls = listed("Calls", p["CCalls"], CallDecl, where, name)
@@ -69,6 +79,7 @@ def UserKernel(*args, **kwargs) -> Optional[KernelTiling]:
     uk = UserKernelDecl(name, space, orient, cargs, calls, kerargs, model.open_group, form,
                         model.ctrl.options(objective), where)
     validate_user_kernel(uk, model.libs)
+    check_kernel_c_names(model, uk)
     return _tile_and_record(model, uk)
 
 
@@ -122,10 +133,19 @@ def SetKerArgInL3(Name: str, ArgName: str) -> KernelTiling:
     arg = uk.kerarg(ArgName)
     if arg is None:
         raise ModelError(f"SetKerArgInL3: kernel '{uk.name}' has no argument '{ArgName}'", where=where, kernel=uk.name,
-                         hint="arguments: " + ", ".join(a.name for a in uk.kerargs))
+                         hint="arguments: " + ", ".join(a.name for a in uk.kerargs)
+                         + suggest(str(ArgName), [a.name for a in uk.kerargs]))
+    if not (arg.is_in or arg.is_out):
+        raise ModelError(f"SetKerArgInL3: '{arg.name}' is a pure L1 buffer (neither O_IN nor O_OUT): only inputs and "
+                         "outputs can be homed in L3", where=where, kernel=uk.name, arg=arg.name,
+                         hint="home an input or an output argument of the kernel")
     new = replace(uk, kerargs=tuple(replace(a, obj_type=int(a.obj_type | Object_Type_T.O_L2DB))
                                     if a.name == ArgName else a for a in uk.kerargs))
-    validate_user_kernel(new, model.libs)
+    try:
+        validate_user_kernel(new, model.libs)
+    except ModelError as err:  # a consequence of the new home: named at this call
+        raise ModelError(f"SetKerArgInL3: {err.message}", where=where, kernel=err.kernel, arg=err.arg,
+                         hint=err.hint) from None
     tiling = solve(new, solve_options(model, new))
     model.kernels[uk.name], model.tilings[uk.name] = new, tiling
     return tiling
@@ -187,16 +207,28 @@ def GetKernelTileSize(Kernel, ArgName: str, IterSpace) -> int:
     t = current_model().tilings[uk.name]
     a = next((x for x in t.args if x.name == ArgName), None)
     if a is None:
-        raise ModelError(f"GetKernelTileSize: kernel '{uk.name}' has no argument '{ArgName}'", where=where)
-    return GetKernelArgTileSize(a, IterSpace)
+        names = [x.name for x in t.args]
+        raise ModelError(f"GetKernelTileSize: kernel '{uk.name}' has no argument {ArgName!r}", where=where,
+                         kernel=uk.name, hint="arguments: " + ", ".join(names) + suggest(str(ArgName), names))
+    return _tile_size("GetKernelTileSize", a, IterSpace, where, uk.name)
 
 
 def GetKernelArgTileSize(Arg, IterSpace) -> int:
     where = caller_where()
-    space = enum(KernelIteratorT, IterSpace, "space", where)
-    d = Arg.dim(space)
+    if not isinstance(Arg, ArgTiling):
+        raise ModelError(f"GetKernelArgTileSize expects an argument of a kernel's tiling, got {describe(Arg)}",
+                         where=where, hint="use GetKernelTileSize(Kernel, ArgName, Space), or pass an element of "
+                         "the tiling's .args")
+    return _tile_size("GetKernelArgTileSize", Arg, IterSpace, where)
+
+
+def _tile_size(func: str, a: ArgTiling, IterSpace, where: str, kernel: Optional[str] = None) -> int:
+    space = enum(KernelIteratorT, IterSpace, "space", where, kernel)
+    d = a.dim(space)
     if d is None:
-        raise ModelError(f"argument '{Arg.name}' has no space {space.name}", where=where)
+        spaces = [KernelIteratorT(x.space).name for x in a.dims if x.space is not None]
+        raise ModelError(f"{func}: argument '{a.name}' has no space {space.name}", where=where, kernel=kernel,
+                         hint="its spaces: " + (", ".join(dict.fromkeys(spaces)) or "none"))
     return d.std if d.iterates else d.only
 
 
@@ -248,6 +280,7 @@ def OpenKernelGroup(GroupName: str) -> None:
         raise ModelError(f"kernel group '{model.open_group}' (opened at {model.open_group_where}) is still open",
                          where=where, kernel=GroupName, hint="call CloseKernelGroup() first; groups do not nest")
     model.check_new_function_name(GroupName, where)
+    check_function_name(model, GroupName, where)
     if GroupName in model.group_members:  # reopening would forget the kernels declared in it
         raise ModelError(f"kernel group '{GroupName}' was already opened at {model.group_where[GroupName]}",
                          where=where, kernel=GroupName, hint="give each group its own name")
@@ -290,6 +323,7 @@ def _group(GroupName: str, iterations: int, cargs, calls, kerargs, where: str) -
                             listed("KerGroupArgs", kerargs, KerGroupArgDecl, where, GroupName), where)
     members = {n: model.kernels[n] for n in model.group_members[GroupName]}
     validate_group(group, members)
+    check_group_c_names(group)
     model.groups[GroupName] = group
     return group
 

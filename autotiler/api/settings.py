@@ -8,7 +8,7 @@ import warnings
 from typing import Optional
 
 from ..cli import install_error_hook, parse_generator_options
-from ..codegen.files import L3_DEVICES, generate, write_files
+from ..codegen.files import L3_DEVICES, generate, manifest_name, write_files
 from ..constants import (
     AT_GraphCtrl_T,
     AT_MemLocation_T,
@@ -21,21 +21,31 @@ from ..model.session import current_model
 from ..model.validate import check_name
 from ..objectives import OBJECTIVES
 from ..reports import GenerationReport
-from .common import enum, int_arg
+from .common import check_memory_symbols, enum, flags, int_arg
 
 # ----------------------------------------------------------------------------------------------
 # Files and symbols
 
 
+def _file_name(name, what: str, where: str) -> str:
+    """A file name the generated code includes or is written to: a plain non-empty name."""
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name:
+        raise ModelError(f"{what} {name!r} must be a plain file name", where=where,
+                         hint="e.g. \"MatAddBasicKernels.h\" (the output directory is chosen with -o DIR)")
+    return name
+
+
 def SetUsedFilesNames(StdTypedefsName, LibKernelFileCount: Optional[int] = None, *names) -> None:
     where = caller_where()
     files = current_model().files
-    files.std_types = StdTypedefsName or "KernelLibStdTypes.h"
-    headers = tuple(names)
-    if LibKernelFileCount is not None and LibKernelFileCount != len(headers):
-        raise ModelError(f"SetUsedFilesNames announces {LibKernelFileCount} header(s) but {len(headers)} follow",
-                         where=where, hint=f"pass {len(headers)} as the count")
-    files.lib_headers = headers
+    std = _file_name(StdTypedefsName, "standard types header", where) if StdTypedefsName else "KernelLibStdTypes.h"
+    headers = tuple(_file_name(n, "header name", where) for n in names)
+    if LibKernelFileCount is not None:
+        count = int_arg(LibKernelFileCount, "SetUsedFilesNames count", where, minimum=0)
+        if count != len(headers):
+            raise ModelError(f"SetUsedFilesNames announces {count} header(s) but {len(headers)} follow",
+                             where=where, hint=f"pass {len(headers)} as the count")
+    files.std_types, files.lib_headers = std, headers
 
 
 def SetGeneratedFilesNames(*names) -> None:
@@ -46,14 +56,24 @@ def SetGeneratedFilesNames(*names) -> None:
         raise ModelError(f"SetGeneratedFilesNames takes 2 or 4 file names, got {len(names)}", where=where,
                          hint="(\"XKernels.c\", \"XKernels.h\") or (\"XInit.c\", \"XInit.h\", \"XKernels.c\", \"XKernels.h\")")
     for n in names:
-        if not isinstance(n, str) or not n or "/" in n or "\\" in n:
-            raise ModelError(f"generated file name {n!r} must be a plain file name", where=where,
-                             hint="choose the output directory with -o DIR")
+        _file_name(n, "generated file name", where)
+    manifest = manifest_name(names[-2])
+    for i, n in enumerate(names):
+        if n in names[:i] or n == manifest:
+            what = "the JSON manifest of the kernels" if n == manifest else "another generated file"
+            raise ModelError(f"SetGeneratedFilesNames: '{n}' is also {what} (one would overwrite the other)",
+                             where=where, hint="give each generated file its own name")
     if len(names) == 2:
         files.kernels_c, files.kernels_h = names
         files.init_c = files.init_h = None
     else:
         files.init_c, files.init_h, files.kernels_c, files.kernels_h = names
+
+
+def _set_memory_symbols(l1: str, l2: str, where: str) -> None:
+    model = current_model()
+    check_memory_symbols(model, l1, l2, where)
+    model.symbols.l1, model.symbols.l2 = l1, l2
 
 
 def SetSymbolNames(L1SymbName: str, L2SymbName: str, KernelDescrName: Optional[str] = None,
@@ -63,7 +83,7 @@ def SetSymbolNames(L1SymbName: str, L2SymbName: str, KernelDescrName: Optional[s
     for n in (L1SymbName, L2SymbName, KernelDescrName, KernelDescArgName):
         if n is not None:
             check_name(n, "symbol", where)
-    sym.l1, sym.l2 = L1SymbName, L2SymbName
+    _set_memory_symbols(L1SymbName, L2SymbName, where)
     sym.kernel_descr = KernelDescrName or sym.kernel_descr
     sym.kernel_descr_args = KernelDescArgName or sym.kernel_descr_args
 
@@ -72,8 +92,8 @@ def SetMemoryBaseNames(L1SymbName: str, L2SymbName: str, L3SymbName: str) -> Non
     where = caller_where()
     for n in (L1SymbName, L2SymbName, L3SymbName):
         check_name(n, "symbol", where)
-    sym = current_model().symbols
-    sym.l1, sym.l2, sym.l3 = L1SymbName, L2SymbName, L3SymbName
+    _set_memory_symbols(L1SymbName, L2SymbName, where)
+    current_model().symbols.l3 = L3SymbName
 
 
 def SetSymbolDynamics() -> None:
@@ -126,15 +146,17 @@ def SetMemoryDeviceInfos(Count: int, *infos) -> None:
     for i in range(0, len(infos), 5):
         space, size, base, const_file, ext = infos[i:i + 5]
         loc = enum(AT_MemLocation_T, space, "memory location (AT_MEM_*)", where)
-        size = int_arg(size, f"{loc.name} size", where, minimum=0)
+        # L1 and L2 hold the generated code's working areas: a zero size leaves nothing to tile into
+        on_chip = loc in (AT_MemLocation_T.AT_MEM_L1, AT_MemLocation_T.AT_MEM_L2)
+        size = int_arg(size, f"{loc.name} size", where, minimum=1 if on_chip else 0)
         if base not in ("0", 0, None):
-            check_name(base, f"{loc.name} base name", where)
+            check_name(base, f"{loc.name} base", where)
         if loc == AT_MemLocation_T.AT_MEM_L1:
             model.l1_size = size
-            model.symbols.l1 = base or model.symbols.l1
+            _set_memory_symbols(base or model.symbols.l1, model.symbols.l2, where)
         elif loc == AT_MemLocation_T.AT_MEM_L2:
             model.l2_size = size
-            model.symbols.l2 = base or model.symbols.l2
+            _set_memory_symbols(model.symbols.l1, base or model.symbols.l2, where)
         elif loc in L3_DEVICES:
             model.l3_size = size
             if base not in ("0", 0, None):
@@ -163,8 +185,8 @@ def SetInlineMode(Mode) -> None:
 def SetKernelOpts(On, Off) -> None:
     """Set the options in ``On`` and clear those in ``Off`` (KER_OPT_*)."""
     where = caller_where()
-    on = int(enum(KernelOptimizationT, On, "kernel option (KER_OPT_*)", where))
-    off = int(enum(KernelOptimizationT, Off, "kernel option (KER_OPT_*)", where))
+    on = int(flags(KernelOptimizationT, On, "kernel option (KER_OPT_*)", where))
+    off = int(flags(KernelOptimizationT, Off, "kernel option (KER_OPT_*)", where))
     ctrl = current_model().ctrl
     for bit, attr in ((KernelOptimizationT.KER_OPT_BUFFER_PROMOTE, "buffer_promote"),
                       (KernelOptimizationT.KER_OPT_PARTIAL_BUFFER_PROMOTE, "partial_buffer_promote"),
@@ -186,6 +208,9 @@ def AT_SetKernelCtrl(Ctrl, Val) -> None:
     if ctrl not in _KERNEL_CTRL:
         raise ModelError(f"{ctrl.name} is not a kernel option", where=where,
                          hint="kernel options: " + ", ".join(c.name for c in _KERNEL_CTRL))
+    if not isinstance(Val, int):  # bool("off") would turn the option on
+        raise ModelError(f"AT_SetKernelCtrl({ctrl.name}, ...): the value must be AT_OPT_ON or AT_OPT_OFF, got {Val!r}",
+                         where=where, hint="use AT_OPT_ON / AT_OPT_OFF (or 1 / 0, True / False)")
     setattr(current_model().ctrl, _KERNEL_CTRL[ctrl], bool(Val))
 
 
@@ -216,21 +241,27 @@ def AT_SetGraphCtrl(Ctrl, Val) -> None:
 def SetConstDir(DirName: str) -> None:
     """Where ConstInfo() files of a graph are looked up (``-c DIR`` overrides it)."""
     if not isinstance(DirName, str) or not DirName:
-        raise ModelError(f"SetConstDir expects a directory name, got {DirName!r}", where=caller_where())
+        raise ModelError(f"SetConstDir expects a directory name, got {DirName!r}", where=caller_where(),
+                         hint="e.g. SetConstDir(\"consts\") (-c DIR overrides it)")
     current_model().const_dir = DirName
 
 
 def SetTilingObjective(Objective: str, KernelName: Optional[str] = None) -> None:
     """Extension: choose the tiling objective for the model, or for one kernel declared later."""
     where = caller_where()
-    if Objective not in OBJECTIVES:
-        raise ModelError(f"unknown tiling objective '{Objective}'", where=where,
+    if not isinstance(Objective, str) or Objective not in OBJECTIVES:
+        raise ModelError(f"unknown tiling objective {Objective!r}", where=where,
                          hint=f"objectives: {', '.join(sorted(OBJECTIVES))}")
     model = current_model()
     if KernelName is None:
         model.ctrl.objective = Objective
-    else:
-        model.per_kernel_objective[KernelName] = Objective
+        return
+    check_name(KernelName, "user kernel", where)
+    if KernelName in model.kernels:  # its tiling is chosen when it is declared
+        raise ModelError(f"SetTilingObjective('{Objective}', '{KernelName}'): kernel '{KernelName}' is already "
+                         "declared and tiled", where=where, kernel=KernelName,
+                         hint=f"call SetTilingObjective before UserKernel('{KernelName}', ...)")
+    model.per_kernel_objective[KernelName] = Objective
 
 
 # ----------------------------------------------------------------------------------------------
@@ -243,8 +274,13 @@ def TilerParseOptions(argv, *rest) -> int:
     ``--L3 N``, ``--objective NAME``, ``--platform NAME``, ``-q``, ``-h``. Returns 0 on success;
     on a bad option prints one line and returns 1. Also makes autotiler errors print as one line
     and exit with status 1."""
+    where = caller_where()
     if rest and isinstance(argv, int):
         argv = rest[0]
+    if not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv):
+        raise ModelError(f"TilerParseOptions expects the argument list, program name first, got {argv!r}",
+                         where=where, hint="call TilerParseOptions(sys.argv) (or a list such as "
+                         "[\"model.py\", \"--L1\", \"51200\"])")
     install_error_hook()
     try:
         parse_generator_options(list(argv)[1:], current_model())
@@ -257,11 +293,12 @@ def TilerParseOptions(argv, *rest) -> int:
 def GenerateTilingCode() -> GenerationReport:
     """Generate the C code of every user kernel and group into the output directory and
     return (and print, unless -q) a :class:`~autotiler.reports.GenerationReport`."""
+    where = caller_where()
     model = current_model()
     if model.open_group:
-        raise ModelError(f"kernel group '{model.open_group}' is still open", where=caller_where(),
+        raise ModelError(f"kernel group '{model.open_group}' is still open", where=where,
                          kernel=model.open_group, hint="call CloseKernelGroup()")
-    written = write_files(generate(model), model.output_dir)
+    written = write_files(generate(model), model.output_dir, where)
     report = GenerationReport.from_model(model, written)
     if not model.quiet:
         print(report.format())
@@ -277,12 +314,25 @@ def AppendNames(Name1: str, Name2: str) -> str:
 
 
 def AppendIndex(Name: str, Index: int) -> str:
-    return f"{Name}{int(Index)}"
+    return f"{Name}{int_arg(Index, 'AppendIndex Index', caller_where())}"
+
+
+def _printf(func: str, message, args: tuple, where: str) -> str:
+    """``message % args`` as C's printf formats it; a format that does not match its arguments
+    is the script's error, named at its line."""
+    if not args:
+        return str(message)
+    try:
+        return str(message) % args
+    except (TypeError, ValueError) as err:
+        raise ModelError(f"{func}: format {message!r} does not match its {len(args)} argument(s): {err}", where=where,
+                         hint="give one argument per % conversion, of the conversion's type") from None
 
 
 def GenTilingError(Message: str, *args) -> None:
     """Abort the model with a message (``printf``-style arguments, as in C)."""
-    raise ModelError(Message % args if args else Message, where=caller_where())
+    where = caller_where()
+    raise ModelError(_printf("GenTilingError", Message, args, where), where=where)
 
 
 class ModelWarning(UserWarning):
@@ -290,12 +340,15 @@ class ModelWarning(UserWarning):
 
 
 def GenTilingWarning(Message: str, *args) -> None:
-    warnings.warn(f"{caller_where()}: {Message % args if args else Message}", ModelWarning, stacklevel=2)
+    where = caller_where()
+    warnings.warn(f"{where}: {_printf('GenTilingWarning', Message, args, where)}", ModelWarning, stacklevel=2)
 
 
 def GenTilingInfo(Message: str, *args) -> None:
+    where = caller_where()
+    text = _printf("GenTilingInfo", Message, args, where)
     if not current_model().quiet:
-        print(f"{caller_where()}: {Message % args if args else Message}")
+        print(f"{where}: {text}")
 
 
 GenTilingDebug = GenTilingInfo

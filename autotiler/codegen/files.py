@@ -3,6 +3,7 @@ manifest the host harness reads; atomic writes (all files or none)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import shutil
 import tempfile
 import warnings
 from dataclasses import dataclass
+from typing import Optional
 
 import jinja2
 
@@ -215,7 +217,7 @@ def generate(model) -> dict:
     if files.init_c:
         out[files.init_h] = env.get_template("init.h.j2").render(**ctx)
         out[files.init_c] = env.get_template("init.c.j2").render(**ctx)
-    out[_manifest_name(files.kernels_c)] = json.dumps(manifest(model, l1_size, l2_size), indent=1,
+    out[manifest_name(files.kernels_c)] = json.dumps(manifest(model, l1_size, l2_size), indent=1,
                                                        sort_keys=True) + "\n"
     return out
 
@@ -225,7 +227,7 @@ def _model_source(model) -> str:
     return kernels[0].where.rsplit(":", 1)[0] if kernels else "model"
 
 
-def _manifest_name(c_file: str) -> str:
+def manifest_name(c_file: str) -> str:
     return os.path.splitext(c_file)[0] + ".json"
 
 
@@ -279,29 +281,66 @@ def tiling_json(t: KernelTiling) -> dict:
     }
 
 
-def write_files(files: dict, output_dir: str) -> list:
-    """Write all files or none: render into a temporary directory, then move into place."""
+def write_files(files: dict, output_dir: str, where: Optional[str] = None) -> list:
+    """Write all files or none: render into a staging directory inside ``output_dir``, then move
+    each into place, setting aside the file it replaces; on a failure the files already moved
+    are taken back and the ones set aside restored. ``where``: the GenerateTilingCode line."""
     try:
         os.makedirs(output_dir, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=".autotiler-", dir=output_dir)
     except OSError as err:
-        raise CodegenError(f"cannot create output directory '{output_dir}': {err.strerror}",
+        raise CodegenError(f"cannot create output directory '{output_dir}': {err.strerror}", where=where,
                            hint="check the -o directory and its permissions") from None
     try:
         for name, text in files.items():
             with open(os.path.join(tmp, name), "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
-        written = []
-        for name in files:
-            os.replace(os.path.join(tmp, name), os.path.join(output_dir, name))
-            written.append(os.path.join(output_dir, name))
-        return written
+        return _commit(list(files), tmp, output_dir)
+    except _CommitError as err:
+        raise CodegenError(f"cannot write generated files into '{output_dir}' ('{err.name}': {err.strerror}); "
+                           "nothing was written", where=where, hint="remove or rename what is in the way, or choose "
+                           "another -o directory") from None
     except OSError as err:
-        raise CodegenError(f"cannot write generated files into '{output_dir}': {err.strerror}") from None
+        raise CodegenError(f"cannot write generated files into '{output_dir}': {err.strerror}", where=where,
+                           hint="check the -o directory and its permissions") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+class _CommitError(OSError):
+    def __init__(self, name: str, err: OSError):
+        super().__init__(err.errno, err.strerror)
+        self.name = name
+
+
+def _commit(names: list, tmp: str, output_dir: str) -> list:
+    """Move the staged files into place, all or none (see write_files)."""
+    moved = []  # (destination, the file it replaced, set aside in tmp, or None)
+    try:
+        for name in names:
+            dest = os.path.join(output_dir, name)
+            old = None
+            if os.path.isfile(dest) or os.path.islink(dest):
+                old = os.path.join(tmp, name + ".replaced")
+                os.replace(dest, old)
+            try:
+                os.replace(os.path.join(tmp, name), dest)
+            except OSError as err:
+                if old is not None:
+                    os.replace(old, dest)
+                raise _CommitError(name, err) from None
+            moved.append((dest, old))
+    except OSError:
+        for dest, old in reversed(moved):
+            with contextlib.suppress(OSError):
+                if old is None:
+                    os.remove(dest)
+                else:
+                    os.replace(old, dest)
+        raise
+    return [dest for dest, _ in moved]
+
+
 __all__ = ["MANIFEST_FORMAT", "L3Device", "L3_DEVICES", "AT_MEM_L3_DEFAULT_EXEC", "RenderKernel", "RenderGroup",
-           "kernel_comment", "render_group", "l3_device", "uses_l3", "render_kernel", "generate", "manifest",
+           "kernel_comment", "render_group", "l3_device", "manifest_name", "uses_l3", "render_kernel", "generate", "manifest",
            "arg_homes", "tiling_json", "write_files"]

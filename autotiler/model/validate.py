@@ -6,6 +6,7 @@ object is built (:mod:`autotiler.api`); the ones that need a whole user kernel o
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Optional
 
 from ..constants import (
@@ -91,6 +92,33 @@ def check_positive(value, what: str, where: str, kernel=None, arg=None) -> int:
         raise ModelError(f"{what} must be a positive integer, got {value!r}", where=where,
                          kernel=kernel, arg=arg, hint=f"give {what} a size of at least 1")
     return int(value)
+
+
+# Names every generated user kernel declares itself: loop indices (T0Ind.., the v2 names
+# InPlaneInd.., with their Next<..> and <..>_Total copies), the argument structs of its calls,
+# its DMA events, and the core-count builtin it calls. A C argument (a parameter of the same
+# function) or a memory symbol (a global it would hide) named so breaks the generated C.
+_GENERATED_LOCALS = (
+    (re.compile(r"(Next)?(T[0-2]|D[0-3]|Tile[0-2]|InPlane|OutPlane)Ind(_Total)?"), "a loop index"),
+    (re.compile(r"(S_)?KerArg\d+"), "an argument struct of a basic-kernel call"),
+    (re.compile(r"Dma[RW]_Evt_\w+|Uchan[RW]_\w+"), "a DMA event"),
+    (re.compile(r"gap_ncore"), "the core-count builtin"),
+)
+
+
+def generated_local(name: str) -> Optional[str]:
+    """What a generated user kernel declares ``name`` as, or None."""
+    return next((what for pattern, what in _GENERATED_LOCALS if pattern.fullmatch(name)), None)
+
+
+def check_c_name(name: str, what: str, where: str, taken: dict, kernel=None, locals_: bool = True,
+                 hint: Optional[str] = None) -> None:
+    """``name`` must not be one the generated code already uses: a name of ``taken`` (name ->
+    what it is) or, with ``locals_``, a local of the generated user kernels."""
+    use = taken.get(name) or (generated_local(name) if locals_ else None)
+    if use:
+        raise ModelError(f"{what} '{name}' is also {use} in the generated code", where=where, kernel=kernel,
+                         hint=hint or f"rename the {what}")
 
 
 def check_unique(names, what: str, where: str, kernel=None) -> None:
@@ -733,7 +761,7 @@ def group_homes(group: KernelGroupDecl, kernels: dict) -> dict:
 
 
 __all__ = [
-    "C_KEYWORDS", "check_name", "check_int", "check_space_props", "check_positive", "check_unique", "check_count", "suggest",
+    "C_KEYWORDS", "generated_local", "check_c_name", "check_name", "check_int", "check_space_props", "check_positive", "check_unique", "check_count", "suggest",
     "space_name", "location_name", "flag_names", "validate_kernel_space", "validate_kerarg_fields",
     "validate_arg_space", "validate_user_kernel", "validate_binding", "validate_group", "carg_homes", "group_homes",
     "SPACE_SHORT", "POINTER_SELECTS", "SUPPORTED_SELECTS", "BINDING_OPERS",
