@@ -7,6 +7,28 @@ concerned, what is wrong and what to do; ``str(err)`` is a single line suitable 
 
 from __future__ import annotations
 
+import warnings
+
+
+def render(message: str, where: str | None = None, kernel: str | None = None, arg: str | None = None,
+           hint: str | None = None) -> str:
+    """The one-line form of an error or warning: ``file:line: kernel 'K', argument 'A': what (fix)``."""
+    parts = []
+    if where:
+        parts.append(f"{where}:")
+    subject = []
+    if kernel:
+        subject.append(f"kernel '{kernel}'")
+    if arg:
+        subject.append(f"argument '{arg}'")
+    if subject:
+        parts.append(", ".join(subject) + ":")
+    parts.append(message)
+    text = " ".join(parts)
+    if hint:
+        text += f" ({hint})"
+    return text
+
 
 class AutoTilerError(Exception):
     """Root of every error autotiler raises on purpose."""
@@ -18,24 +40,7 @@ class AutoTilerError(Exception):
         self.kernel = kernel
         self.arg = arg
         self.hint = hint
-        super().__init__(self._render())
-
-    def _render(self) -> str:
-        parts = []
-        if self.where:
-            parts.append(f"{self.where}:")
-        subject = []
-        if self.kernel:
-            subject.append(f"kernel '{self.kernel}'")
-        if self.arg:
-            subject.append(f"argument '{self.arg}'")
-        if subject:
-            parts.append(", ".join(subject) + ":")
-        parts.append(self.message)
-        text = " ".join(parts)
-        if self.hint:
-            text += f" ({self.hint})"
-        return text
+        super().__init__(render(message, where, kernel, arg, hint))
 
 
 class ModelError(AutoTilerError):
@@ -64,5 +69,18 @@ class PlatformError(AutoTilerError):
 
 
 class AutoTilerWarning(UserWarning):
-    """A user kernel declared with AT_KERNEL_NOSOLUTION_ERROR off had no tiling and no other
-    declaration under its name produced code (emitted when the code is generated)."""
+    """Something autotiler accepts but that may not mean what the script intends, worded like an
+    error (file:line, kernel, argument, what, what to do): e.g. a user kernel declared with
+    AT_KERNEL_NOSOLUTION_ERROR off that no declaration under its name tiled (at generation), or
+    an argument whose tiling the v3 rule decides although its flags do not say."""
+
+
+def warn(message: str, *, where: str | None = None, kernel: str | None = None, arg: str | None = None,
+         hint: str | None = None) -> None:
+    """Emit an AutoTilerWarning, attributed to the model script's ``where`` (file:line)."""
+    text = render(message, where, kernel, arg, hint)
+    filename, _, line = (where or "").rpartition(":")
+    if filename and line.isdigit():
+        warnings.warn_explicit(text, AutoTilerWarning, filename, int(line))
+    else:
+        warnings.warn(text, AutoTilerWarning, stacklevel=2)

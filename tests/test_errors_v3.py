@@ -1,8 +1,8 @@
 """Every error of the model API not already matched by test_errors.py, triggered as a model
 script would (v3 API first, then the v2 forms, groups, settings and options): typed, naming
 this file and the exact line of the offending call, the kernel and the argument, what is
-wrong and the fix. Tests marked xfail document misuses that are silently accepted, end in a
-Python exception instead of a typed error, or get a misleading message; they pass once fixed."""
+wrong and the fix. Misuses once silently accepted, or ending in a Python exception, are here
+with the typed error that now refuses them; AutoTilerWarnings are matched the same way."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import contextlib
 import linecache
 import re
 import sys
+import warnings
 
 import pytest
 
@@ -163,7 +164,7 @@ def test_unknown_keyword_argument():
 
 
 def test_argument_given_twice():
-    with fails(ModelError, "LibKernel: parameter 'KernelName' given twice"):
+    with fails(ModelError, "LibKernel: parameter 'KernelName' given twice (give it either by position or by keyword)"):
         LibKernel("L", CALL_SEQUENTIAL, CArgs(), KernelName="X")
 
 
@@ -176,12 +177,13 @@ def test_missing_argument():
 
 @pytest.mark.parametrize("count", ["3", None, 2.0])
 def test_count_that_is_not_an_integer(count):
-    with fails(ModelError, f"AllocateCArgs count must be an integer, got {count!r}"):
+    with fails(ModelError, f"AllocateCArgs count must be an integer, got {count!r} (pass a plain int (not a string, "
+               "float or bool))"):
         AllocateCArgs(count)
 
 
 def test_negative_count():
-    with fails(ModelError, "AllocateKerArgs count must be at least 0, got -1"):
+    with fails(ModelError, "AllocateKerArgs count must be at least 0, got -1 (use 0 or more)"):
         AllocateKerArgs(-1)
     with fails(ModelError, "AllocateCalls count must be at least 0, got -2"):
         AllocateCalls(-2)
@@ -241,13 +243,15 @@ def test_call_type_with_unknown_attribute_bits():
 
 
 def test_argument_struct_type_must_be_an_identifier():
-    with fails(ModelError, "argument struct type 'a b' is not a C identifier", kernel="L"):
+    with fails(ModelError, "argument struct type 'a b' is not a C identifier (give the name of the C struct type the "
+               "kernel takes, e.g. \"MatrixAdd_Arg_T\")", kernel="L"):
         LibKernel("L", CALL_PARALLEL, CArgs(), "a b")
 
 
 def test_basic_kernel_named_like_a_user_kernel():
     UserKernel(*mat_add("K"))
-    with fails(ModelError, "'K' is already a user kernel or group", kernel="K"):
+    with fails(ModelError, "'K' is already a user kernel or group (give the basic kernel another name: basic kernels "
+               "and generated functions share the C namespace)", kernel="K"):
         LibKernel("K", CALL_SEQUENTIAL, CArgs(), "")
 
 
@@ -303,8 +307,9 @@ def test_space_out_of_range():
 
 
 @pytest.mark.parametrize("ctor,args,fragment", [
-    (IterFixedSpace, (D0, 0), "IterFixedSpace Dim must be at least 1, got 0"),
-    (IterFixedSpace, (D0, "4"), "IterFixedSpace Dim must be an integer, got '4'"),
+    (IterFixedSpace, (D0, 0), "IterFixedSpace Dim must be at least 1, got 0 (use 1 or more)"),
+    (IterFixedSpace, (D0, "4"), "IterFixedSpace Dim must be an integer, got '4' (pass a plain int (not a string, float "
+                                "or bool))"),
     (IterParSpace, (D0, 4, 0), "IterParSpace PrefDiv must be at least 1, got 0"),
     (IterParSpace, (D0, -4, 1), "IterParSpace Dim must be at least 1, got -4"),
     (IterFixedSpaceDynBound, (D0, 0, "N"), "IterFixedSpaceDynBound Dim must be at least 1, got 0"),
@@ -424,7 +429,8 @@ def test_kerargspace_entry_that_is_not_a_space():
 
 
 def test_kerargspace_lists_a_space_twice():
-    with fails(ModelError, "KerArgSpace lists KER_ITER_TILE0 twice", kernel="K", arg="In1"):
+    with fails(ModelError, "KerArgSpace lists KER_ITER_TILE0 twice (list each space the argument lives in once)",
+               kernel="K", arg="In1"):
         UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", KerArgSpace(2, T0, T0), OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1"))))
 
 
@@ -502,6 +508,29 @@ def test_v2_argument_in_a_v3_kernel():
         UserKernel(*mat_add(kerargs=mat_kerargs(KerArg("In1", OBJ_IN_DB, 20, 30, 4, 0, 0, 0, "In1", 0))))
 
 
+@pytest.mark.parametrize("obj_type", [OBJ_BUFFER_IN_NTILED, O_BUFF | O_IN, OBJ_BUFFER_NTILED])
+def test_buffer_whose_tiling_only_the_v3_rule_decides_warns(obj_type):
+    carg = "B" if obj_type & O_IN else None
+    kerargs, line = mat_kerargs(KerArg("B", S(), obj_type, 20, 30, 4, 0, 0, 0, carg)), this_line()
+    cargs = mat_cargs(TCArg(P32, "B")) if carg else mat_cargs()
+    with pytest.warns(AutoTilerWarning) as record:
+        UserKernel(*mat_add(kerargs=kerargs, cargs=cargs))
+    assert len(record) == 1 and str(record[0].message).endswith(
+        f"{THIS}:{line}: kernel 'K', argument 'B': O_BUFF without O_TILED or O_NTILED, and its KerArgSpace holds "
+        "KER_ITER_TILE0: under the v3 rule it is tiled along that space (add O_NTILED to keep it whole, or O_TILED to "
+        "say it is tiled and silence this)")
+    assert record[0].filename.endswith(THIS) and record[0].lineno == line
+
+
+@pytest.mark.parametrize("obj_type", [O_BUFF | O_IN | O_NTILED, OBJ_BUFFER_IN, OBJ_BUFFER_ONETILE, OBJ_BUFFER_DYNTILE])
+def test_buffer_that_says_whether_it_is_tiled_does_not_warn(obj_type):
+    carg = "B" if obj_type & O_IN else None
+    kerargs = mat_kerargs(KerArg("B", S(), obj_type, 20, 30, 4, 0, 0, 0, carg))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        UserKernel(*mat_add(kerargs=kerargs, cargs=mat_cargs(TCArg(P32, "B")) if carg else mat_cargs()))
+
+
 # ---------------------------------------------------------------------------------------------
 # Kernel arguments: fields and flags (checked where the argument is declared)
 
@@ -535,12 +564,13 @@ def test_kernel_argument_name():
 
 
 def test_tile_overlap_of_the_wrong_type():
-    with fails(ModelError, "TileOverlap must be an integer, got '1'", arg="A"):
+    with fails(ModelError, "TileOverlap must be an integer, got '1' (pass a plain int (not a string, float or bool))",
+               arg="A"):
         KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, "1", 0, 0, "A")
 
 
 def test_negative_preferred_tile_size():
-    with fails(ModelError, "PreferedTileSize must be at least 0, got -1", arg="A"):
+    with fails(ModelError, "PreferedTileSize must be at least 0, got -1 (use 0 or more)", arg="A"):
         KerArg("A", S(), OBJ_IN_DB, 8, 8, 4, 0, 0, -1, "A")
 
 
@@ -555,14 +585,16 @@ def test_negative_delay_line(ctor, args, fragment):
 
 
 def test_negative_padding():
-    with fails(ModelError, "PadTile (-1, 0, 0, 0) must be four non-negative item counts (left, right, top, bottom)",
+    with fails(ModelError, "PadTile (-1, 0, 0, 0) must be four non-negative item counts (left, right, top, bottom) "
+               "(e.g. (1, 1, 0, 0), or 0 for none)",
                arg="A"):
         KerArgP("A", S(), OBJ_IN_DB, 8, 8, 8, 8, (-1, 0, 0, 0), 0, 4, 0, 0, 0, "A")
 
 
 @pytest.mark.parametrize("pad", [(1, 0, 0), "1", (1.0, 0, 0, 0)])
 def test_padding_that_is_not_a_v4s(pad):
-    with fails(ModelError, f"PadExec {pad!r} must be a v4s: (left, right, top, bottom)", arg="A"):
+    with fails(ModelError, f"PadExec {pad!r} must be a v4s: (left, right, top, bottom) (four item counts, e.g. (1, 1, "
+               "0, 0), or 0 for none)", arg="A"):
         KerArgP("A", S(), OBJ_IN_DB, 8, 8, 8, 8, 0, pad, 4, 0, 0, 0, "A")
 
 
@@ -704,7 +736,7 @@ def test_v2_strided_arguments(ctor):
 
 
 def test_group_argument_must_be_input_or_output():
-    with fails(ModelError, "a kernel group argument is O_IN or O_OUT", arg="A"):
+    with fails(ModelError, "a kernel group argument is O_IN or O_OUT (use O_IN, O_OUT or O_IN|O_OUT)", arg="A"):
         KerGroupArg("A", O_BUFF, 8, 4, "A")
     with fails(ModelError, "ArgSize must be at least 1, got 0", arg="A"):
         KerGroupArg("A", O_IN, 0, 4, "A")
@@ -849,12 +881,14 @@ def test_binding_value_of_the_wrong_type(make, fragment):
 
 
 def test_k_argpred_selector():
-    with fails(ModelError, "K_ArgPred takes KER_ARG_TILEFIRST or KER_ARG_TILELAST, not KER_ARG_TILE", arg="In1"):
+    with fails(ModelError, "K_ArgPred takes KER_ARG_TILEFIRST or KER_ARG_TILELAST, not KER_ARG_TILE (for other values "
+               "of the argument use K_Arg or K_ArgPar)", arg="In1"):
         K_ArgPred("In1", KER_ARG_TILE, T0)
 
 
 def test_k_argpredlist_conjunction():
-    with fails(ModelError, "K_ArgPredList takes BIND_PRED_AND or BIND_PRED_OR"):
+    with fails(ModelError, "K_ArgPredList takes BIND_PRED_AND or BIND_PRED_OR (BIND_K_ARG is not a conjunction: use "
+               "BIND_PRED_AND (&&) or BIND_PRED_OR (||))"):
         K_ArgPredList(BIND_K_ARG, 0)
     with fails(ModelError, "'and' is not a valid predicate conjunction (BIND_PRED_AND/BIND_PRED_OR)"):
         K_ArgPredList("and", 0)
@@ -910,7 +944,8 @@ def test_k_tileoper_subscript_bound_to_a_pointer():
 @pytest.mark.parametrize("pred", [Imm(1), K_Arg("In1", KER_ARG_TILE_H)])
 def test_k_argpredlist_of_something_else_than_predicates(pred):
     with fails(ModelError, "binding of 'H' in call to 'MatSumPar': K_ArgPredList takes K_ArgPred(..., "
-               "KER_ARG_TILEFIRST|KER_ARG_TILELAST, ...)", kernel="K"):
+               "KER_ARG_TILEFIRST|KER_ARG_TILELAST, ...) (build each predicate with K_ArgPred(Arg, KER_ARG_TILEFIRST, "
+               "Space))", kernel="K"):
         UserKernel(*mat_add(calls=add_calls(K_ArgPredList(BIND_PRED_AND, 1, pred))))
 
 
@@ -937,7 +972,7 @@ def test_kerdim_in_a_v3_kernel():
 
 def test_iterator_index_of_a_space_the_kernel_does_not_have():
     with fails(ModelError, "binding of 'H' in call to 'MatSumPar': Ker_IteratorIndex(KER_ITER_D0): no such space in "
-               "the kernel", kernel="K"):
+               "the kernel (the kernel's spaces: KER_ITER_TILE0)", kernel="K"):
         UserKernel(*mat_add(calls=add_calls(Ker_IteratorIndex(D0))))
 
 
@@ -965,13 +1000,15 @@ def test_space_of_a_binding_absent_from_the_kernel():
     with fails(ModelError, "binding of 'H' in call to 'MatSumPar': K_ArgPar(..., KER_ITER_D0): no such space in the "
                "kernel", kernel="K", arg="In1"):
         UserKernel(*mat_add(calls=add_calls(K_ArgPar("In1", KER_ARG_PARTILE_SIZE, D0))))
-    with fails(ModelError, "K_ArgOper(..., KER_ITER_D0): no such space in the kernel", kernel="K", arg="In1"):
+    with fails(ModelError, "K_ArgOper(..., KER_ITER_D0): no such space in the kernel (the kernel's spaces: "
+               "KER_ITER_TILE0)", kernel="K", arg="In1"):
         UserKernel(*mat_add(calls=add_calls(K_ArgOper("In1", D0, "+", 1))))
 
 
 def test_partile_selector_without_space():
     with fails(ModelError, "binding of 'H' in call to 'MatSumPar': KER_ARG_PARTILE_SIZE needs a space: use "
-               "K_ArgPar('In1', KER_ARG_PARTILE_SIZE, Space)", kernel="K", arg="In1"):
+               "K_ArgPar('In1', KER_ARG_PARTILE_SIZE, Space) (Space: a D space of the argument's KerArgSpace)",
+               kernel="K", arg="In1"):
         UserKernel(*mat_add(calls=add_calls(K_Arg("In1", KER_ARG_PARTILE_SIZE))))
 
 
@@ -982,13 +1019,17 @@ def test_partile_selector_on_a_tiled_space():
 
 
 def test_plane_index_without_the_plane_loop():
-    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': KER_ARG_INPLANEINDEX needs the KER_IN_PLANE loop",
-               kernel="K", arg="In1"):
+    with fails(ModelError, "binding of 'H' in call to 'MatSumPar': KER_ARG_INPLANEINDEX needs the KER_IN_PLANE loop "
+               "(add a KER_ITER_D0 space to KernelIterSpace (KER_IN_PLANE is KER_ITER_D0))", kernel="K", arg="In1"):
         UserKernel(*mat_add(calls=add_calls(K_Arg("In1", KER_ARG_INPLANEINDEX))))
+    with fails(ModelError, "KER_ARG_OUTPLANEINDEX needs the KER_OUT_PLANE loop (add KER_OUT_PLANE to "
+               "KernelIterationOrder)", kernel="K", arg="In1"):
+        UserKernel("K", KernelDimensions(1, 20, 30, 1), KernelIterationOrder(KER_DIM2, KER_TILE), TILE_HOR, mat_cargs(), Calls(Call("MatSumPar", LOC_INNER_LOOP, add_bindings(K_Arg("In1", KER_ARG_OUTPLANEINDEX)))), v2_kerargs())
 
 
 def test_iteration_index_without_space():
-    with fails(ModelError, "KER_ARG_IT_INDEX needs a space: K_ArgPar('In1', KER_ARG_IT_INDEX, Space)", kernel="K",
+    with fails(ModelError, "KER_ARG_IT_INDEX needs a space: K_ArgPar('In1', KER_ARG_IT_INDEX, Space) (Space: the loop "
+               "whose index is meant)", kernel="K",
                arg="In1"):
         UserKernel(*mat_add(calls=add_calls(K_Arg("In1", KER_ARG_IT_INDEX))))
 
@@ -1087,6 +1128,20 @@ def test_next_buffer_of_an_argument_declared_without_o_db_says_to_add_it():
                            KerArg("Out", S(), OBJ_OUT_DB, 1, 100, 4, 0, 0, 0, "Out")))
 
 
+def test_prolog_call_binding_a_tile_in_flight_names_the_argument():
+    SetL1MemorySize(1024)
+    LibKernel("Zero", CALL_SEQUENTIAL, CArgs(TCArg(P32, "In"), TCArg("unsigned int", "N")), "", Cost="1")
+    with fails(TilingError, "no tiling that fits can be generated: a call outside the T0 loop binds the tile of 'In'",
+               kernel="K", arg="In"):
+        UserKernel("K", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")),
+                   Calls(Call("Zero", LOC_LOOP_PROLOG, Bindings(K_Arg("In", KER_ARG_TILE), Imm(4))),
+                         Call("MatSumPar", LOC_LOOP, Bindings(K_Arg("In", KER_ARG_TILE), K_Arg("In", KER_ARG_TILE),
+                                                              K_Arg("Out", KER_ARG_TILE), Imm(1),
+                                                              K_Arg("In", KER_ARG_TILE_H)))),
+                   KerArgs(KerArg("In", S(), OBJ_IN_DB, 1, 1000, 4, 0, 0, 0, "In"),
+                           KerArg("Out", S(), OBJ_OUT_DB, 1, 1000, 4, 0, 0, 0, "Out")))
+
+
 def test_tile_needing_a_3d_transfer():
     """Vertical tiles (columns of H lines) of both planes of D1 (one chunk) in a layout where the
     planes of D0 sit between them: lines of two strides, so no tiling can be moved."""
@@ -1126,7 +1181,8 @@ def test_v2_form_without_dimensions_and_order():
 
 
 def test_iteration_order_dimension_that_is_not_an_integer():
-    with fails(ModelError, "KernelIterationOrder: 'KER_DIM2' is not a dimension (KER_DIMn) or a count"):
+    with fails(ModelError, "KernelIterationOrder: 'KER_DIM2' is not a dimension (KER_DIMn) or a count (e.g. "
+               "KernelIterationOrder(KER_DIM2, KER_TILE))"):
         KernelIterationOrder("KER_DIM2", KER_TILE)
 
 
@@ -1148,7 +1204,8 @@ def test_iteration_order_with_a_v3_only_space():
 
 
 def test_iteration_order_lists_an_iterator_twice():
-    with fails(ModelError, "KernelIterationOrder(KER_TILE, KER_TILE) lists an iterator twice", kernel="K"):
+    with fails(ModelError, "KernelIterationOrder(KER_TILE, KER_TILE) lists an iterator twice (each iterator names one "
+               "loop)", kernel="K"):
         UserKernel(*v2_add(order=KernelIterationOrder(KER_DIM3, KER_TILE, KER_TILE)))
 
 
@@ -1233,7 +1290,8 @@ def test_group_template_defined_twice():
     OpenKernelGroup("G")
     CloseKernelGroup()
     UserKernelGroup("G", mat_cargs(), Calls())
-    with fails(ModelError, "the group's C template is already defined", kernel="G"):
+    with fails(ModelError, "the group's C template is already defined (declare UserKernelGroup once per group)",
+               kernel="G"):
         UserKernelGroup("G", mat_cargs(), Calls())
 
 
@@ -1403,7 +1461,8 @@ def test_unknown_user_kernel():
 
 
 def test_push_back_of_something_else():
-    with fails(ModelError, "PushBackUserKernel expects a kernel returned by CopyAndPopUserKernel, got 'K'"):
+    with fails(ModelError, "PushBackUserKernel expects a kernel returned by CopyAndPopUserKernel, got 'K' (pass the "
+               "value CopyAndPopUserKernel returned)"):
         PushBackUserKernel("K")
 
 
@@ -1445,16 +1504,20 @@ def test_kernel_info_kind_and_value():
 
 def test_argument_dimensions():
     UserKernel(*mat_add("K"))
-    with fails(ModelError, "AddKernelArgDim: kernel 'K' has no argument 'Nope'", kernel="K"):
+    with fails(ModelError, "AddKernelArgDim: kernel 'K' has no argument 'Nope' (arguments: In1, In2, Out)", kernel="K"):
         AddKernelArgDim("K", "Nope", 2, 4, 4)
-    with fails(ModelError, "AddKernelArgDim announces 3 dimension(s) but 2 follow", kernel="K", arg="In1"):
+    with fails(ModelError, "AddKernelArgDim announces 3 dimension(s) but 2 follow (pass 2 as NDim (or -1 before a "
+               "0-terminated list))", kernel="K", arg="In1"):
         AddKernelArgDim("K", "In1", 3, 4, 4)
-    with fails(ModelError, "dimension must be an integer, got '4'"):
+    with fails(ModelError, "dimension must be at least 1, got -4 (use 1 or more)", kernel="K", arg="In1"):
+        AddKernelArgDim("K", "In1", 2, -4, 4)
+    with fails(ModelError, "dimension must be an integer, got '4'", kernel="K", arg="In1"):
         AddKernelFloatArgDim("K", "In1", 2, "4", 4)
 
 
 def test_argument_interleave():
-    with fails(ModelError, "SetKernelArgInterleave (re-laid-out constant arguments) is not supported yet", kernel="K",
+    with fails(ModelError, "SetKernelArgInterleave (re-laid-out constant arguments) is not supported yet (drop the "
+               "call: the argument keeps its layout)", kernel="K",
                arg="In1"):
         SetKernelArgInterleave("K", "In1", 2)
 
@@ -1601,9 +1664,11 @@ def test_memory_sizes():
 
 def test_memory_device_infos():
     with fails(ModelError, "SetMemoryDeviceInfos(1, ...) needs 5 values (Space, AvailableMemory, BaseName, "
-               "ConstFileName, ExtManaged per device), got 2"):
+               "ConstFileName, ExtManaged per device), got 2 (give five values per device, or the number of devices "
+               "given as Count)"):
         SetMemoryDeviceInfos(1, AT_MEM_L1, 100)
-    with fails(ModelError, "SetMemoryDeviceInfos: AT_MEM_UNDEF is not a memory device"):
+    with fails(ModelError, "SetMemoryDeviceInfos: AT_MEM_UNDEF is not a memory device (use AT_MEM_L1, AT_MEM_L2 or an "
+               "AT_MEM_L3_* RAM or flash)"):
         SetMemoryDeviceInfos(1, AT_MEM_UNDEF, 100, "L1", "0", 0)
     with fails(ModelError, "99 is not a valid memory location (AT_MEM_*)"):
         SetMemoryDeviceInfos(1, 99, 100, "L1", "0", 0)

@@ -144,7 +144,8 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
         raise ModelError("a parallel (or struct) basic kernel needs the name of its argument struct type", where=where,
                          kernel=name, hint="pass ParArgTypeName, e.g. \"MatrixAdd_Arg_T\"")
     if par and not str(par).isidentifier():
-        raise ModelError(f"argument struct type {par!r} is not a C identifier", where=where, kernel=name)
+        raise ModelError(f"argument struct type {par!r} is not a C identifier", where=where, kernel=name,
+                         hint="give the name of the C struct type the kernel takes, e.g. \"MatrixAdd_Arg_T\"")
     check_unique([c.name for c in cargs], "C argument", where, name)
     if Cost is not None:
         check_cost(Cost, cargs, where, name)
@@ -154,7 +155,9 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
         raise ModelError(f"basic kernel '{name}' is already declared differently at {old.where}", where=where,
                          kernel=name, hint="declare each basic kernel once")
     if name in model.kernels or name in model.groups:
-        raise ModelError(f"'{name}' is already a user kernel or group", where=where, kernel=name)
+        raise ModelError(f"'{name}' is already a user kernel or group", where=where, kernel=name,
+                         hint="give the basic kernel another name: basic kernels and generated functions share the "
+                         "C namespace")
     model.libs[name] = decl
     return decl
 
@@ -255,7 +258,8 @@ def KernelIterationOrder(IterDim, *Iterators) -> V2Order:
     the count form ``KernelIterationOrder(k, k iterators...)``."""
     where = caller_where()
     if isinstance(IterDim, bool) or not isinstance(IterDim, int):
-        raise ModelError(f"KernelIterationOrder: {IterDim!r} is not a dimension (KER_DIMn) or a count", where=where)
+        raise ModelError(f"KernelIterationOrder: {IterDim!r} is not a dimension (KER_DIMn) or a count", where=where,
+                         hint="e.g. KernelIterationOrder(KER_DIM2, KER_TILE)")
     its = tuple(_space(i, "iterator", where)[0] for i in Iterators)
     first = IterDim if isinstance(IterDim, KernelIterationDimT) else int(IterDim)
     return V2Order(first, its, where)
@@ -289,7 +293,8 @@ def _pad(value, what: str, where: str, name) -> Pad:
     if isinstance(value, (tuple, list)) and len(value) == 4 and all(isinstance(v, int) and not isinstance(v, bool)
                                                                     for v in value):
         return Pad(*value)
-    raise ModelError(f"{what} {value!r} must be a v4s: (left, right, top, bottom)", where=where, arg=str(name))
+    raise ModelError(f"{what} {value!r} must be a v4s: (left, right, top, bottom)", where=where, arg=str(name),
+                     hint="four item counts, e.g. (1, 1, 0, 0), or 0 for none")
 
 
 def _make(ctor: str, p: dict, where: str, space: Optional[ArgSpace], **extra) -> KerArgDecl:

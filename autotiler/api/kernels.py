@@ -184,8 +184,8 @@ def CopyAndPopUserKernel(Kernel) -> KernelTiling:
 def PushBackUserKernel(Kernel: KernelTiling) -> None:
     where = caller_where()
     if not isinstance(Kernel, KernelTiling):
-        raise ModelError(f"PushBackUserKernel expects a kernel returned by CopyAndPopUserKernel, got {Kernel!r}",
-                         where=where)
+        raise ModelError(f"PushBackUserKernel expects a kernel returned by CopyAndPopUserKernel, got {describe(Kernel)}",
+                         where=where, hint="pass the value CopyAndPopUserKernel returned")
     model = current_model()
     model.check_new_function_name(Kernel.name, where)
     model.kernels[Kernel.name] = Kernel.kernel
@@ -244,14 +244,16 @@ def AddKernelInfos(Name: str, Info, NumVal: int, Val=None) -> None:
 def _arg_dim(Name: str, ArgName: str, NDim: int, dims: tuple, is_float: bool, where: str) -> None:
     uk = _kernel(Name, "AddKernelArgDim", where)
     if uk.kerarg(ArgName) is None:
-        raise ModelError(f"AddKernelArgDim: kernel '{uk.name}' has no argument '{ArgName}'", where=where,
-                         kernel=uk.name)
+        raise ModelError(f"AddKernelArgDim: kernel '{uk.name}' has no argument {ArgName!r}", where=where,
+                         kernel=uk.name, hint="arguments: " + ", ".join(a.name for a in uk.kerargs)
+                         + suggest(str(ArgName), [a.name for a in uk.kerargs]))
     if NDim == -1:
         dims = tuple(dims[: dims.index(0)]) if 0 in dims else tuple(dims)
     elif NDim != len(dims):
         raise ModelError(f"AddKernelArgDim announces {NDim} dimension(s) but {len(dims)} follow", where=where,
-                         kernel=uk.name, arg=ArgName)
-    current_model().arg_dims[(uk.name, ArgName)] = (tuple(int_arg(d, "dimension", where) for d in dims), is_float)
+                         kernel=uk.name, arg=ArgName, hint=f"pass {len(dims)} as NDim (or -1 before a 0-terminated list)")
+    dims = tuple(int_arg(d, "dimension", where, uk.name, ArgName, minimum=1) for d in dims)
+    current_model().arg_dims[(uk.name, ArgName)] = (dims, is_float)
 
 
 def AddKernelArgDim(Name: str, ArgName: str, NDim: int, *Dims) -> None:
@@ -265,7 +267,8 @@ def AddKernelFloatArgDim(Name: str, ArgName: str, NDim: int, *Dims) -> None:
 
 def SetKernelArgInterleave(Name: str, ArgName: str, TileLineInterleave: int) -> None:
     raise ModelError("SetKernelArgInterleave (re-laid-out constant arguments) is not supported yet",
-                     where=caller_where(), kernel=str(Name), arg=str(ArgName))
+                     where=caller_where(), kernel=str(Name), arg=str(ArgName),
+                     hint="drop the call: the argument keeps its layout")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -317,7 +320,8 @@ def _group(GroupName: str, iterations: int, cargs, calls, kerargs, where: str) -
         raise ModelError("the group is still open", where=where, kernel=GroupName,
                          hint="call CloseKernelGroup() before UserKernelGroup(...)")
     if GroupName in model.groups:
-        raise ModelError("the group's C template is already defined", where=where, kernel=GroupName)
+        raise ModelError("the group's C template is already defined", where=where, kernel=GroupName,
+                         hint="declare UserKernelGroup once per group")
     group = KernelGroupDecl(GroupName, listed("CArgs", cargs, CArg, where, GroupName),
                             listed("Calls", calls, CallDecl, where, GroupName), iterations,
                             listed("KerGroupArgs", kerargs, KerGroupArgDecl, where, GroupName), where)

@@ -142,7 +142,8 @@ def SetMemoryDeviceInfos(Count: int, *infos) -> None:
     model = current_model()
     if len(infos) != 5 * int_arg(Count, "device count", where, minimum=0):
         raise ModelError(f"SetMemoryDeviceInfos({Count}, ...) needs {5 * Count} values (Space, AvailableMemory, "
-                         f"BaseName, ConstFileName, ExtManaged per device), got {len(infos)}", where=where)
+                         f"BaseName, ConstFileName, ExtManaged per device), got {len(infos)}", where=where,
+                         hint="give five values per device, or the number of devices given as Count")
     for i in range(0, len(infos), 5):
         space, size, base, const_file, ext = infos[i:i + 5]
         loc = enum(AT_MemLocation_T, space, "memory location (AT_MEM_*)", where)
@@ -162,7 +163,8 @@ def SetMemoryDeviceInfos(Count: int, *infos) -> None:
             if base not in ("0", 0, None):
                 model.symbols.l3 = base
         elif loc not in _FLASH:
-            raise ModelError(f"SetMemoryDeviceInfos: {loc.name} is not a memory device", where=where)
+            raise ModelError(f"SetMemoryDeviceInfos: {loc.name} is not a memory device", where=where,
+                             hint="use AT_MEM_L1, AT_MEM_L2 or an AT_MEM_L3_* RAM or flash")
         model.memory_devices[loc] = (size, base, const_file, bool(ext))
 
 

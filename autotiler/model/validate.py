@@ -30,7 +30,7 @@ from ..constants import (
     Tile_Orientation_T,
     is_tiled_space,
 )
-from ..errors import ModelError
+from ..errors import ModelError, warn
 from .ir import (
     AT_IGNORE_ARG_BINDING,
     ArgSpace,
@@ -246,7 +246,7 @@ def validate_kerarg_fields(arg: KerArgDecl, kernel: Optional[str] = None) -> Non
     for what, pad in (("PadTile", arg.pad_tile), ("PadExec", arg.pad_exec)):
         if any(not isinstance(p, int) or p < 0 for p in pad):
             raise _err(f"{what} {tuple(pad)} must be four non-negative item counts (left, right, top, bottom)",
-                       arg, kernel)
+                       arg, kernel, hint="e.g. (1, 1, 0, 0), or 0 for none")
     for what, used, full in (("UsedW", arg.used_w, arg.w), ("UsedH", arg.used_h, arg.h)):
         if used is not None and (not isinstance(used, int) or not 1 <= used <= full):
             raise _err(f"{what} {used!r} must be between 1 and {full}", arg, kernel,
@@ -327,7 +327,8 @@ def validate_arg_space(arg: KerArgDecl, uk: UserKernelDecl) -> None:
     seen = set()
     for ref in space.refs:
         if ref.space in seen:
-            raise _err(f"KerArgSpace lists {space_name(ref.space, v2)} twice", arg, uk.name)
+            raise _err(f"KerArgSpace lists {space_name(ref.space, v2)} twice", arg, uk.name,
+                       hint="list each space the argument lives in once")
         seen.add(ref.space)
         if ref.space not in uk.space:
             known = ", ".join(space_name(s.space, v2) for s in uk.space.spaces)
@@ -344,6 +345,12 @@ def validate_arg_space(arg: KerArgDecl, uk: UserKernelDecl) -> None:
                    "layouts with the plane outside other dimensions (HWC) are not supported yet", arg, uk.name,
                    hint="list the tiled space last")
     t = arg.obj_type
+    if tiled and t & O.O_BUFF and not t & (O.O_TILED | O.O_NTILED | O.O_ONETILE | O.O_DYNTILE):
+        # the OBJ_BUFFER*_NTILED names are O_BUFF|O_IN/OUT without O_NTILED: in the v3 form the
+        # tiled space of KerArgSpace tiles such a buffer, which the name seems to deny
+        warn(f"O_BUFF without O_TILED or O_NTILED, and its KerArgSpace holds {space_name(tiled[0].space, v2)}: "
+             "under the v3 rule it is tiled along that space", where=arg.where, kernel=uk.name, arg=arg.name,
+             hint="add O_NTILED to keep it whole, or O_TILED to say it is tiled and silence this")
     if t & O.O_TILED and not t & O.O_NTILED and not tiled:
         raise _err("is tiled (O_TILED) but its KerArgSpace has no tiled space", arg, uk.name,
                    hint="add a tiled space (KER_ITER_TILE0..2) to KerArgSpace, or drop O_TILED")
@@ -517,7 +524,8 @@ def validate_binding(b, formal: CArg, call: CallDecl, uk: UserKernelDecl) -> Non
         for p in b.preds:
             if not isinstance(p, KArgBinding) or p.select not in (S.KER_ARG_TILEFIRST, S.KER_ARG_TILELAST):
                 raise ModelError(f"{ctx}: K_ArgPredList takes K_ArgPred(..., KER_ARG_TILEFIRST|KER_ARG_TILELAST, ...)",
-                                 where=where, kernel=kernel)
+                                 where=where, kernel=kernel,
+                                 hint="build each predicate with K_ArgPred(Arg, KER_ARG_TILEFIRST, Space)")
             _validate_karg(p, formal, ctx, where, uk)
     elif isinstance(b, CArgBinding):
         _validate_carg(b, formal, ctx, where, uk)
@@ -532,7 +540,7 @@ def validate_binding(b, formal: CArg, call: CallDecl, uk: UserKernelDecl) -> Non
     elif isinstance(b, IterIndexBinding):
         if b.space not in uk.space:
             raise ModelError(f"{ctx}: Ker_IteratorIndex({space_name(b.space)}): no such space in the kernel",
-                             where=where, kernel=kernel)
+                             where=where, kernel=kernel, hint=_spaces_hint(uk))
         _check_pointer_match(False, formal, ctx, where, kernel, None, "Ker_IteratorIndex gives an integer")
     elif isinstance(b, UserSymbBinding):
         raise ModelError(f"{ctx}: UserSymb('{b.name}') is not supported yet (user symbols)", where=where,
@@ -544,6 +552,10 @@ def validate_binding(b, formal: CArg, call: CallDecl, uk: UserKernelDecl) -> Non
     else:
         raise ModelError(f"{ctx}: {b!r} is not a binding", where=where, kernel=kernel,
                          hint="use K_Arg, C_Arg, Imm, ... (or AT_IGNORE_ARG_BINDING)")
+
+
+def _spaces_hint(uk: UserKernelDecl) -> str:
+    return "the kernel's spaces: " + ", ".join(space_name(s.space, uk.v2 is not None) for s in uk.space.spaces)
 
 
 def _check_pointer_match(is_pointer: bool, formal: CArg, ctx: str, where: str, kernel: str, arg, why: str,
@@ -575,11 +587,12 @@ def _validate_karg(b: KArgBinding, formal: CArg, ctx: str, where: str, uk: UserK
     if b.space is not None:
         if b.space not in uk.space:
             raise ModelError(f"{ctx}: {b.ctor}(..., {space_name(b.space, v2)}): no such space in the kernel",
-                             where=where, kernel=kernel, arg=b.arg)
+                             where=where, kernel=kernel, arg=b.arg, hint=_spaces_hint(uk))
     if sel in PARTILE_SELECTS:
         if b.space is None:
             raise ModelError(f"{ctx}: {sel.name} needs a space: use K_ArgPar('{b.arg}', {sel.name}, Space)",
-                             where=where, kernel=kernel, arg=b.arg)
+                             where=where, kernel=kernel, arg=b.arg,
+                             hint="Space: a D space of the argument's KerArgSpace")
         ref = arg.space.ref(b.space) if arg.space else None
         if ref is None or ref.tiled:
             raise ModelError(f"{ctx}: {sel.name} of {space_name(b.space, v2)}: '{b.arg}' has no such non-tiled space "
@@ -588,11 +601,12 @@ def _validate_karg(b: KArgBinding, formal: CArg, ctx: str, where: str, uk: UserK
     if sel in (S.KER_ARG_INPLANEINDEX, S.KER_ARG_OUTPLANEINDEX):
         sp = KernelIteratorT.KER_ITER_D0 if sel == S.KER_ARG_INPLANEINDEX else KernelIteratorT.KER_ITER_D1
         if sp not in uk.space:
+            v3 = f"add a {space_name(sp)} space to KernelIterSpace ({space_name(sp, True)} is {space_name(sp)})"
             raise ModelError(f"{ctx}: {sel.name} needs the {space_name(sp, True)} loop", where=where, kernel=kernel,
-                             arg=b.arg)
+                             arg=b.arg, hint=f"add {space_name(sp, True)} to KernelIterationOrder" if v2 else v3)
     if sel == S.KER_ARG_IT_INDEX and b.space is None:
         raise ModelError(f"{ctx}: KER_ARG_IT_INDEX needs a space: K_ArgPar('{b.arg}', KER_ARG_IT_INDEX, Space)",
-                         where=where, kernel=kernel, arg=b.arg)
+                         where=where, kernel=kernel, arg=b.arg, hint="Space: the loop whose index is meant")
     if sel in VECTOR_SELECTS:
         if formal.is_pointer or not any(t in formal.ctype for t in ("v4s", "v4u")):
             raise ModelError(f"{ctx}: {sel.name} gives a v4s padding but '{formal.name}' is '{formal.ctype}'",
