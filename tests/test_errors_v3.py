@@ -1460,6 +1460,17 @@ def test_unknown_user_kernel():
         AddKernelInfos("Nope", AT_KERINFO_OPER, 4)
 
 
+@pytest.mark.parametrize("make,fragment", [
+    (lambda: CopyAndPopUserKernel(["K"]), "CopyAndPopUserKernel: no user kernel named ['K'] (declare it with "
+                                          "UserKernel first)"),
+    (lambda: UserKernelGroup(["G"], CArgs(), Calls()), "kernel group name ['G'] is not a valid C identifier"),
+    (lambda: K_ArgOp("In1", KER_ARG_TILE_W, ["+"], 1), "['+'] is not a binding operator"),
+])
+def test_names_and_operators_that_are_lists(make, fragment):
+    with fails(ModelError, fragment, at=make.__code__.co_firstlineno):
+        make()
+
+
 def test_push_back_of_something_else():
     with fails(ModelError, "PushBackUserKernel expects a kernel returned by CopyAndPopUserKernel, got 'K' (pass the "
                "value CopyAndPopUserKernel returned)"):

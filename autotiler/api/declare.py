@@ -493,7 +493,7 @@ def _oper(value, where: str, ctor: str) -> str:
     type to subscript with."""
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 256:
         value = chr(value)
-    op = {"=": "==", "<": "<<", ">": ">>"}.get(value, value)
+    op = {"=": "==", "<": "<<", ">": ">>"}.get(value, value) if isinstance(value, str) else value
     if op == "@" and ctor != "K_TileOper":
         raise ModelError(f"{ctor}: operator '@' (subscript) belongs to K_TileOper", where=where,
                          hint="use one of " + " ".join(BINDING_OPERS))

@@ -118,7 +118,7 @@ def _kernel(name, what: str, where: str) -> UserKernelDecl:
     model = current_model()
     if isinstance(name, KernelTiling):
         name = name.name
-    uk = model.kernels.get(name)
+    uk = model.kernels.get(name) if isinstance(name, str) else None
     if uk is None:
         raise ModelError(f"{what}: no user kernel named {name!r}", where=where,
                          hint="declare it with UserKernel first" + suggest(str(name), model.kernels))
@@ -313,6 +313,7 @@ def CloseKernelGroupNoMerge() -> None:
 
 def _group(GroupName: str, iterations: int, cargs, calls, kerargs, where: str) -> KernelGroupDecl:
     model = current_model()
+    check_name(GroupName, "kernel group", where)
     if GroupName not in model.group_members:
         raise ModelError(f"no kernel group '{GroupName}' was opened", where=where, kernel=GroupName,
                          hint="bracket its user kernels with OpenKernelGroup/CloseKernelGroup first")
