@@ -1,5 +1,6 @@
-"""Helpers shared by the API functions: count-prefixed lists, enums, argument binding by the
-original's parameter names, C type sizes."""
+"""Helpers shared by the API functions: count-prefixed lists and their items, enums and flags,
+argument binding by the original's parameter names, the C names the generated files already use
+(so that a script's names cannot clash with them), C type sizes."""
 
 from __future__ import annotations
 
@@ -240,6 +241,6 @@ def sizeof(ctype: str) -> int:
     return C_SIZES[key]
 
 
-__all__ = ["split_count", "LIST_ITEMS", "global_c_names", "check_function_name", "check_kernel_c_names",
-           "check_group_c_names", "check_memory_symbols", "describe", "counted", "listed", "enum_hint", "enum", "flags", "bind", "int_arg",
-           "name_or_none", "sizeof", "C_SIZES"]
+__all__ = ["split_count", "LIST_ITEMS", "describe", "counted", "listed", "enum_hint", "enum", "flags", "bind",
+           "int_arg", "global_c_names", "check_function_name", "check_kernel_c_names", "check_group_c_names",
+           "check_memory_symbols", "name_or_none", "sizeof", "C_SIZES"]

@@ -668,18 +668,24 @@ def _check_carg_value(b: CArgBinding, carg: CArg, formal: CArg, ctx: str, where:
     _check_pointer_match(pointer, formal, ctx, where, kernel, None, why, f"{b.form.value}('{b.name}')")
 
 
-# Values of the integer C types an Imm may be passed to (char: signed or not, per compiler).
-_INT_RANGES = {}
-for _names, _bits, _signed in ((("char",), 8, None), (("signed char", "int8_t", "Word8"), 8, True),
-                               (("unsigned char", "uint8_t", "Wordu8"), 8, False),
-                               (("short", "short int", "signed short", "signed short int", "int16_t", "Word16"), 16,
-                                True),
-                               (("unsigned short", "unsigned short int", "uint16_t", "Wordu16"), 16, False),
-                               (("int", "signed", "signed int", "long", "long int", "int32_t", "Word32"), 32, True),
-                               (("unsigned", "unsigned int", "unsigned long", "uint32_t", "Wordu32"), 32, False)):
-    _lo = 0 if _signed is False else -(1 << (_bits - 1))
-    _hi = (1 << _bits) - 1 if _signed is not True else (1 << (_bits - 1)) - 1
-    _INT_RANGES.update({n: (_lo, _hi) for n in _names})
+def _int_ranges() -> dict:
+    """Values of the integer C types an Imm may be passed to (plain char: signed or not, as the
+    compiler chooses, so either)."""
+    families = ((("char",), 8, None), (("signed char", "int8_t", "Word8"), 8, True),
+                (("unsigned char", "uint8_t", "Wordu8"), 8, False),
+                (("short", "short int", "signed short", "signed short int", "int16_t", "Word16"), 16, True),
+                (("unsigned short", "unsigned short int", "uint16_t", "Wordu16"), 16, False),
+                (("int", "signed", "signed int", "long", "long int", "int32_t", "Word32"), 32, True),
+                (("unsigned", "unsigned int", "unsigned long", "uint32_t", "Wordu32"), 32, False))
+    out = {}
+    for names, bits, signed in families:
+        lo = 0 if signed is False else -(1 << (bits - 1))
+        hi = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+        out.update({n: (lo, hi) for n in names})
+    return out
+
+
+_INT_RANGES = _int_ranges()
 
 
 def _check_imm(b: ImmBinding, formal: CArg, ctx: str, where: str, kernel: str, pointer_hint: str) -> None:
