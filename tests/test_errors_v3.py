@@ -17,6 +17,7 @@ import pytest
 from autotiler import *
 from autotiler.codegen import generate
 from autotiler.errors import CodegenError
+from autotiler.model.session import current_model
 
 THIS = "test_errors_v3.py"
 P32 = "int * __restrict__"
@@ -1149,7 +1150,7 @@ def test_tile_needing_a_3d_transfer():
     LibKernel("Cp", CALL_SEQUENTIAL, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")), "", Cost="1")
     space = KernelIterSpace(3, IterParSpace(SPACE_PROP(D1, SPACE_PROP_ONE_TILE), 2, 1), IterFixedSpace(D0, 4),
                             IterTiledSpace(T0))
-    with fails(TilingError, "no tiling that fits can be generated: argument 'In': a tile made of [H] x [D1] lines "
+    with fails(TilingError, "no tiling that fits can be generated: a tile made of [H] x [D1] lines "
                "with different strides needs a 3D transfer, which the cluster DMA cannot do",
                "change the argument's KerArgSpace or tiling orientation", kernel="K", arg="In"):
         UserKernel("K", space, TILE_VER, CArgs(TCArg(P32, "In"), TCArg(P32, "Out")),
@@ -1887,3 +1888,12 @@ def test_templates_with_arguments_of_the_wrong_type(make, fragment, kernel):
 def test_call_bindings_that_are_a_number():
     with fails(ModelError, "call to 'MatSumPar': the binding list must be Bindings(...), got 5"):
         Call("MatSumPar", LOC_LOOP, 5)
+
+
+def test_per_kernel_objective_naming_no_declared_kernel():
+    SetTilingObjective("naive", "MatAd"), (line := this_line())
+    UserKernel("MatAdd", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR, mat_cargs(),
+               Calls(Call("MatSumPar", LOC_LOOP, add_bindings())), mat_kerargs())
+    with fails(ModelError, "SetTilingObjective(..., 'MatAd'): no user kernel 'MatAd' was declared",
+               "name a kernel declared after it; did you mean 'MatAdd'?", at=line):
+        generate(current_model())

@@ -264,6 +264,7 @@ def SetTilingObjective(Objective: str, KernelName: Optional[str] = None) -> None
                          "declared and tiled", where=where, kernel=KernelName,
                          hint=f"call SetTilingObjective before UserKernel('{KernelName}', ...)")
     model.per_kernel_objective[KernelName] = Objective
+    model.per_kernel_objective_where[KernelName] = where  # checked at generation: a kernel of that name
 
 
 # ----------------------------------------------------------------------------------------------

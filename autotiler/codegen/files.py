@@ -18,9 +18,9 @@ import jinja2
 from .. import __version__
 from ..bounds import describe
 from ..constants import AT_GraphCtrl_T, AT_MemLocation_T
-from ..errors import AutoTilerWarning, CodegenError
+from ..errors import AutoTilerWarning, CodegenError, ModelError
 from ..model.ir import CArgForm, ImmBinding
-from ..model.validate import carg_homes, group_homes
+from ..model.validate import carg_homes, group_homes, suggest
 from ..schedule.build import Naming, build_schedule, transfer_shape
 from ..tiler.tiling import KernelTiling
 from .printer import Printer
@@ -195,6 +195,10 @@ def generate(model) -> dict:
         if name not in model.kernels:
             warnings.warn(f"{err}; AT_KERNEL_NOSOLUTION_ERROR is off, so no code is generated for it",
                           AutoTilerWarning, stacklevel=2)
+    for name, where in model.per_kernel_objective_where.items():
+        if name not in model.kernels and name not in model.unsolved:
+            raise ModelError(f"SetTilingObjective(..., '{name}'): no user kernel '{name}' was declared", where=where,
+                             hint="name a kernel declared after it" + suggest(name, model.kernels))
     files = model.files
     sym = model.symbols
     l1_size = max((t.l1_bytes for t in model.tilings.values()), default=0)

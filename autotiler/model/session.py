@@ -83,6 +83,7 @@ class Model:
         self.open_group: Optional[str] = None
         self.open_group_where: str = ""
         self.per_kernel_objective: dict = {}
+        self.per_kernel_objective_where: dict = {}  # kernel name -> where SetTilingObjective named it
         self.kernel_infos: dict = {}    # kernel -> {info name: (number, value)}
         self.arg_dims: dict = {}        # (kernel, arg) -> (dims outer to inner incl. item size, float?)
         self.memory_devices: dict = {}  # AT_MemLocation_T -> (size, base name, const file, ext managed)

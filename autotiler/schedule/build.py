@@ -172,8 +172,8 @@ def transfer_shape(a: ArgTiling) -> Shape:
         levels.append([j])
     if len(levels) > 1:
         names_ = " x ".join(f"[{', '.join(dims[x].name for x in lv)}]" for lv in levels)
-        raise Unsupported(f"argument '{a.name}': a tile made of {names_} lines with different strides needs a "
-                          "3D transfer, which the cluster DMA cannot do", arg=a.name)
+        raise Unsupported(f"a tile made of {names_} lines with different strides needs a 3D transfer, which the "
+                          "cluster DMA cannot do", arg=a.name)
     lines = tuple(levels[0]) if levels else ()
     stride = dims[lines[-1]].stride if lines else 0
     return Shape(tuple(sorted(run)), lines, stride)
