@@ -242,3 +242,25 @@ def test_prolog_call_binding_a_single_buffered_tile_is_refused():
                                                          K_Arg("In", KER_ARG_TILE_H)))),
                    KerArgs(KerArg("In", KerArgSpace(1, KER_TILE), OBJ_IN, 1, 1000, 2, 0, 0, 0, "In"),
                            KerArg("Out", KerArgSpace(1, KER_TILE), OBJ_OUT, 1, 1000, 2, 0, 0, 0, "Out")))
+
+
+def test_era_dma_call_of_a_basic_kernel_runs_on_the_simulated_dma(tmp_path):
+    """gap8_dma_memcpy / gap8_dma_wait (Gap8.h) are the simulator's asynchronous cluster DMA."""
+    with Model() as m:
+        SetUsedFilesNames(0, 1, "Gap8Dma.h")
+        SetGeneratedFilesNames("DmaGen.c", "DmaGen.h")
+        SetL1MemorySize(4000)
+        LibKernel("KerFetch", CALL_PARALLEL, CArgs(TCArg(S16, "Src"), TCArg(S16, "Out"), TCArg("unsigned int", "N")),
+                  "KerFetch_T", Cost="N")
+        UserKernel("Fetch", KernelIterSpace(1, IterTiledSpace(KER_ITER_TILE0)), TILE_HOR,
+                   CArgs(TCArg(S16, "Src"), TCArg(S16, "Out")),
+                   Calls(Call("KerFetch", LOC_LOOP, Bindings(C_Arg("Src"), K_Arg("Out", KER_ARG_TILE), Imm(16)))),
+                   KerArgs(KerArg("Out", KerArgSpace(1, KER_ITER_TILE0), OBJ_OUT_DB, 16, 1, 2, 0, 0, 0, "Out")))
+        write_files(generate(m), str(tmp_path))
+    prog = host_harness.build(tmp_path, sources=[KERNELS / "Gap8Dma.c"], include_dirs=[KERNELS],
+                              platform=get_platform("gap8"))
+    src = np.arange(16, dtype=np.int16)
+    out = np.full(16, -1, dtype=np.int16)
+    counters = prog.call("Fetch", Src=src, Out=out)
+    np.testing.assert_array_equal(out, 2 * src)
+    assert counters["l2_to_l1"] == 32  # the kernel's own transfer, through the simulated DMA

@@ -66,6 +66,12 @@ typedef float v2h __attribute__((vector_size(8)));
 typedef float v2ah __attribute__((vector_size(8)));
 typedef int V2S __attribute__((vector_size(8)));
 
+/* M_PI as the SDK's gnu99 emulation builds see it from <math.h> (strict c99 hides it): its
+ * FFT and HoG kernels use it to build their tables. */
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 /* The runtime's pointer type on a host (an address on the chip). */
 typedef void *rt_pointerT;
 

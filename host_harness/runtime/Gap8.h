@@ -8,9 +8,11 @@
  * maps core identity, barriers and forks onto the simulator and, like the SDK's emulation, turns
  * the hardware-only names (special registers, memory-mapped peripherals, interrupts, hardware
  * timers and counters, fetch enable) into no-ops that read as 0; their arguments are dropped, as
- * there, so HwCount.h constants need not exist. The era's DMA calls (gap8_dma_memcpy,
- * rt_dma_memcpy, gap8_cluster_udma_memcpy) are not provided: generated code moves data with the
- * AT_* macros of at_api.h, whose transfers the simulator checks.
+ * there, so HwCount.h constants need not exist. The era's cluster DMA calls a basic kernel may
+ * make itself (gap8_dma_memcpy / gap8_dma_wait, e.g. the v2 FFT installing its twiddles in L1)
+ * are the simulator's cluster DMA, asynchronous and checked like the AT_L2_* macros; the
+ * runtime's rt_dma_memcpy and gap8_cluster_udma_memcpy are not provided (generated code moves
+ * data with the AT_* macros of at_api.h).
  */
 #ifndef GAP8_H
 #define GAP8_H
@@ -186,5 +188,15 @@ static inline int gap8_clusterid(void) { return 0; }
 #define RT_L2_RET_DATA
 #define DMA_COPY_IN 1
 #define DMA_COPY_OUT 0
+
+/* ---- the era's cluster DMA, on the simulator's ------------------------------------------- */
+
+/* gap8_dma_memcpy(Ext, Loc, Size, Dir, Merge, &Req) starts a copy between L2 (Ext) and L1 (Loc),
+ * Ext to Loc when Dir is DMA_COPY_IN; request merging (Merge) has no effect here. The transfer
+ * is asynchronous: gap8_dma_wait(Req) waits for it, as on the chip. */
+typedef at_sim_event_t gap8_dma_type;
+#define gap8_dma_memcpy(ext, loc, size, dir, merge, req) \
+    ((void)(merge), AT_L2_COPY(0, (ext), (loc), (size), (dir) == DMA_COPY_IN ? AT_L2_EXT2LOC : AT_L2_LOC2EXT, (req)))
+#define gap8_dma_wait(req) AT_L2_WAIT(0, &(req))
 
 #endif /* GAP8_H */

@@ -23,7 +23,11 @@ static void Entry(void *Arg) { (void)Arg; }
 
 int Cover8System(void)
 {
+    static char Ext[8], Loc[8];
+    gap8_dma_type Req;
     int s = ActiveCore + rt_core_id() + gap8_clusterid() + DMA_COPY_IN + DMA_COPY_OUT;
+    gap8_dma_memcpy(Ext, Loc, 8, DMA_COPY_IN, 0, &Req);
+    gap8_dma_wait(Req);
     s += FcWord + L1Word + L1Global + L1Bss + L1Alias + L1Tiny + FcTiny + FcGlobal + FcShared
          + FcData + L2Word + L2Ret;
     gap8_setupbarrier(0, 0xFF);

@@ -147,5 +147,5 @@ float CoverFloat(f16 x, f16a y, v2h *vh, v2ah *vah, V2S *cmp)
     int fix = FP2FIX(x, 15) + FP2FIXR(y, 15);
     *cmp = vh[0] > vh[1];
     vah[0] = vah[1] * (v2ah){y, y};
-    return FIX2FP(fix, 15) + x * y;
+    return FIX2FP(fix, 15) + x * y + (float)M_PI;
 }
