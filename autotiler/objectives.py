@@ -319,7 +319,7 @@ def _ranked(ev: _Evaluator, feasible: list) -> list:
 
 def _stage_variants(t: KernelTiling) -> list:
     """Double (2) and triple (3) L2 staging per moving L3 argument."""
-    moving = [a for a in t.args if a.l3 and a.instances > 1]
+    moving = [a for a in t.args if a.l3 and a.instances > 1 and not a.whole_stage]
     if not moving:
         return []
     if 2 ** len(moving) <= 16:
@@ -532,7 +532,9 @@ def _no_l2_solution(uk: UserKernelDecl, least: KernelTiling, options: SolveOptio
     dom = max((a for a in least.args if a.l3), key=lambda a: a.l2_bytes)
     msg = (f"no tiling fits the L2 budget of {options.l2_budget} bytes for staging its L3 (O_L2DB) "
            f"arguments: the least needs {least.l2_bytes} bytes, of which "
-           f"'{dom.name}' takes {dom.l2_bytes} ({dom.stage} slot(s) of {dom.box_bytes_max} B per direction)")
+           f"'{dom.name}' takes {dom.l2_bytes} ("
+           + ("all of it: an in-out argument whose tiles are visited again is staged whole" if dom.whole_stage else
+              f"{dom.stage} slot(s) of {dom.box_bytes_max} B per direction") + ")")
     hint = f"raise the L2 size (SetMemorySizes / --L2) to at least {least.l2_bytes} bytes or keep '{dom.name}' in L2"
     return _fail(uk, msg, hint, dom.name)
 

@@ -16,7 +16,9 @@ that move at this loop. Per argument and direction:
   overwrites its half;
 * arguments that move once are read before the loops and written after them;
 * an L3-homed argument (O_L2DB) moves L3 <-> L2 on the micro-DMA through a ring of ``stage``
-  L2 slots, up to ``stage`` instances ahead of (reads) or behind (writes) the cluster DMA.
+  L2 slots, up to ``stage`` instances ahead of (reads) or behind (writes) the cluster DMA; an
+  in-out one whose tiles are visited again (``whole_stage``) is read whole into L2 before the
+  loops and written back whole after them, the cluster DMA moving its tiles as for an L2 home.
 
 The instance an argument's double-buffer parity and staging slot follow is the running count
 of its level loop (``<Space>Ind_Total``).
@@ -194,7 +196,7 @@ class Builder:
         self.count = {lp.space: lp.count for lp in self.loops}
         self.bound = {lp.space: lp.bound for lp in self.loops if lp.bound}  # run-time bounds (C arguments)
         for a in tiling.args:
-            if a.l3 and a.level is not None and self.bound:
+            if self.ring(a) and a.level is not None and self.bound:
                 raise Unsupported(f"'{a.name}' is homed in L3 and moves per iteration of a loop bounded at run time "
                                   f"by '{next(iter(self.bound.values()))}': not supported yet",
                                   hint=f"keep '{a.name}' in L2, or make the space static (IterFixedSpace)", arg=a.name)
@@ -405,10 +407,13 @@ class Builder:
         staging slot of instance ``counter``, already contiguous)."""
         size, length = self.box_size(a, ix)
         loc = Region(Level.L1, self.n.l1, self.slot_offset(a, counter), size)
-        if a.l3:
+        if self.ring(a):
             ext = Region(Level.L2, self.n.l2, self.stage_offset(a, direction, counter), size)
             return Copy(Engine.CLUSTER, direction, a.name, ext, loc, self._event(a, direction), comment=comment)
-        ext = Region(Level.L2, a.decl.carg_name, self.ext_offset(a, ix), size)
+        if a.l3:  # staged whole: its L2 copy is laid out as its L3 home
+            ext = Region(Level.L2, self.n.l2, add(a.stage_offset, self.ext_offset(a, ix)), size)
+        else:
+            ext = Region(Level.L2, a.decl.carg_name, self.ext_offset(a, ix), size)
         stride = Const(self.shapes[a.name].stride * a.item) if length is not None else None
         return Copy(Engine.CLUSTER, direction, a.name, ext, loc, self._event(a, direction), stride, length,
                     comment)
@@ -421,6 +426,21 @@ class Builder:
         stride = Const(self.shapes[a.name].stride * a.item) if length is not None else None
         return Copy(Engine.UDMA, direction, a.name, ext, loc, self._uevent(a, direction, counter), stride, length,
                     comment)
+
+    def whole_ucopy(self, a: ArgTiling, direction: Direction) -> list:
+        """An argument staged whole: all of it L3 -> L2 (before the loops) or back (after)."""
+        size = Const(a.geom.l2_bytes)
+        ext = Region(Level.L3, a.decl.carg_name, ZERO, size)
+        loc = Region(Level.L2, self.n.l2, Const(a.stage_offset), size)
+        what = "L3 -> L2" if direction == IN else "L2 -> L3"
+        return [Copy(Engine.UDMA, direction, a.name, ext, loc, self._uevent(a, direction, ZERO),
+                     comment=f"{what}: all of '{a.name}' (its tiles are visited again)"),
+                self.uwait(a, direction, ZERO)]
+
+    @staticmethod
+    def ring(a: ArgTiling) -> bool:
+        """The argument moves L3 <-> L2 per instance, through its ring of staging slots."""
+        return a.l3 and not a.whole_stage
 
     def wait(self, a: ArgTiling, direction: Direction, comment: str = "") -> Wait:
         return Wait(Engine.CLUSTER, self._event(a, direction), a.name, direction, comment)
@@ -442,21 +462,21 @@ class Builder:
             if a.writes:
                 out.append(If(ge(n, 1), tuple(self.wait_previous_write(a, ix)),
                               f"'{a.name}': its previous write-back used the half we prefetch into"))
-            if a.l3:
+            if self.ring(a):
                 out.append(self.fetch_ahead(a, ix))
             nxt = self.next_ix(a.level)
             body = []
-            if a.l3:
+            if self.ring(a):
                 body.append(self.uwait(a, IN, add(n, 1), "staged in L2"))
             body.append(self.copy(a, IN, nxt, add(n, 1), f"prefetch the next instance of '{a.name}'"))
             cond = self.has_next(a.level)
             out.append(If(cond, tuple(_assumed(x, cond) for x in body), "not on the very last iteration"))
             return out
-        if a.l3:
+        if self.ring(a):
             out.append(self.uwait(a, IN, n, "staged in L2"))
         out.append(self.copy(a, IN, ix, n, f"single buffer: read '{a.name}'"))
         out.append(self.wait(a, IN))
-        if a.l3:
+        if self.ring(a):
             out.append(self.fetch_ahead(a, ix))
         return out
 
@@ -469,7 +489,7 @@ class Builder:
 
     def wait_previous_write(self, a: ArgTiling, ix: Ix) -> list:
         out: list = [self.wait(a, OUT)]
-        if a.l3:
+        if self.ring(a):
             n = self.total_var_of(a.level)
             prev = self.ahead_ix(a, ix, 1, forward=False)
             out.append(self.ucopy(a, OUT, prev, sub(n, 1), "L2 -> L3: the previous instance"))
@@ -481,14 +501,14 @@ class Builder:
         if a.nbuf == 2 and not a.reads:
             out.append(If(ge(n, 1), tuple(self.wait_previous_write(a, ix)),
                           f"'{a.name}': the previous write-back is done"))
-        if a.l3:
+        if self.ring(a):
             out.append(If(ge(n, s), (self.uwait(a, OUT, n),), "its staging slot was sent on to L3"))
         if a.nbuf == 2:
             out.append(self.copy(a, OUT, ix, n, f"write back this instance of '{a.name}'"))
             return out
         out.append(self.copy(a, OUT, ix, n, f"single buffer: write '{a.name}'"))
         out.append(self.wait(a, OUT))
-        if a.l3:
+        if self.ring(a):
             out.append(self.ucopy(a, OUT, ix, n, "L2 -> L3"))
         return out
 
@@ -498,12 +518,14 @@ class Builder:
         for a in self.t.args:
             if not a.reads:
                 continue
-            if a.l3:
+            if self.ring(a):
                 for j in range(min(a.stage, a.instances)):
                     out.append(self.ucopy(a, IN, self.fixed_ix(a.level, j), Const(j),
                                           f"L3 -> L2: instance {j} of '{a.name}'"))
                 if a.level is None or a.nbuf == 2:
                     out.append(self.uwait(a, IN, ZERO))
+            elif a.l3:
+                out += self.whole_ucopy(a, IN)
             if a.level is None:
                 out.append(self.copy(a, IN, self.fixed_ix(None, 0), ZERO, f"'{a.name}': read once"))
             elif a.nbuf == 2:
@@ -520,11 +542,13 @@ class Builder:
             last = a.instances - 1
             if a.level is None or a.nbuf == 2:
                 out.append(self.wait(a, OUT, f"last write-back of '{a.name}'"))
-                if a.l3:
+                if self.ring(a):
                     out.append(self.ucopy(a, OUT, self.fixed_ix(a.level, last), Const(last),
                                           f"L2 -> L3: last instance of '{a.name}'"))
-            if a.l3:
+            if self.ring(a):
                 out += [self.uwait(a, OUT, Const(j)) for j in range(max(0, a.instances - a.stage), a.instances)]
+            elif a.l3:
+                out += self.whole_ucopy(a, OUT)
         return out
 
     # -- calls ---------------------------------------------------------------------------------------

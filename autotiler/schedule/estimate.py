@@ -106,21 +106,26 @@ class Estimator:
         live = order[: order.index(a.level) + 1] if a.level is not None else []
         directions = int(a.reads) + int(a.writes)
         cluster, udma = p.cluster_dma, p.udma["ram"]
-        per_copy = (p.dma_issue_cycles + p.wait_cycles) * (2 if a.l3 else 1)
+        ring = a.l3 and not a.whole_stage  # L3 <-> L2 per instance (else once, whole, around the loops)
+        per_copy = (p.dma_issue_cycles + p.wait_cycles) * (2 if ring else 1)
         core = ends = 0
         boxes = [(_box(a, shape, idx), weight) for idx, weight in _classes(live, count, {d.space for d in a.dims})]
         single = a.nbuf == 1 and a.level is not None
         for (nbytes, lines), weight in boxes:
             d = cluster.transfer_cycles(nbytes, lines)
             busy["cluster"] += weight * d * directions
-            if a.l3:
+            if ring:
                 busy["udma"] += weight * udma.transfer_cycles(nbytes, lines) * directions
             core += weight * directions * (per_copy + (d if single else 0))
         first, last = boxes[0][0], boxes[-1][0]  # the classes come first iteration first, last one last
         if a.reads:
-            ends += cluster.transfer_cycles(*first) + (udma.transfer_cycles(*first) if a.l3 else 0)
+            ends += cluster.transfer_cycles(*first) + (udma.transfer_cycles(*first) if ring else 0)
         if a.writes:
-            ends += cluster.transfer_cycles(*last) + (udma.transfer_cycles(*last) if a.l3 else 0)
+            ends += cluster.transfer_cycles(*last) + (udma.transfer_cycles(*last) if ring else 0)
+        if a.whole_stage:
+            whole = udma.transfer_cycles(a.geom.l2_bytes) * directions
+            busy["udma"] += whole
+            ends += whole
         return core, ends
 
     # -- one call ------------------------------------------------------------------------------------

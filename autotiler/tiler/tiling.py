@@ -160,6 +160,7 @@ class ArgTiling:
     l3: bool = False
     stage: int = 0          # L2 staging slots per direction (L3 arguments)
     stage_offset: int = 0
+    whole_stage: bool = False  # an in-out L3 argument whose tiles are visited again: staged whole in L2
     tile_std: int = 0       # padded lines/columns of a standard / last tile (tiled plane)
     tile_last: int = 0
     step: int = 0
@@ -202,8 +203,12 @@ class ArgTiling:
 
     @property
     def l2_bytes(self) -> int:
-        """L2 staging bytes of an L3 argument (a ring per direction)."""
-        return self.stage * self.box_bytes_max * (int(self.reads) + int(self.writes)) if self.l3 else 0
+        """L2 staging bytes of an L3 argument (a ring per direction, or the whole argument)."""
+        if not self.l3:
+            return 0
+        if self.whole_stage:
+            return self.geom.l2_bytes
+        return self.stage * self.box_bytes_max * (int(self.reads) + int(self.writes))
 
     @property
     def stage_read_offset(self) -> int:
@@ -211,8 +216,20 @@ class ArgTiling:
 
     @property
     def stage_write_offset(self) -> int:
-        """In-out L3 arguments have a read ring and a write ring, one after the other."""
-        return self.stage_offset + (self.stage * self.box_bytes_max if self.reads else 0)
+        """In-out L3 arguments have a read ring and a write ring, one after the other (staged
+        whole: one area both ways)."""
+        return self.stage_offset + (self.stage * self.box_bytes_max if self.reads and not self.whole_stage else 0)
+
+    @property
+    def revisits(self) -> bool:
+        """The same box is moved in more than one instance (a loop of its level that it does
+        not depend on, e.g. an output accumulated over an outer reduction loop)."""
+        return self.instances > prod(d.count for d in self.dims if d.moving)
+
+    @property
+    def l3_bytes(self) -> int:
+        """Bytes moved per direction between L3 and L2 over one kernel call."""
+        return self.geom.l2_bytes if self.whole_stage else 0
 
     @property
     def box_bytes_max(self) -> int:
@@ -339,7 +356,7 @@ class KernelTiling:
         l3 = [a for a in self.args if a.l3]
         if not l3:
             return ""
-        parts = ", ".join(f"{a.stage} for '{a.name}'" for a in l3)
+        parts = ", ".join(f"all of '{a.name}'" if a.whole_stage else f"{a.stage} for '{a.name}'" for a in l3)
         return f"L3 staging: L2 slots {parts} ({self.l2_bytes} B of L2)"
 
     def describe(self) -> str:
@@ -502,14 +519,18 @@ def build_tiling(kg: KernelGeom, choice: Choice, budget: int, stage_depth: Optio
     placed, end = [], 0
     for g in kg.args:
         a = _arg_tiling(g, by_space, order, choice, end)
+        if a.l3 and a.reads and a.writes and a.revisits:
+            # the L3 round trip of one visit would race the read of the next (RAW through L3):
+            # the argument lives in L2 for the call, read from L3 first and written back last
+            a = replace(a, whole_stage=True)
         placed.append(a)
         end = a.offset + a.l1_bytes
     total = align(end)
     moved = [(a, arg_traffic(a, by_space, order)) for a in placed]
+    l3 = [(a, a.l3_bytes or b) for a, b in moved if a.l3]
     t = KernelTiling(kg, choice, loops, tuple(placed), total, budget,
                      traffic_in=sum(b for a, b in moved if a.reads), traffic_out=sum(b for a, b in moved if a.writes),
-                     traffic_l3_in=sum(b for a, b in moved if a.reads and a.l3),
-                     traffic_l3_out=sum(b for a, b in moved if a.writes and a.l3))
+                     traffic_l3_in=sum(b for a, b in l3 if a.reads), traffic_l3_out=sum(b for a, b in l3 if a.writes))
     default = 1 if choice.single_buffer else 2
     if not any(a.l3 for a in placed):
         return t
@@ -526,7 +547,8 @@ def with_stages(t: KernelTiling, stages: dict) -> KernelTiling:
     args, offset = [], 0
     for a in t.args:
         if a.l3:
-            a = replace(a, stage=max(1, min(stages.get(a.name, 2), a.instances)), stage_offset=offset)
+            depth = 1 if a.whole_stage else max(1, min(stages.get(a.name, 2), a.instances))
+            a = replace(a, stage=depth, stage_offset=offset)
             offset += a.l2_bytes
         args.append(a)
     return replace(t, args=tuple(args), l2_bytes=offset)
