@@ -189,7 +189,7 @@ def check_kernel_c_names(model, uk) -> None:
         used |= {call.name} | ({lib.par_type} if lib and lib.par_type else set())
     taken = {n: glob[n] for n in used if n in glob}
     for c in uk.cargs:
-        check_c_name(c.name, "C argument", c.where or uk.where, taken, uk.name)
+        check_c_name(c.name, "C argument", c.where or uk.where, taken, uk.name, parameter=True)
 
 
 def check_group_c_names(group) -> None:
@@ -198,7 +198,7 @@ def check_group_c_names(group) -> None:
     if group.iterations > 1:
         taken["Iter"] = "the group's iteration index"
     for c in group.cargs:
-        check_c_name(c.name, "C argument", c.where or group.where, taken, group.name, locals_=False)
+        check_c_name(c.name, "C argument", c.where or group.where, taken, group.name, locals_=False, parameter=True)
 
 
 def check_memory_symbols(model, l1: str, l2: str, where: str) -> None:

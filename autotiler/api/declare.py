@@ -27,6 +27,7 @@ from ..constants import (
 )
 from ..errors import ModelError
 from ..model.cost import check_cost
+from ..model.ctype import CTypeError, parse_ctype
 from ..model.ir import (
     AT_IGNORE_ARG_BINDING,
     AT_NO_ARG_BINDING,
@@ -58,6 +59,7 @@ from ..model.v2 import V2Dims, V2Order
 from ..model.validate import (
     BINDING_OPERS,
     check_name,
+    check_not_reserved,
     check_space_props,
     check_unique,
     suggest,
@@ -75,6 +77,12 @@ def TCArg(ArgType: str, ArgName: str) -> CArg:
         raise ModelError(f"TCArg type must be a C type string, got {ArgType!r}", where=where, arg=str(ArgName),
                          hint="e.g. TCArg(\"short int * __restrict__\", \"In\")")
     check_name(ArgName, "C argument", where)
+    try:
+        parse_ctype(ArgType)
+    except CTypeError as err:
+        raise ModelError(f"TCArg type {ArgType!r} {err}", where=where, arg=ArgName,
+                         hint="give a C type such as \"short int * __restrict__\", \"unsigned int\" or a typedef name"
+                         ) from None
     return CArg(" ".join(ArgType.split()), ArgName, where)
 
 
@@ -91,6 +99,7 @@ def LibKernelTemplate(TemplateName: str, CArgs: tuple) -> None:
     """Declare an argument-struct type by name, usable by several basic kernels."""
     where = caller_where()
     check_name(TemplateName, "basic kernel template", where)
+    check_not_reserved(TemplateName, "basic kernel template", where)
     cargs = listed("CArgs", CArgs, CArg, where, TemplateName)
     check_unique([c.name for c in cargs], "C argument", where, TemplateName)
     model = current_model()
@@ -123,6 +132,7 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
     name = p["KernelName"]
     model = current_model()
     check_name(name, "basic kernel", where)
+    check_not_reserved(name, "basic kernel", where, name)
     ct = p["CallType"]
     if isinstance(ct, bool) or not isinstance(ct, int):
         raise ModelError(f"{ct!r} is not a valid call type", where=where, kernel=name,
@@ -146,6 +156,8 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
     if par and not str(par).isidentifier():
         raise ModelError(f"argument struct type {par!r} is not a C identifier", where=where, kernel=name,
                          hint="give the name of the C struct type the kernel takes, e.g. \"MatrixAdd_Arg_T\"")
+    if par:
+        check_not_reserved(par, "argument struct type", where, name)
     check_unique([c.name for c in cargs], "C argument", where, name)
     if Cost is not None:
         check_cost(Cost, cargs, where, name)

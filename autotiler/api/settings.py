@@ -3,6 +3,7 @@ generator's options and code generation."""
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from typing import Optional
@@ -27,11 +28,21 @@ from .common import check_memory_symbols, enum, flags, int_arg
 # Files and symbols
 
 
-def _file_name(name, what: str, where: str) -> str:
+_FILE_NAME = re.compile(r"[A-Za-z0-9_+][A-Za-z0-9_.+-]*")
+
+
+def _file_name(name, what: str, where: str, suffix: str = "") -> str:
     """A file name the generated code includes or is written to: a plain non-empty name."""
     if not isinstance(name, str) or not name or "/" in name or "\\" in name:
         raise ModelError(f"{what} {name!r} must be a plain file name", where=where,
                          hint="e.g. \"MatAddBasicKernels.h\" (the output directory is chosen with -o DIR)")
+    if not _FILE_NAME.fullmatch(name):
+        # it is written into #include "..." lines and onto gcc's command line
+        raise ModelError(f"{what} {name!r} has characters a C #include or a build line cannot carry", where=where,
+                         hint="use letters, digits, '_', '-', '+' and '.', not starting with '.' or '-'")
+    if suffix and not name.endswith(suffix):
+        raise ModelError(f"{what} {name!r} must end in '{suffix}'", where=where,
+                         hint=f"e.g. \"MatAddKernels{suffix}\"")
     return name
 
 
@@ -63,6 +74,8 @@ def SetGeneratedFilesNames(*names) -> None:
             what = "the JSON manifest of the kernels" if n == manifest else "another generated file"
             raise ModelError(f"SetGeneratedFilesNames: '{n}' is also {what} (one would overwrite the other)",
                              where=where, hint="give each generated file its own name")
+    for i, n in enumerate(names):
+        _file_name(n, "generated file name", where, ".h" if i % 2 else ".c")
     if len(names) == 2:
         files.kernels_c, files.kernels_h = names
         files.init_c = files.init_h = None
@@ -236,8 +249,18 @@ def AT_SetGraphCtrl(Ctrl, Val) -> None:
             raise ModelError(f"AT_GRAPH_PREF_L3_EXEC must be an L3 RAM, got {loc.name}", where=where,
                              hint="use " + ", ".join(d.name for d in L3_DEVICES) + " (flash is read-only)")
         current_model().graph_ctrl[ctrl] = loc
+    elif ctrl == AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE:
+        if not isinstance(Val, int):
+            raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...): the value must be AT_OPT_ON or AT_OPT_OFF, got "
+                             f"{Val!r}", where=where, hint="use AT_OPT_ON / AT_OPT_OFF (or 1 / 0, True / False)")
+        current_model().graph_ctrl[ctrl] = bool(Val)
     else:
-        current_model().graph_ctrl[ctrl] = Val
+        # graph options act on a graph (CreateGraph ...), which autotiler cannot build yet
+        raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...) is not supported yet: it configures graph code "
+                         "(CreateGraph), which autotiler does not generate yet", where=where,
+                         hint="remove the call; options that act today: "
+                         + ", ".join(c.name for c in (*_KERNEL_CTRL, AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC,
+                                                      AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE)))
 
 
 def SetConstDir(DirName: str) -> None:
@@ -301,6 +324,12 @@ def GenerateTilingCode() -> GenerationReport:
     if model.open_group:
         raise ModelError(f"kernel group '{model.open_group}' is still open", where=where,
                          kernel=model.open_group, hint="call CloseKernelGroup()")
+    if not model.kernels and not model.groups:
+        tried = sorted(model.unsolved)
+        raise ModelError("nothing to generate: " + (f"no declaration of {', '.join(tried)} tiled"
+                         if tried else "the model declares no user kernel and no kernel group"), where=where,
+                         hint="declare a UserKernel (or a kernel group) before GenerateTilingCode()" if not tried
+                         else "give the kernels more L1 (SetL1MemorySize) or smaller dimensions")
     written = write_files(generate(model), model.output_dir, where)
     report = GenerationReport.from_model(model, written)
     if not model.quiet:

@@ -31,6 +31,7 @@ from ..constants import (
     is_tiled_space,
 )
 from ..errors import ModelError, warn
+from .ctype import parse_ctype
 from .ir import (
     AT_IGNORE_ARG_BINDING,
     ArgSpace,
@@ -52,6 +53,7 @@ from .ir import (
     UserKernelDecl,
     UserSymbBinding,
 )
+from .reserved import reserved
 
 O = Object_Type_T
 C = KernelArgConstraints_T
@@ -111,14 +113,26 @@ def generated_local(name: str) -> Optional[str]:
     return next((what for pattern, what in _GENERATED_LOCALS if pattern.fullmatch(name)), None)
 
 
+def check_not_reserved(name: str, what: str, where: str, kernel=None, parameter: bool = False) -> None:
+    """``name`` must not be one the headers included by generated C define (see :mod:`.reserved`);
+    a ``parameter`` (C argument) may reuse a C library function's name."""
+    use = reserved(name, parameter)
+    if use:
+        raise ModelError(f"{what} '{name}' is {use}", where=where, kernel=kernel,
+                         hint=f"rename the {what} (e.g. '{name}_')" if not name.startswith("_")
+                         else f"rename the {what} without the leading underscore")
+
+
 def check_c_name(name: str, what: str, where: str, taken: dict, kernel=None, locals_: bool = True,
-                 hint: Optional[str] = None) -> None:
+                 hint: Optional[str] = None, parameter: bool = False) -> None:
     """``name`` must not be one the generated code already uses: a name of ``taken`` (name ->
-    what it is) or, with ``locals_``, a local of the generated user kernels."""
+    what it is), with ``locals_`` a local of the generated user kernels, or a name of the headers
+    it includes."""
     use = taken.get(name) or (generated_local(name) if locals_ else None)
     if use:
         raise ModelError(f"{what} '{name}' is also {use} in the generated code", where=where, kernel=kernel,
                          hint=hint or f"rename the {what}")
+    check_not_reserved(name, what, where, kernel, parameter)
 
 
 def check_unique(names, what: str, where: str, kernel=None) -> None:
@@ -385,6 +399,7 @@ def _validate_carg_binding(arg: KerArgDecl, uk: UserKernelDecl) -> None:
     if not carg.is_pointer:
         raise _err(f"is bound to C argument '{carg.name}' of type '{carg.ctype}', which is not a pointer", arg, uk.name,
                    hint="kernel arguments live in memory: bind them to pointer C arguments")
+    _check_item_size(arg, carg.ctype, "its C argument binding", f"C argument '{carg.name}'", arg.where, uk.name)
 
 
 def _validate_homes(uk: UserKernelDecl) -> None:
@@ -616,6 +631,19 @@ def _validate_karg(b: KArgBinding, formal: CArg, ctx: str, where: str, uk: UserK
     _check_pointer_match(pointer, formal, ctx, where, kernel, b.arg,
                          "KER_ARG_TILE/KER_ARG_TILE_NEXTDB/KER_ARG bind pointers; sizes and indexes bind integers",
                          sel.name)
+    if pointer:
+        _check_item_size(arg, formal.ctype, f"{ctx}: {sel.name} of '{b.arg}'", f"'{formal.name}'", where, kernel)
+
+
+def _check_item_size(arg: KerArgDecl, ctype: str, ctx: str, target: str, where: str, kernel: str) -> None:
+    """A kernel argument's items against the pointee of the C pointer type it is passed as: a
+    different size strides the data wrongly (a multiple is fine: e.g. complex pairs)."""
+    size = parse_ctype(ctype).item_size
+    if size and not arg.has(O.O_BIT) and arg.item_size % size:
+        raise ModelError(f"{ctx} gives {arg.item_size}-byte items but {target} is '{ctype}' ({size}-byte items)",
+                         where=where, kernel=kernel, arg=arg.name,
+                         hint=f"declare '{arg.name}' with item size {size} (or a multiple of it), or use a C type "
+                         f"whose items are {arg.item_size} bytes")
 
 
 def _validate_carg(b: CArgBinding, formal: CArg, ctx: str, where: str, uk: UserKernelDecl) -> None:
@@ -781,7 +809,7 @@ def group_homes(group: KernelGroupDecl, kernels: dict) -> dict:
 
 
 __all__ = [
-    "C_KEYWORDS", "generated_local", "check_c_name", "check_name", "check_int", "check_space_props", "check_positive", "check_unique", "check_count", "suggest",
+    "C_KEYWORDS", "generated_local", "check_c_name", "check_not_reserved", "check_name", "check_int", "check_space_props", "check_positive", "check_unique", "check_count", "suggest",
     "space_name", "location_name", "flag_names", "validate_kernel_space", "validate_kerarg_fields",
     "validate_arg_space", "validate_user_kernel", "validate_binding", "validate_group", "carg_homes", "group_homes",
     "SPACE_SHORT", "POINTER_SELECTS", "SUPPORTED_SELECTS", "BINDING_OPERS",

@@ -24,7 +24,7 @@ import bisect
 from dataclasses import dataclass
 from math import prod
 
-from ..errors import CodegenError
+from ..errors import CodegenError, ModelError
 from .expr import compile_expr
 from .ir import Direction, Schedule
 from .walk import Machine, Program, Walker, environment
@@ -129,6 +129,12 @@ class Checker(Machine):
             self.fail(node, f"wait on event {event[0]} which holds no transfer")
 
     def compute(self, node, env: dict, cost: int) -> None:
+        if cost < 0:
+            # the model's error, not autotiler's: a Cost= that goes negative for this tiling's tiles
+            raise ModelError(f"the Cost of basic kernel '{node.kernel}' evaluates to {cost} cycles on a call of "
+                             f"this tiling ({node.location})", where=self.t.kernel.where, kernel=self.s.name,
+                             hint="a Cost counts the cycles of one call: write it so that it stays 0 or more for "
+                             "every tile size the call can see (e.g. \"W*H/ncores + 20\", not \"W - 100\")")
         for acc in node.accesses:
             span = self.region(acc.region, env)
             self.check_bounds(node, span, f"'{acc.arg}' as seen by {node.kernel}")
