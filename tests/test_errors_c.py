@@ -5,12 +5,14 @@ Cost that goes negative. Each error names this file's line, the kernel and argum
 
 from __future__ import annotations
 
+import inspect
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+import autotiler
 from autotiler import *
 from autotiler.constants import AT_GraphCtrl_T
 from autotiler.model import reserved
@@ -119,7 +121,8 @@ def test_tcarg_type_that_is_not_c(ctype, reason):
 
 @pytest.mark.parametrize("ctype", ["Word32 * __restrict__", "const short int *", "void (*)(void *)", "struct S *",
                                    "MyStruct_T *", "v4s * __restrict__", "unsigned long long",
-                                   "signed char * __attribute__((aligned(4)))"])
+                                   "signed char * __attribute__((aligned(4)))", "void *", "_Bool",
+                                   "long double", "short unsigned int *"])
 def test_tcarg_types_that_are_c(ctype):
     assert TCArg(ctype, "X").ctype == " ".join(ctype.split())
 
@@ -200,3 +203,25 @@ def test_cost_that_goes_negative_on_the_tiling():
     with raises(ModelError, "kernel 'MatAdd'", "the Cost of basic kernel 'KerCost' evaluates to -", "cycles on a call",
                 "stays 0 or more for every tile size"):
         matadd(cost_lib="KerCost")
+
+
+def test_wrong_number_of_arguments_names_the_line_and_the_form():
+    with raises(ModelError, "SetL1MemorySize: too many positional arguments", "call it as SetL1MemorySize(Size)"):
+        SetL1MemorySize(51200, 2)
+    with raises(ModelError, "UserKernel: missing argument 'Name'", "UserKernel(Name, KerIter, Orientation"):
+        UserKernel()
+
+
+def test_every_api_function_refuses_a_wrong_arity_with_a_model_error():
+    checked = 0
+    for name in autotiler.api.__all__:
+        fn = getattr(autotiler, name)
+        if not inspect.isfunction(fn):
+            continue
+        params = inspect.signature(fn).parameters.values()
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            continue
+        with pytest.raises(ModelError, match=re.escape(f"{fn.__name__}: ") + ".*" + re.escape("call it as")):
+            fn(*range(len(params) + 1))
+        checked += 1
+    assert checked > 60

@@ -12,7 +12,11 @@ as in C; when given it must match, and it may be omitted. Every function acts on
 :class:`~autotiler.model.session.Model`.
 """
 
-from ..model.ir import AT_IGNORE_ARG_BINDING, AT_NO_ARG_BINDING, AT_NO_C_ARG, AT_NO_CALL, AT_NO_KER_ARG  # noqa: F401
+import functools
+import inspect
+
+from ..errors import ModelError
+from ..model.ir import AT_IGNORE_ARG_BINDING, AT_NO_ARG_BINDING, AT_NO_C_ARG, AT_NO_CALL, AT_NO_KER_ARG, caller_where  # noqa: F401
 from ..model.session import Model  # noqa: F401
 from .common import sizeof  # noqa: F401
 from .declare import *  # noqa: F401,F403
@@ -34,3 +38,26 @@ def Min(a, b):
 __all__ = sorted(set(_declare_all) | set(_kernels_all) | set(_settings_all) | {
     "AT_IGNORE_ARG_BINDING", "AT_NO_ARG_BINDING", "AT_NO_C_ARG", "AT_NO_CALL", "AT_NO_KER_ARG", "Model", "sizeof",
     "Max", "Min"})
+
+
+def _arity_checked(fn):
+    """``fn`` refusing a call whose arguments do not fit its signature with a ModelError at the
+    script's line (Python's own TypeError would name neither the line nor the form to use)."""
+    sig = inspect.signature(fn)
+    form = f"{fn.__name__}(" + ", ".join(("*" if p.kind == p.VAR_POSITIONAL else "**" if p.kind == p.VAR_KEYWORD
+                                          else "") + p.name for p in sig.parameters.values()) + ")"
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            sig.bind(*args, **kwargs)
+        except TypeError as err:
+            raise ModelError(f"{fn.__name__}: {err}", where=caller_where(),
+                             hint=f"call it as {form}") from None
+        return fn(*args, **kwargs)
+    return call
+
+
+for _name in __all__:
+    if inspect.isfunction(globals()[_name]):
+        globals()[_name] = _arity_checked(globals()[_name])

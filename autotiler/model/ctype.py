@@ -110,6 +110,9 @@ def _check_specifiers(base: str) -> None:
         raise CTypeError(f"is not a C type ('{base}' is no combination of type specifiers)")
 
 
+_ORDER = ("void", "_Bool", "char", "short", "long", "int", "float", "double")
+
+
 def _canonical(base: str) -> str:
     """One spelling per builtin type: 'int short unsigned' is 'unsigned short'."""
     words = base.split()
@@ -121,7 +124,7 @@ def _canonical(base: str) -> str:
         core.remove("int")
     if not core:
         core = ["int"] if sign == ["unsigned"] else []
-    return " ".join(sign + sorted(core, key=("char", "short", "long", "int", "float", "double").index))
+    return " ".join(sign + sorted(core, key=_ORDER.index))
 
 
 @cache
