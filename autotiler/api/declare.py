@@ -58,6 +58,8 @@ from ..model.session import current_model
 from ..model.v2 import V2Dims, V2Order
 from ..model.validate import (
     BINDING_OPERS,
+    C_KEYWORDS,
+    check_c_name,
     check_name,
     check_not_reserved,
     check_space_props,
@@ -65,7 +67,7 @@ from ..model.validate import (
     suggest,
     validate_kerarg_fields,
 )
-from .common import bind, counted, describe, enum, int_arg, listed, name_or_none
+from .common import bind, counted, describe, enum, global_c_names, int_arg, listed, name_or_none
 
 # ----------------------------------------------------------------------------------------------
 # C arguments and basic kernels
@@ -133,6 +135,10 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
     model = current_model()
     check_name(name, "basic kernel", where)
     check_not_reserved(name, "basic kernel", where, name)
+    # a global of the generated code (memory and device symbols, struct types) or a local of its kernels
+    check_c_name(name, "basic kernel", where, {n: use for n, use in global_c_names(model).items()
+                                               if not use.startswith("basic kernel")}, name,
+                 hint="give the basic kernel the name its C function has")
     ct = p["CallType"]
     if isinstance(ct, bool) or not isinstance(ct, int):
         raise ModelError(f"{ct!r} is not a valid call type", where=where, kernel=name,
@@ -143,6 +149,13 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
         raise ModelError(f"call type {ct!r} has unknown attribute bits", where=where, kernel=name,
                          hint="attributes are CALL_FLOAT_KER, CALL_HWC_KER, CALL_NE16_KER")
     par = p["ParArgTypeName"] or ""
+    if par and (not isinstance(par, str) or not par.isidentifier() or not par.isascii() or par in C_KEYWORDS):
+        raise ModelError(f"argument struct type {par!r} is not a C identifier", where=where, kernel=name,
+                         hint="give the name of the C struct type the kernel takes, e.g. \"MatrixAdd_Arg_T\"")
+    if par == name:
+        raise ModelError(f"argument struct type '{par}' is also the basic kernel's name", where=where, kernel=name,
+                         hint=f"a C type and a function cannot share a name: give the struct type its own, e.g. "
+                         f"\"{name}_T\"")
     cargs = p["CArgs"]
     if cargs in (0, None):
         if not par or par not in model.templates:
@@ -153,11 +166,13 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
     if call_type != KernelCallTypeT.CALL_SEQUENTIAL and not par:
         raise ModelError("a parallel (or struct) basic kernel needs the name of its argument struct type", where=where,
                          kernel=name, hint="pass ParArgTypeName, e.g. \"MatrixAdd_Arg_T\"")
-    if par and not str(par).isidentifier():
-        raise ModelError(f"argument struct type {par!r} is not a C identifier", where=where, kernel=name,
-                         hint="give the name of the C struct type the kernel takes, e.g. \"MatrixAdd_Arg_T\"")
     if par:
         check_not_reserved(par, "argument struct type", where, name)
+        # a type named like a global or a local of the generated code (struct types are shared)
+        taken = {n: use for n, use in global_c_names(model).items() if not use.startswith("the argument struct")}
+        taken.update({n: f"user kernel or group '{n}'" for n in (*model.kernels, *model.groups)})
+        check_c_name(par, "argument struct type", where, taken, name,
+                     hint="give the C struct type the kernel takes, as its header names it")
     check_unique([c.name for c in cargs], "C argument", where, name)
     if Cost is not None:
         check_cost(Cost, cargs, where, name)
@@ -183,7 +198,21 @@ def _space(value, what: str, where: str) -> tuple:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ModelError(f"{value!r} is not a valid {what}", where=where,
                          hint="use KER_ITER_TILE0..2 / KER_ITER_D0..D3 (or the v2 KER_TILE, KER_IN_PLANE, ...)")
+    if not 0 <= value <= ITER_SPACE_MASK | ITER_PROP_MASK:  # the masks would make another space of it
+        raise ModelError(f"{value!r} is not a valid {what} (a space id, with SPACE_PROP_* bits, is 32 bits, "
+                         "not negative)", where=where,
+                         hint="use KER_ITER_TILE0..2 / KER_ITER_D0..D3, or SPACE_PROP(Space, SPACE_PROP_*)")
     return enum(KernelIteratorT, int(value) & ITER_SPACE_MASK, what, where), int(value) & ITER_PROP_MASK
+
+
+def _space_id(value, what: str, where: str):
+    """A space named by a binding or an iteration order: SPACE_PROP_* bits mean nothing there."""
+    space, props = _space(value, what, where)
+    if props:
+        raise ModelError(f"{value!r} is not a valid {what}: it carries property bits 0x{props:x}", where=where,
+                         hint=f"name the space alone ({space.name}); SPACE_PROP_* properties belong in "
+                         "KernelIterSpace or KerArgSpace")
+    return space
 
 
 def _iter_space(ctor: str, value, where: str) -> tuple:
@@ -272,7 +301,7 @@ def KernelIterationOrder(IterDim, *Iterators) -> V2Order:
     if isinstance(IterDim, bool) or not isinstance(IterDim, int):
         raise ModelError(f"KernelIterationOrder: {IterDim!r} is not a dimension (KER_DIMn) or a count", where=where,
                          hint="e.g. KernelIterationOrder(KER_DIM2, KER_TILE)")
-    its = tuple(_space(i, "iterator", where)[0] for i in Iterators)
+    its = tuple(_space_id(i, "iterator", where) for i in Iterators)
     first = IterDim if isinstance(IterDim, KernelIterationDimT) else int(IterDim)
     return V2Order(first, its, where)
 
@@ -304,6 +333,11 @@ def _pad(value, what: str, where: str, name) -> Pad:
         return value
     if isinstance(value, (tuple, list)) and len(value) == 4 and all(isinstance(v, int) and not isinstance(v, bool)
                                                                     for v in value):
+        if any(v > 127 for v in value):  # the original's v4s; KER_ARG_TILE_PAD passes it as one
+            raise ModelError(f"{what} {tuple(value)}: a padding is a v4s, whose items are signed chars (at most 127)",
+                             where=where, arg=str(name),
+                             hint="pad by 127 items or fewer on each side (a larger padding is a larger plane: "
+                             "declare W/H accordingly)")
         return Pad(*value)
     raise ModelError(f"{what} {value!r} must be a v4s: (left, right, top, bottom)", where=where, arg=str(name),
                      hint="four item counts, e.g. (1, 1, 0, 0), or 0 for none")
@@ -567,13 +601,13 @@ def K_ArgOper(KerArgName: str, Sel, Oper, Value: int) -> KArgBinding:
 def K_ArgPar(KerArgName: str, ArgSelect, ItSpace) -> KArgBinding:
     where = caller_where()
     return KArgBinding(_karg(KerArgName, "K_ArgPar", where), _select(ArgSelect, where),
-                       _space(ItSpace, "space", where)[0], ctor="K_ArgPar", where=where)
+                       _space_id(ItSpace, "space", where), ctor="K_ArgPar", where=where)
 
 
 def K_ArgParOper(KerArgName: str, ArgSelect, ItSpace, Oper, Value: int) -> KArgBinding:
     where = caller_where()
     return KArgBinding(_karg(KerArgName, "K_ArgParOper", where), _select(ArgSelect, where),
-                       _space(ItSpace, "space", where)[0], _oper(Oper, where, "K_ArgParOper"),
+                       _space_id(ItSpace, "space", where), _oper(Oper, where, "K_ArgParOper"),
                        int_arg(Value, "K_ArgParOper value", where), "K_ArgParOper", where)
 
 
@@ -583,7 +617,7 @@ def K_ArgPred(KerArgName: str, ArgSelect, ItSpace) -> KArgBinding:
     if sel not in (KernelArgSelect_T.KER_ARG_TILEFIRST, KernelArgSelect_T.KER_ARG_TILELAST):
         raise ModelError(f"K_ArgPred takes KER_ARG_TILEFIRST or KER_ARG_TILELAST, not {sel.name}", where=where,
                          arg=name, hint="for other values of the argument use K_Arg or K_ArgPar")
-    return KArgBinding(name, sel, _space(ItSpace, "space", where)[0], ctor="K_ArgPred", where=where)
+    return KArgBinding(name, sel, _space_id(ItSpace, "space", where), ctor="K_ArgPred", where=where)
 
 
 def K_ArgPredList(Conj, N: int, *Preds) -> PredListBinding:
@@ -648,13 +682,13 @@ def C_ArgPlusPlaneOffset(ArgName: str, Sel, Mult: int) -> CArgBinding:
     where = caller_where()
     return CArgBinding(_cname(ArgName, "C_ArgPlusPlaneOffset", where), CArgForm.PLUS_PLANE,
                        value=int_arg(Mult, "C_ArgPlusPlaneOffset Mult", where),
-                       space=_space(Sel, "iterator", where)[0], where=where)
+                       space=_space_id(Sel, "iterator", where), where=where)
 
 
 def C_ArgIndex(ArgName: str, Sel, Mult: int) -> CArgBinding:
     where = caller_where()
     return CArgBinding(_cname(ArgName, "C_ArgIndex", where), CArgForm.INDEX,
-                       value=int_arg(Mult, "C_ArgIndex Mult", where), space=_space(Sel, "iterator", where)[0],
+                       value=int_arg(Mult, "C_ArgIndex Mult", where), space=_space_id(Sel, "iterator", where),
                        where=where)
 
 
@@ -684,7 +718,7 @@ def KerDim(Dim) -> KerDimBinding:
 
 def Ker_IteratorIndex(Sel) -> IterIndexBinding:
     where = caller_where()
-    return IterIndexBinding(_space(Sel, "iterator", where)[0], where)
+    return IterIndexBinding(_space_id(Sel, "iterator", where), where)
 
 
 def UserSymb(Name: str) -> UserSymbBinding:

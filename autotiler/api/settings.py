@@ -93,7 +93,9 @@ def SetSymbolNames(L1SymbName: str, L2SymbName: str, KernelDescrName: Optional[s
                    KernelDescArgName: Optional[str] = None) -> None:
     where = caller_where()
     sym = current_model().symbols
-    for n in (L1SymbName, L2SymbName, KernelDescrName, KernelDescArgName):
+    for n in (L1SymbName, L2SymbName):  # the memory symbols are required: None is not a name
+        check_name(n, "symbol", where)
+    for n in (KernelDescrName, KernelDescArgName):
         if n is not None:
             check_name(n, "symbol", where)
     _set_memory_symbols(L1SymbName, L2SymbName, where)
@@ -223,7 +225,7 @@ def AT_SetKernelCtrl(Ctrl, Val) -> None:
     if ctrl not in _KERNEL_CTRL:
         raise ModelError(f"{ctrl.name} is not a kernel option", where=where,
                          hint="kernel options: " + ", ".join(c.name for c in _KERNEL_CTRL))
-    if not isinstance(Val, int):  # bool("off") would turn the option on
+    if not isinstance(Val, int) or Val not in (0, 1):  # bool("off"), bool(-1) would turn the option on
         raise ModelError(f"AT_SetKernelCtrl({ctrl.name}, ...): the value must be AT_OPT_ON or AT_OPT_OFF, got {Val!r}",
                          where=where, hint="use AT_OPT_ON / AT_OPT_OFF (or 1 / 0, True / False)")
     setattr(current_model().ctrl, _KERNEL_CTRL[ctrl], bool(Val))
@@ -330,7 +332,8 @@ def GenerateTilingCode() -> GenerationReport:
                          if tried else "the model declares no user kernel and no kernel group"), where=where,
                          hint="declare a UserKernel (or a kernel group) before GenerateTilingCode()" if not tried
                          else "give the kernels more L1 (SetL1MemorySize) or smaller dimensions")
-    written = write_files(generate(model), model.output_dir, where)
+    files = generate(model)
+    written = write_files(files, model.output_dir, where)
     report = GenerationReport.from_model(model, written)
     if not model.quiet:
         print(report.format())

@@ -31,9 +31,15 @@ def check_cost(expr, cargs: tuple, where: str = "", kernel: Optional[str] = None
                          kernel=kernel, hint="write e.g. Cost=\"W*H/ncores + 20\"")
     try:
         tree = parse_cost(expr)
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         raise ModelError(f"Cost expression {expr!r} is not a valid expression", where=where, kernel=kernel,
                          hint="write e.g. \"W*H/ncores + 20\"") from None
+    except (RecursionError, MemoryError):
+        tree = None
+    if tree is None or _depth(tree) > MAX_DEPTH:  # evaluated recursively, by the tiler and by the C compiler
+        raise ModelError(f"Cost expression {expr[:40]!r}... ({len(expr)} characters) is nested more than {MAX_DEPTH} "
+                         "levels deep", where=where, kernel=kernel,
+                         hint="write the cycle count as a shorter expression, e.g. \"W*H/ncores + 20\"")
     scalars = {c.name for c in cargs if not c.is_pointer}
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED) or (isinstance(node, ast.Constant) and
@@ -53,6 +59,19 @@ def check_cost(expr, cargs: tuple, where: str = "", kernel: Optional[str] = None
         raise ModelError(f"Cost expression {expr!r} is a negative cycle count ({value})", where=where, kernel=kernel,
                          hint="a Cost counts the cycles of one call: give 0 or more")
     return expr
+
+
+MAX_DEPTH = 200
+
+
+def _depth(tree) -> int:
+    """Nesting depth of a syntax tree (iteratively: the tree may be deeper than Python's stack)."""
+    deepest, todo = 0, [(tree, 1)]
+    while todo:
+        node, d = todo.pop()
+        deepest = max(deepest, d)
+        todo.extend((child, d + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def _constant(node) -> Optional[int]:

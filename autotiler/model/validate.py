@@ -262,7 +262,7 @@ def validate_kerarg_fields(arg: KerArgDecl, kernel: Optional[str] = None) -> Non
             raise _err(f"{what} {tuple(pad)} must be four non-negative item counts (left, right, top, bottom)",
                        arg, kernel, hint="e.g. (1, 1, 0, 0), or 0 for none")
     for what, used, full in (("UsedW", arg.used_w, arg.w), ("UsedH", arg.used_h, arg.h)):
-        if used is not None and (not isinstance(used, int) or not 1 <= used <= full):
+        if used is not None and (not isinstance(used, int) or isinstance(used, bool) or not 1 <= used <= full):
             raise _err(f"{what} {used!r} must be between 1 and {full}", arg, kernel,
                        hint=f"the used part of the plane cannot exceed the plane ({'W' if what == 'UsedW' else 'H'})")
     _validate_flags(arg, kernel)
@@ -391,6 +391,10 @@ def _validate_carg_binding(arg: KerArgDecl, uk: UserKernelDecl) -> None:
             raise _err("has no C argument but is an input or output", arg, uk.name,
                        hint="bind it to a C argument of the user kernel (CArgName) or declare a pure buffer (O_BUFF)")
         return
+    if not (arg.is_in or arg.is_out):  # never loaded nor stored: the C argument would be ignored
+        raise _err(f"is a pure L1 buffer (neither O_IN nor O_OUT) but is bound to C argument '{arg.carg_name}', "
+                   "which it would never read nor write", arg, uk.name,
+                   hint="drop the CArgName (pass 0), or make it an input or output (O_IN / O_OUT)")
     carg = uk.carg(arg.carg_name)
     if carg is None:
         raise _err(f"is bound to C argument '{arg.carg_name}', which the user kernel does not declare", arg, uk.name,
@@ -627,6 +631,10 @@ def _validate_karg(b: KArgBinding, formal: CArg, ctx: str, where: str, uk: UserK
             raise ModelError(f"{ctx}: {sel.name} gives a v4s padding but '{formal.name}' is '{formal.ctype}'",
                              where=where, kernel=kernel, arg=b.arg, hint="bind it to a v4s argument")
         return
+    if not formal.is_pointer and any(t in formal.ctype.split() for t in ("v4s", "v4u", "v2s", "v2u")):
+        raise ModelError(f"{ctx}: {sel.name} gives a number but '{formal.name}' is '{formal.ctype}' (a vector)",
+                         where=where, kernel=kernel, arg=b.arg,
+                         hint="a v4s takes the padding of a tile: K_Arg(Arg, KER_ARG_TILE_PAD)")
     pointer = sel in POINTER_SELECTS and b.oper in (None, "+", "-")
     _check_pointer_match(pointer, formal, ctx, where, kernel, b.arg,
                          "KER_ARG_TILE/KER_ARG_TILE_NEXTDB/KER_ARG bind pointers; sizes and indexes bind integers",
