@@ -7,6 +7,7 @@ to change any value. Adding a chip means adding one entry to ``PLATFORMS``.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field, replace
 
 from .errors import PlatformError
@@ -43,6 +44,19 @@ class Platform:
     fork_cycles: int                # core cycles of one parallel dispatch (fork + join)
     ops_per_cycle_per_core: float   # default compute throughput of a basic kernel
     notes: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        """A platform every user can divide by: at least one core and some L1 and L2, counts that
+        are ints (a bool, float or string is refused), nothing negative."""
+        for key in ("cores", "l1_size", "l2_size", "l3_ram_size", "l3_flash_size", "dma_issue_cycles",
+                    "wait_cycles", "fork_cycles"):
+            value = getattr(self, key)
+            minimum = 1 if key in ("cores", "l1_size", "l2_size") else 0
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+                raise PlatformError(f"platform '{self.name}': {key} must be an int >= {minimum}, got {value!r}")
+        rate = self.ops_per_cycle_per_core
+        if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not rate > 0:
+            raise PlatformError(f"platform '{self.name}': ops_per_cycle_per_core must be a number > 0, got {rate!r}")
 
     def with_overrides(self, **changes) -> Platform:
         unknown = sorted(set(changes) - set(self.__dataclass_fields__))

@@ -12,6 +12,7 @@ SDK's emulation builds, so that the original's basic kernels compile unchanged. 
 from __future__ import annotations
 
 import hashlib
+import numbers
 import os
 import shutil
 import tempfile
@@ -19,24 +20,27 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from autotiler.errors import HarnessError
-from autotiler.platforms import get_platform
+from autotiler.errors import HarnessError, PlatformError
+from autotiler.platforms import Platform, get_platform
 
-from .manifest import L3_FAMILIES, KernelSpec, L3Device, Manifest, MemSymbol, read_manifests
-from .runner import Program
+from .manifest import L3_FAMILIES, KernelSpec, L3Device, Manifest, MemSymbol, locked_output, read_manifests_unlocked
+from .runner import MAX_CORES, Program, check_platform
 from .toolchain import CC, compiler_version, run, sanitizer_libraries
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 # Bump when the trampoline or the runtime's ABI towards Python changes.
-HARNESS_ABI = "3"
+HARNESS_ABI = "4"
 
 GEN_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fPIC")
 USER_FLAGS = ("-std=c99", "-Wall", "-O1", "-g", "-fPIC")
 RUNTIME_FLAGS = ("-std=gnu99", "-Wall", "-O1", "-g", "-fPIC")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
                   "-fno-omit-frame-pointer")
-# The simulator's limit on forked cores (AT_SIM_MAX_CORES in at_sim.c).
-MAX_CORES = 64
+# The user's basic kernels only: ThreadSanitizer's instrumentation without its runtime. Every load,
+# store and function entry calls the simulator (at_sim.c, "Access checks"), which catches races
+# between cores and writes outside memory. Not combinable with ASan: sanitized builds drop it.
+# Before the user's cflags, so that cflags=["-fno-sanitize=thread"] turns the checks off.
+CHECK_FLAGS = ("-fsanitize=thread",)
 # Plain one-line diagnostics: messages are quoted into single-line HarnessErrors.
 DIAG_FLAGS = ("-fdiagnostics-color=never", "-fno-diagnostics-show-caret")
 LIBRARY_NAME = "libkernels.so"
@@ -191,6 +195,8 @@ def _link(objs: list[Path], out: Path, extra: tuple[str, ...]) -> None:
 def _compile_all(units: list[Unit], includes: list[str], staging: Path, final: Path, sanitize: bool) -> None:
     # The trampoline is compiled in the staging dir, which becomes `final`: point debug info there.
     extra = (SANITIZE_FLAGS if sanitize else ()) + (f"-fdebug-prefix-map={staging}={final}",)
+    if sanitize:  # ASan and the access checks' instrumentation exclude each other
+        units = [Unit(u.source, tuple(f for f in u.flags if f not in CHECK_FLAGS), u.obj) for u in units]
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
         objs = list(pool.map(lambda u: _compile(u, includes, staging, extra), units))
     _link(objs, staging / LIBRARY_NAME, extra[:-1])
@@ -216,13 +222,15 @@ def core_defines(cores: int) -> tuple[str, ...]:
 def _units(manifests: list[Manifest], sources, trampoline: Path, cflags: tuple[str, ...],
            defines: tuple[str, ...]) -> list[Unit]:
     """``defines`` reach every unit, the simulator included; the user's ``cflags`` every unit but
-    the simulator."""
+    the simulator; the access checks' instrumentation (CHECK_FLAGS) the basic kernels only. The
+    units are linked in this order: the simulator right after the generated code, so that its
+    own (never legitimately written) data follows a static L1/L2 array of the generated code."""
     units = [Unit(c.resolve(), GEN_FLAGS + defines + cflags, f"gen{i}_{c.stem}.o")
              for i, c in enumerate(c for m in manifests for c in m.c_files)]
-    units += [Unit(Path(s).resolve(), USER_FLAGS + defines + cflags, f"user{i}_{Path(s).stem}.o")
+    units.append(Unit(RUNTIME_DIR / "at_sim.c", RUNTIME_FLAGS + defines, "at_sim.o"))
+    units += [Unit(Path(s).resolve(), USER_FLAGS + CHECK_FLAGS + defines + cflags, f"user{i}_{Path(s).stem}.o")
               for i, s in enumerate(sources)]
     units.append(Unit(trampoline, RUNTIME_FLAGS + defines + cflags, "at_trampoline.o"))
-    units.append(Unit(RUNTIME_DIR / "at_sim.c", RUNTIME_FLAGS + defines, "at_sim.o"))
     return units
 
 
@@ -258,12 +266,47 @@ def _build_library(manifests: list[Manifest], units_for, includes: list[str], cf
     return final / LIBRARY_NAME, hit
 
 
-def _check_cores(cores: int, cflags: tuple[str, ...]) -> None:
-    if not 1 <= cores <= MAX_CORES:
-        raise HarnessError(f"{cores} cores: the simulator runs 1 to {MAX_CORES}")
+def _check_cores(cores, cflags: tuple[str, ...]) -> None:
+    """``cores`` (None: the platform's) is an int the simulator runs; cflags leave it alone."""
+    if cores is not None:
+        if isinstance(cores, bool) or not isinstance(cores, numbers.Integral):
+            raise HarnessError(f"cores must be an int from 1 to {MAX_CORES}, got {cores!r} ({type(cores).__name__})",
+                               hint="pass e.g. cores=8, or leave it out for the platform's count")
+        if not 1 <= cores <= MAX_CORES:
+            raise HarnessError(f"{cores} cores: the simulator runs 1 to {MAX_CORES}")
     if any(f.startswith(("-DAT_SIM_NCORES", "-UAT_SIM_NCORES")) for f in cflags):
         raise HarnessError("cflags must not set AT_SIM_NCORES",
                            hint="it is the build's core count: pass cores=N instead")
+
+
+def _platform(platform, cores) -> Platform:
+    """The platform to build for, checked before anything is compiled."""
+    if not isinstance(platform, (str, Platform)):
+        check_platform(platform)  # says what a platform is
+    try:
+        plat = get_platform(platform)
+        if cores is not None:
+            plat = plat.with_overrides(cores=int(cores))
+    except PlatformError as err:
+        raise HarnessError(f"platform: {err.message}", hint=err.hint) from None
+    check_platform(plat)
+    return plat
+
+
+def _paths(value, what: str) -> tuple:
+    """``sources``, ``include_dirs``, ``cflags``: a list of them (a lone string would be taken
+    apart character by character)."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        raise HarnessError(f"{what} must be a list, got the single {type(value).__name__} {str(value)!r}",
+                           hint=f"wrap it: {what}=[{str(value)!r}]")
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise HarnessError(f"{what} must be a list, got {value!r} ({type(value).__name__})") from None
+    bad = [v for v in items if not isinstance(v, (str, os.PathLike))]
+    if bad:
+        raise HarnessError(f"{what} must hold strings or paths, got {bad[0]!r} ({type(bad[0]).__name__})")
+    return items
 
 
 def build(gen_dir, sources=(), include_dirs=(), platform="gap8", cores: int | None = None,
@@ -271,17 +314,19 @@ def build(gen_dir, sources=(), include_dirs=(), platform="gap8", cores: int | No
     """Compile (or fetch from the cache) the generated code in ``gen_dir`` with the basic-kernel
     ``sources`` and return a :class:`Program`. ``cores`` defaults to the platform's count and is
     compiled in (``-DAT_SIM_NCORES``, the value of ``gap_ncore()``); the other platform numbers
-    only reach the simulator at run time, so they never cause a rebuild."""
-    plat = get_platform(platform)
-    if cores is not None:
-        plat = plat.with_overrides(cores=int(cores))
+    only reach the simulator at run time, so they never cause a rebuild. The arguments are
+    checked before anything is compiled; the directory must hold one complete generation (each
+    manifest's files as generated), and a generation into it waits until the build is done."""
+    sources, include_dirs = _paths(sources, "sources"), _paths(include_dirs, "include_dirs")
+    cflags = tuple(str(f) for f in _paths(cflags, "cflags"))
+    _check_cores(cores, cflags)
+    plat = _platform(platform, cores)
     gen_dir = Path(gen_dir).resolve()
-    manifests = read_manifests(gen_dir)
-    cflags = tuple(cflags)
-    _check_cores(plat.cores, cflags)
     defines = core_defines(plat.cores)
     if sanitize:
         sanitizer_libraries()  # fail early with a clear message
-    library, hit = _build_library(manifests, lambda tramp: _units(manifests, sources, tramp, cflags, defines),
-                                  _include_flags(gen_dir, include_dirs), defines + cflags, sanitize)
+    with locked_output(gen_dir):
+        manifests = read_manifests_unlocked(gen_dir)
+        library, hit = _build_library(manifests, lambda tramp: _units(manifests, sources, tramp, cflags, defines),
+                                      _include_flags(gen_dir, include_dirs), defines + cflags, sanitize)
     return Program(library, _kernel_table(manifests), plat, sanitize=sanitize, cache_hit=hit)

@@ -6,14 +6,28 @@ registers), the C signature of every user kernel, where each pointer argument li
 "L2"``, the default, or ``"L3"``) and, under ``"l3": {"devices": [{"family": "HYPERRAM",
 "symbol": "HyperRam"}]}``, the L3 RAM devices the generated code uses (the harness defines and
 opens them around every call).
+
+Each argument also says what the runner checks before a call: ``"elem"``, the C element type (the
+pointee of a pointer, typedefs resolved), ``"dtype"``, the little-endian numpy dtype of it (null:
+none), and for a pointer ``"shape"`` (items, outer to inner; null: unknown), ``"items"`` (null:
+unknown) and ``"direction"`` (in, out, inout or null). ``"set": {"id": ..., "files": {name:
+sha256}}`` lists every generated file of the manifest's generation: a directory whose files do
+not match (an interrupted generation, files of two generations, an edited file) is refused.
+Manifests without these fields (hand-written ones) are read as before, unchecked.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
+import numpy as np
+
+from autotiler.codegen.files import OutputLockTimeout, RecoveryError, output_lock, settle
 from autotiler.constants import AT_MemLocation_T
 from autotiler.errors import HarnessError
 
@@ -25,6 +39,9 @@ L3_FAMILIES = {"HYPERRAM": AT_MemLocation_T.AT_MEM_L3_HRAM, "QSPIRAM": AT_MemLoc
                "DEFAULTRAM": AT_MemLocation_T.AT_MEM_L3_DEFAULTRAM}
 
 
+DIRECTIONS = ("in", "out", "inout")
+
+
 @dataclass(frozen=True)
 class ArgSpec:
     name: str
@@ -32,6 +49,17 @@ class ArgSpec:
     pointer: bool
     is_float: bool
     home: str = "L2"  # memory level the runner places a pointer argument in
+    elem: Optional[str] = None       # C element type (pointee of a pointer); None: not in the manifest
+    dtype: Optional[str] = None      # its numpy dtype ("<i4"); None: not checked
+    shape: Optional[tuple] = None    # items, outer to inner; None: not checked
+    items: Optional[int] = None      # None: not checked
+    direction: Optional[str] = None  # in / out / inout; None: unknown
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "ctype": self.ctype, "pointer": self.pointer, "float": self.is_float,
+                "home": self.home, "elem": self.elem, "dtype": self.dtype,
+                "shape": list(self.shape) if self.shape is not None else None, "items": self.items,
+                "direction": self.direction}
 
 
 @dataclass(frozen=True)
@@ -66,9 +94,7 @@ class KernelSpec:
 
     def to_dict(self) -> dict:
         """What a sanitizer child process needs to run the kernel (JSON-able)."""
-        return {"name": self.name, "header": self.header,
-                "args": [{"name": a.name, "ctype": a.ctype, "pointer": a.pointer, "float": a.is_float,
-                          "home": a.home} for a in self.args]}
+        return {"name": self.name, "header": self.header, "args": [a.to_dict() for a in self.args]}
 
     @classmethod
     def from_dict(cls, data: dict) -> KernelSpec:
@@ -110,8 +136,51 @@ def _arg(data: dict, where: str) -> ArgSpec:
         raise HarnessError(f"{where} '{name}': field 'home' must be one of {', '.join(HOMES)}, got {home!r}")
     if home != "L2" and not pointer:
         raise HarnessError(f"{where} '{name}': home {home} needs a pointer argument")
+    where = f"{where} '{name}'"
     return ArgSpec(name=name, ctype=_field(data, "ctype", str, where), pointer=pointer,
-                   is_float=bool(data.get("float", False)), home=home)
+                   is_float=bool(data.get("float", False)), home=home, elem=_optional(data, "elem", str, where),
+                   dtype=_dtype(data, where), shape=_shape(data, where), items=_items(data, where),
+                   direction=_direction(data, where))
+
+
+def _optional(data: dict, key: str, kind, where: str):
+    return None if data.get(key) is None else _field(data, key, kind, where)
+
+
+def _dtype(data: dict, where: str) -> Optional[str]:
+    text = _optional(data, "dtype", str, where)
+    if text is None:
+        return None
+    try:
+        dtype = np.dtype(text)
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind not in "biuf" or dtype.byteorder == ">":
+        raise HarnessError(f"{where}: field 'dtype' must be a little-endian numeric numpy dtype, got {text!r}")
+    return text
+
+
+def _shape(data: dict, where: str) -> Optional[tuple]:
+    shape = _optional(data, "shape", list, where)
+    if shape is not None and not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+        raise HarnessError(f"{where}: field 'shape' must be a list of positive ints, got {shape!r}")
+    return None if shape is None else tuple(shape)
+
+
+def _items(data: dict, where: str) -> Optional[int]:
+    items = _optional(data, "items", int, where)
+    shape = data.get("shape")
+    if items is not None and (items < 0 or (isinstance(shape, list) and shape and items != int(np.prod(shape)))):
+        raise HarnessError(f"{where}: field 'items' must be the item count of 'shape', got {items}")
+    return items
+
+
+def _direction(data: dict, where: str) -> Optional[str]:
+    direction = data.get("direction")
+    if direction is not None and direction not in DIRECTIONS:
+        raise HarnessError(f"{where}: field 'direction' must be one of {', '.join(DIRECTIONS)} or null, "
+                           f"got {direction!r}")
+    return direction
 
 
 def _devices(data, where: str) -> tuple[L3Device, ...]:
@@ -137,8 +206,32 @@ def _devices(data, where: str) -> tuple[L3Device, ...]:
     return tuple(devices.values())
 
 
+def _check_set(path: Path, data: dict, where: str) -> None:
+    """Every file of the manifest's generation is there, with the bytes it was generated with."""
+    if data.get("set") is None:
+        return
+    gen = _field(data, "set", dict, where)
+    ident = _field(gen, "id", str, f"{where} set")
+    files = _field(gen, "files", dict, f"{where} set")
+    bad = []
+    for name, digest in sorted(files.items()):
+        file = path.parent / name
+        if not isinstance(digest, str) or "/" in name or name.startswith("."):
+            raise HarnessError(f"{where} set: file {name!r} must map a plain file name to a sha256")
+        if not file.is_file():
+            bad.append(f"{name} (missing)")
+        elif hashlib.sha256(file.read_bytes()).hexdigest() != digest:
+            bad.append(f"{name} (changed)")
+    if bad:
+        raise HarnessError(f"{where} describes generation {ident[:12]} but {', '.join(bad)} "
+                           f"{'is' if len(bad) == 1 else 'are'} not of it: the directory mixes generations "
+                           "(an interrupted or concurrent generation, files copied in or edited by hand)",
+                           hint=f"regenerate: run the model script again with -o {path.parent}")
+
+
 def _parse(path: Path, data: dict) -> Manifest:
     where = f"manifest {path.name}"
+    _check_set(path, data, where)
     header = _field(data, "header", str, where)
     l1 = _mem_symbol(data.get("l1"), "L1_Memory", f"{where} l1")
     l2 = _mem_symbol(data.get("l2"), "L2_Memory", f"{where} l2")
@@ -159,8 +252,32 @@ def _load_json(path: Path):
         return None  # not every *.json in gen_dir is ours
 
 
+@contextlib.contextmanager
+def locked_output(gen_dir: Path):
+    """Finish or undo a generation killed in ``gen_dir`` (autotiler.codegen.files.recover), then
+    hold the directory's shared lock: a generation into it waits until the block ends."""
+    with contextlib.ExitStack() as stack:
+        try:
+            settle(str(gen_dir))
+            stack.enter_context(output_lock(str(gen_dir), exclusive=False))
+        except RecoveryError as err:
+            raise HarnessError(f"{gen_dir}: a generation was interrupted and could not be finished or undone "
+                               f"({err.strerror})", hint=f"check {err.path} (old/: the previous files), then "
+                               "regenerate") from None
+        except OutputLockTimeout as err:
+            raise HarnessError(err.strerror, hint="wait for the generation to finish") from None
+        yield
+
+
 def read_manifests(gen_dir: Path) -> list[Manifest]:
-    """All manifests in ``gen_dir``; at least one, kernel names unique across them."""
+    """All manifests in ``gen_dir``; at least one, kernel names unique across them, each
+    consistent with the files of its generation."""
+    with locked_output(Path(gen_dir)):
+        return read_manifests_unlocked(gen_dir)
+
+
+def read_manifests_unlocked(gen_dir: Path) -> list[Manifest]:
+    """read_manifests for a caller holding :func:`locked_output`."""
     manifests = []
     for path in sorted(Path(gen_dir).glob("*.json")):
         data = _load_json(path)

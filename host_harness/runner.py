@@ -8,6 +8,7 @@ process (:mod:`host_harness._sanrun`) that exchanges arrays as ``.npz`` files.
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import os
 import subprocess
@@ -20,6 +21,7 @@ from cffi import FFI
 
 import autotiler.errors as errors_module
 from autotiler.errors import HarnessError
+from autotiler.platforms import PLATFORMS, Platform
 
 from .manifest import KernelSpec
 from .toolchain import sanitizer_libraries
@@ -27,6 +29,8 @@ from .toolchain import sanitizer_libraries
 L1, L2, L3 = 1, 2, 3
 LEVELS = {"L2": L2, "L3": L3}  # an argument's manifest "home" -> simulator level
 SANITIZED_CALL_TIMEOUT = 600  # seconds; a kernel stuck in a loop must not hang the test run
+# The simulator's limit on forked cores (AT_SIM_MAX_CORES in at_sim.c).
+MAX_CORES = 64
 
 CDEF = """
 typedef struct {
@@ -91,7 +95,8 @@ def open_library(path, kernel_names):
 # Argument checking (done in the parent, before any child process is started)
 # ---------------------------------------------------------------------------------------------
 
-def _check_array(kernel: KernelSpec, name: str, value) -> None:
+def _check_array(kernel: KernelSpec, arg, value) -> None:
+    name = arg.name
     if not isinstance(value, np.ndarray):
         raise HarnessError(f"expects a numpy array, got {type(value).__name__}", kernel=kernel.name, arg=name)
     problem = ("is not C-contiguous" if not value.flags.c_contiguous else
@@ -99,6 +104,47 @@ def _check_array(kernel: KernelSpec, name: str, value) -> None:
                "has an object dtype" if value.dtype.hasobject else None)
     if problem:
         raise HarnessError(f"array {problem}", kernel=kernel.name, arg=name)
+    _check_array_type(kernel, arg, value)
+
+
+def _squeezed(shape: tuple) -> tuple:
+    return tuple(d for d in shape if d != 1)
+
+
+def _shape_accepted(declared: tuple, given: tuple) -> bool:
+    """The declared shape up to dimensions of 1 ((H, W) for one plane), the outer spaces merged
+    into one ((planes, H, W)), or flat: the same items in the same order."""
+    merged = (math.prod(declared[:-2]), *declared[-2:])
+    return (_squeezed(given) == _squeezed(declared) or _squeezed(given) == _squeezed(merged)
+            or given == (math.prod(declared),))
+
+
+def _given(value: np.ndarray) -> str:
+    dt = value.dtype
+    name = dt.name if dt.byteorder != ">" else f"{dt.str} (big-endian)"
+    return f"got {name} shape {value.shape}"
+
+
+def _check_array_type(kernel: KernelSpec, arg, value: np.ndarray) -> None:
+    """dtype (and byte order), item count and shape against the manifest, where it says them."""
+    want = np.dtype(arg.dtype) if arg.dtype else None
+    expects = "expects " + (f"{want.name} (C '{arg.elem}') array" if want is not None else
+                            f"an array of C '{arg.elem}'" if arg.elem else "an array")
+    if arg.items is not None:
+        expects += f" of {arg.items} items"
+    if arg.shape is not None:
+        expects += f" shaped {arg.shape}"
+    fix = None
+    accepted = {want} | ({np.dtype(np.uint8)} if arg.elem == "char" else set())  # plain char: either sign
+    if want is not None and (value.dtype not in accepted or value.dtype.byteorder == ">"):
+        fix = f"convert with arr.astype(np.{want.name})"
+    elif arg.items is not None and value.size != arg.items:
+        alloc = arg.shape if arg.shape is not None else arg.items
+        fix = f"allocate it as np.zeros({alloc}, dtype=np.{value.dtype.name})"
+    elif arg.shape is not None and not _shape_accepted(arg.shape, value.shape):
+        fix = f"reshape with arr.reshape{arg.shape}, or pass it flat with arr.ravel()"
+    if fix:
+        raise HarnessError(f"{expects}, {_given(value)}", kernel=kernel.name, arg=arg.name, hint=fix)
 
 
 def _check_scalar(kernel: KernelSpec, arg, value) -> None:
@@ -106,7 +152,15 @@ def _check_scalar(kernel: KernelSpec, arg, value) -> None:
     if isinstance(value, np.ndarray) or not isinstance(value, kind):
         want = "a float" if arg.is_float else "an int"
         raise HarnessError(f"expects {want}, got {type(value).__name__}", kernel=kernel.name, arg=arg.name)
-    if not arg.is_float and not -(2 ** 63) <= int(value) < 2 ** 63:
+    if arg.is_float:
+        return
+    if arg.dtype and np.dtype(arg.dtype).kind in "iu":
+        info = np.iinfo(np.dtype(arg.dtype))
+        if not info.min <= int(value) <= info.max:
+            raise HarnessError(f"expects an int in {info.min}..{info.max} (C '{arg.elem}'), got {value}",
+                               kernel=kernel.name, arg=arg.name,
+                               hint="pass a value of the C type's range (C would silently wrap it)")
+    elif not -(2 ** 63) <= int(value) < 2 ** 63:
         raise HarnessError(f"value {value} does not fit in 64 bits", kernel=kernel.name, arg=arg.name)
 
 
@@ -121,9 +175,41 @@ def check_args(kernel: KernelSpec, values: dict) -> None:
                            hint=f"arguments are {', '.join(names) or '(none)'}")
     for arg in kernel.args:
         if arg.pointer:
-            _check_array(kernel, arg.name, values[arg.name])
+            _check_array(kernel, arg, values[arg.name])
         else:
             _check_scalar(kernel, arg, values[arg.name])
+
+
+def _positive_number(value, integer: bool) -> bool:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral if integer else numbers.Real):
+        return False
+    return value >= 0 and (not integer or value < 2 ** 63)
+
+
+def check_platform(platform) -> None:
+    """The numbers the simulator is configured with: a core count it runs, positive L1 and L2
+    sizes, non-negative cycle counts and L3 size, positive DMA rates."""
+    if not isinstance(platform, Platform):
+        raise HarnessError(f"platform must be a platform name ({', '.join(sorted(PLATFORMS))}) or an "
+                           f"autotiler.platforms.Platform, got {platform!r} ({type(platform).__name__})")
+    cores = platform.cores  # an int >= 1 (Platform checks its fields)
+    if not 1 <= cores <= MAX_CORES:
+        raise HarnessError(f"{cores} cores: the simulator runs 1 to {MAX_CORES}")
+    try:
+        config = platform_config(platform)
+    except (AttributeError, TypeError, ValueError) as err:
+        raise HarnessError(f"platform '{platform.name}' is malformed: {err}") from None
+    for key in CONFIG_KEYS[1:] + L3_CONFIG_KEYS:
+        value = config[key]
+        rate = key.endswith("bytes_per_cycle")
+        ok = _positive_number(value, not rate) and (value > 0 if rate or key in ("l1_size", "l2_size") else True)
+        if not ok:
+            what = ("a positive number" if rate else "a positive int" if key in ("l1_size", "l2_size")
+                    else "an int >= 0")
+            field = ("cluster_dma" if key.startswith("dma_") and key != "dma_issue_cycles" else
+                     "udma['ram']" if key.startswith("udma_") else "l3_ram_size" if key == "l3_size" else key)
+            raise HarnessError(f"platform '{platform.name}': {key} must be {what}, got {value!r}",
+                               hint=f"fix the platform's {field}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -135,9 +221,13 @@ def _place_array(ffi, lib, kernel: KernelSpec, arg, array: np.ndarray):
     level = LEVELS[arg.home]
     ptr = lib.at_sim_alloc(level, array.nbytes, arg.name.encode())
     if ptr == ffi.NULL:
-        raise HarnessError(f"{array.nbytes} bytes do not fit in {arg.home} (capacity "
-                           f"{lib.at_sim_level_capacity(level)} bytes, {lib.at_sim_level_used(level)} in use)",
-                           kernel=kernel.name, arg=arg.name)
+        capacity, used = lib.at_sim_level_capacity(level), lib.at_sim_level_used(level)
+        size = "l2_size" if arg.home == "L2" else "l3_ram_size"
+        larger = f"build for a larger {arg.home} (platform=get_platform(..., {size}={used + array.nbytes}) or more)"
+        hint = (f"home the argument in L3 (an _L2DB object type, or SetKerArgInL3), or {larger}"
+                if arg.home == "L2" else larger)
+        raise HarnessError(f"{array.nbytes} bytes do not fit in {arg.home} (capacity {capacity} bytes, {used} in use) "
+                           "of the simulated chip", kernel=kernel.name, arg=arg.name, hint=hint)
     if array.nbytes:
         ffi.memmove(ptr, array, array.nbytes)
     return ptr
@@ -265,6 +355,7 @@ class Program:
         self.platform = platform
         self.sanitize = sanitize
         self.cache_hit = cache_hit  # True when build() reused a cached library
+        check_platform(platform)
         self._kernels = dict(kernels)
         self._config = platform_config(platform)
         # A sanitized library is only ever loaded by the child process.

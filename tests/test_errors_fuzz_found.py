@@ -148,4 +148,4 @@ def test_pure_buffer_bound_to_a_c_argument():
     lib()
     with fails("kernel 'U', argument 'In': is a pure L1 buffer (neither O_IN nor O_OUT) but is bound to C argument "
                "'In', which it would never read nor write", "drop the CArgName"):
-        kernel(in_arg=KerArg("In", KerArgSpace(1, T0), O_BUFF, 4, 4, 1, 0, 0, 0, "In"))
+        kernel(in_arg=KerArg("In", KerArgSpace(1, T0), O_BUFF | O_TILED, 4, 4, 1, 0, 0, 0, "In"))

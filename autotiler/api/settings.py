@@ -9,7 +9,7 @@ import warnings
 from typing import Optional
 
 from ..cli import install_error_hook, parse_generator_options
-from ..codegen.files import L3_DEVICES, generate, manifest_name, write_files
+from ..codegen.files import L3_DEVICES, check_l2_fit, generate, manifest_name, write_files
 from ..constants import (
     AT_GraphCtrl_T,
     AT_MemLocation_T,
@@ -333,6 +333,7 @@ def GenerateTilingCode() -> GenerationReport:
                          hint="declare a UserKernel (or a kernel group) before GenerateTilingCode()" if not tried
                          else "give the kernels more L1 (SetL1MemorySize) or smaller dimensions")
     files = generate(model)
+    check_l2_fit(model)  # a warning: arguments that cannot all be in the platform's L2
     written = write_files(files, model.output_dir, where)
     report = GenerationReport.from_model(model, written)
     if not model.quiet:

@@ -4,11 +4,16 @@ manifest the host harness reads; atomic writes (all files or none)."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import functools
+import hashlib
 import json
+import math
 import os
 import re
 import shutil
 import tempfile
+import time
 import warnings
 from dataclasses import dataclass
 from typing import Optional
@@ -17,9 +22,11 @@ import jinja2
 
 from .. import __version__
 from ..bounds import describe
-from ..constants import AT_GraphCtrl_T, AT_MemLocation_T
+from ..constants import AT_GraphCtrl_T, AT_MemLocation_T, Object_Type_T
 from ..errors import AutoTilerWarning, CodegenError, ModelError
-from ..model.ir import CArgForm, ImmBinding
+from ..errors import warn as warn_model
+from ..model.ctype import VECTORS, parse_ctype
+from ..model.ir import CArgBinding, CArgForm, ImmBinding
 from ..model.validate import carg_homes, group_homes, suggest
 from ..schedule.build import Naming, build_schedule, transfer_shape
 from ..tiler.tiling import KernelTiling
@@ -152,7 +159,10 @@ def _template_dir() -> str:
     return installed if os.path.isdir(installed) else os.path.join(os.path.dirname(here), "templates")
 
 
+@functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
+    """One environment per process: it compiles each template once (and again when the file
+    changes: the loader checks its modification time)."""
     return jinja2.Environment(loader=jinja2.FileSystemLoader(_template_dir()), undefined=jinja2.StrictUndefined,
                               keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
 
@@ -221,9 +231,19 @@ def generate(model) -> dict:
     if files.init_c:
         out[files.init_h] = env.get_template("init.h.j2").render(**ctx)
         out[files.init_c] = env.get_template("init.c.j2").render(**ctx)
-    out[manifest_name(files.kernels_c)] = json.dumps(manifest(model, l1_size, l2_size), indent=1,
-                                                       sort_keys=True) + "\n"
+    data = manifest(model, l1_size, l2_size)
+    data["set"] = file_set(out)
+    out[manifest_name(files.kernels_c)] = json.dumps(data, indent=1, sort_keys=True) + "\n"
     return out
+
+
+def file_set(files: dict) -> dict:
+    """``{"id": ..., "files": {name: sha256}}`` of the generated files (the manifest excluded):
+    the harness refuses a directory whose files do not match. The id is a hash of the set, so
+    that the same model generates the same bytes."""
+    hashes = {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in sorted(files.items())}
+    ident = hashlib.sha256("".join(f"{n}\0{h}\n" for n, h in hashes.items()).encode()).hexdigest()
+    return {"id": ident, "files": hashes}
 
 
 def _model_source(model) -> str:
@@ -235,13 +255,13 @@ def manifest_name(c_file: str) -> str:
     return os.path.splitext(c_file)[0] + ".json"
 
 
-def manifest(model, l1_size: int, l2_size: int) -> dict:
+def manifest(model, l1_size: int, l2_size: int, specs: Optional[dict] = None) -> dict:
     """Machine-readable description of the generated code (read by the host harness)."""
     files = model.files
-    homes = arg_homes(model)
-    funcs = [{"name": k.name, "args": [_arg_json(c, homes[k.name]) for c in k.cargs], "kind": "user_kernel"}
+    specs = arg_specs(model) if specs is None else specs
+    funcs = [{"name": k.name, "args": [_arg_json(c, specs[k.name][c.name]) for c in k.cargs], "kind": "user_kernel"}
              for k in model.kernels.values()]
-    funcs += [{"name": g.name, "args": [_arg_json(c, homes[g.name]) for c in g.cargs], "kind": "group",
+    funcs += [{"name": g.name, "args": [_arg_json(c, specs[g.name][c.name]) for c in g.cargs], "kind": "group",
                "calls": [c.name for c in g.calls if c.name in model.kernels], "iterations": g.iterations}
               for g in model.groups.values()]
     c_files = [files.kernels_c] + ([files.init_c] if files.init_c else [])
@@ -265,11 +285,150 @@ def arg_homes(model) -> dict:
     return homes
 
 
-def _arg_json(c, homes: dict) -> dict:
-    out = {"name": c.name, "ctype": c.ctype, "pointer": c.is_pointer, "float": c.is_float}
-    if homes.get(c.name) == "L3":
+def _arg_json(c, spec: ArgSpec) -> dict:
+    """A C argument for the harness: its C type, the element type (the pointee for a pointer) and
+    the little-endian numpy dtype of it (null: no numpy equivalent), and for a pointer its shape
+    in items and its number of items (null: unknown; the shape also when the kernel argument's
+    item is not one C element, e.g. a whole filter) and direction (null: not bound to a kernel
+    argument)."""
+    out = {"name": c.name, "ctype": c.ctype, "pointer": c.is_pointer, "float": c.is_float,
+           "elem": spec.elem, "dtype": spec.dtype}
+    if c.is_pointer:
+        out["shape"] = list(spec.shape) if spec.shape is not None else None
+        out["items"] = spec.items
+        out["direction"] = spec.direction
+    if spec.home == "L3":
         out["home"] = "L3"
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# C element types, shapes and directions of the arguments (what the harness checks)
+
+def c_element(ctype: str) -> tuple:
+    """(element type, numpy dtype or None) of a C argument type: the pointee of a one-level
+    pointer, the type itself for a scalar; typedefs of Gap.h resolved (``Word32 *`` -> ``int``,
+    ``<i4``). Unknown types (structs, user typedefs, void) keep their spelling and have no dtype."""
+    t = parse_ctype(ctype)
+    if t.base == "function":
+        return "function pointer", None
+    if t.pointers > 1:
+        return "pointer", None
+    return t.element, t.dtype
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """What the harness checks of one C argument (see _arg_json); ``nbytes``: its L2 (or L3)
+    size where known."""
+
+    elem: str
+    dtype: Optional[str]
+    shape: Optional[tuple] = None
+    direction: Optional[str] = None
+    home: str = "L2"
+    nbytes: Optional[int] = None
+    items: Optional[int] = None
+
+
+def _item_bytes(dtype: Optional[str]) -> Optional[int]:
+    return int(dtype[2:]) if dtype else None
+
+
+def _direction(is_in: bool, is_out: bool) -> Optional[str]:
+    return "inout" if is_in and is_out else "in" if is_in else "out" if is_out else None
+
+
+def _layout(g) -> Optional[tuple]:
+    """An argument's L2 array as items: (outer non-tiled spaces..., H, W), at least 3 dims."""
+    if not g.l2_bytes:
+        return None
+    items = g.l2_bytes // g.item
+    dims = [r.dim for r in g.refs] + [g.h, g.w]
+    if math.prod(dims) != items:  # NextPlaneUpdate spreads the planes out
+        dims = [items // (g.h * g.w), g.h, g.w]
+    return tuple([1] * (3 - len(dims)) + dims)
+
+
+def _kernel_specs(t: KernelTiling, homes: dict) -> dict:
+    out = {}
+    for c in t.kernel.cargs:
+        elem, dtype = c_element(c.ctype)
+        bound = [g for g in t.geom.args if g.decl.carg_name == c.name] if c.is_pointer else []
+        shapes = {(_layout(g), g.item) for g in bound}
+        shape = nbytes = items = None
+        esize = _item_bytes(dtype) if elem not in VECTORS else None
+        if len(shapes) == 1:
+            layout, item = shapes.pop()
+            nbytes = math.prod(layout) * item if layout else None
+            if nbytes and esize and nbytes % esize == 0:
+                items = nbytes // esize
+                shape = layout if item == esize else None
+        direction = _direction(any(g.decl.is_in for g in bound), any(g.decl.is_out for g in bound))
+        out[c.name] = ArgSpec(elem, dtype, shape, direction, homes.get(c.name, "L2"), nbytes, items)
+    return out
+
+
+def _group_specs(group, kernel_specs: dict, model, homes: dict) -> dict:
+    """A group's pointer takes the shape of the kernel arguments it is passed to whole (C_Arg),
+    if they agree; passed with an offset anywhere, its extent is unknown."""
+    uses: dict = {c.name: [] for c in group.cargs}
+    for call in group.calls:
+        callee = model.kernels.get(call.name)
+        if callee is None:
+            continue
+        for b, formal in zip(call.bindings, callee.cargs):
+            if isinstance(b, CArgBinding) and b.name in uses:
+                uses[b.name].append((b.form == CArgForm.PLAIN, kernel_specs[call.name][formal.name]))
+    flags = {a.carg_name: a.obj_type for a in group.kerargs if a.carg_name}
+    out = {}
+    for c in group.cargs:
+        elem, dtype = c_element(c.ctype)
+        mine = uses[c.name]
+        found = {(s.shape, s.nbytes, s.items) for _, s in mine}
+        shape = nbytes = items = None
+        if mine and all(whole for whole, _ in mine) and len(found) == 1:
+            shape, nbytes, items = found.pop()
+            if _item_bytes(dtype) != _item_bytes(mine[0][1].dtype) or elem != mine[0][1].elem:
+                shape = items = None
+        obj = flags.get(c.name, 0)
+        is_in = bool(obj & Object_Type_T.O_IN) or any(s.direction in ("in", "inout") for _, s in mine)
+        is_out = bool(obj & Object_Type_T.O_OUT) or any(s.direction in ("out", "inout") for _, s in mine)
+        out[c.name] = ArgSpec(elem, dtype, shape if c.is_pointer else None,
+                              _direction(is_in, is_out) if c.is_pointer else None, homes.get(c.name, "L2"), nbytes,
+                              items if c.is_pointer else None)
+    return out
+
+
+def arg_specs(model) -> dict:
+    """{function: {C argument: ArgSpec}} of every user kernel and group."""
+    homes = arg_homes(model)
+    specs = {name: _kernel_specs(model.tilings[name], homes[name]) for name in model.kernels}
+    for g in model.groups.values():
+        specs[g.name] = _group_specs(g, specs, model, homes[g.name])
+    return specs
+
+
+def check_l2_fit(model) -> None:
+    """An AutoTilerWarning for each user kernel or group whose L2-homed arguments, with the
+    generated L2 symbol, do not fit the L2 of the model's platform: the code is generated (the
+    original does; the application may run it on a chip with more L2) but cannot run on that
+    chip. GenerateTilingCode() calls it."""
+    capacity = model.platform.l2_size
+    specs = arg_specs(model)
+    l2_size = max((t.l2_bytes for t in model.tilings.values()), default=0)
+    where = {**{k.name: k.where for k in model.kernels.values()}, **{g.name: g.where for g in model.groups.values()}}
+    for name, args in specs.items():
+        sizes = {a: s.nbytes for a, s in args.items() if s.home == "L2" and s.nbytes}
+        total = sum(sizes.values()) + l2_size
+        if total > capacity:
+            parts = ", ".join(f"{a} {n} B" for a, n in sizes.items())
+            symbol = f" and {model.symbols.l2} {l2_size} B" if l2_size else ""
+            warn_model(f"its L2 arguments need {total} bytes ({parts}{symbol}) but the L2 of platform "
+                       f"'{model.platform.name}' is {capacity} bytes: the code cannot run on that chip",
+                       where=where.get(name), kernel=name,
+                       hint="home the large arguments in L3 (an _L2DB object type, or SetKerArgInL3), or "
+                            "generate for a platform with a larger L2 (Model(get_platform(..., l2_size=N)))")
 
 
 def tiling_json(t: KernelTiling) -> dict:
@@ -285,30 +444,25 @@ def tiling_json(t: KernelTiling) -> dict:
     }
 
 
-def write_files(files: dict, output_dir: str, where: Optional[str] = None) -> list:
-    """Write all files or none: render into a staging directory inside ``output_dir``, then move
-    each into place, setting aside the file it replaces; on a failure the files already moved
-    are taken back and the ones set aside restored. ``where``: the GenerateTilingCode line."""
-    try:
-        os.makedirs(output_dir, exist_ok=True)
-        tmp = tempfile.mkdtemp(prefix=".autotiler-", dir=output_dir)
-    except OSError as err:
-        raise CodegenError(f"cannot create output directory '{output_dir}': {err.strerror}", where=where,
-                           hint="check the -o directory and its permissions") from None
-    try:
-        for name, text in files.items():
-            with open(os.path.join(tmp, name), "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-        return _commit(list(files), tmp, output_dir)
-    except _CommitError as err:
-        raise CodegenError(f"cannot write generated files into '{output_dir}' ('{err.name}': {err.strerror}); "
-                           "nothing was written", where=where, hint="remove or rename what is in the way, or choose "
-                           "another -o directory") from None
-    except OSError as err:
-        raise CodegenError(f"cannot write generated files into '{output_dir}': {err.strerror}", where=where,
-                           hint="check the -o directory and its permissions") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+# ----------------------------------------------------------------------------------------------
+# Writing a set of files: all or none, also when the process is killed
+#
+# The files are written into a staging directory, ``.autotiler-stage-*``, inside the output
+# directory. Renaming it to ``.autotiler-commit`` is the commit point: from then on the journal
+# holds what is needed to finish the generation (``new/``, the files not moved yet) or to undo it
+# (``old/``, each replaced file set aside; ``absent/``, a marker for each file that did not
+# exist; ``order``, the names, the manifest last). A generation that fails undoes what it did
+# after renaming the journal ``.autotiler-rollback``. Whoever finds a journal left by a killed
+# process (the next generation, or the harness reading the directory) finishes the generation,
+# or undoes it where it cannot: the directory holds the previous set or the new one. Writers
+# and readers hold an flock on the directory itself (exclusive / shared), so that a live
+# generation is never taken for a dead one; a staging directory found under the exclusive lock
+# is a killed generation's and is removed.
+
+JOURNAL = ".autotiler-commit"
+ROLLBACK = ".autotiler-rollback"
+STAGE_PREFIX = ".autotiler-stage-"
+LOCK_TIMEOUT = 600.0  # seconds to wait for another generation or build using the directory
 
 
 class _CommitError(OSError):
@@ -317,34 +471,208 @@ class _CommitError(OSError):
         self.name = name
 
 
-def _commit(names: list, tmp: str, output_dir: str) -> list:
-    """Move the staged files into place, all or none (see write_files)."""
-    moved = []  # (destination, the file it replaced, set aside in tmp, or None)
+class OutputLockTimeout(OSError):
+    """Another process held the directory's lock for LOCK_TIMEOUT seconds."""
+
+
+class RecoveryError(OSError):
+    """A journal left by a killed generation could neither be finished nor undone."""
+
+    def __init__(self, path: str, err: OSError):
+        super().__init__(err.errno, f"{path}: {err.strerror}")
+        self.path = path
+
+
+@contextlib.contextmanager
+def output_lock(path: str, exclusive: bool, timeout: Optional[float] = None):
+    """flock the directory ``path`` (shared or exclusive) for the ``with`` block, waiting up to
+    ``timeout`` (LOCK_TIMEOUT) seconds; a directory that does not exist, or a file system
+    without locks, is not locked."""
     try:
-        for name in names:
-            dest = os.path.join(output_dir, name)
-            old = None
-            if os.path.isfile(dest) or os.path.islink(dest):
-                old = os.path.join(tmp, name + ".replaced")
-                os.replace(dest, old)
-            try:
-                os.replace(os.path.join(tmp, name), dest)
-            except OSError as err:
-                if old is not None:
-                    os.replace(old, dest)
-                raise _CommitError(name, err) from None
-            moved.append((dest, old))
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
-        for dest, old in reversed(moved):
-            with contextlib.suppress(OSError):
-                if old is None:
-                    os.remove(dest)
-                else:
-                    os.replace(old, dest)
+        yield
+        return
+    try:
+        wait = LOCK_TIMEOUT if timeout is None else timeout
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise OutputLockTimeout(0, f"'{path}' is locked by another generation or build (waited "
+                                               f"{wait:g} s)") from None
+                time.sleep(0.02)
+            except OSError:
+                break
+        yield
+    finally:
+        os.close(fd)
+
+
+def _discard(journal: str) -> None:
+    """Remove a journal that is done: renamed first (atomically) into a staging name, so that a
+    kill half-way through the removal leaves stale staging, not a damaged journal."""
+    done = tempfile.mkdtemp(prefix=STAGE_PREFIX + "done-", dir=os.path.dirname(journal))
+    try:
+        os.rename(journal, done)  # onto the empty directory
+    except OSError:
+        shutil.rmtree(journal, ignore_errors=True)
+    shutil.rmtree(done, ignore_errors=True)
+
+
+def _names(journal: str) -> list:
+    with open(os.path.join(journal, "order"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _roll_forward(output_dir: str, journal: str, names: list) -> None:
+    """Move every file of ``new/`` into place, setting aside the one it replaces; idempotent, so
+    that a generation killed half-way is finished by running it again."""
+    for name in names:
+        new, dest = os.path.join(journal, "new", name), os.path.join(output_dir, name)
+        if not os.path.lexists(new):
+            continue  # moved already
+        old, absent = os.path.join(journal, "old", name), os.path.join(journal, "absent", name)
+        if not (os.path.lexists(old) or os.path.lexists(absent)):
+            if os.path.isfile(dest) or os.path.islink(dest):
+                os.replace(dest, old)
+            else:
+                open(absent, "w").close()
+        try:
+            os.replace(new, dest)
+        except OSError as err:
+            raise _CommitError(name, err) from None
+
+
+def _roll_back(output_dir: str, journal: str) -> bool:
+    """Put back what a journal replaced, then remove it; False (the journal kept, as
+    ``.autotiler-rollback``) when a file could not be put back."""
+    rollback = os.path.join(output_dir, ROLLBACK)
+    if journal != rollback:
+        os.rename(journal, rollback)
+    done = True
+    for name in reversed(_names(rollback)):
+        dest = os.path.join(output_dir, name)
+        old, absent = os.path.join(rollback, "old", name), os.path.join(rollback, "absent", name)
+        moved = not os.path.lexists(os.path.join(rollback, "new", name))
+        try:
+            if os.path.lexists(old):
+                os.replace(old, dest)
+            elif os.path.lexists(absent) and moved and (os.path.isfile(dest) or os.path.islink(dest)):
+                os.remove(dest)
+        except OSError:
+            done = False
+    if done:
+        _discard(rollback)
+    return done
+
+
+def recover(output_dir: str) -> Optional[str]:
+    """Finish (or undo) a generation killed while it moved its files into ``output_dir``; the
+    caller holds the exclusive lock. Returns "finished", "undone" or None (nothing to do);
+    RecoveryError when the journal can be neither."""
+    journal, rollback = os.path.join(output_dir, JOURNAL), os.path.join(output_dir, ROLLBACK)
+    try:
+        if os.path.isdir(journal):
+            try:
+                _roll_forward(output_dir, journal, _names(journal))
+            except _CommitError:
+                if _roll_back(output_dir, journal):
+                    return "undone"
+                raise
+            _discard(journal)
+            return "finished"
+        if os.path.isdir(rollback):
+            if not _roll_back(output_dir, rollback):
+                raise OSError(0, "a replaced file could not be put back")
+            return "undone"
+    except (OSError, ValueError) as err:
+        raise RecoveryError(journal if os.path.isdir(journal) else rollback,
+                            err if isinstance(err, OSError) else OSError(0, str(err))) from None
+    return None
+
+
+def settle(output_dir: str) -> Optional[str]:
+    """``recover`` under the exclusive lock, if there is a journal to recover."""
+    if not any(os.path.isdir(os.path.join(output_dir, j)) for j in (JOURNAL, ROLLBACK)):
+        return None
+    with output_lock(output_dir, exclusive=True):
+        return recover(output_dir)
+
+
+def _remove_stale(output_dir: str) -> None:
+    """Staging directories of killed generations (the caller holds the exclusive lock)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(output_dir):
+            if entry.name.startswith(".autotiler-") and entry.name not in (JOURNAL, ROLLBACK) and entry.is_dir():
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _stage(files: dict, output_dir: str) -> str:
+    """The files written into a new staging directory, with their order (the manifest last)."""
+    stage = tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=output_dir)
+    try:
+        for sub in ("new", "old", "absent"):
+            os.mkdir(os.path.join(stage, sub))
+        for name, text in files.items():
+            with open(os.path.join(stage, "new", name), "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+        order = sorted(files, key=lambda n: n.endswith(".json"))  # stable: the manifest(s) last
+        with open(os.path.join(stage, "order"), "w", encoding="utf-8") as f:
+            json.dump(order, f)
+    except OSError:
+        shutil.rmtree(stage, ignore_errors=True)
         raise
-    return [dest for dest, _ in moved]
+    return stage
+
+
+def write_files(files: dict, output_dir: str, where: Optional[str] = None) -> list:
+    """Write all files or none, also when the process is killed at any moment (see above: the
+    journal is finished or undone by whoever finds it). On a failure the files already moved
+    are taken back and the ones set aside restored. ``where``: the GenerateTilingCode line."""
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+    except OSError as err:
+        raise CodegenError(f"cannot create output directory '{output_dir}': {err.strerror}", where=where,
+                           hint="check the -o directory and its permissions") from None
+    journal = os.path.join(output_dir, JOURNAL)
+    try:
+        with output_lock(output_dir, exclusive=True):
+            recover(output_dir)
+            _remove_stale(output_dir)
+            os.rename(_stage(files, output_dir), journal)  # the commit point
+            names = _names(journal)
+            try:
+                _roll_forward(output_dir, journal, names)
+            except OSError:
+                if not _roll_back(output_dir, journal):
+                    raise RecoveryError(os.path.join(output_dir, ROLLBACK), OSError(0, "a replaced file could not "
+                                        "be put back")) from None
+                raise
+            _discard(journal)
+    except _CommitError as err:
+        raise CodegenError(f"cannot write generated files into '{output_dir}' ('{err.name}': {err.strerror}); "
+                           "nothing was written", where=where, hint="remove or rename what is in the way, or choose "
+                           "another -o directory") from None
+    except OutputLockTimeout as err:
+        raise CodegenError(f"cannot write generated files: {err.strerror}", where=where,
+                           hint="wait for it to finish, or choose another -o directory") from None
+    except RecoveryError as err:
+        raise CodegenError(f"cannot write generated files into '{output_dir}': an interrupted generation could "
+                           f"not be finished or undone ({err.strerror})", where=where,
+                           hint=f"check the files in {err.path} (old/: the previous ones), put back what you want "
+                           "and remove it") from None
+    except OSError as err:
+        raise CodegenError(f"cannot write generated files into '{output_dir}': {err.strerror}", where=where,
+                           hint="check the -o directory and its permissions") from None
+    return [os.path.join(output_dir, name) for name in files]
 
 
 __all__ = ["MANIFEST_FORMAT", "L3Device", "L3_DEVICES", "AT_MEM_L3_DEFAULT_EXEC", "RenderKernel", "RenderGroup",
            "kernel_comment", "render_group", "l3_device", "manifest_name", "uses_l3", "render_kernel", "generate", "manifest",
-           "arg_homes", "tiling_json", "write_files"]
+           "arg_homes", "tiling_json", "write_files", "arg_specs", "c_element", "check_l2_fit", "file_set",
+           "output_lock", "recover", "settle", "JOURNAL", "ROLLBACK", "STAGE_PREFIX", "OutputLockTimeout",
+           "RecoveryError"]

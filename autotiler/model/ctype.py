@@ -14,19 +14,25 @@ from typing import Optional
 
 from pycparser import c_ast, c_parser
 
-# Sizes on the simulated chip and on GAP (the two agree for these; ``long`` does not: 8 bytes on
-# the 64-bit host, 4 on GAP, so its size stays unknown and is never checked). ``f16`` is a 2-byte
-# float on GAP but a float in the emulation headers: unknown too.
-_SIZES = {
-    "char": 1, "signed char": 1, "unsigned char": 1, "_Bool": 1,
-    "short": 2, "signed short": 2, "unsigned short": 2,
-    "int": 4, "signed": 4, "signed int": 4, "unsigned": 4, "unsigned int": 4,
-    "long long": 8, "signed long long": 8, "unsigned long long": 8,
-    "float": 4, "double": 8,
-    "Word8": 1, "Wordu8": 1, "Word16": 2, "Wordu16": 2, "Word32": 4, "Wordu32": 4,
-    "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
-    "int64_t": 8, "uint64_t": 8, "v2s": 4, "v2u": 4, "v4s": 4, "v4u": 4, "V2S": 8,
+# Gap.h's typedefs (and <stdint.h>'s) as the host compiles them (LP64, little-endian; f16 is a
+# float in the emulation headers), and its vector types by their lane type.
+_TYPEDEFS = {
+    "Word8": "signed char", "Wordu8": "unsigned char", "Word16": "short int", "Wordu16": "unsigned short int",
+    "Word32": "int", "Wordu32": "unsigned int", "int8_t": "signed char", "uint8_t": "unsigned char",
+    "int16_t": "short int", "uint16_t": "unsigned short int", "int32_t": "int", "uint32_t": "unsigned int",
+    "int64_t": "long int", "uint64_t": "unsigned long int", "f16": "float", "f16a": "float",
 }
+VECTORS = {"v2s": "short int", "v4s": "signed char", "v2u": "unsigned short int", "v4u": "unsigned char",
+           "v2h": "float", "v2ah": "float", "V2S": "int"}
+_VECTOR_BYTES = {"v2s": 4, "v4s": 4, "v2u": 4, "v4u": 4, "V2S": 8}
+DTYPES = {
+    "char": "|i1", "signed char": "|i1", "unsigned char": "|u1", "_Bool": "|b1", "short int": "<i2",
+    "unsigned short int": "<u2", "int": "<i4", "unsigned int": "<u4", "long int": "<i8", "unsigned long int": "<u8",
+    "long long int": "<i8", "unsigned long long int": "<u8", "float": "<f4", "double": "<f8",
+}
+# Bytes on GAP of the element types whose size the host shares: ``long`` (8 bytes on the host, 4 on
+# GAP) and ``f16`` (a float here, 2 bytes on GAP) stay unknown, so they are never checked.
+_GAP_SIZES = {e: int(d[2]) for e, d in DTYPES.items() if not e.startswith(("long", "unsigned long"))}
 _FLOATS = {"float", "double", "long double", "f16", "f16a", "F16", "F16_DSP", "float16", "v2h", "v2ah"}
 _TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool", "_Complex",
                "const", "volatile", "restrict", "struct", "union", "enum"}
@@ -44,17 +50,28 @@ class CTypeError(ValueError):
 class CType:
     text: str
     pointers: int           # levels of pointer
-    base: str               # the base type's specifiers, e.g. "unsigned int", "Word32", "struct S"
-    base_size: Optional[int]  # bytes of the base type, None where not known here
+    base: str               # the base type: "unsigned short int", "Word32", "struct S", "function"
+
+    @property
+    def element(self) -> str:
+        """The base type with Gap.h's typedefs resolved (a vector type stays itself)."""
+        return _TYPEDEFS.get(self.base, self.base)
+
+    @property
+    def dtype(self) -> Optional[str]:
+        """numpy dtype of the element (a vector's lanes), None where not a number type."""
+        return DTYPES.get(VECTORS.get(self.element, self.element))
 
     @property
     def item_size(self) -> Optional[int]:
-        """Bytes of what a one-level pointer points to (None if unknown or not a pointer)."""
-        return self.base_size if self.pointers == 1 else None
+        """Bytes on GAP of what a one-level pointer points to (None if unknown or not a pointer)."""
+        if self.pointers != 1 or self.base in ("f16", "f16a"):
+            return None
+        return _VECTOR_BYTES.get(self.element) or _GAP_SIZES.get(self.element)
 
     @property
     def is_float(self) -> bool:
-        return self.pointers == 0 and self.base in _FLOATS
+        return self.pointers == 0 and (self.base in _FLOATS or self.element in _FLOATS)
 
 
 @cache
@@ -110,21 +127,22 @@ def _check_specifiers(base: str) -> None:
         raise CTypeError(f"is not a C type ('{base}' is no combination of type specifiers)")
 
 
-_ORDER = ("void", "_Bool", "char", "short", "long", "int", "float", "double")
-
-
 def _canonical(base: str) -> str:
-    """One spelling per builtin type: 'int short unsigned' is 'unsigned short'."""
+    """One spelling per builtin type, the one of C's standard: 'short unsigned' is
+    'unsigned short int', 'signed' is 'int'."""
     words = base.split()
     if not set(words) <= _BUILTIN_WORDS:
         return base
-    sign = [w for w in words if w in ("signed", "unsigned")]
-    core = [w for w in words if w not in ("signed", "unsigned")]
-    if "int" in core and len(core) > 1:
-        core.remove("int")
-    if not core:
-        core = ["int"] if sign == ["unsigned"] else []
-    return " ".join(sign + sorted(core, key=_ORDER.index))
+    unsigned = "unsigned" in words
+    rest = tuple(sorted(w for w in words if w not in ("signed", "unsigned", "int")))
+    if rest == ("char",):
+        return "unsigned char" if unsigned else "signed char" if "signed" in words else "char"
+    sized = {(): "int", ("short",): "short int", ("long",): "long int", ("long", "long"): "long long int"}.get(rest)
+    if rest == ("double", "long"):
+        return "long double"
+    if sized is None:
+        return " ".join(rest)  # void, _Bool, float, double
+    return ("unsigned " if unsigned else "") + sized
 
 
 @cache
@@ -145,7 +163,7 @@ def parse_ctype(text: str) -> CType:
     pointers, base = _shape(decls[0].type)
     _check_specifiers(base)
     base = _canonical(base)
-    return CType(" ".join(text.split()), pointers, base, _SIZES.get(base))
+    return CType(" ".join(text.split()), pointers, base)
 
 
-__all__ = ["CType", "CTypeError", "parse_ctype"]
+__all__ = ["CType", "CTypeError", "parse_ctype", "DTYPES", "VECTORS"]

@@ -559,6 +559,13 @@ class Builder:
                 out += self.call(index, call, live)
         return out
 
+    def cost_values(self, fields: list) -> dict:
+        """The values a Cost= reads. One known only at run time (a C argument) is taken as a
+        long long: in its unsigned formal type a Cost that goes negative would wrap to a huge
+        count instead of reaching the simulator's check."""
+        cargs = {c.name for c in self.uk.cargs}
+        return {f.formal: cast("long long", f.value) if names(f.value) & cargs else f.value for f in fields}
+
     def call(self, index: int, call, live: set) -> list:
         lib = self.libs[call.name]
         ix = self.current(live)
@@ -570,8 +577,7 @@ class Builder:
             value, acc = self.binding(b, formal, ix, live)
             fields.append(Field(formal.name, formal.ctype, value))
             accesses += acc
-        values = {f.formal: f.value for f in fields}
-        cost = cost_to_expr(lib.cost, values) if lib.cost else self._default_cost(call, lib, ix)
+        cost = cost_to_expr(lib.cost, self.cost_values(fields)) if lib.cost else self._default_cost(call, lib, ix)
         comment = f"{L(call.location).name}: {call.name}"
         if not lib.struct_call:
             return [Compute(call.name, L(call.location).name, tuple(fields), cost, False, accesses=tuple(accesses),

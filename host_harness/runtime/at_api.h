@@ -69,7 +69,7 @@
 /* ---- simulated clock ------------------------------------------------------------------- */
 
 /* Emitted right before each basic-kernel call with that call's compute cost (cycles). */
-#define AT_SIM_COMPUTE(cycles) at_sim_compute((long long)(cycles))
+#define AT_SIM_COMPUTE(cycles) at_sim_compute_at((long long)(cycles), __FILE__, __LINE__)
 
 /* ---- L3 RAM devices, L3 <-> L2 on the uDMA ----------------------------------------------- */
 /*

@@ -13,6 +13,9 @@
 #define _GNU_SOURCE
 #include "at_sim.h"
 
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -40,6 +43,14 @@
 #define AT_SIM_STACK_SIZE (256 * 1024)
 #define AT_SIM_MSG_SIZE 2048
 #define AT_SIM_LABEL_SIZE 64
+/* Bytes of unowned memory before and after every allocation: a small overrun of one allocation
+ * never lands in another, so the access checks (below) name it. AddressSanitizer builds leave
+ * this to ASan's own redzones, which report a heap-buffer-overflow in the basic kernel. */
+#ifdef AT_SIM_ASAN
+#define AT_SIM_GUARD 0
+#else
+#define AT_SIM_GUARD 1024
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* Configuration and per-call state                                                            */
@@ -70,6 +81,12 @@ static jmp_buf *armed_env;
 
 static void fault_from_core(void); /* defined with the cores */
 static int on_core_stack(void);
+/* Access checks of the basic kernels (defined last). */
+static void checks_arm(int on);
+static void checks_context(int core);
+static void checks_fork_begin(const char *file, int line);
+static void checks_fork_end(void);
+static int checks_epoch_end(void);
 
 static const char *base_name(const char *path)
 {
@@ -106,6 +123,7 @@ const char *at_sim_last_error(void) { return last_error; }
 void at_sim_arm(void *jmp_env)
 {
     armed_env = (jmp_buf *)jmp_env;
+    checks_arm(jmp_env != NULL);
     if (jmp_env && cfg.cores != AT_SIM_NCORES)
         AT_SIM_FAULT("the simulator is configured for %d cores but this library was built for "
                      "%d (AT_SIM_NCORES, the value of gap_ncore()): build it with cores=%d",
@@ -116,11 +134,19 @@ void at_sim_arm(void *jmp_env)
 /* Arenas                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Race shadow of one byte (see "Access checks"): the tag (epoch << 8 | core) of its last
+ * writer and of its last reader; epoch 0 never happens. */
+typedef struct {
+    uint32_t w, r;
+} at_shadow_t;
+
 typedef struct {
     int level;
     int region; /* registered static array: not ours to free */
     char *base;
+    char *raw;  /* what malloc returned: base - AT_SIM_GUARD */
     long long size;
+    at_shadow_t *shadow; /* allocated on the first checked access inside AT_FORK */
     char label[AT_SIM_LABEL_SIZE];
 } at_alloc_t;
 
@@ -149,6 +175,10 @@ static void account(int level, long long delta)
         counters.peak_l3 = live[level];
 }
 
+/* The access checks' view of the allocations (defined with them). */
+static void forget_alloc(at_alloc_t *a);
+static void track_alloc(const at_alloc_t *a);
+
 static at_alloc_t *push_alloc(int level, int region, char *base, long long size, const char *label)
 {
     at_alloc_t *a;
@@ -164,9 +194,12 @@ static at_alloc_t *push_alloc(int level, int region, char *base, long long size,
     a->level = level;
     a->region = region;
     a->base = base;
+    a->raw = NULL;
     a->size = size;
+    a->shadow = NULL;
     snprintf(a->label, sizeof a->label, "%s", label ? label : "?");
     account(level, size);
+    track_alloc(a);
     return a;
 }
 
@@ -178,17 +211,21 @@ static int fits(int level, long long size)
 /* Past capacity -> NULL, as pmsis_l1_malloc would on the chip. Fresh memory is poisoned. */
 void *at_sim_alloc(int level, long long size, const char *label)
 {
-    char *p;
+    char *raw, *p;
+    at_alloc_t *a;
     if (!fits(level, size))
         return NULL;
-    p = malloc(size > 0 ? (size_t)size : 1);
-    if (!p)
+    raw = malloc((size > 0 ? (size_t)size : 1) + 2 * AT_SIM_GUARD);
+    if (!raw)
         return NULL;
+    p = raw + AT_SIM_GUARD;
     memset(p, AT_SIM_POISON, (size_t)size);
-    if (!push_alloc(level, 0, p, size, label)) {
-        free(p);
+    a = push_alloc(level, 0, p, size, label);
+    if (!a) {
+        free(raw);
         return NULL;
     }
+    a->raw = raw;
     return p;
 }
 
@@ -203,8 +240,9 @@ static void drop_alloc(int index)
 {
     at_alloc_t *a = &allocs[index];
     account(a->level, -a->size);
+    forget_alloc(a);
     if (!a->region)
-        free(a->base);
+        free(a->raw);
     allocs[index] = allocs[--n_allocs];
 }
 
@@ -829,6 +867,7 @@ static void check_no_pending_inside(const at_alloc_t *a, const char *macro, cons
 int at_sim_finish(void)
 {
     armed_env = NULL;
+    checks_arm(0);
     if (n_pending > 0) {
         set_error("%s is still pending when the user kernel returned (missing %s_WAIT)",
                   pending[0].desc, pending[0].api);
@@ -868,8 +907,10 @@ static void switch_to_core(int i)
     __sanitizer_start_switch_fiber(&fake, stacks[i], AT_SIM_STACK_SIZE);
 #endif
     running_core = current_core = i;
+    checks_context(i);
     swapcontext(&main_ctx, &core_ctx[i]);
     running_core = -1;
+    checks_context(-1);
 #ifdef AT_SIM_ASAN
     __sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
@@ -971,11 +1012,13 @@ static int run_cores(const char *file, int line)
                 return 1;
         }
         if (count_state(CORE_DONE) == fork_n)
-            return 0;
+            return checks_epoch_end();
         if (count_state(CORE_BARRIER) != fork_n) {
             barrier_mismatch(round, file, line);
             return 1;
         }
+        if (checks_epoch_end())
+            return 1; /* a race between the cores since the last barrier */
         for (i = 0; i < fork_n; i++)
             core_state[i] = CORE_READY;
         round++;
@@ -998,9 +1041,11 @@ void at_sim_fork(int ncores, void (*fn)(void *), void *arg, const char *file, in
     fork_fn = fn;
     fork_arg = arg;
     in_fork = 1;
+    checks_fork_begin(file, line);
     failed = run_cores(file, line);
     in_fork = 0;
     current_core = 0;
+    checks_fork_end();
     if (failed)
         fault_jump(); /* back on the main stack: safe to longjmp */
 }
@@ -1009,11 +1054,18 @@ void at_sim_fork(int ncores, void (*fn)(void *), void *arg, const char *file, in
 /* Clock, configuration, call lifecycle                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
-void at_sim_compute(long long cycles)
+void at_sim_compute_at(long long cycles, const char *file, int line)
 {
+    /* a Cost= over run-time values can go negative where generation could not see it */
+    if (cycles < 0)
+        AT_SIM_FAULT("AT_SIM_COMPUTE at %s:%d: the basic kernel's Cost evaluates to %lld cycles (a Cost counts "
+                     "the cycles of one call: make it 0 or more for every value the call is given)",
+                     base_name(file), line, cycles);
     now += cycles;
     counters.compute_cycles += cycles;
 }
+
+void at_sim_compute(long long cycles) { at_sim_compute_at(cycles, "(unknown)", 0); }
 
 void at_sim_configure(int cores, long long l1_size, long long l2_size,
                       long long dma_setup_cycles, double dma_bytes_per_cycle,
@@ -1060,6 +1112,7 @@ void at_sim_end_call(void)
     in_fork = 0;
     running_core = -1;
     current_core = 0;
+    checks_arm(0);
 }
 
 void at_sim_get_counters(at_sim_counters_t *out)
@@ -1067,3 +1120,540 @@ void at_sim_get_counters(at_sim_counters_t *out)
     *out = counters;
     out->cycles = now;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Access checks: races between cores and writes outside memory, in the basic kernels         */
+/* ------------------------------------------------------------------------------------------ */
+
+/* host_harness.build compiles the user's basic kernels (only those) with -fsanitize=thread but
+ * links no ThreadSanitizer runtime: the calls the instrumentation inserts before every load and
+ * store (__tsan_read4, __tsan_write2, ...) and at every function entry and exit land here.
+ *
+ * Writes: from the kernel call's start (at_sim_arm) to its end, a write by a basic kernel must
+ * fall in a live L1/L2 allocation (registered static arrays included), on a stack (a core's or
+ * the host thread's) or in the library's writable data (static variables); anything else, e.g.
+ * the AT_SIM_GUARD bytes around every allocation, faults at the access, naming the kernel, the
+ * core and the offset against the nearest allocation.
+ *
+ * Races: inside AT_FORK the cores run one after another, so a missing barrier or overlapping
+ * chunks give the right answer by luck. Time inside a fork is cut into epochs at the fork's
+ * start, at every barrier release and at its end; every byte of an L1/L2 allocation touched by
+ * a core has a shadow (allocated on the first access) holding the epoch and core of its last
+ * writer and of its first reader. Two accesses to one byte by two cores in one epoch, at least
+ * one a write, are a race: the first is remembered (later ones of the same kind and cores in
+ * the same allocation widen its byte range) and reported when the epoch ends. Since each core
+ * runs its whole segment of an epoch before the next core starts, "last writer" and "first
+ * reader" are enough to see every conflicting pair. Code outside a fork (core 0) never races. */
+
+enum { CHECK_OFF, CHECK_WRITES, CHECK_RACES };
+enum { RACE_WW, RACE_WR, RACE_RW };
+
+#define AT_SIM_MAX_DEPTH 32
+#define AT_SIM_MAX_SEGMENTS 8
+#define AT_SIM_REGION_GUARD 1024
+
+static int check_mode;
+static uint32_t epoch = 1, tag = 1u << 8; /* tag: epoch << 8 | accessing core */
+/* The allocation of the last checked access (L1/L2 only; when racing, its shadow is set). */
+static struct {
+    uintptr_t lo, len;
+    at_shadow_t *shadow;
+} hot;
+static uintptr_t stack_lo, stack_hi; /* the running context's stack */
+static uintptr_t span_lo = UINTPTR_MAX, span_hi; /* every allocation made so far lies inside */
+static uintptr_t host_lo, host_hi;
+static pthread_t host_thread;
+static int host_known;
+static struct {
+    uintptr_t lo, hi;
+} data_seg[AT_SIM_MAX_SEGMENTS];
+static int n_data_seg = -1;
+static const char *fork_file;
+static int fork_line;
+/* Per core (and one for the host context): return addresses into the instrumented functions
+ * entered and not yet left, innermost last. */
+static void *fn_pc[AT_SIM_MAX_CORES + 1][AT_SIM_MAX_DEPTH];
+static int fn_depth[AT_SIM_MAX_CORES + 1];
+static int fn_slot = AT_SIM_MAX_CORES;
+
+static struct {
+    int active, kind, first, second, level;
+    char label[AT_SIM_LABEL_SIZE];
+    uintptr_t base, lo, hi;
+    long long size, more;
+    void *pcs[AT_SIM_MAX_DEPTH + 1];
+    int n_pcs;
+} race;
+
+static void track_alloc(const at_alloc_t *a)
+{
+    uintptr_t b = (uintptr_t)a->base, e = b + (uintptr_t)a->size;
+    span_lo = b < span_lo ? b : span_lo;
+    span_hi = e > span_hi ? e : span_hi;
+}
+
+static void forget_alloc(at_alloc_t *a)
+{
+    uintptr_t b = (uintptr_t)a->base;
+    free(a->shadow);
+    a->shadow = NULL;
+    if (hot.lo == b)
+        hot.len = 0;
+}
+
+static void clear_shadows(void)
+{
+    int i;
+    for (i = 0; i < n_allocs; i++)
+        if (allocs[i].shadow)
+            memset(allocs[i].shadow, 0, (size_t)allocs[i].size * sizeof *allocs[i].shadow);
+}
+
+static void next_epoch(void)
+{
+    if (++epoch >= (1u << 24)) { /* tags hold 24 bits of epoch */
+        clear_shadows();
+        epoch = 1;
+    }
+    tag = epoch << 8 | (uint32_t)(in_fork ? current_core : 0);
+}
+
+/* The running context: core i, or the host's (-1). */
+static void checks_context(int i)
+{
+    if (i >= 0) {
+        stack_lo = (uintptr_t)stacks[i];
+        stack_hi = stack_lo + AT_SIM_STACK_SIZE;
+        fn_slot = i;
+    } else {
+        stack_lo = host_lo;
+        stack_hi = host_hi;
+        fn_slot = AT_SIM_MAX_CORES;
+    }
+    tag = epoch << 8 | (uint32_t)(i >= 0 ? i : 0);
+}
+
+static int data_segments_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    uintptr_t me = (uintptr_t)&cfg;
+    int i, mine = 0;
+    (void)size;
+    (void)arg;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && me >= lo && me < lo + ph->p_memsz)
+            mine = 1;
+    }
+    if (!mine)
+        return 0;
+    for (i = 0; i < info->dlpi_phnum && n_data_seg < AT_SIM_MAX_SEGMENTS; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
+            data_seg[n_data_seg].lo = info->dlpi_addr + ph->p_vaddr;
+            data_seg[n_data_seg].hi = data_seg[n_data_seg].lo + ph->p_memsz;
+            n_data_seg++;
+        }
+    }
+    return 1;
+}
+
+/* Armed for a kernel call (or disarmed with NULL): find the host thread's stack and the
+ * library's writable data once. */
+static void checks_arm(int on)
+{
+    check_mode = on ? CHECK_WRITES : CHECK_OFF;
+    if (on && (!host_known || !pthread_equal(host_thread, pthread_self()))) {
+        pthread_attr_t attr;
+        void *addr = NULL;
+        size_t size = 0;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            pthread_attr_getstack(&attr, &addr, &size);
+            pthread_attr_destroy(&attr);
+        }
+        host_lo = (uintptr_t)addr;
+        host_hi = host_lo + size;
+        host_thread = pthread_self();
+        host_known = 1;
+    }
+    if (on && n_data_seg < 0) {
+        n_data_seg = 0;
+        dl_iterate_phdr(data_segments_cb, NULL);
+    }
+    fn_depth[AT_SIM_MAX_CORES] = 0;
+    race.active = 0;
+    hot.len = 0;
+    checks_context(-1);
+}
+
+static void checks_fork_begin(const char *file, int line)
+{
+    int i;
+    fork_file = file;
+    fork_line = line;
+    for (i = 0; i < fork_n; i++)
+        fn_depth[i] = 0;
+    race.active = 0;
+    hot.len = 0; /* racing needs the shadow, which the cached allocation may lack */
+    if (check_mode != CHECK_OFF)
+        check_mode = CHECK_RACES;
+    next_epoch();
+}
+
+static void checks_fork_end(void)
+{
+    if (check_mode != CHECK_OFF)
+        check_mode = CHECK_WRITES;
+    next_epoch();
+    checks_context(-1);
+}
+
+static const char *function_name(const void *pc)
+{
+    Dl_info info;
+    if (pc && dladdr(pc, &info) && info.dli_sname)
+        return info.dli_sname;
+    return NULL;
+}
+
+/* The innermost named function among `pc` and the running context's instrumented frames. */
+static const char *kernel_name(void *const *pcs, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const char *name = function_name(pcs[i]);
+        if (name)
+            return name;
+    }
+    return NULL;
+}
+
+static int stack_pcs(void **out, void *pc)
+{
+    int n = 0, d = fn_depth[fn_slot];
+    out[n++] = pc;
+    if (d > AT_SIM_MAX_DEPTH)
+        d = AT_SIM_MAX_DEPTH;
+    while (d > 0)
+        out[n++] = fn_pc[fn_slot][--d];
+    return n;
+}
+
+static at_alloc_t *alloc_holding(uintptr_t p)
+{
+    int i;
+    if (p < span_lo || p >= span_hi)
+        return NULL;
+    for (i = 0; i < n_allocs; i++) {
+        uintptr_t b = (uintptr_t)allocs[i].base;
+        if (p >= b && p - b < (uintptr_t)allocs[i].size)
+            return &allocs[i];
+    }
+    return NULL;
+}
+
+static void race_conflict(int kind, int other, uintptr_t p, void *pc)
+{
+    int core = (int)(tag & 255);
+    at_alloc_t *a;
+    if (race.active) {
+        if (race.kind == kind && race.first == other && race.second == core && p >= race.base
+            && p - race.base < (uintptr_t)race.size) {
+            race.lo = p < race.lo ? p : race.lo;
+            race.hi = p + 1 > race.hi ? p + 1 : race.hi;
+        } else {
+            race.more++;
+        }
+        return;
+    }
+    a = alloc_holding(p);
+    race.active = 1;
+    race.kind = kind;
+    race.first = other;
+    race.second = core;
+    race.level = a ? a->level : 0;
+    snprintf(race.label, sizeof race.label, "%s", a ? a->label : "?");
+    race.base = a ? (uintptr_t)a->base : p;
+    race.size = a ? a->size : 1;
+    race.lo = p;
+    race.hi = p + 1;
+    race.more = 0;
+    race.n_pcs = stack_pcs(race.pcs, pc);
+}
+
+static void race_access(at_shadow_t *s, uintptr_t p, uintptr_t n, int write, void *pc)
+{
+    uint32_t me = tag;
+    uintptr_t k;
+    for (k = 0; k < n; k++) {
+        at_shadow_t *b = &s[k];
+        /* (x ^ me) < 256: same epoch; != me: another core */
+        if ((b->w ^ me) < 256 && b->w != me)
+            race_conflict(write ? RACE_WW : RACE_WR, (int)(b->w & 255), p + k, pc);
+        else if (write && (b->r ^ me) < 256 && b->r != me)
+            race_conflict(RACE_RW, (int)(b->r & 255), p + k, pc);
+        if (write)
+            b->w = me;
+        else if ((b->r ^ me) >= 256)
+            b->r = me;
+    }
+}
+
+/* Reported when the epoch of the race ends (barrier release or end of the fork). */
+static int checks_epoch_end(void)
+{
+    char range[160], entry_part[160] = "", more[96] = "";
+    const char *name, *entry;
+    if (!race.active) {
+        next_epoch();
+        return 0;
+    }
+    name = kernel_name(race.pcs, race.n_pcs);
+    entry = function_name((const void *)fork_fn);
+    snprintf(range, sizeof range, "%s+[%lld, %lld) (%s)", race.label,
+             (long long)(race.lo - race.base), (long long)(race.hi - race.base), level_name(race.level));
+    if (entry && (!name || strcmp(entry, name) != 0))
+        snprintf(entry_part, sizeof entry_part, " of '%s'", entry);
+    if (race.more)
+        snprintf(more, sizeof more, "; and %lld more conflicting byte access(es) (other cores, "
+                 "kinds or allocations)", race.more);
+    if (race.kind == RACE_WW)
+        set_error("data race in basic kernel '%s' (AT_FORK%s at %s:%d): cores %d and %d both write %s "
+                  "with no barrier in between (write/write: which value remains depends on timing)%s",
+                  name ? name : "?", entry_part, base_name(fork_file), fork_line, race.first,
+                  race.second, range, more);
+    else
+        set_error("data race in basic kernel '%s' (AT_FORK%s at %s:%d): core %d %s %s and core %d %s "
+                  "it with no barrier in between (%s: on the chip the %s may come first)%s",
+                  name ? name : "?", entry_part, base_name(fork_file), fork_line, race.first,
+                  race.kind == RACE_WR ? "writes" : "reads", range, race.second,
+                  race.kind == RACE_WR ? "reads" : "writes",
+                  race.kind == RACE_WR ? "write-then-read" : "read-then-write",
+                  race.kind == RACE_WR ? "read" : "write", more);
+    race.active = 0;
+    return 1;
+}
+
+static int on_any_stack(uintptr_t p)
+{
+    int i;
+    if (p >= host_lo && p < host_hi)
+        return 1;
+    for (i = 0; i < AT_SIM_MAX_CORES; i++)
+        if (stacks[i] && p >= (uintptr_t)stacks[i] && p - (uintptr_t)stacks[i] < AT_SIM_STACK_SIZE)
+            return 1;
+    return 0;
+}
+
+static int in_data(uintptr_t p)
+{
+    int i;
+    for (i = 0; i < n_data_seg; i++)
+        if (p >= data_seg[i].lo && p < data_seg[i].hi)
+            return 1;
+    return 0;
+}
+
+/* The allocation within 1 MiB of [p, p + n) nearest to it, or NULL. */
+static const at_alloc_t *nearest_alloc(uintptr_t p, uintptr_t n, int regions_only)
+{
+    const at_alloc_t *best = NULL;
+    long long best_d = 1 << 20;
+    int i;
+    for (i = 0; i < n_allocs; i++) {
+        long long d1 = distance(&allocs[i], p), d2 = distance(&allocs[i], p + n - 1);
+        long long d = d1 < d2 ? d1 : d2;
+        if ((!regions_only || allocs[i].region) && d < best_d) {
+            best = &allocs[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+static void write_fault(uintptr_t p, uintptr_t n, const at_alloc_t *a, void *pc)
+{
+    void *pcs[AT_SIM_MAX_DEPTH + 1];
+    const char *name = kernel_name(pcs, stack_pcs(pcs, pc));
+    char at[128], what[256];
+    int core = in_fork ? current_core : 0;
+    uintptr_t b = a ? (uintptr_t)a->base : 0, e = b + (a ? (uintptr_t)a->size : 0);
+    describe_at(at, sizeof at, a, p);
+    if (!a)
+        snprintf(what, sizeof what, "outside every live L1/L2 allocation, stack and static variable");
+    else if (a->level == AT_SIM_L3 && p >= b && p + n <= e)
+        snprintf(what, sizeof what, "inside '%s' (%lld bytes in L3): the cores cannot address L3, "
+                 "stage it through L2 with the uDMA", a->label, a->size);
+    else if (p >= e)
+        snprintf(what, sizeof what, "%lld bytes past the end of %s (%lld bytes in %s)",
+                 (long long)(p - e), a->label, a->size, level_name(a->level));
+    else if (p + n > e)
+        snprintf(what, sizeof what, "%lld of them past the end of %s (%lld bytes in %s)",
+                 (long long)(p + n - e), a->label, a->size, level_name(a->level));
+    else
+        snprintf(what, sizeof what, "%lld bytes before the start of %s (%lld bytes in %s)",
+                 (long long)(b - p), a->label, a->size, level_name(a->level));
+    AT_SIM_FAULT("basic kernel '%s' on core %d writes %lld bytes at %s, %s", name ? name : "?", core,
+                 (long long)n, at, what);
+}
+
+static void check_slow(uintptr_t p, uintptr_t n, int write, void *pc)
+{
+    at_alloc_t *a = alloc_holding(p);
+    if (a && a->level != AT_SIM_L3 && n <= (uintptr_t)a->size - (p - (uintptr_t)a->base)) {
+        if (check_mode == CHECK_RACES && !a->shadow && a->size > 0) {
+            a->shadow = calloc((size_t)a->size, sizeof *a->shadow);
+            if (!a->shadow)
+                AT_SIM_FAULT("out of host memory for the race shadow of '%s' (%lld bytes)",
+                             a->label, a->size);
+        }
+        hot.lo = (uintptr_t)a->base;
+        hot.len = (uintptr_t)a->size;
+        hot.shadow = a->shadow;
+        if (check_mode == CHECK_RACES)
+            race_access(a->shadow + (p - hot.lo), p, n, write, pc);
+        return;
+    }
+    if (!write)
+        return; /* reads outside the allocations are not checked */
+    if (a || (a = alloc_holding(p + n - 1)) != NULL)
+        write_fault(p, n, a, pc); /* straddles an end, or inside L3 */
+    if (on_any_stack(p))
+        return;
+    if (in_data(p)) {
+        /* A static array registered as L1/L2 has no guard zone of its own, but the builder links
+         * the simulator right after the generated code, so what follows it is the simulator's
+         * own state (or generated code's): a write just past it that lands in no exported
+         * variable is taken for an overrun. */
+        const at_alloc_t *r = nearest_alloc(p, n, 1);
+        Dl_info info;
+        if (r && p >= (uintptr_t)r->base + (uintptr_t)r->size && distance(r, p) < AT_SIM_REGION_GUARD
+            && !(dladdr((void *)p, &info) && info.dli_sname))
+            write_fault(p, n, r, pc);
+        return;
+    }
+    write_fault(p, n, nearest_alloc(p, n, 0), pc);
+}
+
+static inline __attribute__((always_inline)) void check_access(const void *addr, uintptr_t n,
+                                                                 int write, void *pc)
+{
+    uintptr_t p = (uintptr_t)addr, off;
+    if (check_mode < (write ? CHECK_WRITES : CHECK_RACES))
+        return;
+    off = p - hot.lo;
+    if (off < hot.len && n <= hot.len - off) {
+        if (check_mode == CHECK_RACES)
+            race_access(hot.shadow + off, p, n, write, pc);
+        return;
+    }
+    if (p - stack_lo < stack_hi - stack_lo)
+        return;
+    check_slow(p, n, write, pc);
+}
+
+/* ---- the instrumentation's entry points (gcc -fsanitize=thread) ---- */
+
+#define AT_SIM_PC __builtin_return_address(0)
+#define AT_SIM_ACCESS_HOOKS(n)                                                                  \
+    void __tsan_read##n(void *a) { check_access(a, n, 0, AT_SIM_PC); }                         \
+    void __tsan_write##n(void *a) { check_access(a, n, 1, AT_SIM_PC); }                        \
+    void __tsan_unaligned_read##n(void *a) { check_access(a, n, 0, AT_SIM_PC); }               \
+    void __tsan_unaligned_write##n(void *a) { check_access(a, n, 1, AT_SIM_PC); }              \
+    void __tsan_volatile_read##n(void *a) { check_access(a, n, 0, AT_SIM_PC); }                \
+    void __tsan_volatile_write##n(void *a) { check_access(a, n, 1, AT_SIM_PC); }               \
+    void __tsan_unaligned_volatile_read##n(void *a) { check_access(a, n, 0, AT_SIM_PC); }      \
+    void __tsan_unaligned_volatile_write##n(void *a) { check_access(a, n, 1, AT_SIM_PC); }
+
+AT_SIM_ACCESS_HOOKS(1)
+AT_SIM_ACCESS_HOOKS(2)
+AT_SIM_ACCESS_HOOKS(4)
+AT_SIM_ACCESS_HOOKS(8)
+AT_SIM_ACCESS_HOOKS(16)
+
+void __tsan_read_range(void *a, long size)
+{
+    if (size > 0)
+        check_access(a, (uintptr_t)size, 0, AT_SIM_PC);
+}
+
+void __tsan_write_range(void *a, long size)
+{
+    if (size > 0)
+        check_access(a, (uintptr_t)size, 1, AT_SIM_PC);
+}
+
+void __tsan_init(void) {}
+
+void __tsan_func_entry(void *caller)
+{
+    int d = fn_depth[fn_slot]++;
+    (void)caller; /* the return address into the caller; ours is inside the function entered */
+    if (d < AT_SIM_MAX_DEPTH)
+        fn_pc[fn_slot][d] = AT_SIM_PC;
+}
+
+void __tsan_func_exit(void *unused)
+{
+    (void)unused;
+    if (fn_depth[fn_slot] > 0)
+        fn_depth[fn_slot]--;
+}
+
+/* Atomics (the __atomic and __sync builtins): done, never checked (they do not race). The
+ * signatures are gcc's own declarations of these builtins. */
+#define AT_SIM_ATOMIC_RMW(bits, T, op)                                                          \
+    T __tsan_atomic##bits##_fetch_##op(volatile void *a, T v, int mo)                           \
+    {                                                                                           \
+        (void)mo;                                                                               \
+        return __atomic_fetch_##op((volatile T *)a, v, __ATOMIC_SEQ_CST);                       \
+    }
+#define AT_SIM_ATOMIC_CAS(bits, T, kind, weak)                                                  \
+    _Bool __tsan_atomic##bits##_compare_exchange_##kind(volatile void *a, void *c, T v, int mo, \
+                                                        int fmo)                                \
+    {                                                                                           \
+        (void)mo;                                                                               \
+        (void)fmo;                                                                              \
+        return __atomic_compare_exchange_n((volatile T *)a, (T *)c, v, weak, __ATOMIC_SEQ_CST,  \
+                                           __ATOMIC_SEQ_CST);                                   \
+    }
+#define AT_SIM_ATOMICS(bits, T)                                                                 \
+    T __tsan_atomic##bits##_load(const volatile void *a, int mo)                                \
+    {                                                                                           \
+        (void)mo;                                                                               \
+        return __atomic_load_n((const volatile T *)a, __ATOMIC_SEQ_CST);                        \
+    }                                                                                           \
+    void __tsan_atomic##bits##_store(volatile void *a, T v, int mo)                             \
+    {                                                                                           \
+        (void)mo;                                                                               \
+        __atomic_store_n((volatile T *)a, v, __ATOMIC_SEQ_CST);                                 \
+    }                                                                                           \
+    T __tsan_atomic##bits##_exchange(volatile void *a, T v, int mo)                             \
+    {                                                                                           \
+        (void)mo;                                                                               \
+        return __atomic_exchange_n((volatile T *)a, v, __ATOMIC_SEQ_CST);                       \
+    }                                                                                           \
+    T __tsan_atomic##bits##_compare_exchange_val(volatile void *a, T c, T v, int mo, int fmo)   \
+    {                                                                                           \
+        (void)mo;                                                                               \
+        (void)fmo;                                                                              \
+        __atomic_compare_exchange_n((volatile T *)a, &c, v, 0, __ATOMIC_SEQ_CST,                \
+                                    __ATOMIC_SEQ_CST);                                          \
+        return c;                                                                               \
+    }                                                                                           \
+    AT_SIM_ATOMIC_RMW(bits, T, add)                                                             \
+    AT_SIM_ATOMIC_RMW(bits, T, sub)                                                             \
+    AT_SIM_ATOMIC_RMW(bits, T, and)                                                             \
+    AT_SIM_ATOMIC_RMW(bits, T, or)                                                              \
+    AT_SIM_ATOMIC_RMW(bits, T, xor)                                                             \
+    AT_SIM_ATOMIC_RMW(bits, T, nand)                                                            \
+    AT_SIM_ATOMIC_CAS(bits, T, strong, 0)                                                       \
+    AT_SIM_ATOMIC_CAS(bits, T, weak, 1)
+
+AT_SIM_ATOMICS(8, unsigned char)
+AT_SIM_ATOMICS(16, unsigned short)
+AT_SIM_ATOMICS(32, unsigned int)
+AT_SIM_ATOMICS(64, unsigned long)
+
+void __tsan_atomic_thread_fence(int mo) { (void)mo; __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_signal_fence(int mo) { (void)mo; __atomic_signal_fence(__ATOMIC_SEQ_CST); }

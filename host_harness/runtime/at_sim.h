@@ -134,6 +134,7 @@ void at_sim_barrier(void);
 int at_sim_core_id(void);
 int at_sim_num_cores(void);
 void at_sim_compute(long long cycles);
+void at_sim_compute_at(long long cycles, const char *file, int line); /* AT_SIM_COMPUTE: faults on a negative Cost */
 
 #ifdef __cplusplus
 }
