@@ -29,7 +29,7 @@ from .toolchain import CC, compiler_version, run, sanitizer_libraries
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 # Bump when the trampoline or the runtime's ABI towards Python changes.
-HARNESS_ABI = "4"
+HARNESS_ABI = "5"
 
 GEN_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fPIC")
 USER_FLAGS = ("-std=c99", "-Wall", "-O1", "-g", "-fPIC")
@@ -41,6 +41,9 @@ SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=undefin
 # between cores and writes outside memory. Not combinable with ASan: sanitized builds drop it.
 # Before the user's cflags, so that cflags=["-fno-sanitize=thread"] turns the checks off.
 CHECK_FLAGS = ("-fsanitize=thread",)
+# Library functions the basic kernels call that write memory, checked by the simulator (at_sim_<f>).
+CHECKED_LIBC = ("memcpy", "memmove", "memset")
+OBJCOPY = "objcopy"
 # Plain one-line diagnostics: messages are quoted into single-line HarnessErrors.
 DIAG_FLAGS = ("-fdiagnostics-color=never", "-fno-diagnostics-show-caret")
 LIBRARY_NAME = "libkernels.so"
@@ -182,6 +185,11 @@ def _compile(unit: Unit, includes: list[str], out_dir: Path, extra: tuple[str, .
     obj = out_dir / unit.obj
     run([CC, *unit.flags, *extra, *DIAG_FLAGS, *includes, "-c", str(unit.source), "-o", str(obj)],
          f"compiling {unit.source.name}")
+    if set(CHECK_FLAGS) <= set(unit.flags):
+        # the checks see memory only through the instrumentation: route the library copies to
+        # the simulator's checked ones (at_sim.c, at_sim_memcpy ...)
+        run([OBJCOPY, *(f"--redefine-sym={f}=at_sim_{f}" for f in CHECKED_LIBC), str(obj)],
+            f"objcopy {unit.obj}")
     return obj
 
 

@@ -73,6 +73,14 @@ void WritePastL1(int * __restrict__ In, int * __restrict__ Out)
     __CALL(KerRaceWritePast, &Arg);
 }}
 
+void MemsetRace(int * __restrict__ In, int * __restrict__ Out) {{ run_in_l1(In, Out, KerRaceMemsetAll, {n} * 4); }}
+
+/* memcpy one int past the L2 argument Out, outside any fork. */
+void MemcpyPastArg(int * __restrict__ In, int * __restrict__ Out)
+{{
+    KerRaceMemcpyPast(Out, In, {n});
+}}
+
 /* A basic kernel called on the L2 argument itself, outside any fork. */
 void WritePastArg(int * __restrict__ In, int * __restrict__ Out)
 {{
@@ -82,7 +90,7 @@ void WritePastArg(int * __restrict__ In, int * __restrict__ Out)
 """
 
 USER_KERNELS = ["Scale", "Neighbour", "Sum", "SumNoBarrier", "SumLastNoBarrier", "StaticAndStack",
-                "WritePastL1", "WritePastArg"]
+                "WritePastL1", "WritePastArg", "MemsetRace", "MemcpyPastArg"]
 
 
 def write_generated(gen: Path, dynamic: bool) -> Path:
@@ -223,6 +231,18 @@ def test_write_past_the_end_of_an_l2_argument(prog):
     with pytest.raises(HarnessError, match=rf"basic kernel 'KerRaceWritePastSeq' on core 0 writes 4 bytes at "
                                            rf"Out\+{4 * N}, 0 bytes past the end of Out \({4 * N} bytes in L2\)$"):
         prog.call("WritePastArg", In=a, Out=out)
+    check_recovers(prog)
+
+
+def test_memcpy_and_memset_of_basic_kernels_are_checked(prog):
+    """The library calls are routed to the simulator's checked copies (builder: objcopy)."""
+    a, out = io_arrays()
+    with pytest.raises(HarnessError, match=r"data race in basic kernel 'KerRaceMemsetAll' .*cores 0 and 1 both write "
+                                           r"L1_Memory\+\[256, 512\)"):
+        prog.call("MemsetRace", In=a, Out=out)
+    with pytest.raises(HarnessError, match=rf"basic kernel 'KerRaceMemcpyPast' on core 0 writes {4 * (N + 1)} bytes "
+                                           rf"at Out\+0, 4 of them past the end of Out \({4 * N} bytes in L2\)$"):
+        prog.call("MemcpyPastArg", In=a, Out=out)
     check_recovers(prog)
 
 

@@ -1585,6 +1585,34 @@ void __tsan_write_range(void *a, long size)
 
 void __tsan_init(void) {}
 
+/* The basic kernels' calls of memcpy, memmove and memset (the library functions gcc leaves as
+ * calls; short constant ones it expands into checked accesses itself) are renamed to these by the
+ * builder (objcopy --redefine-sym on the instrumented objects): the same checks, then the copy. */
+void *at_sim_memcpy(void *dst, const void *src, size_t n)
+{
+    if (n) {
+        check_access(src, (uintptr_t)n, 0, AT_SIM_PC);
+        check_access(dst, (uintptr_t)n, 1, AT_SIM_PC);
+    }
+    return memcpy(dst, src, n);
+}
+
+void *at_sim_memmove(void *dst, const void *src, size_t n)
+{
+    if (n) {
+        check_access(src, (uintptr_t)n, 0, AT_SIM_PC);
+        check_access(dst, (uintptr_t)n, 1, AT_SIM_PC);
+    }
+    return memmove(dst, src, n);
+}
+
+void *at_sim_memset(void *dst, int c, size_t n)
+{
+    if (n)
+        check_access(dst, (uintptr_t)n, 1, AT_SIM_PC);
+    return memset(dst, c, n);
+}
+
 void __tsan_func_entry(void *caller)
 {
     int d = fn_depth[fn_slot]++;

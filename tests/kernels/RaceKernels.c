@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "RaceKernels.h"
 
 static int ChunkFirst(int N) { return gap_coreid() * ((N + gap_ncore() - 1) / gap_ncore()); }
@@ -90,5 +92,18 @@ void KerRaceStaticAndStack(Race_Arg_T *Arg)
         PerCore[Core] += 1;
         Arg->Out[i] = Tmp[i % 16] - Calls + PerCore[Core] - PerCore[Core];
     }
+    gap_waitbarrier(0);
+}
+
+/* BUG: copies N + 1 ints (memcpy with a size known only at run time stays a library call). */
+void KerRaceMemcpyPast(int *Out, const int *In, int N)
+{
+    memcpy(Out, In, (size_t)(N + 1) * sizeof(int));
+}
+
+/* BUG: every core clears the whole output, not its chunk. */
+void KerRaceMemsetAll(Race_Arg_T *Arg)
+{
+    memset(Arg->Out, 0, (size_t)Arg->N * sizeof(int));
     gap_waitbarrier(0);
 }

@@ -22,5 +22,7 @@ void KerRaceSumLastNoBarrier(Race_Arg_T *Arg);
 void KerRaceWritePast(Race_Arg_T *Arg);
 void KerRaceWritePastSeq(int *Out, int N);
 void KerRaceStaticAndStack(Race_Arg_T *Arg);
+void KerRaceMemcpyPast(int *Out, const int *In, int N);
+void KerRaceMemsetAll(Race_Arg_T *Arg);
 
 #endif
