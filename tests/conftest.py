@@ -73,3 +73,13 @@ def generated_examples(tmp_path_factory):
         assert proc.returncode == 0, f"{name}: model script failed:\n{proc.stderr}"
         out[name] = d
     return out
+
+
+@pytest.fixture(scope="module")
+def private_harness_cache(tmp_path_factory):
+    """A module's builds go to a cache of their own (``AUTOTILER_CACHE``): its tests neither
+    depend on nor pollute ~/.cache."""
+    cache = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AUTOTILER_CACHE", str(cache))
+        yield cache

@@ -379,13 +379,8 @@ def write_generated(gen: Path, name: str, c_text: str, kernels: list[dict], l1: 
     return gen
 
 
-@pytest.fixture(scope="module", autouse=True)
-def harness_cache(tmp_path_factory):
-    """Builds go to a private cache so tests neither depend on nor pollute ~/.cache."""
-    cache = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("AUTOTILER_CACHE", str(cache))
-        yield cache
+# builds go to a private cache (tests/conftest.py), neither depending on nor polluting ~/.cache
+pytestmark = pytest.mark.usefixtures("private_harness_cache")
 
 
 @pytest.fixture(scope="module")
