@@ -124,6 +124,7 @@ class _Loop:
     outer: list = field(default_factory=list)       # comparisons reading an enclosing loop's index
     outer_vars: tuple = ()                          # enclosing indices read outside comparisons
     period: int = 1                                 # lcm of the event rings' moduli
+    enclosing: tuple = ()                           # indices of the loops around this one
     own_forms: list = field(default_factory=list)
     outer_forms: list = field(default_factory=list)
 
@@ -209,6 +210,7 @@ class Program:
             elif isinstance(s, Loop):
                 loop = _Loop(s, [], s.var, s.extent, s.total,
                              compile_expr(self.totals[s.total]) if s.total else None)
+                loop.enclosing = tuple(lp.var for lp in enclosing)
                 for lp in enclosing:
                     lp.inner[s.var] = s.extent
                 loop.inner[s.var] = s.extent
@@ -326,6 +328,10 @@ class Walker:
             t = _truth(f.op, k + lo, k + hi)
             parts.append(t if t is not None else (tuple(free), k))
         parts += [env[v] for v in lp.outer_vars]
+        if lp.period > 1:
+            # the rings inside start at a slot set by the running totals, affine in the outer
+            # indices: two runs of the loop agree only if those indices agree modulo the period
+            parts += [env[v] % lp.period for v in lp.enclosing]
         return tuple(parts)
 
     def _loop(self, lp: _Loop) -> None:
