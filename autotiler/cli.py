@@ -69,7 +69,7 @@ def parse_generator_options(args: list, model) -> None:
     if ns.l3:
         model.l3_size = ns.l3
     if ns.const_dir:
-        model.const_dir = ns.const_dir
+        model.const_dir = model.const_dir_from_cli = ns.const_dir
     if ns.objective:
         if ns.objective not in OBJECTIVES:
             raise OptionsError(f"unknown objective '{ns.objective}'",

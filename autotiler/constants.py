@@ -361,6 +361,45 @@ class AT_MemLocation_T(IntEnum):
     AT_MEM_LAST = 14
 
 
+class ArgScope_T(IntEnum):
+    """Scope of a graph symbol (TCArgInfo)."""
+    ARG_SCOPE_UNDEF = 0
+    ARG_SCOPE_ARG = 1          # a parameter of the graph function
+    ARG_SCOPE_ARG_ALLOC = 2    # a parameter whose buffer the graph allocates
+    ARG_SCOPE_GLOBAL = 3       # a global symbol (constants)
+    ARG_SCOPE_LOCAL = 4        # a graph-internal tensor
+
+
+class ArgDirection_T(IntEnum):
+    ARG_DIR_UNDEF = 0
+    ARG_DIR_IN = 1
+    ARG_DIR_CONSTIN = 2
+    ARG_DIR_OUT = 3
+    ARG_DIR_INOUT = 4
+
+
+class GraghNodeArgT(IntEnum):
+    """Direction of a node argument (GNodeArg); the original's spelling."""
+    GNA_UNDEF = 0
+    GNA_IN = 1
+    GNA_OUT = 2
+    GNA_INOUT = 3
+
+
+class CallLocationT(IntEnum):
+    """Where AddCallToNode inserts a call: before (CALL_PROLOG) or after (CALL_EPILOG) the node."""
+    CALL_IN = 0
+    CALL_PROLOG = 1
+    CALL_EPILOG = 2
+    CALL_LAST = 3
+
+
+# AT_GRAPH_WARM_CONSTRUCT values (the guide's #defines)
+WARM_DISABLED = 0
+WARM_L1 = 1
+WARM_L2_DYN_L1 = 2
+WARM_ALL = 3
+
 AT_OPT_OFF = 0
 AT_OPT_ON = 1
 
@@ -381,7 +420,8 @@ def _export_enum_members(*enums) -> dict:
 _ENUM_NAMES = _export_enum_members(
     KernelCallTypeT, Tile_Orientation_T, KernelIterationDimT, KernelIteratorT, KernelCallLocationT,
     KernelArgSelect_T, Object_Type_T, KernelArgConstraints_T, AT_GraphCtrl_T, AT_MemLocation_T, InlineModeT,
-    KernelOptimizationT, KernelDimT, ArgBindingT, AT_KernelInfo_T,
+    KernelOptimizationT, KernelDimT, ArgBindingT, AT_KernelInfo_T, ArgScope_T, ArgDirection_T, GraghNodeArgT,
+    CallLocationT,
 )
 
 _O = Object_Type_T
@@ -426,6 +466,7 @@ _CONSTRAINT_ALIASES = {
 ALL_CONSTANTS = {
     **_ENUM_NAMES, **OBJECT_TYPES, **_CONSTRAINT_ALIASES, **SPACE_PROPS, **CALL_ATTRIBUTES,
     "AT_OPT_ON": AT_OPT_ON, "AT_OPT_OFF": AT_OPT_OFF, "CALL_MASK": CALL_MASK,
+    "WARM_DISABLED": WARM_DISABLED, "WARM_L1": WARM_L1, "WARM_L2_DYN_L1": WARM_L2_DYN_L1, "WARM_ALL": WARM_ALL,
     "KER_ITER_TILE_MAX": KER_ITER_TILE_MAX, "MAX_ARG_DIM": MAX_ARG_DIM,
     "ITER_SPACE_MASK": ITER_SPACE_MASK, "ITER_PROP_MASK": ITER_PROP_MASK,
 }

@@ -21,6 +21,8 @@ from ..model.session import Model  # noqa: F401
 from .common import sizeof  # noqa: F401
 from .declare import *  # noqa: F401,F403
 from .declare import __all__ as _declare_all
+from .graph import *  # noqa: F401,F403
+from .graph import __all__ as _graph_all
 from .kernels import *  # noqa: F401,F403
 from .kernels import __all__ as _kernels_all
 from .settings import *  # noqa: F401,F403
@@ -35,7 +37,7 @@ def Min(a, b):
     return a if a < b else b
 
 
-__all__ = sorted(set(_declare_all) | set(_kernels_all) | set(_settings_all) | {
+__all__ = sorted(set(_declare_all) | set(_kernels_all) | set(_settings_all) | set(_graph_all) | {
     "AT_IGNORE_ARG_BINDING", "AT_NO_ARG_BINDING", "AT_NO_C_ARG", "AT_NO_CALL", "AT_NO_KER_ARG", "Model", "sizeof",
     "Max", "Min"})
 

@@ -28,6 +28,7 @@ from ..constants import (
 from ..errors import ModelError
 from ..model.cost import check_cost
 from ..model.ctype import CTypeError, parse_ctype
+from ..model.graph import NodeArgDecl
 from ..model.ir import (
     AT_IGNORE_ARG_BINDING,
     AT_NO_ARG_BINDING,
@@ -734,7 +735,7 @@ def BindKGExpr(Expr: str) -> ExprBinding:
 
 
 _BINDINGS = (KArgBinding, TileOperBinding, PredListBinding, CArgBinding, ImmBinding, KerDimBinding, IterIndexBinding,
-             UserSymbBinding, ExprBinding)
+             UserSymbBinding, ExprBinding, NodeArgDecl)  # NodeArgDecl: GNodeArg & co, for AddNode
 
 
 def Bindings(*args) -> tuple:

@@ -146,7 +146,8 @@ def SetMemorySizes(L1Size: int, L2Size: int, L3Size: int = 0) -> None:
 
 
 _FLASH = {AT_MemLocation_T.AT_MEM_L3_HFLASH, AT_MemLocation_T.AT_MEM_L3_QSPIFLASH, AT_MemLocation_T.AT_MEM_L3_OSPIFLASH,
-          AT_MemLocation_T.AT_MEM_L3_MRAMFLASH, AT_MemLocation_T.AT_MEM_L3_DEFAULTFLASH}
+          AT_MemLocation_T.AT_MEM_L3_MRAMFLASH, AT_MemLocation_T.AT_MEM_L3_DEFAULTFLASH,
+          AT_MemLocation_T.AT_MEM_L3_PRI1, AT_MemLocation_T.AT_MEM_L3_PRI2}  # flashes of priority 1, 2 (VFS)
 
 
 def SetMemoryDeviceInfos(Count: int, *infos) -> None:

@@ -70,6 +70,7 @@ class Model:
         self.l3_size: int = self.platform.l3_ram_size
         self.output_dir: str = "."
         self.const_dir: Optional[str] = None
+        self.const_dir_from_cli: Optional[str] = None  # -c DIR wins over SetConstDir
         self.quiet: bool = False
         self.libs: dict = {}            # name -> LibKernelDecl
         self.templates: dict = {}       # LibKernelTemplate name -> CArgs
@@ -88,6 +89,8 @@ class Model:
         self.arg_dims: dict = {}        # (kernel, arg) -> (dims outer to inner incl. item size, float?)
         self.memory_devices: dict = {}  # AT_MemLocation_T -> (size, base name, const file, ext managed)
         self.used_objects: set = set()  # ids of KerArg objects already part of a user kernel
+        self.graphs: dict = {}          # name -> GraphDecl (closed graphs, declaration order)
+        self.open_graph = None          # the graph.OpenGraph between CreateGraph and CloseGraph
         self._previous: list = []
 
     # -- current-model stack -------------------------------------------------------------------
