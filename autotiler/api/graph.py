@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..constants import ArgDirection_T, ArgScope_T, AT_MemLocation_T, CallLocationT, GraghNodeArgT, Object_Type_T
+from ..constants import ArgDirection_T, ArgScope_T, AT_MemLocation_T, CallLocationT, GraghNodeArgT
 from ..errors import ModelError
+from ..graph.lower import bound_argument
 from ..model.ctype import parse_ctype
 from ..model.graph import (
     CONTAINER_SIZES,
@@ -28,10 +29,9 @@ from ..model.graph import (
     pack_const,
     read_const_values,
 )
-from ..model.ir import CArg, CArgBinding, CArgForm, ImmBinding, KernelGroupDecl, UserKernelDecl, caller_where
+from ..model.ir import CArg, ImmBinding, KernelGroupDecl, caller_where
 from ..model.session import current_model
 from ..model.validate import BINDING_OPERS, check_name, check_not_reserved, check_unique, suggest
-from ..tiler.geometry import kernel_geometry
 from .common import check_function_name, describe, enum, global_c_names, int_arg, listed, name_or_none
 from .declare import TCArg
 
@@ -346,36 +346,6 @@ def GArg(ArgName: str) -> NodeArgDecl:
 # Nodes
 
 
-def _target(model, callee, formal: CArg, depth: int = 0) -> Optional[tuple]:
-    """What C argument ``formal`` of a user kernel or group points to: (kernel, argument name,
-    bytes, reads, writes), or None when no kernel argument is bound to it."""
-    if isinstance(callee, UserKernelDecl):
-        ka = next((a for a in callee.kerargs if a.carg_name == formal.name), None)
-        if ka is None:
-            return None
-        try:
-            size = kernel_geometry(callee).arg(ka.name).l2_bytes
-        except ModelError:
-            size = 0
-        return callee.name, ka.name, size or None, ka.is_in, ka.is_out
-    ga = next((a for a in callee.kerargs if a.carg_name == formal.name), None)
-    if ga is not None:
-        return (callee.name, ga.name, ga.size * ga.item_size, bool(ga.obj_type & Object_Type_T.O_IN),
-                bool(ga.obj_type & Object_Type_T.O_OUT))
-    if depth > 4:
-        return None
-    for call in callee.calls:
-        kernel = model.kernels.get(call.name)
-        if kernel is None:
-            continue
-        for b, f in zip(call.bindings, kernel.cargs):
-            if isinstance(b, CArgBinding) and b.name == formal.name and b.form == CArgForm.PLAIN:
-                found = _target(model, kernel, f, depth + 1)
-                if found:
-                    return found
-    return None
-
-
 def _type_check(g: OpenGraph, node: str, b: NodeArgDecl, sym: GraphArgDecl, formal: CArg, where: str) -> None:
     st, ft = parse_ctype(sym.ctype), parse_ctype(formal.ctype)
     why = None
@@ -432,7 +402,7 @@ def _check_binding(model, g: OpenGraph, node: str, callee, formal: CArg, b: Node
                          hint="a graph input is only read: bind it as GNA_IN, and write the result to a local or an "
                          "output")
     _type_check(g, node, b, sym, formal, where)
-    target = _target(model, callee, formal)
+    target = bound_argument(model, callee, formal)
     if target is not None:
         kernel, arg, size, reads, writes = target
         if b.kind == G.GNA_IN and writes and not reads:

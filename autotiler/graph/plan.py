@@ -53,12 +53,12 @@ class PlanError(AutoTilerError):
     the caller gave names) say where and by how much."""
 
     def __init__(self, message: str, *, level: str, missing: int, node: int, node_name: Optional[str] = None,
-                 hint: Optional[str] = None):
+                 hint: Optional[str] = None, where: Optional[str] = None):
         self.level = level
         self.missing = missing
         self.node = node
         self.node_name = node_name
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, where=where)
 
 
 @dataclass(frozen=True)
