@@ -29,7 +29,7 @@ from .toolchain import CC, compiler_version, run, sanitizer_libraries
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 # Bump when the trampoline or the runtime's ABI towards Python changes.
-HARNESS_ABI = "5"
+HARNESS_ABI = "6"
 
 GEN_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fPIC")
 USER_FLAGS = ("-std=c99", "-Wall", "-O1", "-g", "-fPIC")
@@ -337,4 +337,4 @@ def build(gen_dir, sources=(), include_dirs=(), platform="gap8", cores: int | No
         manifests = read_manifests_unlocked(gen_dir)
         library, hit = _build_library(manifests, lambda tramp: _units(manifests, sources, tramp, cflags, defines),
                                       _include_flags(gen_dir, include_dirs), defines + cflags, sanitize)
-    return Program(library, _kernel_table(manifests), plat, sanitize=sanitize, cache_hit=hit)
+    return Program(library, _kernel_table(manifests), plat, sanitize=sanitize, cache_hit=hit, flash_dir=gen_dir)

@@ -40,6 +40,7 @@ typedef struct {
     long long cycles, compute_cycles, stall_cycles, fork_cycles;
     long long dma_busy_cluster, dma_busy_udma;
     long long peak_l3;
+    long long flash_to_l2, dma_busy_flash;
 } at_sim_counters_t;
 void at_sim_configure(int cores, long long l1_size, long long l2_size,
                       long long dma_setup_cycles, double dma_bytes_per_cycle,
@@ -47,6 +48,11 @@ void at_sim_configure(int cores, long long l1_size, long long l2_size,
                       long long wait_cycles, long long fork_cycles);
 void at_sim_configure_l3(long long l3_size, long long udma_setup_cycles,
                          double udma_bytes_per_cycle, long long udma_line_cycles);
+void at_sim_configure_flash(long long flash_size, long long flash_setup_cycles,
+                            double flash_bytes_per_cycle, long long flash_line_cycles,
+                            long long mram_setup_cycles, double mram_bytes_per_cycle,
+                            long long mram_line_cycles);
+void at_sim_set_flash_dir(const char *dir);
 void at_sim_begin_call(void);
 void at_sim_end_call(void);
 void *at_sim_alloc(int level, long long size, const char *label);
@@ -61,15 +67,23 @@ CONFIG_KEYS = ("cores", "l1_size", "l2_size", "dma_setup_cycles", "dma_bytes_per
                "dma_issue_cycles", "wait_cycles", "fork_cycles")
 # at_sim_configure_l3's parameters, in order.
 L3_CONFIG_KEYS = ("l3_size", "udma_setup_cycles", "udma_bytes_per_cycle", "udma_line_cycles")
+# at_sim_configure_flash's parameters, in order: flash capacity, platform.udma["flash"] for every
+# flash family, platform.udma["mram"] (or the flash numbers without one) for EMRAMFLASH.
+FLASH_CONFIG_KEYS = ("flash_size", "flash_setup_cycles", "flash_bytes_per_cycle", "flash_line_cycles",
+                     "mram_setup_cycles", "mram_bytes_per_cycle", "mram_line_cycles")
 COUNTER_FIELDS = ("l3_to_l2", "l2_to_l1", "l1_to_l2", "l2_to_l3", "transfers", "peak_l1", "peak_l2",
-                  "cycles", "compute_cycles", "stall_cycles", "fork_cycles", "peak_l3")
+                  "cycles", "compute_cycles", "stall_cycles", "fork_cycles", "peak_l3", "flash_to_l2")
 
 
 def platform_config(platform) -> dict:
     """The platform numbers the simulator needs, as keyword arguments of at_sim_configure
-    (CONFIG_KEYS) and at_sim_configure_l3 (L3_CONFIG_KEYS: L3 RAM and its uDMA engine,
-    ``platform.udma["ram"]``; a platform without one has no L3 capacity)."""
+    (CONFIG_KEYS), at_sim_configure_l3 (L3_CONFIG_KEYS: L3 RAM and its uDMA engine,
+    ``platform.udma["ram"]``; a platform without one has no L3 capacity) and
+    at_sim_configure_flash (FLASH_CONFIG_KEYS: ``l3_flash_size`` and ``platform.udma["flash"]``,
+    ``["mram"]`` for EMRAMFLASH; a platform without a flash engine has no flash capacity)."""
     dma, ram = platform.cluster_dma, platform.udma.get("ram")
+    flash = platform.udma.get("flash")
+    mram = platform.udma.get("mram", flash)
     return {"cores": platform.cores, "l1_size": platform.l1_size, "l2_size": platform.l2_size,
             "dma_setup_cycles": dma.setup_cycles, "dma_bytes_per_cycle": float(dma.bytes_per_cycle),
             "dma_line_cycles": dma.line_cycles, "dma_issue_cycles": platform.dma_issue_cycles,
@@ -77,7 +91,14 @@ def platform_config(platform) -> dict:
             "l3_size": platform.l3_ram_size if ram else 0,
             "udma_setup_cycles": ram.setup_cycles if ram else 0,
             "udma_bytes_per_cycle": float(ram.bytes_per_cycle) if ram else 1.0,
-            "udma_line_cycles": ram.line_cycles if ram else 0}
+            "udma_line_cycles": ram.line_cycles if ram else 0,
+            "flash_size": platform.l3_flash_size if flash else 0,
+            "flash_setup_cycles": flash.setup_cycles if flash else 0,
+            "flash_bytes_per_cycle": float(flash.bytes_per_cycle) if flash else 1.0,
+            "flash_line_cycles": flash.line_cycles if flash else 0,
+            "mram_setup_cycles": mram.setup_cycles if mram else 0,
+            "mram_bytes_per_cycle": float(mram.bytes_per_cycle) if mram else 1.0,
+            "mram_line_cycles": mram.line_cycles if mram else 0}
 
 
 def open_library(path, kernel_names):
@@ -199,7 +220,7 @@ def check_platform(platform) -> None:
         config = platform_config(platform)
     except (AttributeError, TypeError, ValueError) as err:
         raise HarnessError(f"platform '{platform.name}' is malformed: {err}") from None
-    for key in CONFIG_KEYS[1:] + L3_CONFIG_KEYS:
+    for key in CONFIG_KEYS[1:] + L3_CONFIG_KEYS + FLASH_CONFIG_KEYS:
         value = config[key]
         rate = key.endswith("bytes_per_cycle")
         ok = _positive_number(value, not rate) and (value > 0 if rate or key in ("l1_size", "l2_size") else True)
@@ -207,7 +228,9 @@ def check_platform(platform) -> None:
             what = ("a positive number" if rate else "a positive int" if key in ("l1_size", "l2_size")
                     else "an int >= 0")
             field = ("cluster_dma" if key.startswith("dma_") and key != "dma_issue_cycles" else
-                     "udma['ram']" if key.startswith("udma_") else "l3_ram_size" if key == "l3_size" else key)
+                     "udma['ram']" if key.startswith("udma_") else "l3_ram_size" if key == "l3_size" else
+                     "l3_flash_size" if key == "flash_size" else "udma['flash']" if key.startswith("flash_") else
+                     "udma['mram']" if key.startswith("mram_") else key)
             raise HarnessError(f"platform '{platform.name}': {key} must be {what}, got {value!r}",
                                hint=f"fix the platform's {field}")
 
@@ -259,6 +282,7 @@ def read_counters(ffi, lib) -> dict:
     lib.at_sim_get_counters(c)
     counters = {name: int(getattr(c, name)) for name in COUNTER_FIELDS}
     counters["dma_busy_cycles"] = {"cluster": int(c.dma_busy_cluster), "udma": int(c.dma_busy_udma)}
+    counters["flash_busy_cycles"] = int(c.dma_busy_flash)  # the part of dma_busy_cycles["udma"] on flash reads
     return counters
 
 
@@ -266,6 +290,9 @@ def run_kernel(ffi, lib, config: dict, kernel: KernelSpec, values: dict) -> dict
     """Run one user kernel; arrays in ``values`` are updated in place. Faults -> HarnessError."""
     lib.at_sim_configure(*(config[k] for k in CONFIG_KEYS))
     lib.at_sim_configure_l3(*(config[k] for k in L3_CONFIG_KEYS))
+    lib.at_sim_configure_flash(*(config[k] for k in FLASH_CONFIG_KEYS))
+    # relative flash file names (AT_<DEV>FLASH_FS_OPEN) are resolved against this directory
+    lib.at_sim_set_flash_dir(str(config.get("flash_dir") or "").encode())
     lib.at_sim_begin_call()
     try:
         ptrs, ints, flts = _marshal(ffi, lib, kernel, values)
@@ -350,7 +377,7 @@ class Program:
     """A built library of user kernels, runnable on numpy arrays. Made by :func:`build`."""
 
     def __init__(self, library: Path, kernels: dict[str, KernelSpec], platform, *, sanitize: bool = False,
-                 cache_hit: bool = False):
+                 cache_hit: bool = False, flash_dir=None):
         self.library = Path(library)
         self.platform = platform
         self.sanitize = sanitize
@@ -358,8 +385,20 @@ class Program:
         check_platform(platform)
         self._kernels = dict(kernels)
         self._config = platform_config(platform)
+        self.flash_dir = flash_dir
         # A sanitized library is only ever loaded by the child process.
         self._ffi, self._lib = (None, None) if sanitize else open_library(self.library, self._kernels)
+
+    @property
+    def flash_dir(self) -> Path | None:
+        """Where a flash image opened by a relative name (``AT_<DEV>FLASH_FS_OPEN(..., "x.dat", ...)``)
+        is looked for: :func:`build` sets the generated directory; None is the current directory."""
+        return self._flash_dir
+
+    @flash_dir.setter
+    def flash_dir(self, value) -> None:
+        self._flash_dir = Path(value).resolve() if value is not None else None
+        self._config["flash_dir"] = str(self._flash_dir) if value is not None else ""
 
     @property
     def kernels(self) -> list[str]:

@@ -3,7 +3,8 @@
  *
  * Four parts: arenas (L1/L2/L3 accounting, one malloc per allocation so AddressSanitizer sees
  * overruns), asynchronous DMA (poison at issue, land at wait) on two engines - the cluster DMA
- * (L2 <-> L1) and the uDMA (L3 <-> L2, on opened RAM devices) - cores (AT_FORK runs every core
+ * (L2 <-> L1) and the uDMA (L3 <-> L2 on opened RAM devices, flash -> L2 on opened flash
+ * devices, whose read-only images are files read at open) - cores (AT_FORK runs every core
  * id on its own ucontext stack, cooperatively, with barriers) and a deterministic clock.
  *
  * Faults: at_sim_fault() records a message and longjmps to the trampoline armed by
@@ -14,6 +15,7 @@
 #include "at_sim.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -64,9 +66,13 @@ static struct {
     double dma_bpc;
     long long udma_setup, udma_line;
     double udma_bpc;
+    long long flash_size, flash_setup, flash_line, mram_setup, mram_line;
+    double flash_bpc, mram_bpc;
 } cfg = {.cores = AT_SIM_NCORES, .capacity = {0, 64 * 1024, 512 * 1024, 8 * 1024 * 1024},
          .dma_setup = 30, .dma_line = 4, .dma_issue = 10, .wait = 4, .fork = 60, .dma_bpc = 8.0,
-         .udma_setup = 200, .udma_line = 20, .udma_bpc = 1.0};
+         .udma_setup = 200, .udma_line = 20, .udma_bpc = 1.0,
+         .flash_size = 64 * 1024 * 1024, .flash_setup = 300, .flash_line = 20, .flash_bpc = 1.0,
+         .mram_setup = 300, .mram_line = 20, .mram_bpc = 1.0};
 
 static at_sim_counters_t counters;
 /* The clock, and the cycle at which each FIFO DMA engine is next free. */
@@ -155,7 +161,8 @@ static int n_allocs, cap_allocs;
 
 static const char *level_name(int level)
 {
-    return level == AT_SIM_L1 ? "L1" : level == AT_SIM_L2 ? "L2" : level == AT_SIM_L3 ? "L3" : "L?";
+    return level == AT_SIM_L1 ? "L1" : level == AT_SIM_L2 ? "L2" : level == AT_SIM_L3 ? "L3"
+         : level == AT_SIM_FLASH ? "flash" : "L?";
 }
 
 static int valid_level(int level) { return level >= AT_SIM_L1 && level <= AT_SIM_L3; }
@@ -372,6 +379,9 @@ static void free_all_allocs(void)
  * messages name (api: "AT_L2" or e.g. "AT_HYPERRAM_CL"; family: "AT_L2" or "AT_HYPERRAM"). */
 typedef struct {
     int udma;                  /* 0: cluster DMA, 1: uDMA */
+    int flash;                 /* uDMA from a flash device: ext is image + offset */
+    int mram;                  /* flash transfer costed with the MRAM numbers */
+    long long offset;          /* flash: the ext side's byte offset into the image */
     long long number;          /* 1-based, per call and engine: "transfer #N" / "uDMA transfer #N" */
     unsigned long long id;     /* unique for the process lifetime, stored in the event */
     void *evt;                 /* at_sim_event_t * or at_sim_udma_event_t * (per `udma`) */
@@ -382,7 +392,7 @@ typedef struct {
     unsigned char *snapshot;   /* source bytes at issue time, gathered contiguously */
     long long end;             /* cycle at which the data has landed */
     char api[40], family[40];
-    char desc[512];            /* "transfer #N (L2->L1, ...) at file:line" */
+    char desc[640];            /* "transfer #N (L2->L1, ...) at file:line" */
 } at_xfer_t;
 
 static at_xfer_t *pending;
@@ -390,11 +400,13 @@ static int n_pending, cap_pending;
 static long long transfer_number, udma_number;
 static unsigned long long next_id = 1;
 
-static int ext_level(const at_xfer_t *x) { return x->udma ? AT_SIM_L3 : AT_SIM_L2; }
+static int ext_level(const at_xfer_t *x) { return x->flash ? AT_SIM_FLASH : x->udma ? AT_SIM_L3 : AT_SIM_L2; }
 static int loc_level(const at_xfer_t *x) { return x->udma ? AT_SIM_L2 : AT_SIM_L1; }
 
 static const char *dir_name(const at_xfer_t *x)
 {
+    if (x->flash)
+        return x->dir == 0 ? "flash->L2" : "L2->flash";
     if (x->udma)
         return x->dir == 0 ? "L3->L2" : "L2->L3";
     return x->dir == 0 ? "L2->L1" : "L1->L2";
@@ -407,13 +419,25 @@ static long long ceil_div(long long n, double d)
     return (double)c < q ? c + 1 : c;
 }
 
-/* Same formula as platforms.DmaEngine.transfer_cycles, with either engine's numbers. */
-static long long xfer_cycles(int udma, long long size, long long lines)
+/* Same formula as platforms.DmaEngine.transfer_cycles. */
+static long long engine_cycles(long long setup, double bpc, long long per_line, long long size,
+                               long long lines)
 {
-    long long setup = udma ? cfg.udma_setup : cfg.dma_setup, per_line = udma ? cfg.udma_line : cfg.dma_line;
     if (size <= 0)
         return 0;
-    return setup + ceil_div(size, udma ? cfg.udma_bpc : cfg.dma_bpc) + (lines > 1 ? per_line * lines : 0);
+    return setup + ceil_div(size, bpc) + (lines > 1 ? per_line * lines : 0);
+}
+
+/* A transfer's duration with its engine's (or its flash device's) numbers. */
+static long long xfer_cycles(const at_xfer_t *x)
+{
+    if (x->flash && x->mram)
+        return engine_cycles(cfg.mram_setup, cfg.mram_bpc, cfg.mram_line, x->size, x->lines);
+    if (x->flash)
+        return engine_cycles(cfg.flash_setup, cfg.flash_bpc, cfg.flash_line, x->size, x->lines);
+    if (x->udma)
+        return engine_cycles(cfg.udma_setup, cfg.udma_bpc, cfg.udma_line, x->size, x->lines);
+    return engine_cycles(cfg.dma_setup, cfg.dma_bpc, cfg.dma_line, x->size, x->lines);
 }
 
 /* Visit the ext-side lines of a transfer; loc side is contiguous. */
@@ -468,15 +492,20 @@ static uintptr_t byte_address(const at_xfer_t *x, int ext_side, long long k)
     return (uintptr_t)(x->ext + (k / x->length) * x->stride + k % x->length);
 }
 
+static const char *flash_name(const void *dev); /* with the flash devices */
+
 static void describe_transfer(at_xfer_t *x, int is2d, const char *file, int line)
 {
-    char e[128], l[128], shape[96] = "";
-    describe(e, sizeof e, ext_level(x), (uintptr_t)x->ext);
+    char e[320], l[128], shape[96] = "";
+    if (x->flash)
+        snprintf(e, sizeof e, "'%s'+%lld", flash_name(x->dev), x->offset);
+    else
+        describe(e, sizeof e, ext_level(x), (uintptr_t)x->ext);
     describe(l, sizeof l, loc_level(x), (uintptr_t)x->loc);
     if (is2d)
         snprintf(shape, sizeof shape, ", 2D: %lld lines of %lld bytes every %lld",
                  x->lines, x->length, x->stride);
-    snprintf(x->desc, sizeof x->desc, "%stransfer #%lld (%s, %lld bytes%s, ext %s, loc %s) at %s:%d",
+    snprintf(x->desc, sizeof x->desc, "%stransfer #%lld (%s, %lld bytes%s, ext %.200s, loc %s) at %s:%d",
              x->udma ? "uDMA " : "", x->number, dir_name(x), x->size, shape, e, l,
              base_name(file), line);
 }
@@ -494,6 +523,11 @@ static void ext_span(const at_xfer_t *x, uintptr_t *lo, uintptr_t *hi)
 /* Why a range is where it is, when the level is the usual mistake. */
 static const char *range_hint(const at_xfer_t *x, int level, const at_alloc_t *a)
 {
+    if (x->flash && a && level == loc_level(x) && a->level == AT_SIM_L3)
+        return "; a flash copy lands in L2: to fill L3 RAM, stage through an L2 buffer (flash -> L2, "
+               "then L2 -> L3 with AT_<RAM>_FC_COPY), as the original's Construct does";
+    if (x->flash && a && level == loc_level(x) && a->level == AT_SIM_L1)
+        return "; the uDMA reaches L2 only: copy flash -> L2, then L2 -> L1 with AT_L2_COPY";
     if (!a || level != ext_level(x) || a->level == level)
         return "";
     if (!x->udma && a->level == AT_SIM_L3)
@@ -521,7 +555,7 @@ static void check_ranges(const at_xfer_t *x)
 {
     uintptr_t lo, hi;
     ext_span(x, &lo, &hi);
-    if (!containing(ext_level(x), lo, hi))
+    if (!x->flash && !containing(ext_level(x), lo, hi)) /* a flash ext side is checked on its image */
         range_fault(x, ext_level(x), lo, hi);
     lo = (uintptr_t)x->loc;
     hi = lo + (uintptr_t)x->size;
@@ -579,17 +613,19 @@ static void clear_pending(void)
 
 /* Clock: program the command, then queue it on its engine (each engine is one FIFO, and the
  * two run concurrently with each other and with the cores). */
-static long long schedule(int udma, long long size, long long lines)
+static long long schedule(const at_xfer_t *x)
 {
-    long long duration = xfer_cycles(udma, size, lines), start;
-    long long *engine = udma ? &udma_free : &engine_free;
+    long long duration = xfer_cycles(x), start;
+    long long *engine = x->udma ? &udma_free : &engine_free;
     now += cfg.dma_issue;
     start = now > *engine ? now : *engine;
     *engine = start + duration;
-    if (udma)
+    if (x->udma)
         counters.dma_busy_udma += duration;
     else
         counters.dma_busy_cluster += duration;
+    if (x->flash)
+        counters.dma_busy_flash += duration;
     return *engine;
 }
 
@@ -632,6 +668,201 @@ void at_sim_device_close(void *dev)
         devices[i] = devices[--n_devices];
 }
 
+/* ---- opened flash devices ---- */
+
+typedef struct {
+    void *dev;
+    char family[24];       /* "HYPERFLASH_FS", or "HYPERFLASH" for a raw device (no file) */
+    char name[256];        /* the file name as the code gave it */
+    unsigned char *image;  /* the file's bytes (read-only), NULL for a raw device */
+    long long size;
+    int mram;              /* EMRAMFLASH: costed with the MRAM numbers */
+} at_flash_t;
+
+static at_flash_t flashes[AT_SIM_MAX_DEVICES];
+static int n_flashes;
+static char flash_dir[4096];
+
+static int find_flash(const void *dev)
+{
+    int i;
+    for (i = 0; i < n_flashes; i++)
+        if (flashes[i].dev == dev)
+            return i;
+    return -1;
+}
+
+static const char *flash_name(const void *dev)
+{
+    int i = find_flash(dev);
+    return i < 0 ? "(flash device not open)" : flashes[i].image ? flashes[i].name : flashes[i].family;
+}
+
+static void drop_flash(int i)
+{
+    free(flashes[i].image);
+    flashes[i] = flashes[--n_flashes];
+}
+
+static void close_all_flashes(void)
+{
+    while (n_flashes > 0)
+        drop_flash(n_flashes - 1);
+}
+
+static const at_xfer_t *pending_on_flash(const void *dev)
+{
+    int i;
+    for (i = 0; i < n_pending; i++)
+        if (pending[i].flash && pending[i].dev == dev)
+            return &pending[i];
+    return NULL;
+}
+
+void at_sim_set_flash_dir(const char *dir)
+{
+    snprintf(flash_dir, sizeof flash_dir, "%s", dir ? dir : "");
+}
+
+/* The whole file into a fresh buffer; NULL with errno set (0 when the file is too large). */
+static unsigned char *read_file(const char *path, long long *size)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf;
+    long len;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        int e = errno;
+        fclose(f);
+        errno = e;
+        return NULL;
+    }
+    buf = malloc(len > 0 ? (size_t)len : 1);
+    if (!buf || (len > 0 && fread(buf, 1, (size_t)len, f) != (size_t)len)) {
+        int e = buf ? EIO : ENOMEM;
+        free(buf);
+        fclose(f);
+        errno = e;
+        return NULL;
+    }
+    fclose(f);
+    *size = len;
+    return buf;
+}
+
+void at_sim_flash_open(const char *family, void *dev, const char *filename, int *err,
+                       const char *file, int line)
+{
+    char path[sizeof flash_dir + 512];
+    unsigned char *image = NULL;
+    long long size = 0;
+    int i, raw = strstr(family, "_FS") == NULL;
+    const at_xfer_t *busy;
+    if (!dev)
+        AT_SIM_FAULT("AT_%s_OPEN at %s:%d: NULL device", family, base_name(file), line);
+    if (!err)
+        AT_SIM_FAULT("AT_%s_OPEN at %s:%d: NULL error pointer", family, base_name(file), line);
+    busy = pending_on_flash(dev);
+    if (busy)
+        AT_SIM_FAULT("AT_%s_OPEN at %s:%d re-opens the device while %s is still pending "
+                     "(missing %s_WAIT)", family, base_name(file), line, busy->desc, busy->api);
+    *err = 1;
+    if (!raw) {
+        if (!filename || !filename[0]) {
+            set_error("AT_%s_OPEN at %s:%d: no file name (the flash image to open)",
+                      family, base_name(file), line);
+            return;
+        }
+        if (filename[0] == '/' || !flash_dir[0])
+            snprintf(path, sizeof path, "%s", filename);
+        else
+            snprintf(path, sizeof path, "%s/%s", flash_dir, filename);
+        image = read_file(path, &size);
+        if (!image) {
+            set_error("AT_%s_OPEN at %s:%d: cannot read the flash image '%s' (%s): %s",
+                      family, base_name(file), line, filename, path, strerror(errno));
+            return;
+        }
+        if (size > cfg.flash_size) {
+            free(image);
+            AT_SIM_FAULT("AT_%s_OPEN at %s:%d: the flash image '%s' has %lld bytes but the "
+                         "platform's flash holds %lld (l3_flash_size)", family, base_name(file),
+                         line, filename, size, cfg.flash_size);
+        }
+    }
+    i = find_flash(dev);
+    if (i >= 0) {
+        free(flashes[i].image);
+    } else {
+        if (n_flashes == AT_SIM_MAX_DEVICES) {
+            free(image);
+            AT_SIM_FAULT("AT_%s_OPEN at %s:%d: more than %d flash devices open", family,
+                         base_name(file), line, AT_SIM_MAX_DEVICES);
+        }
+        i = n_flashes++;
+    }
+    flashes[i].dev = dev;
+    snprintf(flashes[i].family, sizeof flashes[i].family, "%s", family);
+    snprintf(flashes[i].name, sizeof flashes[i].name, "%s", raw ? family : filename);
+    flashes[i].image = image;
+    flashes[i].size = size;
+    flashes[i].mram = strncmp(family, "EMRAM", 5) == 0;
+    *err = 0;
+}
+
+void at_sim_flash_open_write(const char *family, void *dev, const char *file, int line)
+{
+    (void)dev;
+    AT_SIM_FAULT("AT_%s_OPEN_WRITE at %s:%d: the simulated flash is read-only (writing a file "
+                 "into flash, e.g. to dump tensors, is not supported)", family, base_name(file), line);
+}
+
+void at_sim_flash_close(const char *family, void *dev, const char *file, int line)
+{
+    int i = find_flash(dev);
+    const at_xfer_t *busy = pending_on_flash(dev);
+    if (busy)
+        AT_SIM_FAULT("AT_%s_CLOSE at %s:%d closes the device while %s is still pending "
+                     "(missing %s_WAIT)", family, base_name(file), line, busy->desc, busy->api);
+    if (i >= 0)
+        drop_flash(i);
+}
+
+void at_sim_flash_unsupported(const char *macro, const char *file, int line)
+{
+    AT_SIM_FAULT("%s at %s:%d: the original's runtime does not implement it (an empty macro, "
+                 "'TODO not yet supported', in at_api_pmsis.h): on the chip it copies nothing. "
+                 "Read flash through the file-system macros (AT_<DEV>FLASH_FS_*)",
+                 macro, base_name(file), line);
+}
+
+/* The flash side of a transfer: an open file-system device, a read, inside the image. Sets the
+ * ext pointer into the image. */
+static void validate_flash(at_xfer_t *x)
+{
+    int i = find_flash(x->dev);
+    long long last, lo, hi;
+    if (x->dir == 1)
+        AT_SIM_FAULT("%s: writes into flash (%s_LOC2EXT): the flash image is read-only", x->desc,
+                     x->family);
+    if (i < 0)
+        AT_SIM_FAULT("%s: issued on a flash device that is not open (missing %s_OPEN)", x->desc,
+                     x->family);
+    if (!flashes[i].image)
+        AT_SIM_FAULT("%s: AT_%s is a raw flash device, opened without a file: flash is read "
+                     "through the file-system macros (AT_%s_FS_*)", x->desc, flashes[i].family,
+                     flashes[i].family);
+    last = x->lines > 0 ? (x->lines - 1) * x->stride : 0;
+    lo = x->offset + (last < 0 ? last : 0);
+    hi = x->offset + (last > 0 ? last : 0) + (x->lines > 0 ? x->length : 0);
+    if (lo < 0 || hi > flashes[i].size)
+        AT_SIM_FAULT("%s: reads flash bytes [%lld, %lld) but the flash image '%s' has %lld bytes",
+                     x->desc, lo, hi, flashes[i].name, flashes[i].size);
+    x->mram = flashes[i].mram;
+    x->ext = (char *)flashes[i].image + x->offset;
+}
+
 /* ---- issue ---- */
 
 static void validate_issue(at_xfer_t *x, int is2d, void *evt, const char *file, int line)
@@ -648,8 +879,10 @@ static void validate_issue(at_xfer_t *x, int is2d, void *evt, const char *file, 
     if (x->size % x->length != 0)
         AT_SIM_FAULT("%s: size %lld is not a multiple of the line length %lld",
                      x->desc, x->size, x->length);
-    if (x->udma && find_device(x->dev) < 0)
+    if (x->udma && !x->flash && find_device(x->dev) < 0)
         AT_SIM_FAULT("%s: issued on a device that is not open (missing %s_OPEN)", x->desc, x->family);
+    if (x->flash)
+        validate_flash(x);
     old = x->udma ? find_udma(evt) : find_cluster(evt);
     if (old)
         AT_SIM_FAULT("%s: issued on an event that still holds pending %s (missing %s_WAIT)",
@@ -670,7 +903,7 @@ static void issue(at_xfer_t proto, int is2d, void *evt, const char *file, int li
     poison_destination(&proto);
     proto.id = next_id++;
     proto.evt = evt;
-    proto.end = schedule(proto.udma, proto.size, proto.lines);
+    proto.end = schedule(&proto);
     x = new_pending();
     *x = proto;
     if (x->udma) {
@@ -681,7 +914,9 @@ static void issue(at_xfer_t proto, int is2d, void *evt, const char *file, int li
         ((at_sim_event_t *)evt)->magic = AT_SIM_EVENT_MAGIC;
     }
     counters.transfers += 1;
-    if (x->udma)
+    if (x->flash)
+        counters.flash_to_l2 += x->size;
+    else if (x->udma)
         *(x->dir == 0 ? &counters.l3_to_l2 : &counters.l2_to_l3) += x->size;
     else
         *(x->dir == 0 ? &counters.l2_to_l1 : &counters.l1_to_l2) += x->size;
@@ -758,6 +993,26 @@ void at_sim_udma_copy(void *dev, void *ext, void *loc, long long size, long long
                       const char *file, int line)
 {
     at_sim_udma_copy_as(NULL, dev, ext, loc, size, stride, length, dir, evt, file, line);
+}
+
+void at_sim_flash_copy(const char *api, void *dev, at_sim_flash_addr_t ext, void *loc,
+                       long long size, long long stride, long long length, int dir,
+                       at_sim_udma_event_t *evt, const char *file, int line)
+{
+    at_xfer_t x;
+    int is1d = stride == size && length == size;
+    memset(&x, 0, sizeof x);
+    x.udma = 1;
+    x.flash = 1;
+    x.dev = dev;
+    x.offset = (long long)ext;
+    x.loc = loc;
+    x.size = size;
+    x.dir = dir;
+    x.stride = stride;
+    x.length = is1d && size <= 0 ? 1 : length;
+    udma_names(&x, api, dev);
+    issue(x, !is1d, evt, file, line);
 }
 
 /* ---- wait ---- */
@@ -1093,6 +1348,20 @@ void at_sim_configure_l3(long long l3_size, long long udma_setup_cycles,
 }
 
 /* Also cleans up after a faulted call (allocations, transfers, devices, cores left behind). */
+void at_sim_configure_flash(long long flash_size, long long flash_setup_cycles,
+                            double flash_bytes_per_cycle, long long flash_line_cycles,
+                            long long mram_setup_cycles, double mram_bytes_per_cycle,
+                            long long mram_line_cycles)
+{
+    cfg.flash_size = flash_size;
+    cfg.flash_setup = flash_setup_cycles;
+    cfg.flash_bpc = flash_bytes_per_cycle > 0 ? flash_bytes_per_cycle : 1.0;
+    cfg.flash_line = flash_line_cycles;
+    cfg.mram_setup = mram_setup_cycles;
+    cfg.mram_bpc = mram_bytes_per_cycle > 0 ? mram_bytes_per_cycle : 1.0;
+    cfg.mram_line = mram_line_cycles;
+}
+
 void at_sim_begin_call(void)
 {
     at_sim_end_call();
@@ -1108,6 +1377,7 @@ void at_sim_end_call(void)
     free_all_allocs();
     live[AT_SIM_L1] = live[AT_SIM_L2] = live[AT_SIM_L3] = 0;
     n_devices = 0; /* a faulted call never reached the trampoline's closes */
+    close_all_flashes();
     armed_env = NULL;
     in_fork = 0;
     running_core = -1;
