@@ -34,6 +34,8 @@ def _parser(prog: str) -> _Parser:
     p.add_argument("--objective", default=None, help="tiling objective (see autotiler.objectives.OBJECTIVES)")
     p.add_argument("--platform", default=None, help="platform name (gap8, gap9)")
     p.add_argument("-q", dest="quiet", action="store_true", help="do not print the tiling report")
+    p.add_argument("-R", dest="reentrant", action="store_true",
+                   help="reentrant (preemptible) graph runner: not supported yet")
     p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
     return p
 
@@ -54,6 +56,9 @@ def parse_generator_options(args: list, model) -> None:
     if ns.help:
         _parser(os.path.basename(sys.argv[0] or "model.py")).print_help()
         raise SystemExit(0)
+    if ns.reentrant:
+        raise OptionsError("-R (the reentrant graph runner: Ctxt, AllocCtxt, a runner yielding after each layer) is "
+                           "not supported yet", hint="drop -R: the generated graph runner is the non-reentrant one")
     if ns.platform:
         try:
             model.platform = get_platform(ns.platform)

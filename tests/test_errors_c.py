@@ -225,3 +225,9 @@ def test_every_api_function_refuses_a_wrong_arity_with_a_model_error():
             fn(*range(len(params) + 1))
         checked += 1
     assert checked > 60
+
+
+def test_reentrant_option_says_it_is_not_supported_yet(capsys):
+    assert TilerParseOptions(["model.py", "-R"]) == 1
+    assert re.search(re.escape("-R (the reentrant graph runner: Ctxt, AllocCtxt, a runner yielding after each layer) "
+                               "is not supported yet (drop -R"), capsys.readouterr().err)
