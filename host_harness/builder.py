@@ -23,13 +23,22 @@ from pathlib import Path
 from autotiler.errors import HarnessError, PlatformError
 from autotiler.platforms import Platform, get_platform
 
-from .manifest import L3_FAMILIES, KernelSpec, L3Device, Manifest, MemSymbol, locked_output, read_manifests_unlocked
+from .manifest import (
+    L3_FAMILIES,
+    GraphSpec,
+    KernelSpec,
+    L3Device,
+    Manifest,
+    MemSymbol,
+    locked_output,
+    read_manifests_unlocked,
+)
 from .runner import MAX_CORES, Program, check_platform
 from .toolchain import CC, compiler_version, run, sanitizer_libraries
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 # Bump when the trampoline or the runtime's ABI towards Python changes.
-HARNESS_ABI = "6"
+HARNESS_ABI = "7"
 
 GEN_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fPIC")
 USER_FLAGS = ("-std=c99", "-Wall", "-O1", "-g", "-fPIC")
@@ -111,6 +120,25 @@ def _entry(kernel: KernelSpec) -> list[str]:
     return lines
 
 
+def _graph_entries(graph: GraphSpec) -> list[str]:
+    """``__at_graph_{construct,destruct}_<G>()`` return the function's code, -1 after a fault (or a
+    transfer left pending); ``__at_graph_run_<G>(ptrs, ints, flts)`` 0, 1 after a fault, 2 when
+    the runner returned non-zero; ``__at_graph_memory_<G>(which)`` the bytes of one memory."""
+    lines = []
+    for what, fn in (("construct", graph.construct), ("destruct", graph.destruct)):
+        lines += [f"int __at_graph_{what}_{graph.name}(void)", "{", "    jmp_buf env;", "    int code;",
+                  "    if (setjmp(env))", "        return -1;", "    at_sim_arm(&env);", f"    code = {fn}();",
+                  "    if (at_sim_finish())", "        return -1;", "    return code;", "}", ""]
+    args = ", ".join(_arg_expr(i, a) for i, a in enumerate(graph.args))
+    lines += [f"int __at_graph_run_{graph.name}(void **ptrs, const long long *ints, const double *flts)", "{",
+              "    jmp_buf env;", "    int code;", "    (void)ptrs;", "    (void)ints;", "    (void)flts;",
+              "    if (setjmp(env))", "        return 1;", "    at_sim_arm(&env);", f"    code = {graph.name}({args});",
+              "    if (at_sim_finish())", "        return 1;", "    return code ? 2 : 0;", "}", "",
+              f"int __at_graph_memory_{graph.name}(int which)", "{",
+              f"    return {graph.memory}((AT_MEM_TYPE)which);", "}", ""]
+    return lines
+
+
 def _device_definitions(manifests: list[Manifest]) -> list[str]:
     """``AT_<FAMILY>_T <symbol>;`` once per symbol across manifests (the generated code declares
     it extern); one symbol with two families is an error."""
@@ -137,6 +165,8 @@ def trampoline_source(manifests: list[Manifest]) -> str:
     lines += list(decls) + _device_definitions(manifests) + [""]
     for k in kernels:
         lines += _entry(k)
+    for g in (g for m in manifests for g in m.graphs):
+        lines += _graph_entries(g)
     return "\n".join(lines)
 
 
@@ -337,4 +367,5 @@ def build(gen_dir, sources=(), include_dirs=(), platform="gap8", cores: int | No
         manifests = read_manifests_unlocked(gen_dir)
         library, hit = _build_library(manifests, lambda tramp: _units(manifests, sources, tramp, cflags, defines),
                                       _include_flags(gen_dir, include_dirs), defines + cflags, sanitize)
-    return Program(library, _kernel_table(manifests), plat, sanitize=sanitize, cache_hit=hit, flash_dir=gen_dir)
+    return Program(library, _kernel_table(manifests), plat, sanitize=sanitize, cache_hit=hit, flash_dir=gen_dir,
+                   graphs={g.name: g for m in manifests for g in m.graphs})

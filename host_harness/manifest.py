@@ -104,12 +104,33 @@ class KernelSpec:
 
 
 @dataclass(frozen=True)
+class GraphSpec:
+    """A generated graph: ``<name>_Construct()``, ``<name>(args)``, ``<name>_Destruct()``,
+    ``<name>_Memory(Which)``; ``sizes`` the bytes its constructor allocates per memory ("L1",
+    "L2", "L2_DYN", ...); ``flash_file`` the flash image it opens (None: no constants). The
+    runner's arguments are checked like a kernel's (``name``, ``args``, ``arg_names``)."""
+
+    name: str
+    args: tuple[ArgSpec, ...]
+    construct: str
+    destruct: str
+    memory: str
+    sizes: dict
+    flash_file: Optional[str] = None
+
+    @property
+    def arg_names(self) -> list[str]:
+        return [a.name for a in self.args]
+
+
+@dataclass(frozen=True)
 class Manifest:
     path: Path
     c_files: tuple[Path, ...]
     header: str
     kernels: tuple[KernelSpec, ...]
     devices: tuple[L3Device, ...] = ()
+    graphs: tuple[GraphSpec, ...] = ()
 
 
 def _field(data: dict, key: str, kind, where: str):
@@ -242,7 +263,23 @@ def _parse(path: Path, data: dict) -> Manifest:
         args = tuple(_arg(a, f"{where} kernel '{name}' arg") for a in _field(k, "args", list, where))
         kernels.append(KernelSpec(name, args, header, l1, l2, devices))
     c_files = tuple(path.parent / f for f in _field(data, "c_files", list, where))
-    return Manifest(path, c_files, header, tuple(kernels), devices)
+    graphs = tuple(_graph(g, where) for g in data.get("graphs") or ())
+    return Manifest(path, c_files, header, tuple(kernels), devices, graphs)
+
+
+def _graph(data, where: str) -> GraphSpec:
+    if not isinstance(data, dict):
+        raise HarnessError(f"{where} graphs: each graph must be dict")
+    name = _field(data, "name", str, f"{where} graph")
+    here = f"{where} graph '{name}'"
+    args = tuple(_arg(a, f"{here} arg") for a in _field(data, "args", list, here))
+    sizes = _field(data, "sizes", dict, here)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in sizes.values()):
+        raise HarnessError(f"{here}: field 'sizes' must map memories to byte counts")
+    flash = data.get("flash")
+    file = _field(flash, "file", str, f"{here} flash") if isinstance(flash, dict) else None
+    return GraphSpec(name, args, _field(data, "construct", str, here), _field(data, "destruct", str, here),
+                     _field(data, "memory", str, here), dict(sizes), file)
 
 
 def _load_json(path: Path):
@@ -287,10 +324,11 @@ def read_manifests_unlocked(gen_dir: Path) -> list[Manifest]:
         raise HarnessError(f"no '{MANIFEST_FORMAT}' manifest (*.json) in {gen_dir}",
                            hint="generate code first; the generator writes the manifest next to the C")
     _check_unique([k.name for m in manifests for k in m.kernels])
+    _check_unique([g.name for m in manifests for g in m.graphs], "graph")
     return manifests
 
 
-def _check_unique(names: list[str]) -> None:
+def _check_unique(names: list[str], what: str = "kernel") -> None:
     dups = sorted({n for n in names if names.count(n) > 1})
     if dups:
-        raise HarnessError(f"kernel(s) {', '.join(dups)} declared by more than one manifest")
+        raise HarnessError(f"{what}(s) {', '.join(dups)} declared by more than one manifest")

@@ -55,6 +55,8 @@ void at_sim_configure_flash(long long flash_size, long long flash_setup_cycles,
 void at_sim_set_flash_dir(const char *dir);
 void at_sim_begin_call(void);
 void at_sim_end_call(void);
+void at_sim_persist(int on);
+int at_sim_end_session(void);
 void *at_sim_alloc(int level, long long size, const char *label);
 long long at_sim_level_used(int level);
 long long at_sim_level_capacity(int level);
@@ -101,11 +103,14 @@ def platform_config(platform) -> dict:
             "mram_line_cycles": mram.line_cycles if mram else 0}
 
 
-def open_library(path, kernel_names):
+def open_library(path, kernel_names, graph_names=()):
     """dlopen a built library; returns (ffi, lib)."""
     ffi = FFI()
     ffi.cdef(CDEF + "".join(f"int __at_call_{k}(void **, const long long *, const double *);\n"
-                            for k in kernel_names))
+                            for k in kernel_names)
+             + "".join(f"int __at_graph_construct_{g}(void);\nint __at_graph_destruct_{g}(void);\n"
+                       f"int __at_graph_run_{g}(void **, const long long *, const double *);\n"
+                       f"int __at_graph_memory_{g}(int);\n" for g in graph_names))
     try:
         return ffi, ffi.dlopen(str(path))
     except OSError as exc:
@@ -286,14 +291,19 @@ def read_counters(ffi, lib) -> dict:
     return counters
 
 
-def run_kernel(ffi, lib, config: dict, kernel: KernelSpec, values: dict) -> dict:
-    """Run one user kernel; arrays in ``values`` are updated in place. Faults -> HarnessError."""
+def begin_call(lib, config: dict) -> None:
+    """Configure the simulator for one call and start it (counters reset)."""
     lib.at_sim_configure(*(config[k] for k in CONFIG_KEYS))
     lib.at_sim_configure_l3(*(config[k] for k in L3_CONFIG_KEYS))
     lib.at_sim_configure_flash(*(config[k] for k in FLASH_CONFIG_KEYS))
     # relative flash file names (AT_<DEV>FLASH_FS_OPEN) are resolved against this directory
     lib.at_sim_set_flash_dir(str(config.get("flash_dir") or "").encode())
     lib.at_sim_begin_call()
+
+
+def run_kernel(ffi, lib, config: dict, kernel: KernelSpec, values: dict) -> dict:
+    """Run one user kernel; arrays in ``values`` are updated in place. Faults -> HarnessError."""
+    begin_call(lib, config)
     try:
         ptrs, ints, flts = _marshal(ffi, lib, kernel, values)
         status = getattr(lib, f"__at_call_{kernel.name}")(ptrs, ints, flts)
@@ -377,17 +387,21 @@ class Program:
     """A built library of user kernels, runnable on numpy arrays. Made by :func:`build`."""
 
     def __init__(self, library: Path, kernels: dict[str, KernelSpec], platform, *, sanitize: bool = False,
-                 cache_hit: bool = False, flash_dir=None):
+                 cache_hit: bool = False, flash_dir=None, graphs=None):
         self.library = Path(library)
         self.platform = platform
         self.sanitize = sanitize
         self.cache_hit = cache_hit  # True when build() reused a cached library
         check_platform(platform)
         self._kernels = dict(kernels)
+        self._graph_specs = dict(graphs or {})
+        self._graphs: dict = {}
+        self._constructed: set = set()  # graphs between construct() and destruct()
         self._config = platform_config(platform)
         self.flash_dir = flash_dir
         # A sanitized library is only ever loaded by the child process.
-        self._ffi, self._lib = (None, None) if sanitize else open_library(self.library, self._kernels)
+        self._ffi, self._lib = (None, None) if sanitize else open_library(self.library, self._kernels,
+                                                                          self._graph_specs)
 
     @property
     def flash_dir(self) -> Path | None:
@@ -414,9 +428,153 @@ class Program:
         scalars; returns the simulator's counters for this call."""
         kernel = self.kernel(kernel_name)
         check_args(kernel, args)
+        if self._constructed:
+            raise HarnessError(f"graph '{sorted(self._constructed)[0]}' is constructed: its areas (and the L1 "
+                               "symbol the kernels share) are in use", kernel=kernel_name,
+                               hint="call destruct() on the graph before calling kernels one by one")
         if self.sanitize:
             return run_sanitized(self.library, self._config, kernel, args)
         return run_kernel(self._ffi, self._lib, self._config, kernel, args)
 
+    @property
+    def graphs(self) -> list[str]:
+        return list(self._graph_specs)
+
+    def graph(self, name: str) -> Graph:
+        """The generated graph ``name``: construct(), run(**arrays), memory(which), destruct()."""
+        if name not in self._graph_specs:
+            raise HarnessError(f"unknown graph '{name}'", hint=f"graphs are {', '.join(self._graph_specs) or '(none)'}")
+        if self.sanitize:
+            raise HarnessError(f"graph '{name}': sanitized runs of graphs are not supported yet (the constructed "
+                               "state would have to live in the child process)", hint="build with sanitize=False")
+        return self._graphs.setdefault(name, Graph(self, self._graph_specs[name]))
+
     def __repr__(self) -> str:
         return f"Program({self.library}, kernels={self.kernels}, platform={self.platform.name!r})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Graphs
+# ---------------------------------------------------------------------------------------------
+
+# <G>_Construct's return codes (the guide's): what failed.
+CONSTRUCT_ERRORS = {1: "opening the flash image of the constants failed", 2: "an L3 allocation failed",
+                    3: "an L2 allocation failed", 4: "the L1 allocation failed"}
+# Graph.memory(which): the original's AT_MEM_TYPE, by name or short name.
+MEMORY_KINDS = {"AT_L1_MEM": 0, "AT_L2_MEM": 1, "AT_L2_DYN_MEM": 2, "AT_L3_MEM": 3, "AT_L3_DYN_MEM": 4,
+                "L1": 0, "L2": 1, "L2_DYN": 2, "L3": 3, "L3_DYN": 4}
+
+
+class Graph:
+    """A generated graph of a :class:`Program`: ``construct()`` (allocations and promoted
+    constants, kept between calls), ``run(**arrays)`` (counters; outputs copied back), as many
+    times as wanted, ``memory(which)``, ``destruct()`` (then construct again if wanted).
+    ``counters``: those of the last construct, run or destruct."""
+
+    def __init__(self, program: Program, spec):
+        self._program, self.spec = program, spec
+        self.counters: dict = {}
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def constructed(self) -> bool:
+        return self.name in self._program._constructed
+
+    def _call(self, what: str, persist: bool = False) -> int:
+        p = self._program
+        begin_call(p._lib, p._config)
+        try:
+            p._lib.at_sim_persist(1 if persist else 0)
+            code = getattr(p._lib, f"__at_graph_{what}_{self.name}")()
+            self.counters = read_counters(p._ffi, p._lib)
+            return code
+        finally:
+            p._lib.at_sim_end_call()
+
+    def _last_error(self) -> str:
+        return self._program._ffi.string(self._program._lib.at_sim_last_error()).decode(errors="replace")
+
+    def construct(self) -> None:
+        """``<G>_Construct()``; a non-zero code is a HarnessError naming what failed."""
+        if self.constructed:
+            raise HarnessError(f"graph '{self.name}' is already constructed", hint="destruct() it first")
+        code = self._call("construct", persist=True)
+        if code == 0:
+            self._program._constructed.add(self.name)
+            return
+        detail = self._last_error()
+        self._program._lib.at_sim_end_session()  # whatever it allocated before failing
+        raise HarnessError(self._construct_message(code, detail), hint=self._construct_hint(code))
+
+    def _construct_message(self, code: int, detail: str) -> str:
+        fn = f"{self.spec.construct}()"
+        if code == -1:
+            return f"{fn} faulted: {detail}"
+        what = CONSTRUCT_ERRORS.get(code, "unknown error code")
+        sizes, lib = self.spec.sizes, self._program._lib
+        if code == 1:
+            return f"{fn} returned 1: {what} ('{self.spec.flash_file}'): {detail}"
+        if code in (3, 4):
+            level = 2 if code == 3 else 1
+            asked = (f"static {sizes.get('L2', 0)} + dynamic {sizes.get('L2_DYN', 0)} bytes" if code == 3
+                     else f"{sizes.get('L1', 0)} bytes")
+            return (f"{fn} returned {code}: {what} ({asked} asked; L{level} holds "
+                    f"{lib.at_sim_level_capacity(level)} bytes)")
+        return f"{fn} returned {code}: {what}"
+
+    def _construct_hint(self, code: int) -> str:
+        if code == 1:
+            return "regenerate the model: the flash image is written next to the generated C"
+        if code in (3, 4):
+            return "build for a platform with more memory (platform=get_platform(..., l2_size=N / l1_size=N))"
+        return ""
+
+    def run(self, **args) -> dict:
+        """``<G>(args)`` on numpy arrays (checked as Program.call checks kernel arguments;
+        outputs copied back in place); returns the counters of the run."""
+        if not self.constructed:
+            raise HarnessError(f"graph '{self.name}' is not constructed", hint="call construct() first")
+        check_args(self.spec, args)
+        p = self._program
+        begin_call(p._lib, p._config)
+        try:
+            ptrs, ints, flts = _marshal(p._ffi, p._lib, self.spec, args)
+            code = getattr(p._lib, f"__at_graph_run_{self.name}")(ptrs, ints, flts)
+            if code == 1:
+                raise HarnessError(self._last_error() or "the simulator reported a fault", kernel=self.name)
+            if code:
+                raise HarnessError(f"{self.name}() returned non-zero", kernel=self.name)
+            _copy_back(p._ffi, self.spec, args, ptrs)
+            self.counters = read_counters(p._ffi, p._lib)
+            return self.counters
+        finally:
+            p._lib.at_sim_end_call()
+
+    def memory(self, which) -> int:
+        """``<G>_Memory(Which)``: bytes of one memory ("AT_L1_MEM", "AT_L2_MEM", "AT_L2_DYN_MEM",
+        "AT_L3_MEM", "AT_L3_DYN_MEM", or "L1", "L2", "L2_DYN", "L3", "L3_DYN")."""
+        if which not in MEMORY_KINDS:
+            raise HarnessError(f"unknown memory {which!r}", hint=f"use one of {', '.join(MEMORY_KINDS)}")
+        return int(getattr(self._program._lib, f"__at_graph_memory_{self.name}")(MEMORY_KINDS[which]))
+
+    def destruct(self) -> None:
+        """``<G>_Destruct()``; what it leaves allocated or open is a HarnessError."""
+        if not self.constructed:
+            raise HarnessError(f"graph '{self.name}' is not constructed", hint="call construct() first")
+        self._program._constructed.discard(self.name)
+        code = self._call("destruct")
+        detail = self._last_error() if code == -1 else ""
+        left = self._program._lib.at_sim_end_session()
+        if code == -1:
+            raise HarnessError(f"{self.spec.destruct}() faulted: {detail}")
+        if left:
+            raise HarnessError(f"{self.spec.destruct}() left {left} allocation(s) or device(s): {self._last_error()}",
+                               hint="free every area the constructor allocated and close the flash")
+        if code:
+            raise HarnessError(f"{self.spec.destruct}() returned {code}")
+
+    def __repr__(self) -> str:
+        return f"Graph({self.name!r}, constructed={self.constructed})"

@@ -30,6 +30,7 @@ from ..model.ir import CArgBinding, CArgForm, ImmBinding
 from ..model.validate import carg_homes, group_homes, suggest
 from ..schedule.build import Naming, build_schedule, transfer_shape
 from ..tiler.tiling import KernelTiling
+from .graph import graph_args_json, graph_json, render_graph
 from .printer import Printer
 
 MANIFEST_FORMAT = "autotiler-manifest/1"
@@ -215,13 +216,15 @@ def generate(model) -> dict:
     l2_size = max((t.l2_bytes for t in model.tilings.values()), default=0)
     kernels = [render_kernel(model, n) for n in model.kernels]
     groups = [render_group(g, model.kernels) for g in model.groups.values()]
+    graphs = [render_graph(model, g, l1_size) for g in model.graphs.values()]
     ctx = {
         "version": __version__, "source": os.path.basename(_model_source(model)), "std_types": files.std_types,
         "lib_headers": list(files.lib_headers), "l1": sym.l1, "l1_size": l1_size, "l1_budget": model.l1_budget,
-        "dynamic": sym.dynamic, "kernels": kernels, "l2": sym.l2, "l2_size": l2_size, "l2_budget": model.l2_budget,
+        # a graph's constructor allocates the L1 symbol: it is a pointer
+        "dynamic": sym.dynamic or bool(graphs), "kernels": kernels, "l2": sym.l2, "l2_size": l2_size, "l2_budget": model.l2_budget,
         "l3_devices": [l3_device(model)] if uses_l3(model) else [], "groups": groups, "h_file": files.kernels_h,
         "h_guard": _guard(files.kernels_h), "init_h": files.init_h, "init_guard": _guard(files.init_h or "x"),
-        "symbols_in_init": files.init_c is not None,
+        "symbols_in_init": files.init_c is not None, "graphs": [r for r, _ in graphs],
     }
     env = _environment()
     out = {
@@ -231,17 +234,25 @@ def generate(model) -> dict:
     if files.init_c:
         out[files.init_h] = env.get_template("init.h.j2").render(**ctx)
         out[files.init_c] = env.get_template("init.c.j2").render(**ctx)
-    data = manifest(model, l1_size, l2_size)
+    for r, plan in graphs:
+        if r.flash:  # the constants' flash image, opened by <G>_Construct
+            out[r.flash.file] = plan.flash.data
+    data = manifest(model, l1_size, l2_size, graphs=graphs)
     data["set"] = file_set(out)
     out[manifest_name(files.kernels_c)] = json.dumps(data, indent=1, sort_keys=True) + "\n"
     return out
+
+
+def _bytes(content) -> bytes:
+    """A generated file's bytes: text as UTF-8, binary files (a graph's flash image) as they are."""
+    return content if isinstance(content, bytes) else content.encode("utf-8")
 
 
 def file_set(files: dict) -> dict:
     """``{"id": ..., "files": {name: sha256}}`` of the generated files (the manifest excluded):
     the harness refuses a directory whose files do not match. The id is a hash of the set, so
     that the same model generates the same bytes."""
-    hashes = {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in sorted(files.items())}
+    hashes = {name: hashlib.sha256(_bytes(text)).hexdigest() for name, text in sorted(files.items())}
     ident = hashlib.sha256("".join(f"{n}\0{h}\n" for n, h in hashes.items()).encode()).hexdigest()
     return {"id": ident, "files": hashes}
 
@@ -255,8 +266,9 @@ def manifest_name(c_file: str) -> str:
     return os.path.splitext(c_file)[0] + ".json"
 
 
-def manifest(model, l1_size: int, l2_size: int, specs: Optional[dict] = None) -> dict:
-    """Machine-readable description of the generated code (read by the host harness)."""
+def manifest(model, l1_size: int, l2_size: int, specs: Optional[dict] = None, graphs=()) -> dict:
+    """Machine-readable description of the generated code (read by the host harness);
+    ``graphs``: (RenderGraph, GraphPlan) of each graph."""
     files = model.files
     specs = arg_specs(model) if specs is None else specs
     funcs = [{"name": k.name, "args": [_arg_json(c, specs[k.name][c.name]) for c in k.cargs], "kind": "user_kernel"}
@@ -267,11 +279,14 @@ def manifest(model, l1_size: int, l2_size: int, specs: Optional[dict] = None) ->
     c_files = [files.kernels_c] + ([files.init_c] if files.init_c else [])
     out = {
         "format": MANIFEST_FORMAT, "c_files": c_files, "header": files.kernels_h,
-        "l1": {"symbol": model.symbols.l1, "size": l1_size, "dynamic": model.symbols.dynamic},
+        "l1": {"symbol": model.symbols.l1, "size": l1_size, "dynamic": model.symbols.dynamic or bool(graphs)},
         "l2": {"symbol": model.symbols.l2, "size": l2_size, "dynamic": model.symbols.dynamic},
         "kernels": funcs,
         "tilings": {n: tiling_json(t) for n, t in model.tilings.items()},
     }
+    if graphs:
+        out["graphs"] = [graph_json(r, graph_args_json(model, model.graphs[r.name], specs, _arg_json, _plain_spec))
+                         for r, _ in graphs]
     if uses_l3(model):
         dev = l3_device(model)
         out["l3"] = {"devices": [{"family": dev.family, "symbol": dev.symbol}]}
@@ -283,6 +298,11 @@ def arg_homes(model) -> dict:
     homes = {name: carg_homes(k) for name, k in model.kernels.items()}
     homes.update({g.name: group_homes(g, model.kernels) for g in model.groups.values()})
     return homes
+
+
+def _plain_spec(ctype: str) -> ArgSpec:
+    """The spec of a C argument bound to no kernel argument: its element type only."""
+    return ArgSpec(*c_element(ctype))
 
 
 def _arg_json(c, spec: ArgSpec) -> dict:
@@ -618,8 +638,8 @@ def _stage(files: dict, output_dir: str) -> str:
         for sub in ("new", "old", "absent"):
             os.mkdir(os.path.join(stage, sub))
         for name, text in files.items():
-            with open(os.path.join(stage, "new", name), "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
+            with open(os.path.join(stage, "new", name), "wb") as f:
+                f.write(_bytes(text))
         order = sorted(files, key=lambda n: n.endswith(".json"))  # stable: the manifest(s) last
         with open(os.path.join(stage, "order"), "w", encoding="utf-8") as f:
             json.dump(order, f)

@@ -149,6 +149,7 @@ typedef struct {
 typedef struct {
     int level;
     int region; /* registered static array: not ours to free */
+    int kept;   /* made while at_sim_persist(1): survives at_sim_end_call (a graph's areas) */
     char *base;
     char *raw;  /* what malloc returned: base - AT_SIM_GUARD */
     long long size;
@@ -158,6 +159,8 @@ typedef struct {
 
 static at_alloc_t *allocs;
 static int n_allocs, cap_allocs;
+/* at_sim_persist: allocations and flash opens made now are kept across calls (a session). */
+static int persist_mode;
 
 static const char *level_name(int level)
 {
@@ -200,6 +203,7 @@ static at_alloc_t *push_alloc(int level, int region, char *base, long long size,
     a = &allocs[n_allocs++];
     a->level = level;
     a->region = region;
+    a->kept = persist_mode;
     a->base = base;
     a->raw = NULL;
     a->size = size;
@@ -364,10 +368,14 @@ static void describe(char *buf, size_t n, int level, uintptr_t p)
     describe_at(buf, n, anchor(level, p), p);
 }
 
-static void free_all_allocs(void)
+/* Every allocation but the kept ones (all of them with `all`); drop_alloc moves the last entry
+ * into the freed slot, so walking down never skips one. */
+static void free_allocs(int all)
 {
-    while (n_allocs > 0)
-        drop_alloc(n_allocs - 1);
+    int i;
+    for (i = n_allocs - 1; i >= 0; i--)
+        if (all || !allocs[i].kept)
+            drop_alloc(i);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -676,6 +684,7 @@ typedef struct {
     char name[256];        /* the file name as the code gave it */
     unsigned char *image;  /* the file's bytes (read-only), NULL for a raw device */
     long long size;
+    int kept;              /* opened while at_sim_persist(1): stays open across calls */
     int mram;              /* EMRAMFLASH: costed with the MRAM numbers */
 } at_flash_t;
 
@@ -704,10 +713,12 @@ static void drop_flash(int i)
     flashes[i] = flashes[--n_flashes];
 }
 
-static void close_all_flashes(void)
+static void close_flashes(int all)
 {
-    while (n_flashes > 0)
-        drop_flash(n_flashes - 1);
+    int i;
+    for (i = n_flashes - 1; i >= 0; i--)
+        if (all || !flashes[i].kept)
+            drop_flash(i);
 }
 
 static const at_xfer_t *pending_on_flash(const void *dev)
@@ -808,6 +819,7 @@ void at_sim_flash_open(const char *family, void *dev, const char *filename, int 
     flashes[i].image = image;
     flashes[i].size = size;
     flashes[i].mram = strncmp(family, "EMRAM", 5) == 0;
+    flashes[i].kept = persist_mode;
     *err = 0;
 }
 
@@ -1366,6 +1378,9 @@ void at_sim_begin_call(void)
 {
     at_sim_end_call();
     memset(&counters, 0, sizeof counters);
+    counters.peak_l1 = live[AT_SIM_L1]; /* a session's kept areas are in use from the start */
+    counters.peak_l2 = live[AT_SIM_L2];
+    counters.peak_l3 = live[AT_SIM_L3];
     now = engine_free = udma_free = 0;
     transfer_number = udma_number = 0;
     last_error[0] = '\0';
@@ -1374,15 +1389,51 @@ void at_sim_begin_call(void)
 void at_sim_end_call(void)
 {
     clear_pending();
-    free_all_allocs();
-    live[AT_SIM_L1] = live[AT_SIM_L2] = live[AT_SIM_L3] = 0;
+    free_allocs(0); /* drop_alloc keeps live[] exact: what remains is the session's */
     n_devices = 0; /* a faulted call never reached the trampoline's closes */
-    close_all_flashes();
+    close_flashes(0);
+    persist_mode = 0;
     armed_env = NULL;
     in_fork = 0;
     running_core = -1;
     current_core = 0;
     checks_arm(0);
+}
+
+void at_sim_persist(int on)
+{
+    persist_mode = on != 0;
+}
+
+/* What a session left behind, described into last_error; then everything is freed and closed. */
+int at_sim_end_session(void)
+{
+    char *end = last_error, *stop = last_error + sizeof last_error;
+    int i, left = 0;
+    last_error[0] = '\0';
+    for (i = 0; i < n_allocs; i++) {
+        if (!allocs[i].kept)
+            continue;
+        if (end < stop)
+            end += snprintf(end, (size_t)(stop - end), "%s%s allocation '%s' (%lld bytes) is still live",
+                            left ? "; " : "", level_name(allocs[i].level), allocs[i].label,
+                            allocs[i].size);
+        left++;
+    }
+    for (i = 0; i < n_flashes; i++) {
+        if (!flashes[i].kept)
+            continue;
+        if (end < stop)
+            end += snprintf(end, (size_t)(stop - end), "%sflash device AT_%s ('%s') is still open",
+                            left ? "; " : "", flashes[i].family, flashes[i].name);
+        left++;
+    }
+    clear_pending();
+    persist_mode = 0;
+    free_allocs(1);
+    close_flashes(1);
+    live[AT_SIM_L1] = live[AT_SIM_L2] = live[AT_SIM_L3] = 0;
+    return left;
 }
 
 void at_sim_get_counters(at_sim_counters_t *out)

@@ -118,7 +118,17 @@ void at_sim_configure_flash(long long flash_size, long long flash_setup_cycles,
  * directory. The string is copied. */
 void at_sim_set_flash_dir(const char *dir);
 void at_sim_begin_call(void);
+/* Frees every allocation, closes every device and drops pending transfers of the call; a
+ * session's kept allocations and flash devices (at_sim_persist) stay. */
 void at_sim_end_call(void);
+/* Sessions (a graph between its Construct and Destruct): with on = 1, the allocations and the
+ * flash opens made from now on are kept across calls (at_sim_end_call leaves them, and the next
+ * calls see them in use) until at_sim_end_session; at_sim_end_call turns it off. */
+void at_sim_persist(int on);
+/* Ends the session: returns how many kept allocations and flash devices are still live (a
+ * Destruct that forgot to free or close them), described in at_sim_last_error(), and frees and
+ * closes them all. */
+int at_sim_end_session(void);
 long long at_sim_level_used(int level);
 long long at_sim_level_capacity(int level);
 const char *at_sim_last_error(void);
