@@ -1,4 +1,5 @@
-"""``python -m autotiler MODEL.py [-o DIR] [--L1 N] ...``"""
+"""``python -m autotiler`` is the ``autotiler`` command (``generate``, ``build``, ``run``, ``report``;
+``python -m autotiler MODEL.py [options]`` is ``generate``)."""
 
 import sys
 

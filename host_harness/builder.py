@@ -38,7 +38,7 @@ from .toolchain import CC, compiler_version, run, sanitizer_libraries
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 # Bump when the trampoline or the runtime's ABI towards Python changes.
-HARNESS_ABI = "7"
+HARNESS_ABI = "8"
 
 GEN_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fPIC")
 USER_FLAGS = ("-std=c99", "-Wall", "-O1", "-g", "-fPIC")
@@ -120,20 +120,30 @@ def _entry(kernel: KernelSpec) -> list[str]:
     return lines
 
 
+# The constructor's and destructor's parameters per AT_GRAPH_WARM_CONSTRUCT mode (how many flags).
+GRAPH_WARM_FLAGS = {0: (0, 0), 1: (1, 1), 2: (1, 1), 3: (6, 5)}
+
+
 def _graph_entries(graph: GraphSpec) -> list[str]:
-    """``__at_graph_{construct,destruct}_<G>()`` return the function's code, -1 after a fault (or a
-    transfer left pending); ``__at_graph_run_<G>(ptrs, ints, flts)`` 0, 1 after a fault, 2 when
-    the runner returned non-zero; ``__at_graph_memory_<G>(which)`` the bytes of one memory."""
+    """``__at_graph_{construct,destruct}_<G>(flags)`` pass the mode's flags (``Warm``, or
+    WARM_ALL's ``DoL1Alloc, ...``) and return the function's code, -1 after a fault (or a transfer
+    left pending); ``__at_graph_run_<G>(ptrs, ints, flts, l1)`` 0, 1 after a fault, 2 when the
+    runner returned non-zero (``l1``: WARM_ALL's ``_L1_Memory``, ignored otherwise);
+    ``__at_graph_memory_<G>(which)`` the bytes of one memory."""
     lines = []
-    for what, fn in (("construct", graph.construct), ("destruct", graph.destruct)):
-        lines += [f"int __at_graph_{what}_{graph.name}(void)", "{", "    jmp_buf env;", "    int code;",
-                  "    if (setjmp(env))", "        return -1;", "    at_sim_arm(&env);", f"    code = {fn}();",
-                  "    if (at_sim_finish())", "        return -1;", "    return code;", "}", ""]
-    args = ", ".join(_arg_expr(i, a) for i, a in enumerate(graph.args))
-    lines += [f"int __at_graph_run_{graph.name}(void **ptrs, const long long *ints, const double *flts)", "{",
-              "    jmp_buf env;", "    int code;", "    (void)ptrs;", "    (void)ints;", "    (void)flts;",
-              "    if (setjmp(env))", "        return 1;", "    at_sim_arm(&env);", f"    code = {graph.name}({args});",
-              "    if (at_sim_finish())", "        return 1;", "    return code ? 2 : 0;", "}", "",
+    counts = GRAPH_WARM_FLAGS[graph.warm]
+    for (what, fn), n in zip((("construct", graph.construct), ("destruct", graph.destruct)), counts):
+        flags = ", ".join(f"flags[{i}]" for i in range(n))
+        lines += [f"int __at_graph_{what}_{graph.name}(const int *flags)", "{", "    jmp_buf env;", "    int code;",
+                  "    (void)flags;", "    if (setjmp(env))", "        return -1;", "    at_sim_arm(&env);",
+                  f"    code = {fn}({flags});", "    if (at_sim_finish())", "        return -1;", "    return code;",
+                  "}", ""]
+    args = ", ".join([_arg_expr(i, a) for i, a in enumerate(graph.args)] + (["l1"] if graph.warm == 3 else []))
+    lines += [f"int __at_graph_run_{graph.name}(void **ptrs, const long long *ints, const double *flts, void *l1)",
+              "{", "    jmp_buf env;", "    int code;", "    (void)ptrs;", "    (void)ints;", "    (void)flts;",
+              "    (void)l1;", "    if (setjmp(env))", "        return 1;", "    at_sim_arm(&env);",
+              f"    code = {graph.name}({args});", "    if (at_sim_finish())", "        return 1;",
+              "    return code ? 2 : 0;", "}", "",
               f"int __at_graph_memory_{graph.name}(int which)", "{",
               f"    return {graph.memory}((AT_MEM_TYPE)which);", "}", ""]
     return lines

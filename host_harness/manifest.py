@@ -106,7 +106,7 @@ class KernelSpec:
 @dataclass(frozen=True)
 class GraphSpec:
     """A generated graph: ``<name>_Construct()``, ``<name>(args)``, ``<name>_Destruct()``,
-    ``<name>_Memory(Which)``; ``sizes`` the bytes its constructor allocates per memory ("L1",
+    ``<name>_Memory(Which)`` (their parameters per ``warm``, the graph's AT_GRAPH_WARM_CONSTRUCT); ``sizes`` the bytes its constructor allocates per memory ("L1",
     "L2", "L2_DYN", ...); ``flash_file`` the flash image it opens (None: no constants). The
     runner's arguments are checked like a kernel's (``name``, ``args``, ``arg_names``)."""
 
@@ -117,6 +117,7 @@ class GraphSpec:
     memory: str
     sizes: dict
     flash_file: Optional[str] = None
+    warm: int = 0   # AT_GRAPH_WARM_CONSTRUCT: 0 (none), 1 WARM_L1, 2 WARM_L2_DYN_L1, 3 WARM_ALL
 
     @property
     def arg_names(self) -> list[str]:
@@ -278,8 +279,11 @@ def _graph(data, where: str) -> GraphSpec:
         raise HarnessError(f"{here}: field 'sizes' must map memories to byte counts")
     flash = data.get("flash")
     file = _field(flash, "file", str, f"{here} flash") if isinstance(flash, dict) else None
+    warm = data.get("warm", 0)
+    if warm not in (0, 1, 2, 3) or isinstance(warm, bool):
+        raise HarnessError(f"{here}: field 'warm' must be 0, 1, 2 or 3 (AT_GRAPH_WARM_CONSTRUCT), got {warm!r}")
     return GraphSpec(name, args, _field(data, "construct", str, here), _field(data, "destruct", str, here),
-                     _field(data, "memory", str, here), dict(sizes), file)
+                     _field(data, "memory", str, here), dict(sizes), file, warm)
 
 
 def _load_json(path: Path):

@@ -27,6 +27,7 @@ from .manifest import KernelSpec
 from .toolchain import sanitizer_libraries
 
 L1, L2, L3 = 1, 2, 3
+L1_LEVEL = L1  # Graph.run has a parameter named L1
 LEVELS = {"L2": L2, "L3": L3}  # an argument's manifest "home" -> simulator level
 SANITIZED_CALL_TIMEOUT = 600  # seconds; a kernel stuck in a loop must not hang the test run
 # The simulator's limit on forked cores (AT_SIM_MAX_CORES in at_sim.c).
@@ -108,8 +109,8 @@ def open_library(path, kernel_names, graph_names=()):
     ffi = FFI()
     ffi.cdef(CDEF + "".join(f"int __at_call_{k}(void **, const long long *, const double *);\n"
                             for k in kernel_names)
-             + "".join(f"int __at_graph_construct_{g}(void);\nint __at_graph_destruct_{g}(void);\n"
-                       f"int __at_graph_run_{g}(void **, const long long *, const double *);\n"
+             + "".join(f"int __at_graph_construct_{g}(const int *);\nint __at_graph_destruct_{g}(const int *);\n"
+                       f"int __at_graph_run_{g}(void **, const long long *, const double *, void *);\n"
                        f"int __at_graph_memory_{g}(int);\n" for g in graph_names))
     try:
         return ffi, ffi.dlopen(str(path))
@@ -465,30 +466,84 @@ MEMORY_KINDS = {"AT_L1_MEM": 0, "AT_L2_MEM": 1, "AT_L2_DYN_MEM": 2, "AT_L3_MEM":
                 "L1": 0, "L2": 1, "L2_DYN": 2, "L3": 3, "L3_DYN": 4}
 
 
+# AT_GRAPH_WARM_CONSTRUCT modes (GraphSpec.warm) and WARM_ALL's flags, in the C order.
+WARM_MODES = {0: "WARM_DISABLED", 1: "WARM_L1", 2: "WARM_L2_DYN_L1", 3: "WARM_ALL"}
+WARM_ALL_CONSTRUCT = ("DoL1Alloc", "DoL2Alloc", "DoL2DynAlloc", "DoL3Init", "DoL3Alloc", "DoPromotion")
+WARM_ALL_DESTRUCT = ("DoL1Dealloc", "DoL2Dealloc", "DoL2DynDealloc", "DoL3Dealloc", "DoL3DeInit")
+# What a graph holds between calls, as the harness tracks it (Graph.live), and which flag makes it.
+PARTS = {"flash": "the flash image of the constants (open)", "L2": "static L2", "L2_DYN": "dynamic L2",
+         "L1": "L1", "promoted": "the promoted constants (loaded into static L2)"}
+_CONSTRUCT_PARTS = {"DoL1Alloc": "L1", "DoL2Alloc": "L2", "DoL2DynAlloc": "L2_DYN", "DoL3Init": "flash",
+                    "DoPromotion": "promoted"}
+_DESTRUCT_PARTS = {"DoL1Dealloc": "L1", "DoL2Dealloc": "L2", "DoL2DynDealloc": "L2_DYN", "DoL3DeInit": "flash"}
+
+
 class Graph:
     """A generated graph of a :class:`Program`: ``construct()`` (allocations and promoted
     constants, kept between calls), ``run(**arrays)`` (counters; outputs copied back), as many
     times as wanted, ``memory(which)``, ``destruct()`` (then construct again if wanted).
-    ``counters``: those of the last construct, run or destruct."""
+    ``counters``: those of the last construct, run or destruct.
+
+    Under AT_GRAPH_WARM_CONSTRUCT (``warm_mode``) the calls take the generated functions'
+    arguments: WARM_L1 / WARM_L2_DYN_L1 ``construct(warm=N)`` / ``destruct(warm=N)`` (``Warm``,
+    default 0: everything); WARM_ALL ``construct(DoL1Alloc=1, DoL2Alloc=1, DoL2DynAlloc=1,
+    DoL3Init=1, DoL3Alloc=1, DoPromotion=1)`` / ``destruct(DoL1Dealloc=1, DoL2Dealloc=1,
+    DoL2DynDealloc=1, DoL3Dealloc=1, DoL3DeInit=1)`` (omitted flags are 1) and ``run(...,
+    L1=...)``: the application's L1 given to the runner (``_L1_Memory``): None (NULL: the
+    constructor's L1), True (the harness allocates ``memory("L1")`` bytes in the simulated L1
+    for the run) or a byte count (at least ``memory("L1")``). ``live`` is what the graph holds
+    between calls (:data:`PARTS`); a call that would allocate what is live, free what is not, or
+    run without what the runner needs is a HarnessError before any C runs."""
 
     def __init__(self, program: Program, spec):
         self._program, self.spec = program, spec
         self.counters: dict = {}
+        self._live: set = set()
+        self._session = False  # between the first construct and the destruct that frees the last part
 
     @property
     def name(self) -> str:
         return self.spec.name
 
     @property
-    def constructed(self) -> bool:
-        return self.name in self._program._constructed
+    def warm_mode(self) -> str:
+        """The graph's AT_GRAPH_WARM_CONSTRUCT: WARM_DISABLED, WARM_L1, WARM_L2_DYN_L1 or WARM_ALL."""
+        return WARM_MODES[self.spec.warm]
 
-    def _call(self, what: str, persist: bool = False) -> int:
+    @property
+    def constructed(self) -> bool:
+        return self._session
+
+    @property
+    def live(self) -> frozenset:
+        """What the graph holds now: "flash", "L2", "L2_DYN", "L1", "promoted" (see PARTS)."""
+        return frozenset(self._live)
+
+    @property
+    def parts(self) -> frozenset:
+        """What a full construct makes live (areas of 0 bytes and a graph without constants have none)."""
+        sizes = self.spec.sizes
+        out = {k for k in ("L1", "L2", "L2_DYN") if sizes.get(k, 0) > 0}
+        if self.spec.flash_file:
+            out.add("flash")
+        if sizes.get("L2", 0) > 0:
+            out.add("promoted")
+        return frozenset(out)
+
+    def _set_session(self, on: bool) -> None:
+        self._session = on
+        if on:
+            self._program._constructed.add(self.name)
+        else:
+            self._live.clear()
+            self._program._constructed.discard(self.name)
+
+    def _call(self, what: str, flags: list, persist: bool = False) -> int:
         p = self._program
         begin_call(p._lib, p._config)
         try:
             p._lib.at_sim_persist(1 if persist else 0)
-            code = getattr(p._lib, f"__at_graph_{what}_{self.name}")()
+            code = getattr(p._lib, f"__at_graph_{what}_{self.name}")(p._ffi.new("int[]", flags or [0]))
             self.counters = read_counters(p._ffi, p._lib)
             return code
         finally:
@@ -497,20 +552,98 @@ class Graph:
     def _last_error(self) -> str:
         return self._program._ffi.string(self._program._lib.at_sim_last_error()).decode(errors="replace")
 
-    def construct(self) -> None:
-        """``<G>_Construct()``; a non-zero code is a HarnessError naming what failed."""
-        if self.constructed:
+    def _flags(self, what: str, warm, flags: dict, names: tuple) -> tuple[list, str]:
+        """(the C arguments, their text) of construct/destruct in the graph's mode."""
+        mode, fn = self.spec.warm, f"{what}()"
+        if mode == 0:
+            if warm is not None or flags:
+                raise HarnessError(f"graph '{self.name}' has no warm {what}or (generated without "
+                                   f"AT_GRAPH_WARM_CONSTRUCT): {fn} takes no argument",
+                                   hint="AT_SetGraphCtrl(AT_GRAPH_WARM_CONSTRUCT, AT_OPT_VAL(WARM_...)) before "
+                                   "CreateGraph generates one")
+            return [], ""
+        if mode in (1, 2):
+            if flags:
+                raise HarnessError(f"graph '{self.name}' ({self.warm_mode}): {fn} takes warm=N only (the C "
+                                   f"function's Warm), got {', '.join(flags)}",
+                                   hint="the DoL1Alloc, ... flags are WARM_ALL's")
+            warm = 0 if warm is None else warm
+            if isinstance(warm, bool) or not isinstance(warm, numbers.Integral) or warm < 0:
+                raise HarnessError(f"graph '{self.name}': {what}(warm=...) expects an int >= 0, got {warm!r}",
+                                   hint="0: everything; 1: L1 only" + ("; 2: L1 and dynamic L2" if mode == 2 else ""))
+            return [int(warm)], str(int(warm))
+        if warm is not None:
+            raise HarnessError(f"graph '{self.name}' (WARM_ALL): {fn} takes the flags " + ", ".join(names)
+                               + ", not warm=", hint=f"e.g. {what}({names[0]}=0)")
+        unknown = [k for k in flags if k not in names]
+        if unknown:
+            raise HarnessError(f"graph '{self.name}' (WARM_ALL): unknown {what} flag(s) {', '.join(unknown)}",
+                               hint="flags: " + ", ".join(names))
+        values = []
+        for k in names:
+            v = flags.get(k, 1)
+            if not isinstance(v, (bool, numbers.Integral)):
+                raise HarnessError(f"graph '{self.name}': {what}({k}=...) expects 0/1 (or a bool), got {v!r}")
+            values.append(int(bool(v)))
+        return values, ", ".join(str(v) for v in values)
+
+    def _construct_parts(self, values: list) -> set:
+        mode = self.spec.warm
+        if mode == 3:
+            made = {part for k, v in zip(WARM_ALL_CONSTRUCT, values) if v and (part := _CONSTRUCT_PARTS.get(k))}
+        elif mode and values[0]:
+            made = {"L1"} | ({"L2_DYN"} if mode == 2 and values[0] == 2 else set())
+        else:
+            made = set(PARTS)
+        return made & self.parts
+
+    def _destruct_parts(self, values: list) -> set:
+        mode = self.spec.warm
+        if mode == 3:
+            freed = {part for k, v in zip(WARM_ALL_DESTRUCT, values) if v and (part := _DESTRUCT_PARTS.get(k))}
+        elif mode and values[0]:
+            freed = {"L1"} | ({"L2_DYN"} if mode == 2 and values[0] == 2 else set())
+        else:
+            freed = set(PARTS) - {"promoted"}
+        return freed & self.parts
+
+    @staticmethod
+    def _names(parts) -> str:
+        return ", ".join(PARTS[p] for p in PARTS if p in parts)
+
+    def construct(self, warm=None, **flags) -> None:
+        """``<G>_Construct(...)`` with the mode's arguments (see the class); a non-zero code is a
+        HarnessError naming what failed, after which the harness frees whatever the graph held."""
+        values, text = self._flags("construct", warm, flags, WARM_ALL_CONSTRUCT)
+        fn = f"{self.spec.construct}({text})"
+        made = self._construct_parts(values)
+        full = self.spec.warm == 0 or (self.spec.warm in (1, 2) and values[0] == 0)
+        if self._live and full:
             raise HarnessError(f"graph '{self.name}' is already constructed", hint="destruct() it first")
-        code = self._call("construct", persist=True)
+        again = made & self._live - {"promoted"}  # promoting again into live static L2 is harmless
+        if again:
+            raise HarnessError(f"graph '{self.name}': {fn} allocates {self._names(again)}, which the graph "
+                               "already holds", hint="free it first (destruct with the flag or warm value that "
+                               "frees it)")
+        if "promoted" in made and not {"L2", "flash"} & self.parts <= self._live | made:
+            raise HarnessError(f"graph '{self.name}': {fn} copies the promoted constants from the flash image "
+                               "into static L2, which needs the flash open (DoL3Init) and static L2 allocated "
+                               "(DoL2Alloc), in this call or an earlier one")
+        code = self._call("construct", values, persist=True)
         if code == 0:
-            self._program._constructed.add(self.name)
+            self._live |= made
+            self._set_session(True)
             return
         detail = self._last_error()
         self._program._lib.at_sim_end_session()  # whatever it allocated before failing
-        raise HarnessError(self._construct_message(code, detail), hint=self._construct_hint(code))
+        held = self._names(self._live)
+        self._set_session(False)
+        message = self._construct_message(fn, code, detail, made)
+        if held:
+            message += f" (the harness freed what the graph held: {held})"
+        raise HarnessError(message, hint=self._construct_hint(code))
 
-    def _construct_message(self, code: int, detail: str) -> str:
-        fn = f"{self.spec.construct}()"
+    def _construct_message(self, fn: str, code: int, detail: str, made: set) -> str:
         if code == -1:
             return f"{fn} faulted: {detail}"
         what = CONSTRUCT_ERRORS.get(code, "unknown error code")
@@ -519,8 +652,8 @@ class Graph:
             return f"{fn} returned 1: {what} ('{self.spec.flash_file}'): {detail}"
         if code in (3, 4):
             level = 2 if code == 3 else 1
-            asked = (f"static {sizes.get('L2', 0)} + dynamic {sizes.get('L2_DYN', 0)} bytes" if code == 3
-                     else f"{sizes.get('L1', 0)} bytes")
+            l2 = [f"{label} {sizes.get(k, 0)}" for k, label in (("L2", "static"), ("L2_DYN", "dynamic")) if k in made]
+            asked = f"{' + '.join(l2)} bytes" if code == 3 else f"{sizes.get('L1', 0)} bytes"
             return (f"{fn} returned {code}: {what} ({asked} asked; L{level} holds "
                     f"{lib.at_sim_level_capacity(level)} bytes)")
         return f"{fn} returned {code}: {what}"
@@ -532,17 +665,69 @@ class Graph:
             return "build for a platform with more memory (platform=get_platform(..., l2_size=N / l1_size=N))"
         return ""
 
-    def run(self, **args) -> dict:
+    def _l1_size(self, L1) -> int:
+        """Bytes of the application's L1 for the runner (0: none, the runner gets NULL)."""
+        if L1 is None or L1 is False:
+            return 0
+        if self.spec.warm != 3:
+            raise HarnessError(f"graph '{self.name}' ({self.warm_mode}): only a WARM_ALL runner takes the "
+                               "application's L1", hint="generate with AT_SetGraphCtrl(AT_GRAPH_WARM_CONSTRUCT, "
+                               "AT_OPT_VAL(WARM_ALL)), or drop L1=")
+        need = self.spec.sizes.get("L1", 0)
+        if L1 is True:
+            size = need
+        elif isinstance(L1, numbers.Integral) and L1 > 0:
+            size = int(L1)
+        else:
+            raise HarnessError(f"graph '{self.name}': run(L1=...) expects None, True (memory('AT_L1_MEM') bytes) "
+                               f"or a byte count, got {L1!r}")
+        if size < need:
+            raise HarnessError(f"graph '{self.name}': the application's L1 (L1={size} bytes) is too small: the "
+                               f"graph's user kernels need memory('AT_L1_MEM') = {need} bytes", hint="pass L1=True")
+        if "L1" in self._live:
+            raise HarnessError(f"graph '{self.name}': the constructor's L1 is allocated, and a run given the "
+                               "application's L1 leaves the graph's L1 pointer at 0 (the runner resets it), so "
+                               "the destructor could not free it", hint="construct with DoL1Alloc=0 to give the "
+                               "runner your L1, or run without L1=")
+        return size
+
+    def _missing_hint(self, missing: set) -> str:
+        mode = self.spec.warm
+        if mode == 3:
+            flags = {v: k for k, v in _CONSTRUCT_PARTS.items()}
+            hint = "construct(" + ", ".join(f"{flags[p]}=1" for p in PARTS if p in missing) + ")"
+            return hint + (" or pass the application's L1: run(..., L1=True)" if missing == {"L1"} else "")
+        if mode and missing <= {"L1", "L2_DYN"}:
+            return f"construct(warm={2 if 'L2_DYN' in missing else 1}) allocates it again"
+        return "construct() it first"
+
+    def run(self, *, L1=None, **args) -> dict:
         """``<G>(args)`` on numpy arrays (checked as Program.call checks kernel arguments;
-        outputs copied back in place); returns the counters of the run."""
+        outputs copied back in place); returns the counters of the run. ``L1``: WARM_ALL only,
+        the application's L1 (see the class)."""
         if not self.constructed:
             raise HarnessError(f"graph '{self.name}' is not constructed", hint="call construct() first")
+        if "L1" in self.spec.arg_names:
+            raise HarnessError(f"graph '{self.name}' has an argument named 'L1', which Graph.run reserves for the "
+                               "application's L1 (WARM_ALL)", hint="rename the graph argument")
+        l1 = self._l1_size(L1)
+        missing = self.parts - self._live - ({"L1"} if l1 else set())
+        if missing:
+            raise HarnessError(f"graph '{self.name}' cannot run: it does not hold {self._names(missing)}",
+                               hint=self._missing_hint(missing))
         check_args(self.spec, args)
         p = self._program
         begin_call(p._lib, p._config)
         try:
+            memory = p._ffi.NULL
+            if l1:
+                memory = p._lib.at_sim_alloc(L1_LEVEL, l1, b"application L1 (Graph.run L1=)")
+                if memory == p._ffi.NULL:
+                    raise HarnessError(f"graph '{self.name}': cannot allocate the application's L1 ({l1} bytes): L1 "
+                                       f"holds {p._lib.at_sim_level_capacity(L1_LEVEL)} bytes, "
+                                       f"{p._lib.at_sim_level_used(L1_LEVEL)} in use")
             ptrs, ints, flts = _marshal(p._ffi, p._lib, self.spec, args)
-            code = getattr(p._lib, f"__at_graph_run_{self.name}")(ptrs, ints, flts)
+            code = getattr(p._lib, f"__at_graph_run_{self.name}")(ptrs, ints, flts, memory)
             if code == 1:
                 raise HarnessError(self._last_error() or "the simulator reported a fault", kernel=self.name)
             if code:
@@ -560,21 +745,35 @@ class Graph:
             raise HarnessError(f"unknown memory {which!r}", hint=f"use one of {', '.join(MEMORY_KINDS)}")
         return int(getattr(self._program._lib, f"__at_graph_memory_{self.name}")(MEMORY_KINDS[which]))
 
-    def destruct(self) -> None:
-        """``<G>_Destruct()``; what it leaves allocated or open is a HarnessError."""
+    def destruct(self, warm=None, **flags) -> None:
+        """``<G>_Destruct(...)`` with the mode's arguments (see the class). When it frees the last
+        thing the graph holds, what the graph left allocated or open is a HarnessError."""
         if not self.constructed:
             raise HarnessError(f"graph '{self.name}' is not constructed", hint="call construct() first")
-        self._program._constructed.discard(self.name)
-        code = self._call("destruct")
-        detail = self._last_error() if code == -1 else ""
-        left = self._program._lib.at_sim_end_session()
+        values, text = self._flags("destruct", warm, flags, WARM_ALL_DESTRUCT)
+        fn = f"{self.spec.destruct}({text})"
+        freed = self._destruct_parts(values)
+        absent = freed - self._live
+        if absent:
+            raise HarnessError(f"graph '{self.name}': {fn} frees {self._names(absent)}, which the graph does not "
+                               "hold (freed already, or never allocated)",
+                               hint="allocate it again first, or free only what the graph holds "
+                               f"(now: {self._names(self._live) or 'nothing'})")
+        code = self._call("destruct", values)
         if code == -1:
-            raise HarnessError(f"{self.spec.destruct}() faulted: {detail}")
-        if left:
-            raise HarnessError(f"{self.spec.destruct}() left {left} allocation(s) or device(s): {self._last_error()}",
-                               hint="free every area the constructor allocated and close the flash")
+            detail = self._last_error()
+            self._program._lib.at_sim_end_session()
+            self._set_session(False)
+            raise HarnessError(f"{fn} faulted: {detail}")
+        self._live -= freed | ({"promoted"} if "L2" in freed else set())
+        if not self._live:
+            self._set_session(False)
+            left = self._program._lib.at_sim_end_session()
+            if left:
+                raise HarnessError(f"{fn} left {left} allocation(s) or device(s): {self._last_error()}",
+                                   hint="free every area the constructor allocated and close the flash")
         if code:
-            raise HarnessError(f"{self.spec.destruct}() returned {code}")
+            raise HarnessError(f"{fn} returned {code}")
 
     def __repr__(self) -> str:
-        return f"Graph({self.name!r}, constructed={self.constructed})"
+        return f"Graph({self.name!r}, {self.warm_mode}, live={sorted(self._live)})"

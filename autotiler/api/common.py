@@ -169,7 +169,28 @@ def global_c_names(model) -> dict:
             out[lib.par_type] = f"the argument struct type of basic kernel '{lib.name}'"
     out[model.symbols.l1] = "the L1 memory symbol (SetSymbolNames)"
     out[model.symbols.l2] = "the L2 memory symbol (SetSymbolNames)"
+    out.update(graph_c_names(model))
     return out
+
+
+def graph_c_names(model) -> dict:
+    """Global names of generated graph code: the dynamic L2 symbol (``<L2>_Dyn``), the flash
+    devices, ``AT_MEM_TYPE`` and its values, and each graph's ``<G>_Construct``/``_Destruct``/
+    ``_Memory`` (name -> what it is)."""
+    from ..codegen.graph import FLASH_DEVICES, MEMORY_KINDS
+
+    out = {model.symbols.l2 + "_Dyn": "the dynamic L2 memory symbol of graphs (<L2>_Dyn)"}
+    out.update({sym: f"the flash device symbol of graph constants in {loc.name}"
+                for loc, (_, sym) in FLASH_DEVICES.items()})
+    out.update({k: "a value of AT_MEM_TYPE (graph memories)" for k in (*MEMORY_KINDS, "AT_CTXT_MEM")})
+    out.update({"AT_MEM_TYPE": "the graph memory type AT_MEM_TYPE", "AT_MEM_TYPE_DEFINED": "the guard of AT_MEM_TYPE"})
+    graphs = [*model.graphs, *([model.open_graph.name] if model.open_graph is not None else [])]
+    for g in graphs:
+        out.update({f"{g}{suffix}": f"a function of graph '{g}'" for suffix in GRAPH_FUNCTIONS})
+    return out
+
+
+GRAPH_FUNCTIONS = ("_Construct", "_Destruct", "_Memory")
 
 
 def check_function_name(model, name: str, where: str) -> None:
@@ -207,13 +228,14 @@ def check_memory_symbols(model, l1: str, l2: str, where: str) -> None:
     if l1 == l2:
         raise ModelError(f"the L1 and L2 memory symbols are both named '{l1}'", where=where,
                          hint="give each memory symbol its own name (tiles and L3 staging slots are separate areas)")
-    taken = {k: v for k, v in global_c_names(model).items() if k not in (model.symbols.l1, model.symbols.l2)}
+    taken = {k: v for k, v in global_c_names(model).items()
+             if k not in (model.symbols.l1, model.symbols.l2, model.symbols.l2 + "_Dyn")}
     taken.update({n: f"user kernel '{n}'" for n in model.kernels})
     taken.update({n: f"kernel group '{n}'" for n in {*model.groups, *model.group_members}})
     for uk in model.kernels.values():
         taken.update({c.name: f"a C argument of user kernel '{uk.name}'" for c in uk.cargs if c.name not in taken})
-    for name in (l1, l2):
-        check_c_name(name, "memory symbol", where, taken, hint="choose another symbol name")
+    for name, what in ((l1, "memory symbol"), (l2, "memory symbol"), (l2 + "_Dyn", "dynamic L2 symbol of graphs")):
+        check_c_name(name, what, where, taken, hint="choose another symbol name")
 
 
 def name_or_none(value) -> Optional[str]:
@@ -242,5 +264,5 @@ def sizeof(ctype: str) -> int:
 
 
 __all__ = ["split_count", "LIST_ITEMS", "describe", "counted", "listed", "enum_hint", "enum", "flags", "bind",
-           "int_arg", "global_c_names", "check_function_name", "check_kernel_c_names", "check_group_c_names",
+           "int_arg", "global_c_names", "graph_c_names", "GRAPH_FUNCTIONS", "check_function_name", "check_kernel_c_names", "check_group_c_names",
            "check_memory_symbols", "name_or_none", "sizeof", "C_SIZES"]

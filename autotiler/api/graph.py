@@ -6,6 +6,7 @@ the graph IR of :mod:`autotiler.model.graph` and validates each call where the m
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from ..constants import ArgDirection_T, ArgScope_T, AT_MemLocation_T, CallLocationT, GraghNodeArgT
@@ -32,7 +33,16 @@ from ..model.graph import (
 from ..model.ir import CArg, ImmBinding, KernelGroupDecl, caller_where
 from ..model.session import current_model
 from ..model.validate import BINDING_OPERS, check_name, check_not_reserved, check_unique, suggest
-from .common import check_function_name, describe, enum, global_c_names, int_arg, listed, name_or_none
+from .common import (
+    GRAPH_FUNCTIONS,
+    check_function_name,
+    describe,
+    enum,
+    global_c_names,
+    int_arg,
+    listed,
+    name_or_none,
+)
 from .declare import TCArg
 
 D = ArgDirection_T
@@ -173,6 +183,9 @@ def _open(func: str, where: str) -> OpenGraph:
     return g
 
 
+_RUNNER_LOCAL = re.compile(r"_?UchanHF\d+")
+
+
 def _add_symbol(g: OpenGraph, a, local: bool, where: str) -> None:
     model = current_model()
     if not isinstance(a, GraphArgDecl):
@@ -195,14 +208,17 @@ def _add_symbol(g: OpenGraph, a, local: bool, where: str) -> None:
                          hint=f"the first is at {known[a.name].where if a.name in known else g.stacked_inputs[a.name].where}"
                          "; give each graph symbol its own name")
     check_not_reserved(a.name, "graph symbol", a.where, parameter=a.is_param)
-    if not a.is_param:  # a global or a local of the generated code: not a name it already uses
-        taken = global_c_names(model)
-        taken.update({n: f"user kernel '{n}'" for n in model.kernels})
-        taken.update({n: f"kernel group '{n}'" for n in model.groups})
-        use = taken.get(a.name)
-        if use:
-            raise ModelError(f"graph '{g.name}': symbol '{a.name}' is also {use} in the generated code", where=a.where,
-                             arg=a.name, hint="rename the graph symbol")
+    # A global or a local of the generated code, or a parameter of the runner (which would hide
+    # the memory symbols, the flash device and the functions it calls): not a name it already uses.
+    taken = global_c_names(model)
+    taken.update({n: f"user kernel '{n}'" for n in model.kernels})
+    taken.update({n: f"kernel group '{n}'" for n in model.groups})
+    use = taken.get(a.name)
+    if use is None and a.is_param and _RUNNER_LOCAL.fullmatch(a.name):
+        use = f"a local of the runner '{g.name}' (a flash copy event)"
+    if use:
+        raise ModelError(f"graph '{g.name}': symbol '{a.name}' is also {use} in the generated code", where=a.where,
+                         arg=a.name, hint="rename the graph symbol")
     (g.locals if local else g.args).append(a)
 
 
@@ -221,6 +237,9 @@ def CreateGraph(GraphName: str, CArgs=0, Locals=0) -> None:
                          where=where, hint="give each graph its own name")
     model.check_new_function_name(GraphName, where)
     check_function_name(model, GraphName, where)
+    for suffix in GRAPH_FUNCTIONS:
+        model.check_new_function_name(GraphName + suffix, where)
+        check_function_name(model, GraphName + suffix, where)
     args = listed("CArgs", CArgs, CArg, where)
     locs = listed("CArgs", Locals, CArg, where)
     g = OpenGraph(GraphName, where)

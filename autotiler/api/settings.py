@@ -11,6 +11,10 @@ from typing import Optional
 from ..cli import install_error_hook, parse_generator_options
 from ..codegen.files import L3_DEVICES, check_l2_fit, generate, manifest_name, write_files
 from ..constants import (
+    WARM_ALL,
+    WARM_DISABLED,
+    WARM_L1,
+    WARM_L2_DYN_L1,
     AT_GraphCtrl_T,
     AT_MemLocation_T,
     InlineModeT,
@@ -257,13 +261,25 @@ def AT_SetGraphCtrl(Ctrl, Val) -> None:
             raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...): the value must be AT_OPT_ON or AT_OPT_OFF, got "
                              f"{Val!r}", where=where, hint="use AT_OPT_ON / AT_OPT_OFF (or 1 / 0, True / False)")
         current_model().graph_ctrl[ctrl] = bool(Val)
+    elif ctrl == AT_GraphCtrl_T.AT_GRAPH_WARM_CONSTRUCT:
+        if isinstance(Val, bool) or Val not in _WARM_MODES:
+            raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...): the value must be one of "
+                             + ", ".join(f"{n} ({v})" for v, n in _WARM_MODES.items()) + f", got {Val!r}",
+                             where=where, hint="e.g. AT_SetGraphCtrl(AT_GRAPH_WARM_CONSTRUCT, AT_OPT_VAL(WARM_ALL))")
+        current_model().graph_ctrl[ctrl] = int(Val)
     else:
         # graph options act on a graph (CreateGraph ...), which autotiler cannot build yet
         raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...) is not supported yet: it configures graph code "
                          "(CreateGraph), which autotiler does not generate yet", where=where,
                          hint="remove the call; options that act today: "
                          + ", ".join(c.name for c in (*_KERNEL_CTRL, AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC,
-                                                      AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE)))
+                                                      AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE,
+                                                      AT_GraphCtrl_T.AT_GRAPH_WARM_CONSTRUCT)))
+
+
+# AT_GRAPH_WARM_CONSTRUCT's values (the guide's #defines), by value.
+_WARM_MODES = {WARM_DISABLED: "WARM_DISABLED", WARM_L1: "WARM_L1", WARM_L2_DYN_L1: "WARM_L2_DYN_L1",
+               WARM_ALL: "WARM_ALL"}
 
 
 def SetConstDir(DirName: str) -> None:

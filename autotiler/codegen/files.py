@@ -25,6 +25,7 @@ from ..bounds import describe
 from ..constants import AT_GraphCtrl_T, AT_MemLocation_T, Object_Type_T
 from ..errors import AutoTilerWarning, CodegenError, ModelError
 from ..errors import warn as warn_model
+from ..graph.summary import plan_json
 from ..model.ctype import VECTORS, parse_ctype
 from ..model.ir import CArgBinding, CArgForm, ImmBinding
 from ..model.validate import carg_homes, group_homes, suggest
@@ -285,8 +286,9 @@ def manifest(model, l1_size: int, l2_size: int, specs: Optional[dict] = None, gr
         "tilings": {n: tiling_json(t) for n, t in model.tilings.items()},
     }
     if graphs:
-        out["graphs"] = [graph_json(r, graph_args_json(model, model.graphs[r.name], specs, _arg_json, _plain_spec))
-                         for r, _ in graphs]
+        out["graphs"] = [{**graph_json(r, graph_args_json(model, model.graphs[r.name], specs, _arg_json, _plain_spec)),
+                          "plan": plan_json(p, model.graphs[r.name].options.l2_static_memory_budget)}
+                         for r, p in graphs]
     if uses_l3(model):
         dev = l3_device(model)
         out["l3"] = {"devices": [{"family": dev.family, "symbol": dev.symbol}]}

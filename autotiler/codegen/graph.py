@@ -2,8 +2,10 @@
 computed from the graph's memory plan (:func:`autotiler.graph.lower.plan_graph`); the templates
 ``graph.c.j2`` / ``graph.h.j2`` only loop and print.
 
-What this slice generates (the guide's non-warm, non-reentrant form, against the original's
-runtime macros): ``<G>_Construct()`` opens the flash image of the constants (error 1), allocates
+What this slice generates (the guide's non-reentrant form, against the original's runtime
+macros; AT_GRAPH_WARM_CONSTRUCT changes the constructor's and destructor's parameters and guards
+as the guide's WARM_L1 / WARM_L2_DYN_L1 / WARM_ALL show, and adds WARM_ALL's ``_L1_Memory`` to
+the runner; see docs/graph.md "Warm construct modes"): ``<G>_Construct()`` opens the flash image of the constants (error 1), allocates
 the static L2 area (promoted constants), the dynamic L2 area (activations and constants fetched
 at each run) and the L1 area of the user kernels (errors 3, 3, 4), then copies every promoted
 constant from flash to static L2; ``<G>_Destruct()`` frees in reverse and closes the flash;
@@ -19,7 +21,16 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..constants import ArgDirection_T, ArgScope_T, AT_MemLocation_T, CallLocationT
+from ..constants import (
+    WARM_ALL,
+    WARM_DISABLED,
+    WARM_L1,
+    WARM_L2_DYN_L1,
+    ArgDirection_T,
+    ArgScope_T,
+    AT_MemLocation_T,
+    CallLocationT,
+)
 from ..errors import ModelError
 from ..graph.lower import GraphPlan, bound_argument, plan_graph
 from ..model.graph import GraphDecl, NodeArgForm
@@ -64,6 +75,12 @@ class RenderGraph:
     runner: list
     memory: list              # ("AT_L1_MEM:" padded, bytes, comment)
     sizes: dict = field(default_factory=dict)
+    warm: int = WARM_DISABLED     # AT_GRAPH_WARM_CONSTRUCT
+    construct_params: list = field(default_factory=list)   # empty: (void)
+    destruct_params: list = field(default_factory=list)
+    construct_doc: str = ("Opens the constants' flash image (error 1), allocates L2 (error 3) and L1 (error 4), "
+                          "copies the\n * promoted constants into static L2.")
+    destruct_doc: str = "Frees what {g}_Construct allocated, in reverse, and closes the flash."
 
 
 # ----------------------------------------------------------------------------------------------
@@ -77,12 +94,13 @@ def _refuse(graph: GraphDecl, what: str, where: Optional[str] = None, hint: str 
 
 def _check_options(graph: GraphDecl) -> None:
     o = graph.options
-    if o.warm_construct:
-        _refuse(graph, "a warm constructor (AT_GRAPH_WARM_CONSTRUCT)")
     if o.runner_re_entrant:
         _refuse(graph, "a re-entrant runner (AT_GRAPH_RUNNER_RE_ENTRANT)")
+    if o.warm_construct == WARM_ALL and graph.symbol("_L1_Memory") is not None:
+        _refuse(graph, "a graph symbol named '_L1_Memory' with WARM_ALL (the runner's L1 parameter)",
+                hint="rename the symbol")
     acting = ("noinline_node", "pref_l3_exec", "l2_static_memory_budget", "reorder_constant_in", "trace_exec",
-              "pref_l3_home")
+              "pref_l3_home", "warm_construct")
     defaults = type(o)()
     for name in o.__dataclass_fields__:
         if name not in acting and getattr(o, name) != getattr(defaults, name):
@@ -178,25 +196,81 @@ def _flash_copy(dev: FlashDevice, side: str, sp, area: str, where: str, event: s
             f"((AT_{f}_INT_ADDR_TYPE) {area} + {sp.offset}), {sp.size}, 0, {event});"]
 
 
-def _construct(plan: GraphPlan, names: dict, dev: Optional[FlashDevice], sizes: dict) -> list:
-    promoted = sorted((s for s in plan.symbols if s.area == "static"), key=lambda s: s.offset)
+def _open_flash(plan: GraphPlan, dev: FlashDevice, event: bool) -> list:
+    f = dev.family
+    lines = [f"AT_{f}_CONF_T {dev.symbol}Conf;", "int Error;"]
+    if event:
+        lines.append(f"AT_{f}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;")
+    return lines + ["", f"/* Open the flash image of the constants ({plan.flash.total} bytes) */",
+                    f"AT_{f}_CONF_INIT(&{dev.symbol}Conf, {int(dev.location)} /* {dev.location.name} */, 0);",
+                    f"AT_{f}_OPEN(&{dev.symbol}, &{dev.symbol}Conf, \"{dev.file}\", &Error);",
+                    "if (Error) return 1;"]
+
+
+def _alloc(area: tuple) -> list:
+    sym, size, what, level, code = area
+    return [f"/* {what} */", f"{sym} = (AT_{level}_POINTER) AT_{level}_ALLOC(0, {size});",
+            f"if ({sym} == 0) return {code};"]
+
+
+def _promote(plan: GraphPlan, names: dict, dev: Optional[FlashDevice]) -> list:
     lines = []
-    if dev:
-        f = dev.family
-        lines += [f"AT_{f}_CONF_T {dev.symbol}Conf;", "int Error;"]
-        if promoted:
-            lines.append(f"AT_{f}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;")
-        lines += ["", f"/* Open the flash image of the constants ({plan.flash.total} bytes) */",
-                  f"AT_{f}_CONF_INIT(&{dev.symbol}Conf, {int(dev.location)} /* {dev.location.name} */, 0);",
-                  f"AT_{f}_OPEN(&{dev.symbol}, &{dev.symbol}Conf, \"{dev.file}\", &Error);",
-                  "if (Error) return 1;"]
-    for sym, size, what, level, code in _areas(names, sizes):
-        lines += [f"/* {what} */", f"{sym} = (AT_{level}_POINTER) AT_{level}_ALLOC(0, {size});",
-                  f"if ({sym} == 0) return {code};"]
-    for s in promoted:
+    for s in sorted((s for s in plan.symbols if s.area == "static"), key=lambda s: s.offset):
         lines += _flash_copy(dev, "FC", s, names["l2"], "L2", "UchanHF1", f"Moving {s.name}")
         lines.append(f"AT_{dev.family}_FC_WAIT(&{dev.symbol}, UchanHF1);")
-    return lines + ["return 0;"]
+    return lines
+
+
+def _block(cond: str, body: list) -> list:
+    """``if (cond) { body }`` (nothing when the body is empty)."""
+    return [f"if ({cond}) {{", *(("\t" + b) if b else "" for b in body), "}"] if body else []
+
+
+def _unused(params: list, used: set) -> list:
+    """``(void)P;`` for the parameters the body does not read (-Wunused-parameter)."""
+    return [f"(void){p}; /* nothing to do for it in this graph */" for p in params if p not in used]
+
+
+# WARM_ALL's parameters (the guide's), in order.
+WARM_ALL_CONSTRUCT = ("DoL1Alloc", "DoL2Alloc", "DoL2DynAlloc", "DoL3Init", "DoL3Alloc", "DoPromotion")
+WARM_ALL_DESTRUCT = ("DoL1Dealloc", "DoL2Dealloc", "DoL2DynDealloc", "DoL3Dealloc", "DoL3DeInit")
+
+
+def _construct(plan: GraphPlan, names: dict, dev: Optional[FlashDevice], sizes: dict, warm: int = WARM_DISABLED) \
+        -> list:
+    promote = _promote(plan, names, dev)
+    areas = {a[0]: a for a in _areas(names, sizes)}
+    l1, l2, dyn = (areas.get(names[k]) for k in ("l1", "l2", "l2_dyn"))
+    if warm == WARM_ALL:
+        body, used = [], set()
+        for param, lines in (("DoL3Init", _open_flash(plan, dev, False) if dev else []),
+                             ("DoL2Alloc", _alloc(l2) if l2 else []), ("DoL2DynAlloc", _alloc(dyn) if dyn else []),
+                             ("DoL1Alloc", _alloc(l1) if l1 else []), ("DoL3Alloc", []),
+                             ("DoPromotion", ([f"AT_{dev.family}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;"]
+                                              + promote) if promote else [])):
+            if lines:
+                body += _block(param, lines)
+                used.add(param)
+        return _unused(list(WARM_ALL_CONSTRUCT), used) + body + ["return 0;"]
+    lines = []
+    if warm in (WARM_L1, WARM_L2_DYN_L1):
+        warm_body = _alloc(l1) if l1 else []
+        if warm == WARM_L2_DYN_L1:
+            warm_body += _block("Warm==2", _alloc(dyn) if dyn else [])
+        lines += _block("Warm", warm_body + ["return 0;"])
+    if dev:
+        lines += _open_flash(plan, dev, bool(promote))
+    if warm == WARM_L1 and (l2 or dyn):
+        # WARM_L1: one L2 allocation for the static and the dynamic areas, the dynamic one after
+        whole = sizes["L2"] + sizes["L2_DYN"]
+        lines += _alloc((names["l2"], whole, f"L2: static ({sizes['L2']} bytes, the constants promoted at "
+                         f"construction) then dynamic ({sizes['L2_DYN']} bytes)", "L2", 3))
+        lines.append(f"{names['l2_dyn']} = {names['l2']} + {sizes['L2']};")
+        lines += _alloc(l1) if l1 else []
+    else:
+        for area in areas.values():
+            lines += _alloc(area)
+    return lines + promote + ["return 0;"]
 
 
 def _areas(names: dict, sizes: dict) -> list:
@@ -208,11 +282,35 @@ def _areas(names: dict, sizes: dict) -> list:
     return [a for a in out if a[1] > 0]
 
 
-def _destruct(names: dict, dev: Optional[FlashDevice], sizes: dict) -> list:
-    lines = [f"AT_{level}_FREE(0, {sym}, {size});" for sym, size, _, level, _ in reversed(_areas(names, sizes))]
-    if dev:
-        lines.append(f"AT_{dev.family}_CLOSE(&{dev.symbol});")
-    return lines + ["return 0;"]
+def _free(area: tuple) -> str:
+    sym, size, _, level, _ = area
+    return f"AT_{level}_FREE(0, {sym}, {size});"
+
+
+def _destruct(names: dict, dev: Optional[FlashDevice], sizes: dict, warm: int = WARM_DISABLED) -> list:
+    areas = {a[0]: a for a in _areas(names, sizes)}
+    l1, l2, dyn = (areas.get(names[k]) for k in ("l1", "l2", "l2_dyn"))
+    close = [f"AT_{dev.family}_CLOSE(&{dev.symbol});"] if dev else []
+    if warm == WARM_ALL:
+        body, used = [], set()
+        for param, lines in (("DoL2Dealloc", [_free(l2)] if l2 else []), ("DoL2DynDealloc", [_free(dyn)] if dyn else []),
+                             ("DoL1Dealloc", [_free(l1)] if l1 else []), ("DoL3Dealloc", []), ("DoL3DeInit", close)):
+            if lines:
+                body += _block(param, lines)
+                used.add(param)
+        return _unused(list(WARM_ALL_DESTRUCT), used) + body + ["return 0;"]
+    lines = []
+    if warm in (WARM_L1, WARM_L2_DYN_L1):
+        warm_body = [_free(l1)] if l1 else []
+        if warm == WARM_L2_DYN_L1:
+            warm_body += _block("Warm==2", [_free(dyn)] if dyn else [])
+        lines += _block("Warm", warm_body + ["return 0;"])
+    if warm == WARM_L1 and (l2 or dyn):
+        whole = (names["l2"], sizes["L2"] + sizes["L2_DYN"], "", "L2", 3)
+        lines += ([_free(l1)] if l1 else []) + [_free(whole)]
+    else:
+        lines += [_free(a) for a in reversed(list(areas.values()))]
+    return lines + close + ["return 0;"]
 
 
 def _node_value(model, plan: GraphPlan, names: dict, graph: GraphDecl, b, formal) -> str:
@@ -247,12 +345,22 @@ def _node(model, plan: GraphPlan, names: dict, graph: GraphDecl, index: int) -> 
                                                                            CallLocationT.CALL_EPILOG)}
     lines += [f"{c.function}({_call_args(plan, names, graph, c.args)}); /* prolog */"
               for c in calls[CallLocationT.CALL_PROLOG]]
-    args = []
+    args, restricted = [], []
     for i, (b, formal) in enumerate(zip(node.args, callee.cargs)):
         sep = "," if i < len(callee.cargs) - 1 else ""
         what = b.symbol if b.form == NodeArgForm.CARG else f"{b.symbol}, {_where(plan.symbol(b.symbol))}"
-        args.append(f"\t{_node_value(model, plan, names, graph, b, formal)}{sep} /* {formal.name}: {what} */")
-    lines += [f"{node.name}("] + args + [");"] if args else [f"{node.name}();"]
+        value = _node_value(model, plan, names, graph, b, formal)
+        restricted += [value] if "restrict" in formal.ctype else []
+        args.append(f"\t{value}{sep} /* {formal.name}: {what} */")
+    call = [f"{node.name}("] + args + [");"] if args else [f"{node.name}();"]
+    if len(set(restricted)) < len(restricted):
+        # One address given to two restrict-qualified parameters (K(X, X, Out), an INOUT alias
+        # updated in place): gcc's -Wrestrict (-Wall) flags the call, but a generated user kernel
+        # only hands its arguments to DMA transfers, never dereferences them, so nothing relies
+        # on the pointers not aliasing.
+        call = ["#pragma GCC diagnostic push", '#pragma GCC diagnostic ignored "-Wrestrict"', *call,
+                "#pragma GCC diagnostic pop"]
+    lines += call
     lines += [f"{c.function}({_call_args(plan, names, graph, c.args)}); /* epilog */"
               for c in calls[CallLocationT.CALL_EPILOG]]
     return lines
@@ -275,6 +383,10 @@ def _runner(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optional
             if s.prefetch_start == i:
                 lines += _flash_copy(dev, "CL", s, names["l2_dyn"], "dynamic L2", event[s.name],
                                      f"Prefetching {s.name} (first used by node {s.first})")
+    if graph.options.warm_construct == WARM_ALL:
+        # the application may give the runner its own L1 (NULL: the constructor's)
+        l1 = names["l1"]
+        lines = [f"if (_L1_Memory) {l1} = (AT_L1_POINTER) _L1_Memory;"] + lines + [f"if (_L1_Memory) {l1} = 0;"]
     return lines + ["return 0;"]
 
 
@@ -294,7 +406,10 @@ def render_graph(model, graph: GraphDecl, l1_size: int) -> tuple[RenderGraph, Gr
     plan = plan_graph(model, graph, model.l2_budget)
     names = graph_names(model)
     sizes = {"L1": l1_size, "L2": plan.static_bytes, "L2_DYN": plan.dyn.peak, "L3": 0, "L3_DYN": 0}
+    warm = graph.options.warm_construct
     params = [f"{a.ctype} {a.name}" for a in graph.args if a.is_param]
+    if warm == WARM_ALL:
+        params.append("void * _L1_Memory")
     comment = [f"Graph {graph.name}: {len(graph.nodes)} node(s); static L2 {plan.static_bytes} B "
                f"({sum(s.area == 'static' for s in plan.symbols)} promoted constant(s)), dynamic L2 {plan.dyn.peak} B "
                f"(lower bound {plan.dyn.lower_bound} B), L1 {l1_size} B; flash image {plan.flash.total} B"
@@ -307,9 +422,37 @@ def render_graph(model, graph: GraphDecl, l1_size: int) -> tuple[RenderGraph, Gr
     memory = [(f"{kind}:".ljust(15), sizes[key], w)
               for kind, key, w in zip(MEMORY_KINDS, ("L1", "L2", "L2_DYN", "L3", "L3_DYN"), what)]
     render = RenderGraph(graph.name, comment, names["l2"], names["l2_dyn"], dev, params,
-                         _construct(plan, names, dev, sizes), _destruct(names, dev, sizes),
-                         _runner(model, plan, names, graph, dev), memory, sizes)
+                         _construct(plan, names, dev, sizes, warm), _destruct(names, dev, sizes, warm),
+                         _runner(model, plan, names, graph, dev), memory, sizes, warm, **_warm_render(warm))
     return render, plan
+
+
+def _warm_render(warm: int) -> dict:
+    """The constructor's and destructor's parameters and comments under AT_GRAPH_WARM_CONSTRUCT."""
+    if warm == WARM_DISABLED:
+        return {}
+    if warm == WARM_ALL:
+        return {"construct_params": [f"int {p}" for p in WARM_ALL_CONSTRUCT],
+                "destruct_params": [f"int {p}" for p in WARM_ALL_DESTRUCT],
+                "construct_doc": "WARM_ALL: opens the constants' flash image if DoL3Init (error 1), allocates static L2 "
+                                 "if DoL2Alloc and\n * dynamic L2 if DoL2DynAlloc (error 3), L1 if DoL1Alloc (error 4), "
+                                 "copies the promoted constants into\n * static L2 if DoPromotion (DoL3Alloc: no L3 "
+                                 "area in this graph).",
+                "destruct_doc": "WARM_ALL: frees static L2 if DoL2Dealloc, dynamic L2 if DoL2DynDealloc, L1 if "
+                                "DoL1Dealloc, closes the\n * flash if DoL3DeInit (DoL3Dealloc: no L3 area in this "
+                                "graph)."}
+    what = "L1 only" if warm == WARM_L1 else "L1 only (Warm == 2: and dynamic L2)"
+    whole = " (static and dynamic L2 in one area)" if warm == WARM_L1 else ""
+    return {"construct_params": ["int Warm"], "destruct_params": ["int Warm"],
+            "construct_doc": f"{WARM_NAMES[warm]}: Warm != 0 allocates {what} (error 3, 4);\n * Warm == 0 opens "
+                             f"the constants' flash image (error 1), allocates L2{whole} (error 3) and L1\n * "
+                             "(error 4), copies the promoted constants into static L2.",
+            "destruct_doc": f"{WARM_NAMES[warm]}: Warm != 0 frees {what};\n * Warm == 0 frees everything "
+                            "{g}_Construct(0) allocated and closes the flash."}
+
+
+WARM_NAMES = {WARM_DISABLED: "WARM_DISABLED", WARM_L1: "WARM_L1", WARM_L2_DYN_L1: "WARM_L2_DYN_L1",
+              WARM_ALL: "WARM_ALL"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -349,7 +492,7 @@ def _bound_spec(model, graph: GraphDecl, name: str, specs: dict):
 
 def graph_json(render: RenderGraph, args: list) -> dict:
     return {"name": render.name, "construct": f"{render.name}_Construct", "destruct": f"{render.name}_Destruct",
-            "memory": f"{render.name}_Memory", "args": args, "sizes": dict(render.sizes),
+            "memory": f"{render.name}_Memory", "args": args, "sizes": dict(render.sizes), "warm": render.warm,
             "flash": ({"family": render.flash.family, "symbol": render.flash.symbol, "file": render.flash.file}
                       if render.flash else None)}
 

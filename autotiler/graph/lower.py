@@ -25,7 +25,7 @@ from typing import Optional
 
 from ..constants import ArgScope_T, Object_Type_T
 from ..errors import ModelError
-from ..model.graph import GraphDecl, load_const
+from ..model.graph import GraphDecl, NodeArgDecl, load_const
 from ..model.ir import CArg, CArgBinding, CArgForm, UserKernelDecl
 from ..tiler.geometry import kernel_geometry
 from .flash import FlashImage, Prefetch, pack_constants, prefetch_schedule
@@ -116,10 +116,12 @@ def symbol_sizes(model, graph: GraphDecl) -> dict:
 
 
 def lifetimes(graph: GraphDecl) -> dict:
-    """name -> (first node, last node) touching it (an alias counts for both of its names)."""
+    """name -> (first node, last node) touching it (an alias counts for both of its names; a
+    symbol passed to a prolog or epilog call of node i is touched at node i)."""
     out: dict = {}
     for i, node in enumerate(graph.nodes):
-        for b in node.args:
+        called = [a for c in node.calls for a in c.args if isinstance(a, NodeArgDecl)]
+        for b in (*node.args, *called):
             for name in {b.symbol, *([b.alias] if b.alias else [])}:
                 first, _ = out.get(name, (i, i))
                 out[name] = (first, i)
