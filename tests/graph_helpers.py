@@ -61,3 +61,34 @@ def local(name, ctype=P32):
 def const(name, path, ctype=P32, size=32, fmt=1, binary=1, fract=0):
     return TCArgInfo(ctype, name, ARG_SCOPE_GLOBAL, ARG_DIR_CONSTIN, AT_MEM_L3_HFLASH, AT_MEM_UNDEF,
                      ConstInfo(path, fmt, binary, size, fract))
+
+
+W2_VALUES = 2 * np.arange(ITEMS) - 5
+
+
+def declare_residual_graph(tmp_path, l2: int, warm=None, name: str = "G") -> None:
+    """The graph most graph tests run, in the current model: K1: T1 = In + W1; K2: T2 = T1 + W2;
+    K3: Out = T2 + T1 (T1 read again: a residual join); W1 = 0..ITEMS-1 and W2 = W2_VALUES from
+    binary files, L2 of ``l2`` bytes, optionally under AT_GRAPH_WARM_CONSTRUCT ``warm``."""
+    SetUsedFilesNames(0, 1, "MatAddBasicKernels.h")
+    SetGeneratedFilesNames("GraphKernels.c", "GraphKernels.h")
+    SetMemorySizes(51200, l2)
+    if warm is not None:
+        AT_SetGraphCtrl(AT_GRAPH_WARM_CONSTRUCT, AT_OPT_VAL(warm))
+    lib_add()
+    for k in ("K1", "K2", "K3"):
+        mat_add(k)
+    w1 = write_bin(tmp_path / "w1.bin", np.arange(ITEMS))
+    w2 = write_bin(tmp_path / "w2.bin", W2_VALUES)
+    CreateGraph(name, CArgs(inp(), const("W1", w1), const("W2", w2), out()), CArgs(local("T1"), local("T2")))
+    AddNode("K1", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_IN, "W1", 0), GNodeArg(GNA_OUT, "T1", 0)))
+    AddNode("K2", Bindings(GNodeArg(GNA_IN, "T1", 0), GNodeArg(GNA_IN, "W2", 0), GNodeArg(GNA_OUT, "T2", 0)))
+    AddNode("K3", Bindings(GNodeArg(GNA_IN, "T2", 0), GNodeArg(GNA_IN, "T1", 0), GNodeArg(GNA_OUT, "Out", 0)))
+    CloseGraph()
+
+
+def residual_reference(x: np.ndarray) -> np.ndarray:
+    """numpy's Out of :func:`declare_residual_graph`."""
+    t1 = x.ravel() + np.arange(ITEMS)
+    t2 = t1 + W2_VALUES
+    return (t2 + t1).astype(np.int32)

@@ -17,7 +17,18 @@ from autotiler.errors import HarnessError
 from autotiler.platforms import get_platform
 
 from .conftest import ROOT
-from .graph_helpers import ITEMS, P32, const, inp, lib_add, local, mat_add, out, write_bin
+from .graph_helpers import (
+    ITEMS,
+    P32,
+    const,
+    declare_residual_graph,
+    inp,
+    lib_add,
+    mat_add,
+    out,
+    residual_reference,
+    write_bin,
+)
 
 MATADD = ROOT / "examples" / "matrix_add"
 B = 4 * ITEMS            # bytes of every symbol of the graph
@@ -26,26 +37,10 @@ GENEROUS, TIGHT = 64 * 1024, 3 * B
 
 
 def declare(tmp_path, l2: int) -> None:
-    """K1: T1 = In + W1; K2: T2 = T1 + W2; K3: Out = T2 + T1 (T1 read again: a residual join)."""
-    SetUsedFilesNames(0, 1, "MatAddBasicKernels.h")
-    SetGeneratedFilesNames("GraphKernels.c", "GraphKernels.h")
-    SetMemorySizes(51200, l2)
-    lib_add()
-    for k in ("K1", "K2", "K3"):
-        mat_add(k)
-    w1 = write_bin(tmp_path / "w1.bin", np.arange(ITEMS))
-    w2 = write_bin(tmp_path / "w2.bin", 2 * np.arange(ITEMS) - 5)
-    CreateGraph("G", CArgs(inp(), const("W1", w1), const("W2", w2), out()), CArgs(local("T1"), local("T2")))
-    AddNode("K1", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_IN, "W1", 0), GNodeArg(GNA_OUT, "T1", 0)))
-    AddNode("K2", Bindings(GNodeArg(GNA_IN, "T1", 0), GNodeArg(GNA_IN, "W2", 0), GNodeArg(GNA_OUT, "T2", 0)))
-    AddNode("K3", Bindings(GNodeArg(GNA_IN, "T2", 0), GNodeArg(GNA_IN, "T1", 0), GNodeArg(GNA_OUT, "Out", 0)))
-    CloseGraph()
+    declare_residual_graph(tmp_path, l2)
 
 
-def reference(x: np.ndarray) -> np.ndarray:
-    t1 = x.ravel() + np.arange(ITEMS)
-    t2 = t1 + (2 * np.arange(ITEMS) - 5)
-    return (t2 + t1).astype(np.int32)
+reference = residual_reference
 
 
 def generate_graph(tmp_path, l2: int):

@@ -17,7 +17,7 @@ from autotiler.codegen import generate, write_files
 from autotiler.errors import HarnessError
 
 from .conftest import ROOT
-from .graph_helpers import ITEMS, const, inp, lib_add, local, mat_add, out, write_bin
+from .graph_helpers import ITEMS, declare_residual_graph, residual_reference
 
 MATADD = ROOT / "examples" / "matrix_add"
 B = 4 * ITEMS
@@ -27,22 +27,7 @@ L1_LEVEL, L2_LEVEL = 1, 2
 
 
 def declare(tmp_path, l2: int, warm) -> None:
-    """K1: T1 = In + W1; K2: T2 = T1 + W2; K3: Out = T2 + T1, under AT_GRAPH_WARM_CONSTRUCT ``warm``."""
-    SetUsedFilesNames(0, 1, "MatAddBasicKernels.h")
-    SetGeneratedFilesNames("GraphKernels.c", "GraphKernels.h")
-    SetMemorySizes(51200, l2)
-    if warm is not None:
-        AT_SetGraphCtrl(AT_GRAPH_WARM_CONSTRUCT, AT_OPT_VAL(warm))
-    lib_add()
-    for k in ("K1", "K2", "K3"):
-        mat_add(k)
-    w1 = write_bin(tmp_path / "w1.bin", np.arange(ITEMS))
-    w2 = write_bin(tmp_path / "w2.bin", 2 * np.arange(ITEMS) - 5)
-    CreateGraph("G", CArgs(inp(), const("W1", w1), const("W2", w2), out()), CArgs(local("T1"), local("T2")))
-    AddNode("K1", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_IN, "W1", 0), GNodeArg(GNA_OUT, "T1", 0)))
-    AddNode("K2", Bindings(GNodeArg(GNA_IN, "T1", 0), GNodeArg(GNA_IN, "W2", 0), GNodeArg(GNA_OUT, "T2", 0)))
-    AddNode("K3", Bindings(GNodeArg(GNA_IN, "T2", 0), GNodeArg(GNA_IN, "T1", 0), GNodeArg(GNA_OUT, "Out", 0)))
-    CloseGraph()
+    declare_residual_graph(tmp_path, l2, warm)
 
 
 def generate_graph(tmp_path, l2: int, warm):
@@ -62,9 +47,7 @@ def run_once(graph, seed: int = 0, **kw) -> dict:
     x = (np.arange(ITEMS, dtype=np.int32) * 3 - 40 + seed).reshape(1, 4, 8)
     got = np.full((1, 4, 8), -7, dtype=np.int32)
     counters = graph.run(In=x, Out=got, **kw)
-    t1 = x.ravel() + np.arange(ITEMS)
-    t2 = t1 + (2 * np.arange(ITEMS) - 5)
-    np.testing.assert_array_equal(got.ravel(), (t2 + t1).astype(np.int32))
+    np.testing.assert_array_equal(got.ravel(), residual_reference(x))
     return counters
 
 

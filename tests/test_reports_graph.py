@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from autotiler import *
@@ -14,27 +13,14 @@ from autotiler.graph.lower import plan_graph
 from autotiler.graph.summary import plan_json
 from autotiler.reports import GenerationReport, graph_reports, plot_plan
 
-from .graph_helpers import ITEMS, const, inp, lib_add, local, mat_add, out, write_bin
+from .graph_helpers import ITEMS, declare_residual_graph, lib_add, mat_add
 
 B = 4 * ITEMS
 GENEROUS, TIGHT = 64 * 1024, 3 * B
 
 
 def declare(tmp_path, l2: int) -> None:
-    """K1: T1 = In + W1; K2: T2 = T1 + W2; K3: Out = T2 + T1."""
-    SetUsedFilesNames(0, 1, "MatAddBasicKernels.h")
-    SetGeneratedFilesNames("GraphKernels.c", "GraphKernels.h")
-    SetMemorySizes(51200, l2)
-    lib_add()
-    for k in ("K1", "K2", "K3"):
-        mat_add(k)
-    w1 = write_bin(tmp_path / "w1.bin", np.arange(ITEMS))
-    w2 = write_bin(tmp_path / "w2.bin", np.arange(ITEMS))
-    CreateGraph("G", CArgs(inp(), const("W1", w1), const("W2", w2), out()), CArgs(local("T1"), local("T2")))
-    AddNode("K1", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_IN, "W1", 0), GNodeArg(GNA_OUT, "T1", 0)))
-    AddNode("K2", Bindings(GNodeArg(GNA_IN, "T1", 0), GNodeArg(GNA_IN, "W2", 0), GNodeArg(GNA_OUT, "T2", 0)))
-    AddNode("K3", Bindings(GNodeArg(GNA_IN, "T2", 0), GNodeArg(GNA_IN, "T1", 0), GNodeArg(GNA_OUT, "Out", 0)))
-    CloseGraph()
+    declare_residual_graph(tmp_path, l2)
 
 
 def generated(tmp_path, l2: int):
