@@ -308,6 +308,14 @@ class AT_KernelInfo_T(IntEnum):
     AT_KERINFO_BANDWIDTH = 1
 
 
+class AT_DumpTensor_T(IntFlag):
+    """AT_GRAPH_DUMP_TENSOR's filter: which tensors of a node are dumped after it runs."""
+
+    AT_DUMP_CONSTANT_IN = 1
+    AT_DUMP_IN = 2
+    AT_DUMP_OUT = 4
+
+
 class AT_GraphCtrl_T(IntEnum):
     AT_KERNEL_BUFFER_PROMOTE = 1
     AT_KERNEL_PARTIAL_BUFFER_PROMOTE = 2
@@ -421,7 +429,7 @@ _ENUM_NAMES = _export_enum_members(
     KernelCallTypeT, Tile_Orientation_T, KernelIterationDimT, KernelIteratorT, KernelCallLocationT,
     KernelArgSelect_T, Object_Type_T, KernelArgConstraints_T, AT_GraphCtrl_T, AT_MemLocation_T, InlineModeT,
     KernelOptimizationT, KernelDimT, ArgBindingT, AT_KernelInfo_T, ArgScope_T, ArgDirection_T, GraghNodeArgT,
-    CallLocationT,
+    CallLocationT, AT_DumpTensor_T,
 )
 
 _O = Object_Type_T

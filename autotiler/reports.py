@@ -108,6 +108,11 @@ class GraphReport:
                      + (f" ({', '.join(fl['promoted'])})" if fl["promoted"] else "")
                      + f", {len(pre)} left in flash" + (f" (prefetch {when})" if pre else "")
                      + f"; flash image {fl['bytes']} B")
+        l3 = p.get("l3") or {}
+        if l3.get("spilled"):
+            lines.append(f"{indent}  L3 RAM {l3['bytes']} B: {', '.join(l3['spilled'])} spilled, "
+                         f"{l3['traffic']} B of L3 traffic per run; node kernels staging them: "
+                         + ", ".join(f"{v['name']} ({v['staging']} B @{v['offset']})" for v in l3["variants"]))
         return "\n".join(lines)
 
     def __str__(self) -> str:

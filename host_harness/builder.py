@@ -38,7 +38,7 @@ from .toolchain import CC, compiler_version, run, sanitizer_libraries
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 # Bump when the trampoline or the runtime's ABI towards Python changes.
-HARNESS_ABI = "8"
+HARNESS_ABI = "9"
 
 GEN_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fPIC")
 USER_FLAGS = ("-std=c99", "-Wall", "-O1", "-g", "-fPIC")

@@ -118,6 +118,7 @@ class GraphSpec:
     sizes: dict
     flash_file: Optional[str] = None
     warm: int = 0   # AT_GRAPH_WARM_CONSTRUCT: 0 (none), 1 WARM_L1, 2 WARM_L2_DYN_L1, 3 WARM_ALL
+    nodes: tuple = ()   # the names of the nodes (their user kernels or groups), in execution order
 
     @property
     def arg_names(self) -> list[str]:
@@ -282,8 +283,11 @@ def _graph(data, where: str) -> GraphSpec:
     warm = data.get("warm", 0)
     if warm not in (0, 1, 2, 3) or isinstance(warm, bool):
         raise HarnessError(f"{here}: field 'warm' must be 0, 1, 2 or 3 (AT_GRAPH_WARM_CONSTRUCT), got {warm!r}")
+    nodes = data.get("nodes", [])
+    if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
+        raise HarnessError(f"{here}: field 'nodes' must be a list of node names")
     return GraphSpec(name, args, _field(data, "construct", str, here), _field(data, "destruct", str, here),
-                     _field(data, "memory", str, here), dict(sizes), file, warm)
+                     _field(data, "memory", str, here), dict(sizes), file, warm, tuple(nodes))
 
 
 def _load_json(path: Path):

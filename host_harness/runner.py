@@ -63,6 +63,8 @@ long long at_sim_level_used(int level);
 long long at_sim_level_capacity(int level);
 const char *at_sim_last_error(void);
 void at_sim_get_counters(at_sim_counters_t *out);
+int at_sim_node_count(void);
+void at_sim_get_node_counters(int node, at_sim_counters_t *out);
 """
 
 # at_sim_configure's parameters, in order.
@@ -283,13 +285,32 @@ def _copy_back(ffi, kernel: KernelSpec, values: dict, ptrs) -> None:
             ffi.memmove(array, ptrs[i], array.nbytes)
 
 
-def read_counters(ffi, lib) -> dict:
-    c = ffi.new("at_sim_counters_t *")
-    lib.at_sim_get_counters(c)
-    counters = {name: int(getattr(c, name)) for name in COUNTER_FIELDS}
+def _counters_dict(c, fields=COUNTER_FIELDS) -> dict:
+    counters = {name: int(getattr(c, name)) for name in fields}
     counters["dma_busy_cycles"] = {"cluster": int(c.dma_busy_cluster), "udma": int(c.dma_busy_udma)}
     counters["flash_busy_cycles"] = int(c.dma_busy_flash)  # the part of dma_busy_cycles["udma"] on flash reads
     return counters
+
+
+def read_counters(ffi, lib) -> dict:
+    c = ffi.new("at_sim_counters_t *")
+    lib.at_sim_get_counters(c)
+    return _counters_dict(c)
+
+
+# The per-node figures of a graph run (peaks are not kept per node).
+NODE_COUNTER_FIELDS = tuple(f for f in COUNTER_FIELDS if not f.startswith("peak_"))
+
+
+def read_node_counters(ffi, lib, names) -> list:
+    """``counters["nodes"]`` of a graph run: per node (AT_SIM_NODE_BEGIN/END of the generated
+    runner), its ``name`` and what the counters did from its begin to its end."""
+    out = []
+    c = ffi.new("at_sim_counters_t *")
+    for i in range(lib.at_sim_node_count()):
+        lib.at_sim_get_node_counters(i, c)
+        out.append({"name": names[i] if i < len(names) else f"node{i}", **_counters_dict(c, NODE_COUNTER_FIELDS)})
+    return out
 
 
 def begin_call(lib, config: dict) -> None:
@@ -656,6 +677,9 @@ class Graph:
             asked = f"{' + '.join(l2)} bytes" if code == 3 else f"{sizes.get('L1', 0)} bytes"
             return (f"{fn} returned {code}: {what} ({asked} asked; L{level} holds "
                     f"{lib.at_sim_level_capacity(level)} bytes)")
+        if code == 2:
+            return (f"{fn} returned 2: {what} (L3 RAM: {sizes.get('L3', 0)} bytes asked; L3 holds "
+                    f"{lib.at_sim_level_capacity(3)} bytes)")
         return f"{fn} returned {code}: {what}"
 
     def _construct_hint(self, code: int) -> str:
@@ -663,6 +687,8 @@ class Graph:
             return "regenerate the model: the flash image is written next to the generated C"
         if code in (3, 4):
             return "build for a platform with more memory (platform=get_platform(..., l2_size=N / l1_size=N))"
+        if code == 2:
+            return "build for a platform with more L3 RAM (platform=get_platform(..., l3_ram_size=N))"
         return ""
 
     def _l1_size(self, L1) -> int:
@@ -734,6 +760,7 @@ class Graph:
                 raise HarnessError(f"{self.name}() returned non-zero", kernel=self.name)
             _copy_back(p._ffi, self.spec, args, ptrs)
             self.counters = read_counters(p._ffi, p._lib)
+            self.counters["nodes"] = read_node_counters(p._ffi, p._lib, self.spec.nodes)
             return self.counters
         finally:
             p._lib.at_sim_end_call()

@@ -627,7 +627,7 @@ def m_statement(draw, r):
     c = r.cfg
     choices = [
         ("no user kernel", F, "empty_generation"),
-        ("AT_SetGraphCtrl(AT_GRAPH_TRACE_EXEC, AT_OPT_ON)", F, "graph_ctrl"),
+        ("AT_SetGraphCtrl(AT_GRAPH_ARG2STRUCT, AT_OPT_ON)", F, "graph_ctrl"),
         ("GenerateTilingCode() twice", S, None),
         ("SetL1MemorySize after the kernel", S, None),
         ("SetSymbolNames(L1 = the kernel's name)", F, None),
@@ -649,7 +649,7 @@ def m_statement(draw, r):
     if label == "no user kernel":
         s.remove(uk)
     elif label.startswith("AT_SetGraphCtrl"):
-        s.insert(0, N("AT_SetGraphCtrl", [V(AT_GRAPH_TRACE_EXEC), V(AT_OPT_ON)]))
+        s.insert(0, N("AT_SetGraphCtrl", [V(AT_GRAPH_ARG2STRUCT), V(AT_OPT_ON)]))
     elif label.startswith("GenerateTilingCode"):
         s.append(N("GenerateTilingCode", []))
     elif label.startswith("SetL1MemorySize"):
@@ -863,7 +863,7 @@ def _gap_case(gap: str, stmts: list) -> None:
     elif gap == "header_quotes":
         _set_leaf(stmts, "header", None, 'Space"Kernels.h')
     elif gap == "graph_ctrl":
-        stmts.insert(0, N("AT_SetGraphCtrl", [V(AT_GRAPH_TRACE_EXEC), V(AT_OPT_ON)]))
+        stmts.insert(0, N("AT_SetGraphCtrl", [V(AT_GRAPH_ARG2STRUCT), V(AT_OPT_ON)]))
     elif gap == "empty_generation":
         stmts.remove(_user_kernel(stmts))
     elif gap == "cost_negative_range":

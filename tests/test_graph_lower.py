@@ -70,6 +70,6 @@ def test_tight_l2_leaves_a_constant_in_flash_prefetched_into_dynamic_l2(graph):
 def test_l2_too_small_for_the_activations_names_level_bytes_and_node(graph):
     m, g = graph
     with pytest.raises(PlanError, match=re.escape("graph 'G': L2 is ") + r"\d+" + re.escape(" bytes short at node ")
-                       + r"\d \('K\d'\).*activations in L3 RAM are not supported yet.*give the graph more L2") as err:
+                       + r"\d \('K\d'\).*with every spillable buffer in L3.*give the graph more L2") as err:
         plan_graph(m, g, l2_budget=B)
     assert err.value.level == "L2" and err.value.missing > 0 and "test_graph_lower.py" in str(err.value)

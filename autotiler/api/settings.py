@@ -21,6 +21,7 @@ from ..constants import (
     KernelOptimizationT,
 )
 from ..errors import ModelError, OptionsError
+from ..model.graph import GRAPH_OPTION_FIELDS, GraphOptions
 from ..model.ir import caller_where
 from ..model.session import current_model
 from ..model.validate import check_name
@@ -245,38 +246,107 @@ def AT_GetKernelCtrl(Ctrl) -> int:
     return int(getattr(current_model().ctrl, _KERNEL_CTRL[ctrl]))
 
 
+# The graph options that act (docs/graph.md "Options"), by kind of value; any other option is
+# accepted only at its default value (GraphOptions) and refused otherwise.
+_C = AT_GraphCtrl_T
+_GRAPH_ON_OFF = (_C.AT_GRAPH_MONITOR_CYCLES, _C.AT_GRAPH_PRODUCE_NODE_NAMES, _C.AT_GRAPH_PRODUCE_OPERINFOS,
+                 _C.AT_GRAPH_REORDER_CONSTANT_IN, _C.AT_GRAPH_TRACE_EXEC, _C.AT_GRAPH_NOINLINE_NODE,
+                 _C.AT_GRAPH_SIZE_OPT, _C.AT_GRAPH_CHECKSUM, _C.AT_GRAPH_DUMP_TENSOR_TO_FILE,
+                 _C.AT_GRAPH_DUMP_GRAPH_OUTPUTS)
+_GRAPH_CVAR_NAMES = (_C.AT_GRAPH_MONITOR_CVAR_NAME, _C.AT_GRAPH_PRODUCE_NODE_CVAR_NAME,
+                     _C.AT_GRAPH_PRODUCE_OPERINFOS_CVAR_NAME)
+_GRAPH_ACTING = (*_KERNEL_CTRL, *_GRAPH_ON_OFF, *_GRAPH_CVAR_NAMES, _C.AT_GRAPH_PREF_L3_EXEC, _C.AT_GRAPH_PREF_L3_HOME,
+                 _C.AT_GRAPH_DUMP_TENSOR, _C.AT_GRAPH_DUMP_ONE_NODE, _C.AT_GRAPH_WARM_CONSTRUCT,
+                 _C.AT_GRAPH_L2_STATIC_MEMORY_BUDGET)
+# What a refused option would do (the guide's words), for its message.
+_GRAPH_REFUSED = {
+    _C.AT_GRAPH_CONST_EXEC_FROM_FLASH: "constants executed from their flash home (no copy to L2)",
+    _C.AT_GRAPH_PRIVILEGED_L3_HOME: "constants placed in a smaller, faster privileged flash",
+    _C.AT_GRAPH_ARG2STRUCT: "kernel C arguments promoted to a struct",
+    _C.AT_GRAPH_GROUP_WEIGHTS: "const inputs of a user kernel grouped when they have identical structure",
+    _C.AT_GRAPH_ASYNC_FORK: "synchronous forks replaced by asynchronous ones",
+    _C.AT_GRAPH_RUNNER_RE_ENTRANT: "a re-entrant graph runner",
+    _C.AT_GRAPH_L1_PROMOTION: "whole tensors promoted to L1 at graph level",
+    _C.AT_GRAPH_DISABLE_CONST_L2_PROMOTION: "no promotion of constants from L3 to L2",
+    _C.AT_GRAPH_USE_MERGED_DMA: "merged DMA copies",
+    _C.AT_GRAPH_L3_STATIC_MEMORY_BUDGET: "an L3 RAM budget for constant promotion",
+}
+
+
+def _on_off(ctrl, Val, where: str) -> bool:
+    if not isinstance(Val, int) or Val not in (0, 1):  # bool("off"), bool(-1) would turn the option on
+        raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...): the value must be AT_OPT_ON or AT_OPT_OFF, got "
+                         f"{Val!r}", where=where, hint="use AT_OPT_ON / AT_OPT_OFF (or 1 / 0, True / False)")
+    return bool(Val)
+
+
+def _graph_value(ctrl, Val, where: str):
+    """The GraphOptions value of an acting option, checked."""
+    if ctrl in _GRAPH_ON_OFF:
+        return _on_off(ctrl, Val, where)
+    if ctrl in _GRAPH_CVAR_NAMES:
+        return check_name(Val, f"AT_SetGraphCtrl({ctrl.name}, ...): C variable", where)
+    if ctrl == _C.AT_GRAPH_PREF_L3_EXEC:
+        loc = enum(AT_MemLocation_T, Val, "AT_GRAPH_PREF_L3_EXEC location", where)
+        if loc not in L3_DEVICES:
+            raise ModelError(f"AT_GRAPH_PREF_L3_EXEC must be an L3 RAM, got {loc.name}", where=where,
+                             hint="use " + ", ".join(d.name for d in L3_DEVICES) + " (flash is read-only)")
+        return loc
+    if ctrl == _C.AT_GRAPH_PREF_L3_HOME:
+        loc = enum(AT_MemLocation_T, Val, "AT_GRAPH_PREF_L3_HOME location", where)
+        if loc not in _FLASHES:
+            raise ModelError(f"AT_GRAPH_PREF_L3_HOME must be a flash, got {loc.name}", where=where,
+                             hint="use " + ", ".join(d.name for d in _FLASHES))
+        return loc
+    if ctrl == _C.AT_GRAPH_DUMP_TENSOR:
+        if isinstance(Val, bool) or not isinstance(Val, int) or not 0 <= Val <= 7:
+            raise ModelError(f"AT_SetGraphCtrl(AT_GRAPH_DUMP_TENSOR, ...): the value must be a bit vector of "
+                             f"AT_DUMP_CONSTANT_IN (1), AT_DUMP_IN (2), AT_DUMP_OUT (4), got {Val!r}", where=where,
+                             hint="e.g. AT_OPT_VAL(AT_DUMP_IN | AT_DUMP_OUT); 0 dumps nothing")
+        return int(Val)
+    if ctrl == _C.AT_GRAPH_DUMP_ONE_NODE:
+        if Val in (None, 0):
+            return None
+        return check_name(Val, "AT_SetGraphCtrl(AT_GRAPH_DUMP_ONE_NODE, ...): node", where)
+    if ctrl == _C.AT_GRAPH_WARM_CONSTRUCT:
+        if isinstance(Val, bool) or Val not in _WARM_MODES:
+            raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...): the value must be one of "
+                             + ", ".join(f"{n} ({v})" for v, n in _WARM_MODES.items()) + f", got {Val!r}",
+                             where=where, hint="e.g. AT_SetGraphCtrl(AT_GRAPH_WARM_CONSTRUCT, AT_OPT_VAL(WARM_ALL))")
+        return int(Val)
+    if ctrl == _C.AT_GRAPH_L2_STATIC_MEMORY_BUDGET:
+        if isinstance(Val, bool) or not isinstance(Val, int) or Val < 0:
+            raise ModelError(f"AT_SetGraphCtrl(AT_GRAPH_L2_STATIC_MEMORY_BUDGET, ...): the value must be a byte count "
+                             f"(0: the whole L2), got {Val!r}", where=where,
+                             hint="e.g. AT_OPT_VAL(100000): at most that many bytes of constants promoted to L2")
+        return int(Val)
+    raise AssertionError(ctrl)
+
+
 def AT_SetGraphCtrl(Ctrl, Val) -> None:
     where = caller_where()
     ctrl = enum(AT_GraphCtrl_T, Ctrl, "graph control option", where)
     if ctrl in _KERNEL_CTRL:
         AT_SetKernelCtrl(ctrl, Val)
-    elif ctrl == AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC:
-        loc = enum(AT_MemLocation_T, Val, "AT_GRAPH_PREF_L3_EXEC location", where)
-        if loc not in L3_DEVICES:
-            raise ModelError(f"AT_GRAPH_PREF_L3_EXEC must be an L3 RAM, got {loc.name}", where=where,
-                             hint="use " + ", ".join(d.name for d in L3_DEVICES) + " (flash is read-only)")
-        current_model().graph_ctrl[ctrl] = loc
-    elif ctrl == AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE:
-        if not isinstance(Val, int):
-            raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...): the value must be AT_OPT_ON or AT_OPT_OFF, got "
-                             f"{Val!r}", where=where, hint="use AT_OPT_ON / AT_OPT_OFF (or 1 / 0, True / False)")
-        current_model().graph_ctrl[ctrl] = bool(Val)
-    elif ctrl == AT_GraphCtrl_T.AT_GRAPH_WARM_CONSTRUCT:
-        if isinstance(Val, bool) or Val not in _WARM_MODES:
-            raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...): the value must be one of "
-                             + ", ".join(f"{n} ({v})" for v, n in _WARM_MODES.items()) + f", got {Val!r}",
-                             where=where, hint="e.g. AT_SetGraphCtrl(AT_GRAPH_WARM_CONSTRUCT, AT_OPT_VAL(WARM_ALL))")
-        current_model().graph_ctrl[ctrl] = int(Val)
-    else:
-        # graph options act on a graph (CreateGraph ...), which autotiler cannot build yet
-        raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...) is not supported yet: it configures graph code "
-                         "(CreateGraph), which autotiler does not generate yet", where=where,
-                         hint="remove the call; options that act today: "
-                         + ", ".join(c.name for c in (*_KERNEL_CTRL, AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC,
-                                                      AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE,
-                                                      AT_GraphCtrl_T.AT_GRAPH_WARM_CONSTRUCT)))
+        return
+    field = GRAPH_OPTION_FIELDS[ctrl]
+    if ctrl in _GRAPH_ACTING:
+        current_model().graph_ctrl[ctrl] = _graph_value(ctrl, Val, where)
+        return
+    default = getattr(GraphOptions(), field)
+    if Val == default and not isinstance(Val, str) and Val is not None:
+        current_model().graph_ctrl[ctrl] = default  # an option at its default value changes nothing
+        return
+    raise ModelError(f"AT_SetGraphCtrl({ctrl.name}, ...) is not supported yet: autotiler does not generate "
+                     f"{_GRAPH_REFUSED.get(ctrl, 'what it asks for')} (its default, {default!r}, is accepted)",
+                     where=where, hint="remove the call; options that act today: "
+                     + ", ".join(c.name for c in _GRAPH_ACTING))
 
 
+# The flashes AT_GRAPH_PREF_L3_HOME may name (a constant's flash home).
+_FLASHES = (AT_MemLocation_T.AT_MEM_L3_HFLASH, AT_MemLocation_T.AT_MEM_L3_QSPIFLASH,
+            AT_MemLocation_T.AT_MEM_L3_OSPIFLASH, AT_MemLocation_T.AT_MEM_L3_MRAMFLASH,
+            AT_MemLocation_T.AT_MEM_L3_DEFAULTFLASH)
 # AT_GRAPH_WARM_CONSTRUCT's values (the guide's #defines), by value.
 _WARM_MODES = {WARM_DISABLED: "WARM_DISABLED", WARM_L1: "WARM_L1", WARM_L2_DYN_L1: "WARM_L2_DYN_L1",
                WARM_ALL: "WARM_ALL"}

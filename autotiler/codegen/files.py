@@ -200,6 +200,32 @@ def render_kernel(model, name: str) -> RenderKernel:
                         body, attributes)
 
 
+def variant_tiling(model, v, l2_dyn: str) -> KernelTiling:
+    """A graph node's kernel variant (:class:`~autotiler.graph.lower.NodeVariant`) as generated:
+    its L2 staging moved to the node's slot in the graph's dynamic L2 area (``l2_dyn`` + the
+    slot's offset) and its schedule rebuilt, verified and predicted on those names."""
+    from dataclasses import replace
+
+    from ..objectives import reschedule
+    t = v.tiling
+    args = tuple(replace(a, stage_offset=a.stage_offset + v.offset) if a.l3 else a for a in t.args)
+    names = naming(model)
+    # the L2 "symbol" the schedule addresses is the dynamic area, up to the end of the node's slot
+    return reschedule(replace(t, args=args, l2_bytes=v.offset + t.l2_bytes), model.libs, model.platform,
+                      replace(names, l2=l2_dyn))
+
+
+def render_variant(model, v, t: KernelTiling, graph: str) -> RenderKernel:
+    from dataclasses import replace
+    names = naming(model)
+    body = Printer(t.schedule, names.family, names.device).body()
+    attributes = "__attribute__ ((noinline)) " if model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE) else ""
+    comment = [f"Graph {graph}, node {v.node}: {v.kernel} with {', '.join(v.l3_cargs)} in L3 RAM (L2 staging "
+               f"{v.staging} B at {t.schedule.naming.l2} + {v.offset})."] + kernel_comment(replace(t, l2_bytes=v.staging),
+                                                                                 model.platform)
+    return RenderKernel(v.name, [f"{c.ctype} {c.name}" for c in t.kernel.cargs], comment, body, attributes)
+
+
 def generate(model) -> dict:
     """All generated files of a model as ``{file name: text}`` (nothing is written; an
     AutoTilerWarning names every kernel declared without a tiling and never declared again)."""
@@ -218,12 +244,19 @@ def generate(model) -> dict:
     kernels = [render_kernel(model, n) for n in model.kernels]
     groups = [render_group(g, model.kernels) for g in model.groups.values()]
     graphs = [render_graph(model, g, l1_size) for g in model.graphs.values()]
+    # kernel variants of the nodes touching activations spilled to L3 (re-tiled: their L1 may be larger)
+    variants = [(v, variant_tiling(model, v, r.l2_dyn), r.name) for r, p in graphs for v in p.variants]
+    if any(t.l1_bytes > l1_size for _, t, _ in variants):
+        l1_size = max(t.l1_bytes for _, t, _ in variants)
+        graphs = [render_graph(model, g, l1_size) for g in model.graphs.values()]
+    kernels += [render_variant(model, v, t, g) for v, t, g in variants]
+    graph_l3 = any(p.variants for _, p in graphs)
     ctx = {
         "version": __version__, "source": os.path.basename(_model_source(model)), "std_types": files.std_types,
         "lib_headers": list(files.lib_headers), "l1": sym.l1, "l1_size": l1_size, "l1_budget": model.l1_budget,
         # a graph's constructor allocates the L1 symbol: it is a pointer
         "dynamic": sym.dynamic or bool(graphs), "kernels": kernels, "l2": sym.l2, "l2_size": l2_size, "l2_budget": model.l2_budget,
-        "l3_devices": [l3_device(model)] if uses_l3(model) else [], "groups": groups, "h_file": files.kernels_h,
+        "l3_devices": [l3_device(model)] if uses_l3(model) or graph_l3 else [], "groups": groups, "h_file": files.kernels_h,
         "h_guard": _guard(files.kernels_h), "init_h": files.init_h, "init_guard": _guard(files.init_h or "x"),
         "symbols_in_init": files.init_c is not None, "graphs": [r for r, _ in graphs],
     }

@@ -14,22 +14,29 @@ planned: which symbol lives where, from which node to which.
   (:func:`~autotiler.graph.flash.prefetch_schedule`, with the nodes' predicted cycles) and
   occupy it until their last use. Promotion is greedy (:func:`_promote`): the constant saving the
   most flash traffic whose promotion still lets both areas fit L2 together, until none does.
-* Activations that do not fit L2 would move to L3 RAM with their kernels re-tiled for L3-homed
-  arguments: not supported yet, refused with the bytes missing and the node of the peak.
+* Activations that do not fit L2 (with every constant left in flash) move to L3 RAM
+  (:func:`_plan_spill`): :func:`~autotiler.graph.spill.plan_levels` chooses the locals that live
+  in the graph's L3 area (``<G>_L3_Memory``), and every node touching one calls a *variant* of its
+  user kernel, ``<Kernel>_L3_<node>``, tiled again with those C arguments homed in L3 (O_L2DB):
+  its L2 staging ring is the node's extra L2 (``@node<i>`` in the dynamic area), and its schedule
+  addresses the staging at ``<G>_L2_Memory_Dyn + <offset of the node's slot>``. Re-tiling may
+  change the staging, so the spill is planned again until every variant fits its slot.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from ..constants import ArgScope_T, Object_Type_T
-from ..errors import ModelError
-from ..model.graph import GraphDecl, NodeArgDecl, load_const
+from ..errors import ModelError, TilingError
+from ..model.graph import GraphDecl, NodeArgDecl, NodeArgForm, load_const
 from ..model.ir import CArg, CArgBinding, CArgForm, UserKernelDecl
 from ..tiler.geometry import kernel_geometry
 from .flash import FlashImage, Prefetch, pack_constants, prefetch_schedule
 from .plan import ALGORITHMS, GREEDY_ORDERS, Placement, PlanError, lower_bound, merge_aliases, plan_static, round_up
+from .spill import LevelPlan, plan_levels
 
 S = ArgScope_T
 ALIGN = 4  # every buffer and constant starts at a word boundary
@@ -69,8 +76,8 @@ def bound_argument(model, callee, formal: CArg, depth: int = 0) -> Optional[tupl
 @dataclass(frozen=True)
 class SymbolPlan:
     """Where one graph symbol lives: ``area`` "arg" (the application's), "dyn" (dynamic L2),
-    "static" (static L2, a promoted constant) or "flash" (a constant prefetched into dynamic L2
-    before ``first``); ``offset`` in its area (in the flash image for "flash"/"static"
+    "static" (static L2, a promoted constant), "flash" (a constant prefetched into dynamic L2
+    before ``first``) or "l3" (an activation spilled to the graph's L3 RAM area); ``offset`` in its area (in the flash image for "flash"/"static"
     constants: ``flash_offset``); ``first``/``last``: the nodes between which it is live."""
 
     name: str
@@ -84,22 +91,49 @@ class SymbolPlan:
 
 
 @dataclass(frozen=True)
+class NodeVariant:
+    """The user kernel a node calls instead of its own when some of its symbols live in L3:
+    ``name`` (``<kernel>_L3_<node>``) is ``kernel`` tiled again with the C arguments
+    ``l3_cargs`` homed in L3 (O_L2DB). ``tiling``'s staging offsets are relative to the node's
+    slot; ``staging`` its L2 staging bytes, ``offset`` the slot's offset in the dynamic L2 area."""
+
+    node: int
+    kernel: str
+    name: str
+    l3_cargs: tuple
+    tiling: object
+    staging: int
+    offset: int = 0
+
+
+@dataclass(frozen=True)
 class GraphPlan:
     graph: str
     nodes: tuple
     symbols: tuple                 # SymbolPlan, declaration order
-    dyn: Placement                 # the dynamic L2 area
+    dyn: Placement                 # the dynamic L2 area (with the nodes' staging slots, ``@node<i>``)
     static_bytes: int              # the static L2 area (promoted constants)
     l2_budget: int
     flash: FlashImage
     prefetches: tuple = field(default=())
+    l3: Optional[Placement] = None  # the L3 RAM area (spilled activations), None if none
+    variants: tuple = field(default=())   # NodeVariant, by node
+    l3_traffic: int = 0            # bytes moved between L3 and L2 per run (sum of size x touches)
+    levels: Optional[LevelPlan] = None
 
     def symbol(self, name: str) -> SymbolPlan:
         return next(s for s in self.symbols if s.name == name)
 
+    def variant(self, node: int) -> Optional[NodeVariant]:
+        return next((v for v in self.variants if v.node == node), None)
+
     @property
     def dyn_bytes(self) -> int:
         return self.dyn.peak
+
+    @property
+    def l3_bytes(self) -> int:
+        return self.l3.peak if self.l3 is not None else 0
 
 
 def symbol_sizes(model, graph: GraphDecl) -> dict:
@@ -186,11 +220,138 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
 
     promoted = _promote(consts, uses, budget, l2, lambda trial: layout(trial, QUICK))
     static, dyn, prefetches = layout(promoted)
-    if static + dyn.peak > l2:
+    if static + dyn.peak <= l2:
+        return GraphPlan(graph.name, tuple(n.name for n in graph.nodes),
+                         _symbols(graph, sizes, live, merged, dyn, promoted, image, prefetches),
+                         dyn, static, l2, image, prefetches)
+    # L2 overflows with no constant promoted: the largest activations go to L3 RAM
+    spill = _plan_spill(model, graph, l2 - static, merged, prefetches)
+    if spill is None:
         _too_big(graph, l2, static, dyn)
+    levels, variants = spill
     return GraphPlan(graph.name, tuple(n.name for n in graph.nodes),
-                     _symbols(graph, sizes, live, merged, dyn, promoted, image, prefetches),
-                     dyn, static, l2, image, prefetches)
+                     _symbols(graph, sizes, live, merged, levels.l2, promoted, image, prefetches, levels),
+                     levels.l2, static, l2, image, prefetches, levels.l3, variants, levels.l3_traffic, levels)
+
+
+SPILL_ROUNDS = 8   # re-plans of the spill when re-tiled kernels need more staging than reserved
+
+
+def _spillable(model, graph: GraphDecl, merged) -> dict:
+    """{buffer: {node: (C argument, ...)}} for the dynamic buffers that may live in L3: one local
+    (no alias, no stack), every binding a whole symbol (GNodeArg) of a user kernel's C argument
+    bound to an input or output kernel argument, never passed to a prolog/epilog call."""
+    members: dict = {}
+    for part, (buf, _) in merged.where.items():
+        members.setdefault(buf, set()).add(part)
+    stacked = {st.out for st in graph.stacked} | {c for st in graph.stacked for c in st.inputs}
+    locals_ = {s.name for s in graph.locals if s.const is None}
+    out: dict = {}
+    bad: set = set(stacked)
+    for i, node in enumerate(graph.nodes):
+        for c in node.calls:
+            bad |= {a.symbol for a in c.args if isinstance(a, NodeArgDecl)}
+        kernel = model.kernels.get(node.name)
+        for b, formal in zip(node.args, (kernel or model.groups.get(node.name)).cargs):
+            if b.form == NodeArgForm.CARG:
+                continue
+            names = {b.symbol, *([b.alias] if b.alias else [])}
+            ka = [a for a in kernel.kerargs if a.carg_name == formal.name] if kernel else []
+            if kernel is None or b.form != NodeArgForm.PLAIN or b.alias or not ka \
+                    or not all(a.is_in or a.is_out for a in ka):
+                bad |= names
+                continue
+            out.setdefault(b.symbol, {}).setdefault(i, set()).add(formal.name)
+    return {n: {i: tuple(sorted(c)) for i, c in nodes.items()} for n, nodes in out.items()
+            if n in locals_ and n not in bad and members.get(n) == {n}}
+
+
+class _Variants:
+    """Node kernels tiled again with some C arguments in L3 (cached by node and arguments)."""
+
+    def __init__(self, model, graph: GraphDecl):
+        self.model, self.graph, self.cache = model, graph, {}
+
+    def get(self, node: int, cargs: tuple):
+        """The tiling, or None when no tiling of the kernel fits with those arguments in L3."""
+        key = (node, tuple(sorted(cargs)))
+        if key not in self.cache:
+            self.cache[key] = self._solve(node, key[1])
+        return self.cache[key]
+
+    def _solve(self, node: int, cargs: tuple):
+        from ..api.kernels import solve_options  # the model API's options, as for a declared kernel
+        from ..model.validate import validate_user_kernel
+        from ..objectives import solve
+        uk = self.model.kernels[self.graph.nodes[node].name]
+        name = f"{uk.name}_L3_{node}"
+        new = replace(uk, name=name, kerargs=tuple(
+            replace(a, obj_type=int(a.obj_type | Object_Type_T.O_L2DB)) if a.carg_name in cargs else a
+            for a in uk.kerargs))
+        try:
+            validate_user_kernel(new, self.model.libs)
+            return solve(new, solve_options(self.model, new))
+        except (ModelError, TilingError):
+            return None
+
+
+def _plan_spill(model, graph: GraphDecl, l2: int, merged, prefetches) -> Optional[tuple]:
+    """(LevelPlan, NodeVariant tuple) with the fewest access-weighted activation bytes in L3, or
+    None when no spillable buffer exists (the caller reports L2 as too small). Each spillable
+    buffer's staging starts as the largest L2 staging of its nodes' kernels tiled with that one
+    argument in L3; after each plan every touching node is tiled with all its L3 arguments, and
+    a node whose staging outgrew its slot raises its buffers' staging for the next round."""
+    names = [n.name for n in graph.nodes]
+    candidates = _spillable(model, graph, merged)
+    variants = _Variants(model, graph)
+    staging: dict = {}
+    for name, nodes in candidates.items():
+        need = [variants.get(i, cargs) for i, cargs in nodes.items()]
+        if all(t is not None for t in need):
+            staging[name] = max(round_up(t.l2_bytes, ALIGN) for t in need)
+    if not staging:
+        return None
+    buffers = merged.buffers + tuple(p.buffer(ALIGN) for p in prefetches)
+    pinned = {b.name for b in buffers} - set(staging)
+    touches = {n: tuple(candidates[n]) for n in staging}
+    accesses = {n: sum(len(c) for c in candidates[n].values()) for n in staging}   # moves per run
+    for _ in range(SPILL_ROUNDS):
+        try:
+            levels = plan_levels(buffers, l2, model.l3_size, accesses=accesses, staging=staging, touches=touches,
+                                 pinned=pinned, node_names=names)
+        except PlanError as err:
+            more = ("give the graph more L2 (SetMemoryDeviceInfos AT_MEM_L2, --L2) or smaller layers"
+                    if err.level == "L2" else "give the graph more L3 RAM (SetMemorySizes' L3, SetMemoryDeviceInfos "
+                    "AT_MEM_L3_HRAM, --L3)")
+            why = " with every spillable buffer in L3 RAM" if err.level == "L2" else ""
+            raise PlanError(f"graph '{graph.name}': {err.message}{why}", level=err.level, missing=err.missing,
+                            node=err.node, node_name=err.node_name, where=graph.close_where, hint=more) from None
+        chosen, short = [], {}
+        for i in range(len(graph.nodes)):
+            cargs = tuple(sorted({c for n in levels.spilled for c in candidates[n].get(i, ())}))
+            if not cargs:
+                continue
+            t = variants.get(i, cargs)
+            need = round_up(t.l2_bytes, ALIGN) if t is not None else None
+            if need is None or need > levels.extra[i]:
+                short[i] = need
+                continue
+            chosen.append(NodeVariant(i, graph.nodes[i].name, t.name, cargs, t, t.l2_bytes,
+                                      levels.extra_offset(i) or 0))
+        if not short:
+            return levels, tuple(chosen)
+        for i, need in short.items():
+            spilled_here = [n for n in levels.spilled if i in candidates[n]]
+            if need is None:   # no tiling with all of them in L3: keep the largest in L2 from now on
+                pinned.add(max(spilled_here, key=lambda n: (staging[n], n)))
+                continue
+            more = math.ceil((need - levels.extra[i]) / len(spilled_here))
+            for n in spilled_here:
+                staging[n] = round_up(staging[n] + more, ALIGN)
+    raise PlanError(f"graph '{graph.name}': the L3 spill plan did not settle in {SPILL_ROUNDS} rounds (the kernels "
+                    "tiled again with L3 arguments keep needing more L2 staging than planned)", level="L2",
+                    missing=0, node=min(short), node_name=names[min(short)], where=graph.close_where,
+                    hint="give the graph more L2 (SetMemoryDeviceInfos AT_MEM_L2, --L2)")
 
 
 def _promote(consts: dict, uses: dict, budget: int, l2: int, layout) -> list:
@@ -229,13 +390,15 @@ def _too_big(graph, l2: int, static: int, dyn: Placement) -> None:
                                                               if b.first <= i <= b.last))
     raise PlanError(f"graph '{graph.name}': L2 is {static + dyn.peak - l2} bytes short at node {peak_node} "
                     f"('{graph.nodes[peak_node].name}'): the activations and prefetched constants need {dyn.peak} "
-                    f"bytes (lower bound {bound}) and the promoted constants {static}, L2 holds {l2}; activations "
-                    "in L3 RAM are not supported yet", level="L2", missing=static + dyn.peak - l2, node=peak_node,
+                    f"bytes (lower bound {bound}) and the promoted constants {static}, L2 holds {l2}; none of the "
+                    "activations can move to L3 RAM (only locals passed whole to user kernels' input or output "
+                    "arguments can)", level="L2", missing=static + dyn.peak - l2, node=peak_node,
                     node_name=graph.nodes[peak_node].name, where=graph.close_where,
                     hint="give the graph more L2 (SetMemoryDeviceInfos AT_MEM_L2, --L2) or smaller layers")
 
 
-def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, image: FlashImage, prefetches) -> tuple:
+def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, image: FlashImage, prefetches,
+             levels: Optional[LevelPlan] = None) -> tuple:
     pre = {p.name: p for p in prefetches}
     static_offsets, off = {}, 0
     for n in promoted:
@@ -258,7 +421,10 @@ def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, image: FlashI
                                   image.offsets[sym.name], p.start))
         else:
             buf, inner = merged.where[sym.name]
-            out.append(SymbolPlan(sym.name, size, "dyn", dyn.offsets[buf] + inner, first, last))
+            if levels is not None and buf in levels.spilled:
+                out.append(SymbolPlan(sym.name, size, "l3", levels.offset(buf) + inner, first, last))
+            else:
+                out.append(SymbolPlan(sym.name, size, "dyn", dyn.offsets[buf] + inner, first, last))
     for st in graph.stacked:
         for child in st.inputs:
             if child in merged.where:
@@ -268,4 +434,4 @@ def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, image: FlashI
     return tuple(out)
 
 
-__all__ = ["bound_argument", "SymbolPlan", "GraphPlan", "symbol_sizes", "lifetimes", "plan_graph"]
+__all__ = ["bound_argument", "SymbolPlan", "NodeVariant", "GraphPlan", "symbol_sizes", "lifetimes", "plan_graph"]

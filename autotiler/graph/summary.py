@@ -4,7 +4,9 @@ manifest carries under ``graphs[i]["plan"]``, what :mod:`autotiler.reports` prin
 same manifest.
 
 Each symbol: ``area`` ("arg": the application's buffer, "dyn": dynamic L2, "static": static L2,
-a promoted constant, "flash": a constant prefetched into dynamic L2), ``offset`` in its area,
+a promoted constant, "flash": a constant prefetched into dynamic L2, "l3": an activation spilled
+to the L3 RAM area, offset in that area; ``l3`` lists them, the L3 traffic per run and the node
+kernel variants with their L2 staging), ``offset`` in its area,
 ``size``, the nodes ``first``..``last`` reading or writing it, and ``l2_first``..``l2_last``, the
 nodes during which it holds its L2 bytes (a prefetched constant from the node after its copy
 starts; a promoted constant from construction to destruction: every node; an argument: none).
@@ -16,11 +18,11 @@ from typing import Optional
 
 from .lower import GraphPlan
 
-AREAS = {"arg": "argument", "dyn": "dynamic L2", "static": "static L2", "flash": "flash->L2"}
+AREAS = {"arg": "argument", "dyn": "dynamic L2", "static": "static L2", "flash": "flash->L2", "l3": "L3 RAM"}
 
 
 def _held(s, nodes: int) -> tuple:
-    if s.area == "arg":
+    if s.area in ("arg", "l3"):   # an activation in L3 holds only its nodes' staging slots in L2
         return None, None
     if s.area == "static":
         return 0, max(nodes - 1, 0)
@@ -51,6 +53,10 @@ def plan_json(plan: GraphPlan, static_budget: Optional[int] = None) -> dict:
                   "promoted": [s.name for s in plan.symbols if s.area == "static"],
                   "prefetched": [s.name for s in plan.symbols if s.area == "flash"]},
         "symbols": symbols,
+        "l3": {"bytes": plan.l3_bytes, "traffic": plan.l3_traffic,
+               "spilled": [s.name for s in plan.symbols if s.area == "l3"],
+               "variants": [{"node": v.node, "kernel": v.kernel, "name": v.name, "l3_cargs": list(v.l3_cargs),
+                             "staging": v.staging, "offset": v.offset} for v in plan.variants]},
     }
 
 

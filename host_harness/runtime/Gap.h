@@ -108,15 +108,15 @@ static inline void rt_team_barrier(void) { at_sim_barrier(); }
 static inline int gap8_coreid(void) { return at_sim_core_id(); }
 #define gap8_ncore() (AT_SIM_NCORES)
 
-/* ---- timers (no hardware timer on a host: start/reset do nothing and reads give 0, as in the
- * SDK's emulation; the simulator's cycle counts are in the counters of Program.call) ------- */
+/* ---- timers: reads give the simulated clock (cycles since the call began; the SDK's emulation
+ * read 0), start/reset do nothing (the clock starts at 0 with every call) -------------------- */
 
 #define gap_fc_starttimer() ((void)0)
 #define gap_fc_resethwtimer() ((void)0)
-#define gap_fc_readhwtimer() ((int)0)
+#define gap_fc_readhwtimer() ((int)at_sim_clock())
 #define gap_cl_starttimer() ((void)0)
 #define gap_cl_resethwtimer() ((void)0)
-#define gap_cl_readhwtimer() ((int)0)
+#define gap_cl_readhwtimer() ((int)at_sim_clock())
 
 /* ---- allocation: simulated L1/L2 arenas (NULL past capacity, as on the chip) ------------- */
 

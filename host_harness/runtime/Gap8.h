@@ -139,14 +139,14 @@ static inline int gap8_clusterid(void) { return 0; }
 #define gap8_fetchenable(CoreMask) ((void)0)
 #define eoc_fetch_enable(CoreMask) ((void)0)
 
-/* ---- interrupts, timers, hardware counters (no-ops reading 0) ---------------------------- */
+/* ---- interrupts, timers, hardware counters (no-ops reading 0; gap8_readhwtimer: the clock) -- */
 
 #define gap8_enable_its() ((void)0)
 #define gap8_disable_its() ((void)0)
 #define plp_irq_enable() ((void)0)
 #define plp_irq_disable() ((void)0)
 #define gap8_resethwtimer() ((void)0)
-#define gap8_readhwtimer() ((int)0)
+#define gap8_readhwtimer() ((int)at_sim_clock())
 #define plp_timer_conf_low(a, b, c, d, e, f, g, h, i) ((void)0)
 #define plp_timer_get_count_low() ((int)0)
 #define plp_fc_timer_conf_low(a, b, c, d, e, f, g, h, i) ((void)0)

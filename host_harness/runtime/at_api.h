@@ -70,6 +70,10 @@
 
 /* Emitted right before each basic-kernel call with that call's compute cost (cycles). */
 #define AT_SIM_COMPUTE(cycles) at_sim_compute_at((long long)(cycles), __FILE__, __LINE__)
+/* Emitted by a graph runner around node i (its constant waits, calls and prefetch issues): the
+ * per-node figures of Graph.run (counters["nodes"]); empty on a real chip. */
+#define AT_SIM_NODE_BEGIN(node) at_sim_node_begin(node)
+#define AT_SIM_NODE_END(node) at_sim_node_end(node)
 
 /* ---- L3 RAM devices, L3 <-> L2 on the uDMA ----------------------------------------------- */
 /*

@@ -77,6 +77,9 @@ static struct {
 static at_sim_counters_t counters;
 /* The clock, and the cycle at which each FIFO DMA engine is next free. */
 static long long now, engine_free, udma_free;
+/* Per-node figures of a graph run (AT_SIM_NODE_BEGIN / AT_SIM_NODE_END). */
+static at_sim_counters_t *node_figures, node_start;
+static int node_capacity, n_node_figures, node_open = -1;
 static long long live[4];
 static char last_error[AT_SIM_MSG_SIZE];
 static jmp_buf *armed_env;
@@ -642,6 +645,7 @@ static long long schedule(const at_xfer_t *x)
 static struct {
     void *dev;
     char family[24];
+    int kept;   /* opened while at_sim_persist(1) (a graph's L3 RAM): stays open across calls */
 } devices[AT_SIM_MAX_DEVICES];
 static int n_devices;
 
@@ -665,7 +669,9 @@ void at_sim_device_open(void *dev, const char *family, const char *file, int lin
                          base_name(file), line, AT_SIM_MAX_DEVICES);
         i = n_devices++;
         devices[i].dev = dev;
+        devices[i].kept = 0;
     }
+    devices[i].kept |= persist_mode;
     snprintf(devices[i].family, sizeof devices[i].family, "%s", family);
 }
 
@@ -674,6 +680,18 @@ void at_sim_device_close(void *dev)
     int i = find_device(dev);
     if (i >= 0)
         devices[i] = devices[--n_devices];
+}
+
+/* Close the RAM devices opened during the call (all of them too when `all`: a session's end). */
+static void close_devices(int all)
+{
+    int i = 0;
+    while (i < n_devices) {
+        if (all || !devices[i].kept)
+            devices[i] = devices[--n_devices];
+        else
+            i++;
+    }
 }
 
 /* ---- opened flash devices ---- */
@@ -1383,6 +1401,8 @@ void at_sim_begin_call(void)
     counters.peak_l3 = live[AT_SIM_L3];
     now = engine_free = udma_free = 0;
     transfer_number = udma_number = 0;
+    n_node_figures = 0;
+    node_open = -1;
     last_error[0] = '\0';
 }
 
@@ -1390,7 +1410,7 @@ void at_sim_end_call(void)
 {
     clear_pending();
     free_allocs(0); /* drop_alloc keeps live[] exact: what remains is the session's */
-    n_devices = 0; /* a faulted call never reached the trampoline's closes */
+    close_devices(0); /* a faulted call never reached the trampoline's closes */
     close_flashes(0);
     persist_mode = 0;
     armed_env = NULL;
@@ -1428,10 +1448,19 @@ int at_sim_end_session(void)
                             left ? "; " : "", flashes[i].family, flashes[i].name);
         left++;
     }
+    for (i = 0; i < n_devices; i++) {
+        if (!devices[i].kept)
+            continue;
+        if (end < stop)
+            end += snprintf(end, (size_t)(stop - end), "%sL3 RAM device AT_%s is still open",
+                            left ? "; " : "", devices[i].family);
+        left++;
+    }
     clear_pending();
     persist_mode = 0;
     free_allocs(1);
     close_flashes(1);
+    close_devices(1);
     live[AT_SIM_L1] = live[AT_SIM_L2] = live[AT_SIM_L3] = 0;
     return left;
 }
@@ -1440,6 +1469,67 @@ void at_sim_get_counters(at_sim_counters_t *out)
 {
     *out = counters;
     out->cycles = now;
+}
+
+long long at_sim_clock(void) { return now; }
+
+/* Per-node figures: the counters at AT_SIM_NODE_BEGIN, and what each node added. */
+static void node_diff(at_sim_counters_t *acc, const at_sim_counters_t *a, const at_sim_counters_t *b)
+{
+#define AT_SIM_NODE_ADD(f) acc->f += a->f - b->f
+    AT_SIM_NODE_ADD(l3_to_l2); AT_SIM_NODE_ADD(l2_to_l1); AT_SIM_NODE_ADD(l1_to_l2);
+    AT_SIM_NODE_ADD(l2_to_l3); AT_SIM_NODE_ADD(transfers); AT_SIM_NODE_ADD(cycles);
+    AT_SIM_NODE_ADD(compute_cycles); AT_SIM_NODE_ADD(stall_cycles); AT_SIM_NODE_ADD(fork_cycles);
+    AT_SIM_NODE_ADD(dma_busy_cluster); AT_SIM_NODE_ADD(dma_busy_udma); AT_SIM_NODE_ADD(flash_to_l2);
+    AT_SIM_NODE_ADD(dma_busy_flash);
+#undef AT_SIM_NODE_ADD
+}
+
+void at_sim_node_begin(int node)
+{
+    if (node < 0)
+        AT_SIM_FAULT("AT_SIM_NODE_BEGIN(%d): a node index is never negative", node);
+    if (node_open >= 0)
+        AT_SIM_FAULT("AT_SIM_NODE_BEGIN(%d) while node %d has not ended (AT_SIM_NODE_END missing)", node,
+                     node_open);
+    at_sim_get_counters(&node_start);
+    node_open = node;
+}
+
+void at_sim_node_end(int node)
+{
+    at_sim_counters_t end;
+    if (node != node_open)
+        AT_SIM_FAULT("AT_SIM_NODE_END(%d) without its AT_SIM_NODE_BEGIN (open node: %d)", node, node_open);
+    if (node >= node_capacity) {
+        int cap = node_capacity ? node_capacity : 16;
+        at_sim_counters_t *grown;
+        while (cap <= node)
+            cap *= 2;
+        grown = (at_sim_counters_t *)realloc(node_figures, (size_t)cap * sizeof *grown);
+        if (!grown)
+            AT_SIM_FAULT("AT_SIM_NODE_END(%d): out of host memory for the per-node figures", node);
+        memset(grown + node_capacity, 0, (size_t)(cap - node_capacity) * sizeof *grown);
+        node_figures = grown;
+        node_capacity = cap;
+    }
+    if (node >= n_node_figures) {
+        memset(node_figures + n_node_figures, 0, (size_t)(node + 1 - n_node_figures) * sizeof *node_figures);
+        n_node_figures = node + 1;
+    }
+    at_sim_get_counters(&end);
+    node_diff(&node_figures[node], &end, &node_start);
+    node_open = -1;
+}
+
+int at_sim_node_count(void) { return n_node_figures; }
+
+void at_sim_get_node_counters(int node, at_sim_counters_t *out)
+{
+    if (node < 0 || node >= n_node_figures)
+        memset(out, 0, sizeof *out);
+    else
+        *out = node_figures[node];
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -133,6 +133,16 @@ long long at_sim_level_used(int level);
 long long at_sim_level_capacity(int level);
 const char *at_sim_last_error(void);
 void at_sim_get_counters(at_sim_counters_t *out);
+/* Per-node figures of a graph run: AT_SIM_NODE_BEGIN(i) / AT_SIM_NODE_END(i), which the
+ * generated runner puts around node i, add what the counters did in between to node i's
+ * figures (cycles = clock advance; peaks are not kept per node). at_sim_begin_call clears them;
+ * at_sim_node_count() is one past the highest node ended. */
+void at_sim_node_begin(int node);
+void at_sim_node_end(int node);
+int at_sim_node_count(void);
+void at_sim_get_node_counters(int node, at_sim_counters_t *out);
+/* The simulated clock (cycles since the call began): gap_{fc,cl}_readhwtimer(). */
+long long at_sim_clock(void);
 
 /* ---- used by the generated trampoline ---- */
 void *at_sim_alloc_symbol(int level, long long size, const char *label);

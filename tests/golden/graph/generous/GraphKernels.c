@@ -211,24 +211,30 @@ int G(
 	Word32 * __restrict__ Out
 	)
 {
+	AT_SIM_NODE_BEGIN(0);
 	/* Node 0: user kernel K1 */
 	K1(
 		((Word32 * __restrict__) In), /* In1: In, argument */
 		((Word32 * __restrict__) (L2_Memory + 0)), /* In2: W1, promoted constant, static L2 */
 		((Word32 * __restrict__) (L2_Memory_Dyn + 0)) /* Out: T1, dynamic L2 */
 	);
+	AT_SIM_NODE_END(0);
+	AT_SIM_NODE_BEGIN(1);
 	/* Node 1: user kernel K2 */
 	K2(
 		((Word32 * __restrict__) (L2_Memory_Dyn + 0)), /* In1: T1, dynamic L2 */
 		((Word32 * __restrict__) (L2_Memory + 128)), /* In2: W2, promoted constant, static L2 */
 		((Word32 * __restrict__) (L2_Memory_Dyn + 128)) /* Out: T2, dynamic L2 */
 	);
+	AT_SIM_NODE_END(1);
+	AT_SIM_NODE_BEGIN(2);
 	/* Node 2: user kernel K3 */
 	K3(
 		((Word32 * __restrict__) (L2_Memory_Dyn + 128)), /* In1: T2, dynamic L2 */
 		((Word32 * __restrict__) (L2_Memory_Dyn + 0)), /* In2: T1, dynamic L2 */
 		((Word32 * __restrict__) Out) /* Out: Out, argument */
 	);
+	AT_SIM_NODE_END(2);
 	return 0;
 }
 

@@ -210,6 +210,7 @@ int G(
 {
 	AT_HYPERFLASH_FS_CL_EVENT _UchanHF0, *UchanHF0 = &_UchanHF0;
 
+	AT_SIM_NODE_BEGIN(0);
 	/* Prefetching W1 (first used by node 0), size 128 from HyperFlash at 0 to (size 128) dynamic L2 at 128..255 */
 	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 0), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) L2_Memory_Dyn + 128), 128, 0, UchanHF0);
 	/* Waiting completion of transfer of W1 */
@@ -220,18 +221,23 @@ int G(
 		((Word32 * __restrict__) (L2_Memory_Dyn + 128)), /* In2: W1, constant fetched from flash, dynamic L2 */
 		((Word32 * __restrict__) (L2_Memory_Dyn + 0)) /* Out: T1, dynamic L2 */
 	);
+	AT_SIM_NODE_END(0);
+	AT_SIM_NODE_BEGIN(1);
 	/* Node 1: user kernel K2 */
 	K2(
 		((Word32 * __restrict__) (L2_Memory_Dyn + 0)), /* In1: T1, dynamic L2 */
 		((Word32 * __restrict__) (L2_Memory + 0)), /* In2: W2, promoted constant, static L2 */
 		((Word32 * __restrict__) (L2_Memory_Dyn + 128)) /* Out: T2, dynamic L2 */
 	);
+	AT_SIM_NODE_END(1);
+	AT_SIM_NODE_BEGIN(2);
 	/* Node 2: user kernel K3 */
 	K3(
 		((Word32 * __restrict__) (L2_Memory_Dyn + 128)), /* In1: T2, dynamic L2 */
 		((Word32 * __restrict__) (L2_Memory_Dyn + 0)), /* In2: T1, dynamic L2 */
 		((Word32 * __restrict__) Out) /* Out: Out, argument */
 	);
+	AT_SIM_NODE_END(2);
 	return 0;
 }
 

@@ -42,6 +42,12 @@ typedef enum {
 } AT_MEM_TYPE;
 #endif
 
+#ifndef AT_SIM_NODE_BEGIN
+/* Per-node hooks of the host simulator around each node of a graph runner; empty on GAP. */
+#define AT_SIM_NODE_BEGIN(Node)
+#define AT_SIM_NODE_END(Node)
+#endif
+
 /* Graph G */
 extern AT_L2_POINTER L2_Memory;
 extern AT_L2_POINTER L2_Memory_Dyn;
