@@ -25,6 +25,7 @@ import sys
 import traceback
 
 from . import __version__
+from .constants import AT_GraphCtrl_T
 from .errors import AutoTilerError, OptionsError, PlatformError
 from .model.session import reset_default_model
 from .objectives import OBJECTIVES
@@ -49,7 +50,7 @@ def _parser(prog: str) -> _Parser:
     p.add_argument("--platform", default=None, help="platform name (gap8, gap9)")
     p.add_argument("-q", dest="quiet", action="store_true", help="do not print the tiling report")
     p.add_argument("-R", dest="reentrant", action="store_true",
-                   help="reentrant (preemptible) graph runner: not supported yet")
+                   help="reentrant (preemptible) graph runner: a context and a runner yielding after each layer")
     p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
     return p
 
@@ -71,8 +72,9 @@ def parse_generator_options(args: list, model) -> None:
         _parser(os.path.basename(sys.argv[0] or "model.py")).print_help()
         raise SystemExit(0)
     if ns.reentrant:
-        raise OptionsError("-R (the reentrant graph runner: Ctxt, AllocCtxt, a runner yielding after each layer) is "
-                           "not supported yet", hint="drop -R: the generated graph runner is the non-reentrant one")
+        # the guide's reentrant graph executor, as AT_GRAPH_RUNNER_RE_ENTRANT (graphs closed after this call)
+        model.reentrant = True
+        model.graph_ctrl[AT_GraphCtrl_T.AT_GRAPH_RUNNER_RE_ENTRANT] = True
     if ns.platform:
         try:
             model.platform = get_platform(ns.platform)
@@ -150,7 +152,7 @@ def _add_model_options(p) -> None:
     p.add_argument("--platform", choices=sorted(PLATFORMS), metavar="NAME",
                    help="platform: " + ", ".join(sorted(PLATFORMS)))
     p.add_argument("-q", dest="quiet", action="store_true", help="do not print the report")
-    p.add_argument("-R", dest="reentrant", action="store_true", help="reentrant graph runner (not supported yet)")
+    p.add_argument("-R", dest="reentrant", action="store_true", help="reentrant (preemptible) graph runner")
 
 
 def _add_build_options(p) -> None:

@@ -119,6 +119,7 @@ class GraphSpec:
     flash_file: Optional[str] = None
     warm: int = 0   # AT_GRAPH_WARM_CONSTRUCT: 0 (none), 1 WARM_L1, 2 WARM_L2_DYN_L1, 3 WARM_ALL
     nodes: tuple = ()   # the names of the nodes (their user kernels or groups), in execution order
+    reentrant: bool = False   # -R: Construct(Descr) + AllocCtxt, a runner taking the context and yielding
 
     @property
     def arg_names(self) -> list[str]:
@@ -286,8 +287,11 @@ def _graph(data, where: str) -> GraphSpec:
     nodes = data.get("nodes", [])
     if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
         raise HarnessError(f"{here}: field 'nodes' must be a list of node names")
+    reentrant = data.get("reentrant", False)
+    if not isinstance(reentrant, bool):
+        raise HarnessError(f"{here}: field 'reentrant' must be true or false, got {reentrant!r}")
     return GraphSpec(name, args, _field(data, "construct", str, here), _field(data, "destruct", str, here),
-                     _field(data, "memory", str, here), dict(sizes), file, warm, tuple(nodes))
+                     _field(data, "memory", str, here), dict(sizes), file, warm, tuple(nodes), reentrant)
 
 
 def _load_json(path: Path):

@@ -64,6 +64,8 @@ long long at_sim_level_capacity(int level);
 const char *at_sim_last_error(void);
 void at_sim_get_counters(at_sim_counters_t *out);
 int at_sim_node_count(void);
+void at_sim_yield_after(int n);
+void at_sim_free(int level, void *ptr, long long size, const char *file, int line);
 void at_sim_get_node_counters(int node, at_sim_counters_t *out);
 """
 
@@ -113,7 +115,8 @@ def open_library(path, kernel_names, graph_names=()):
                             for k in kernel_names)
              + "".join(f"int __at_graph_construct_{g}(const int *);\nint __at_graph_destruct_{g}(const int *);\n"
                        f"int __at_graph_run_{g}(void **, const long long *, const double *, void *);\n"
-                       f"int __at_graph_memory_{g}(int);\n" for g in graph_names))
+                       f"int __at_graph_memory_{g}(int);\nint __at_graph_control_{g}(int);\n"
+                       f"int __at_graph_layer_{g}(void);\n" for g in graph_names))
     try:
         return ffi, ffi.dlopen(str(path))
     except OSError as exc:
@@ -484,7 +487,9 @@ CONSTRUCT_ERRORS = {1: "opening the flash image of the constants failed", 2: "an
                     3: "an L2 allocation failed", 4: "the L1 allocation failed"}
 # Graph.memory(which): the original's AT_MEM_TYPE, by name or short name.
 MEMORY_KINDS = {"AT_L1_MEM": 0, "AT_L2_MEM": 1, "AT_L2_DYN_MEM": 2, "AT_L3_MEM": 3, "AT_L3_DYN_MEM": 4,
-                "L1": 0, "L2": 1, "L2_DYN": 2, "L3": 3, "L3_DYN": 4}
+                "AT_CTXT_MEM": 5, "L1": 0, "L2": 1, "L2_DYN": 2, "L3": 3, "L3_DYN": 4, "CTXT": 5}
+# ControlCtxt's actions (a reentrant graph, -R).
+CONTROL_ACTIONS = {"reset": 0, "abort": 1, 0: 0, 1: 1}
 
 
 # AT_GRAPH_WARM_CONSTRUCT modes (GraphSpec.warm) and WARM_ALL's flags, in the C order.
@@ -514,10 +519,24 @@ class Graph:
     constructor's L1), True (the harness allocates ``memory("L1")`` bytes in the simulated L1
     for the run) or a byte count (at least ``memory("L1")``). ``live`` is what the graph holds
     between calls (:data:`PARTS`); a call that would allocate what is live, free what is not, or
-    run without what the runner needs is a HarnessError before any C runs."""
+    run without what the runner needs is a HarnessError before any C runs.
+
+    A reentrant graph (generated with -R, ``reentrant``): ``construct()`` is ``<G>_Construct(&Descr)``
+    then ``<G>_AllocCtxt(&Descr, 0, 0, 0, 0, &Status)``, ``destruct()`` ``<G>_DeAllocCtxt(Ctxt, 1, 1, 1,
+    1)`` then ``<G>_Destruct(&Descr, 1, 1)``, and a run can stop between layers: ``run(...,
+    until=k)`` returns once k layers have run (the simulator's AT_YIELD returns non-zero there, the
+    runner returns with its progress in the context: ``layer_index`` is k, ``suspended`` is True),
+    ``resume(until=None)`` calls the runner again (it continues from ``layer_index``), ``step()``
+    runs one more layer; the outputs are copied back into the arrays given to ``run`` when the
+    runner completes (the arguments stay in the simulated L2 while suspended).
+    ``control("reset" | "abort")`` is ``<G>_ControlCtxt(Ctxt, 0 | 1)``: reset drops the suspended
+    run (nothing copied back; the next ``run`` starts at the first layer), abort sets the layer
+    index to the number of layers (the next ``resume``/``run`` runs no layer, the runner resets
+    the index, what the layers wrote so far is copied back)."""
 
     def __init__(self, program: Program, spec):
         self._program, self.spec = program, spec
+        self._pending = None  # a suspended reentrant run: (args, ptrs, ints, flts)
         self.counters: dict = {}
         self._live: set = set()
         self._session = False  # between the first construct and the destruct that frees the last part
@@ -534,6 +553,30 @@ class Graph:
     @property
     def constructed(self) -> bool:
         return self._session
+
+    @property
+    def reentrant(self) -> bool:
+        """Generated with -R (AT_GRAPH_RUNNER_RE_ENTRANT): the runner takes a context and yields."""
+        return self.spec.reentrant
+
+    @property
+    def suspended(self) -> bool:
+        """A reentrant run returned between layers (``run(until=)``, ``step``) and is not finished."""
+        return self._pending is not None
+
+    @property
+    def layer_index(self) -> int:
+        """``<G>_CtxtGetLayerIndex(Ctxt)``: how many layers of the current run have run (0: none,
+        or the run completed)."""
+        self._need_reentrant("layer_index")
+        return int(getattr(self._program._lib, f"__at_graph_layer_{self.name}")())
+
+    def _need_reentrant(self, what: str) -> None:
+        if not self.spec.reentrant:
+            raise HarnessError(f"graph '{self.name}': {what} is for a reentrant graph", hint="generate with -R "
+                               "(TilerParseOptions([..., '-R'])) or AT_GRAPH_RUNNER_RE_ENTRANT")
+        if not self.constructed:
+            raise HarnessError(f"graph '{self.name}' is not constructed", hint="call construct() first")
 
     @property
     def live(self) -> frozenset:
@@ -667,6 +710,10 @@ class Graph:
     def _construct_message(self, fn: str, code: int, detail: str, made: set) -> str:
         if code == -1:
             return f"{fn} faulted: {detail}"
+        if self.spec.reentrant and code > 100:
+            what = {1: "cannot allocate the context in L2", 3: "cannot allocate the dynamic L2",
+                    4: "cannot allocate L1"}.get(code - 100, "unknown status")
+            return f"{self.name}_AllocCtxt(&Descr, 0, 0, 0, 0, &Status) set Status {code - 100}: {what}"
         what = CONSTRUCT_ERRORS.get(code, "unknown error code")
         sizes, lib = self.spec.sizes, self._program._lib
         if code == 1:
@@ -727,15 +774,21 @@ class Graph:
             return f"construct(warm={2 if 'L2_DYN' in missing else 1}) allocates it again"
         return "construct() it first"
 
-    def run(self, *, L1=None, **args) -> dict:
+    def run(self, *, L1=None, until=None, **args) -> dict:
         """``<G>(args)`` on numpy arrays (checked as Program.call checks kernel arguments;
         outputs copied back in place); returns the counters of the run. ``L1``: WARM_ALL only,
-        the application's L1 (see the class)."""
+        the application's L1; ``until``: a reentrant graph only, return once that many layers
+        have run (see the class)."""
         if not self.constructed:
             raise HarnessError(f"graph '{self.name}' is not constructed", hint="call construct() first")
         if "L1" in self.spec.arg_names:
             raise HarnessError(f"graph '{self.name}' has an argument named 'L1', which Graph.run reserves for the "
                                "application's L1 (WARM_ALL)", hint="rename the graph argument")
+        if self.spec.reentrant:
+            return self._run_reentrant(until, args)
+        if until is not None:
+            raise HarnessError(f"graph '{self.name}': run(until=...) stops a reentrant runner between layers; this "
+                               "graph's runner is not reentrant", hint="generate with -R")
         l1 = self._l1_size(L1)
         missing = self.parts - self._live - ({"L1"} if l1 else set())
         if missing:
@@ -765,6 +818,96 @@ class Graph:
         finally:
             p._lib.at_sim_end_call()
 
+    def _check_until(self, until, start: int) -> int:
+        """at_sim_yield_after's count for ``until`` (0: run to the end)."""
+        n = len(self.spec.nodes)
+        if until is None:
+            return 0
+        if isinstance(until, bool) or not isinstance(until, numbers.Integral) or not start < until <= n:
+            raise HarnessError(f"graph '{self.name}': until={until!r} must be a layer count in {start + 1}..{n} "
+                               f"(layers run so far: {start}, layers: {n})")
+        return int(until) - start
+
+    def _run_reentrant(self, until, args: dict) -> dict:
+        if self._pending is not None:
+            raise HarnessError(f"graph '{self.name}' is suspended after layer {self.layer_index}: its runner "
+                               "continues the suspended run", hint="resume() it, or control('reset') to drop it")
+        if "until" in self.spec.arg_names:
+            raise HarnessError(f"graph '{self.name}' has an argument named 'until', which Graph.run reserves",
+                               hint="rename the graph argument")
+        count = self._check_until(until, self.layer_index)
+        check_args(self.spec, args)
+        p = self._program
+        begin_call(p._lib, p._config)
+        try:
+            p._lib.at_sim_persist(1)  # the arguments stay in L2 while the run is suspended
+            try:
+                self._pending = (args, *_marshal(p._ffi, p._lib, self.spec, args))
+            finally:
+                p._lib.at_sim_persist(0)
+            return self._drive(count)
+        finally:
+            p._lib.at_sim_end_call()
+
+    def resume(self, until=None) -> dict:
+        """Call a reentrant runner again: it continues the suspended run from ``layer_index``, up
+        to ``until`` layers run (None: the end, outputs copied back); returns the call's counters."""
+        self._need_reentrant("resume()")
+        if self._pending is None:
+            raise HarnessError(f"graph '{self.name}' has no suspended run", hint="run(..., until=k) first")
+        count = self._check_until(until, self.layer_index)
+        p = self._program
+        begin_call(p._lib, p._config)
+        try:
+            return self._drive(count)
+        finally:
+            p._lib.at_sim_end_call()
+
+    def step(self) -> dict:
+        """Run one more layer of the suspended run (the last one completes it)."""
+        self._need_reentrant("step()")
+        if self._pending is None:
+            raise HarnessError(f"graph '{self.name}' has no suspended run", hint="run(..., until=1) first")
+        nxt = self.layer_index + 1
+        return self.resume(None if nxt >= len(self.spec.nodes) else nxt)  # the last layer: to the end
+
+    def control(self, action) -> int:
+        """``<G>_ControlCtxt(Ctxt, Action)``: "reset" (0) or "abort" (1); returns the layer index."""
+        self._need_reentrant("control()")
+        if isinstance(action, bool) or action not in CONTROL_ACTIONS:
+            raise HarnessError(f"graph '{self.name}': control({action!r}): the action is 'reset' (0) or 'abort' (1)")
+        index = int(getattr(self._program._lib, f"__at_graph_control_{self.name}")(CONTROL_ACTIONS[action]))
+        if index == 0:
+            self._free_pending()  # reset: the suspended run is dropped
+        return index
+
+    def _drive(self, count: int) -> dict:
+        """One call of the reentrant runner on the kept arguments (inside a begin_call)."""
+        p = self._program
+        args, ptrs, ints, flts = self._pending
+        p._lib.at_sim_yield_after(count)
+        code = getattr(p._lib, f"__at_graph_run_{self.name}")(ptrs, ints, flts, p._ffi.NULL)
+        if code:
+            self._free_pending()
+            if code == 1:
+                raise HarnessError(self._last_error() or "the simulator reported a fault", kernel=self.name)
+            raise HarnessError(f"{self.name}() returned non-zero", kernel=self.name)
+        if self.layer_index == 0:  # the run completed
+            _copy_back(p._ffi, self.spec, args, ptrs)
+            self._free_pending()
+        self.counters = read_counters(p._ffi, p._lib)
+        self.counters["nodes"] = read_node_counters(p._ffi, p._lib, self.spec.nodes)
+        return self.counters
+
+    def _free_pending(self) -> None:
+        if self._pending is None:
+            return
+        args, ptrs = self._pending[0], self._pending[1]
+        self._pending = None
+        for i, arg in enumerate(self.spec.args):
+            if arg.pointer:
+                self._program._lib.at_sim_free(LEVELS[arg.home], ptrs[i], args[arg.name].nbytes, b"Graph.run", 0)
+
     def memory(self, which) -> int:
         """``<G>_Memory(Which)``: bytes of one memory ("AT_L1_MEM", "AT_L2_MEM", "AT_L2_DYN_MEM",
         "AT_L3_MEM", "AT_L3_DYN_MEM", or "L1", "L2", "L2_DYN", "L3", "L3_DYN")."""
@@ -779,6 +922,7 @@ class Graph:
             raise HarnessError(f"graph '{self.name}' is not constructed", hint="call construct() first")
         values, text = self._flags("destruct", warm, flags, WARM_ALL_DESTRUCT)
         fn = f"{self.spec.destruct}({text})"
+        self._free_pending()  # a suspended run's arguments
         freed = self._destruct_parts(values)
         absent = freed - self._live
         if absent:

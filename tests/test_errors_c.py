@@ -227,7 +227,8 @@ def test_every_api_function_refuses_a_wrong_arity_with_a_model_error():
     assert checked > 60
 
 
-def test_reentrant_option_says_it_is_not_supported_yet(capsys):
-    assert TilerParseOptions(["model.py", "-R"]) == 1
-    assert re.search(re.escape("-R (the reentrant graph runner: Ctxt, AllocCtxt, a runner yielding after each layer) "
-                               "is not supported yet (drop -R"), capsys.readouterr().err)
+def test_reentrant_option_acts(fresh_model):
+    """-R is accepted and asks for the reentrant graph runner (tests/test_graph_reentrant.py runs it)."""
+    assert TilerParseOptions(["model.py", "-R"]) == 0
+    assert fresh_model.reentrant
+    assert fresh_model.graph_ctrl[AT_GraphCtrl_T.AT_GRAPH_RUNNER_RE_ENTRANT] is True

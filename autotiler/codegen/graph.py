@@ -2,7 +2,8 @@
 computed from the graph's memory plan (:func:`autotiler.graph.lower.plan_graph`); the templates
 ``graph.c.j2`` / ``graph.h.j2`` only loop and print.
 
-What this slice generates (the guide's non-reentrant form, against the original's runtime
+What this slice generates (the guide's non-reentrant form, and with -R its reentrant one: see
+:func:`_reentrant` and docs/graph.md "Reentrant runner"; against the original's runtime
 macros; AT_GRAPH_WARM_CONSTRUCT changes the constructor's and destructor's parameters and guards
 as the guide's WARM_L1 / WARM_L2_DYN_L1 / WARM_ALL show, and adds WARM_ALL's ``_L1_Memory`` to
 the runner; see docs/graph.md "Warm construct modes"): ``<G>_Construct()`` opens the flash image of the constants (error 1), allocates
@@ -21,7 +22,8 @@ ModelError naming the line (see :func:`check_supported`).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from ..constants import (
@@ -88,6 +90,7 @@ class RenderGraph:
                           "copies the\n * promoted constants into static L2.")
     destruct_doc: str = "Frees what {g}_Construct allocated, in reverse, and closes the flash."
     nodes: list = field(default_factory=list)     # the nodes' names, in order (the harness's per-node figures)
+    reentrant: Optional[dict] = None              # -R: {"c": lines, "h": lines} replacing the plain functions
     extras: GraphExtras = field(default_factory=GraphExtras)   # what the monitoring/debug options add
 
 
@@ -102,15 +105,13 @@ def _refuse(graph: GraphDecl, what: str, where: Optional[str] = None, hint: str 
 
 def _check_options(graph: GraphDecl) -> None:
     o = graph.options
-    if o.runner_re_entrant:
-        _refuse(graph, "a re-entrant runner (AT_GRAPH_RUNNER_RE_ENTRANT)")
     if o.warm_construct == WARM_ALL and graph.symbol("_L1_Memory") is not None:
         _refuse(graph, "a graph symbol named '_L1_Memory' with WARM_ALL (the runner's L1 parameter)",
                 hint="rename the symbol")
     acting = ("noinline_node", "pref_l3_exec", "l2_static_memory_budget", "reorder_constant_in", "trace_exec",
               "pref_l3_home", "warm_construct", "monitor_cycles", "monitor_cvar_name", "produce_node_names",
               "node_cvar_name", "produce_operinfos", "operinfos_cvar_name", "dump_tensor", "dump_one_node",
-              "dump_tensor_to_file", "dump_graph_outputs", "checksum", "size_opt")
+              "dump_tensor_to_file", "dump_graph_outputs", "checksum", "size_opt", "runner_re_entrant")
     defaults = type(o)()
     for name in o.__dataclass_fields__:
         if name not in acting and getattr(o, name) != getattr(defaults, name):
@@ -487,6 +488,9 @@ def render_graph(model, graph: GraphDecl, l1_size: int) -> tuple[RenderGraph, Gr
                          l3=names["l3"] if plan.l3 is not None else None,
                          ram=names["ram"] if plan.l3 is not None else None)
     render.nodes = [n.name for n in graph.nodes]
+    if reentrant(model, graph):
+        check_reentrant(model, graph, plan, names)
+        render.reentrant = _reentrant(model, plan, names, graph, dev, sizes)
     render.extras = RunnerDebug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym, typed=False)).extras()
     if plan.l3 is not None:
         render.construct_doc = ("Opens the constants' flash image (error 1), the L3 RAM and allocates its area "
@@ -494,6 +498,227 @@ def render_graph(model, graph: GraphDecl, l1_size: int) -> tuple[RenderGraph, Gr
                                 "static L2.")
         render.destruct_doc = "Frees what {g}_Construct allocated, in reverse, closes the L3 RAM and the flash."
     return render, plan
+
+
+
+# ----------------------------------------------------------------------------------------------
+# Reentrant runner (-R, AT_GRAPH_RUNNER_RE_ENTRANT): the guide's "Reentrant (preemptible) Graph
+# Executor". The nodes' code is the non-reentrant one, each node in its own layer function reading
+# the areas and the runner's arguments from the context; the runner calls the layers from
+# Ctxt->LayerIndex on and yields (AT_YIELD) after each one.
+
+# What the reentrant context reserves (a graph argument may not take these names).
+_CTXT_RESERVED = ("Ctxt", "_Ctxt", "_L1_Memory", "LayerIndex", "Layer")
+
+
+def reentrant(model, graph: GraphDecl) -> bool:
+    """-R (TilerParseOptions) or AT_SetGraphCtrl(AT_GRAPH_RUNNER_RE_ENTRANT, AT_OPT_ON)."""
+    return bool(graph.options.runner_re_entrant or getattr(model, "reentrant", False))
+
+
+def check_reentrant(model, graph: GraphDecl, plan: GraphPlan, names: dict) -> None:
+    """ModelError for what the reentrant runner does not support yet."""
+    hint = "drop -R (and AT_GRAPH_RUNNER_RE_ENTRANT) or the option"
+    o = graph.options
+    if o.warm_construct != WARM_DISABLED:
+        _refuse(graph, f"a reentrant runner (-R) with a warm constructor ({WARM_NAMES[o.warm_construct]})", hint=hint)
+    if plan.l3 is not None:
+        _refuse(graph, "a reentrant runner (-R) for a graph whose activations spill to L3 RAM",
+                hint="give the graph more L2, or drop -R")
+    debug = [n for n in ("monitor_cycles", "produce_node_names", "produce_operinfos", "trace_exec", "dump_tensor",
+                         "dump_one_node", "dump_tensor_to_file", "dump_graph_outputs", "checksum", "size_opt")
+             if getattr(o, n) != getattr(type(o)(), n)]
+    if debug:
+        _refuse(graph, f"a reentrant runner (-R) with graph option '{debug[0]}'", hint=hint)
+    if not graph.nodes:
+        _refuse(graph, "a reentrant runner (-R) for a graph without nodes", hint="add a node or drop -R")
+    taken = set(_CTXT_RESERVED) | {names["l1"], names["l2"], names["l2_dyn"]}
+    for a in graph.args:
+        if a.is_param and a.name in taken:
+            _refuse(graph, f"a reentrant runner (-R) with a graph argument named '{a.name}' (a member of the "
+                    "context or a parameter of the runner)", a.where, "rename the argument")
+
+
+def _uses(lines: list, name: str) -> bool:
+    """Whether C ``lines`` read identifier ``name`` (comments and members ``->name`` aside)."""
+    pattern = re.compile(r"(?<![\w.>])" + re.escape(name) + r"\b")
+    return any(pattern.search(re.sub(r"/\*.*?\*/", "", line)) for line in lines)
+
+
+def _func(head: str, body: list, doc: str) -> list:
+    return [f"/* {doc} */", head, "{", *(("\t" + b) if b else "" for b in body), "}", ""]
+
+
+def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optional[FlashDevice],
+               sizes: dict) -> dict:
+    """The C and header lines of a reentrant graph (see the section comment)."""
+    g, n = graph.name, len(graph.nodes)
+    ctxt = f"{g}_Ctxt_T"
+    l1, l2, dyn = names["l1"], names["l2"], names["l2_dyn"]
+    params = [a for a in graph.args if a.is_param]
+    fdev = replace(dev, symbol=f"(*Ctxt->{dev.symbol})") if dev else None
+    # the context (header)
+    members = ["int LayerIndex;                  /* the next layer to run (0: a new run) */",
+               f"void (* const *Layer)({ctxt} *);   /* the layers, in order */",
+               f"AT_L2_POINTER {l2};              /* static L2: the promoted constants */",
+               f"AT_L2_POINTER {dyn};          /* dynamic L2: activations, constants fetched at each run */",
+               f"AT_L1_POINTER {l1};              /* L1: the tiles of the user kernels */"]
+    if dev:
+        members.append(f"AT_{dev.family}_T *{dev.symbol};     /* the flash of the constants */")
+    members += [f"{a.ctype} {a.name};   /* the runner's argument, kept for the layers */" for a in params]
+    h = ["#ifndef CNN_GRAPH_DESCR_T_DEFINED", "#define CNN_GRAPH_DESCR_T_DEFINED",
+         "/* A reentrant graph's descriptor (-R): the memories the application gives its constructor. */",
+         "typedef struct {", "\tvoid *Ram;        /* the L3 RAM device (none: no L3 in a reentrant graph yet) */",
+         "\tvoid *Flash;      /* the flash file system of the constants (0: the graph's own) */",
+         "\tvoid *L2_Memory;  /* permanent L2 (0: the constructor allocates it) */",
+         "\tvoid *L3_Memory;  /* permanent L3 (none yet) */", "} CNN_Graph_Descr_T;",
+         "/* A graph's context, as the Ctxt getters and setters take it. */", "typedef void *AT_CTXT_TYPE;",
+         "#endif", "#ifndef AT_YIELD", "/* After each layer of a reentrant runner: non-zero returns to the caller. */",
+         "#define AT_YIELD() 0", "#endif", "",
+         f"/* Graph {g}'s context: its memories, its arguments and its progress. */",
+         f"typedef struct {ctxt} {ctxt};", f"struct {ctxt} {{", *("\t" + m for m in members), "};"]
+    alloc_head = (f"{ctxt} *{g}_AllocCtxt(CNN_Graph_Descr_T *Descr, {ctxt} *_Ctxt_Memory, AT_L1_POINTER _L1_Memory, "
+                  "AT_L2_POINTER _L2_DynMemory, AT_DEFAULTRAM_POINTER _L3_DynMemory, int *Status)")
+    dealloc_head = (f"void {g}_DeAllocCtxt({ctxt} *_Ctxt, int Free_Ctxt_Memory, int Free_L1_Memory, "
+                    "int Free_L2_DynMemory, int Free_L3_DynMemory)")
+    runner_head = f"int {g}(void *_Ctxt, " + "".join(f"{a.ctype} {a.name}, " for a in params) + "void *_L1_Memory)"
+    heads = [f"int {g}_Construct(CNN_Graph_Descr_T *Descr)",
+             f"int {g}_Destruct(CNN_Graph_Descr_T *Descr, int Free_L2_Memory, int Free_L3_Memory)",
+             alloc_head, dealloc_head, f"void {g}_ControlCtxt(void *_Ctxt, int Action)",
+             f"int {g}_Memory(AT_MEM_TYPE Which)", runner_head, f"int {g}_CtxtGetLayerIndex(AT_CTXT_TYPE _Ctxt)"]
+    pointers = [(what, member, level) for what, member, level, size in
+                (("L2Memory", l2, "L2", sizes["L2"]), ("L2MemoryDyn", dyn, "L2", sizes["L2_DYN"]),
+                 ("L1Memory", l1, "L1", sizes["L1"])) if size > 0]
+    for what, _member, level in pointers:
+        heads += [f"AT_{level}_POINTER {g}_CtxtGet{what}Pointer(AT_CTXT_TYPE _Ctxt)",
+                  f"void {g}_CtxtSet{what}Pointer(AT_CTXT_TYPE _Ctxt, AT_{level}_POINTER MemPointer)"]
+    h += [head + ";" for head in heads]
+
+    c = []
+    if dev:
+        c += ["/* The graph's own flash file system (when the descriptor gives none) */",
+              f"static AT_{dev.family}_T {dev.symbol};", ""]
+    # constructor
+    body, used = [], set()
+    if sizes["L2"] > 0:
+        body += [f"AT_L2_POINTER {l2} = 0;"]
+    if dev:
+        f = dev.family
+        body += [f"AT_{f}_CONF_T FlashConf;", "int Error;"]
+        promote = _promote(plan, {**names, "l2": l2}, replace(dev, symbol="(*Flash)"))
+        if promote:
+            body.append(f"AT_{f}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;")
+        body += [f"AT_{f}_T *Flash;", "", f"if (Descr->Flash == 0) Descr->Flash = (void *) &{dev.symbol};",
+                 f"Flash = (AT_{f}_T *) Descr->Flash;",
+                 f"/* Open the flash image of the constants ({plan.flash.total} bytes) */",
+                 f"AT_{f}_CONF_INIT(&FlashConf, {int(dev.location)} /* {dev.location.name} */, 0);",
+                 f"AT_{f}_OPEN(Flash, &FlashConf, \"{dev.file}\", &Error);", "if (Error) return 1;"]
+    else:
+        promote = []
+    if sizes["L2"] > 0:
+        body += ["/* Static L2: the constants promoted at construction */", "if (Descr->L2_Memory == 0) {",
+                 f"\t{l2} = (AT_L2_POINTER) AT_L2_ALLOC(0, {sizes['L2']});", f"\tif ({l2} == 0) return 3;",
+                 f"\tDescr->L2_Memory = (void *) {l2};", f"}} else {l2} = (AT_L2_POINTER) Descr->L2_Memory;"]
+    body += promote
+    used = {"Descr"} if dev or sizes["L2"] > 0 else set()
+    c += _func(heads[0], _unused(["Descr"], used) + body + ["return 0;"],
+               "Opens the constants' flash image (Descr->Flash, 0: the graph's own; error 1), allocates static L2 "
+               "if\n * Descr->L2_Memory is 0 (error 3), copies the promoted constants into static L2.")
+    # destructor
+    body = ["(void)Free_L3_Memory; /* no permanent L3 in this graph */"]
+    if sizes["L2"] > 0:
+        body += _block("Free_L2_Memory", [f"AT_L2_FREE(0, Descr->L2_Memory, {sizes['L2']});", "Descr->L2_Memory = 0;"])
+    else:
+        body.append("(void)Free_L2_Memory; /* no static L2 in this graph */")
+    if dev:
+        body.append(f"AT_{dev.family}_CLOSE((AT_{dev.family}_T *) Descr->Flash);")
+    if not dev and sizes["L2"] == 0:
+        body.insert(0, "(void)Descr; /* nothing to do for it in this graph */")
+    c += _func(heads[1], body + ["return 0;"], "Frees static L2 if Free_L2_Memory, closes the flash.")
+    # context allocator
+    body = [f"{ctxt} *Ctxt;", "int i;", "(void)_L3_DynMemory; /* no dynamic L3 in this graph */", "*Status = 0;",
+            "if (_Ctxt_Memory == 0) {", f"\tCtxt = ({ctxt} *) AT_L2_ALLOC(0, sizeof({ctxt}));",
+            "\tif (Ctxt == 0) { *Status = 1; return Ctxt; }", "} else Ctxt = _Ctxt_Memory;",
+            "/* reset the content */", "for (i = 0; i < (int) sizeof(*Ctxt); i++) ((char *) Ctxt)[i] = 0;",
+            "Ctxt->LayerIndex = 0;", f"Ctxt->Layer = {g}_AllLayers;",
+            f"Ctxt->{l2} = (AT_L2_POINTER) Descr->L2_Memory;"]
+    if dev:
+        body.append(f"Ctxt->{dev.symbol} = (AT_{dev.family}_T *) Descr->Flash;")
+    for member, size, arg, level, code, what in ((dyn, sizes["L2_DYN"], "_L2_DynMemory", "L2", 3, "dynamic L2"),
+                                                  (l1, sizes["L1"], "_L1_Memory", "L1", 4, "L1")):
+        if size > 0:
+            body += [f"if ({arg} == 0) {{", f"\t/* {what} */",
+                     f"\tCtxt->{member} = (AT_{level}_POINTER) AT_{level}_ALLOC(0, {size});",
+                     f"\tif (Ctxt->{member} == 0) {{ *Status = {code}; return Ctxt; }}",
+                     f"}} else Ctxt->{member} = {arg};"]
+        else:
+            body.append(f"Ctxt->{member} = {arg}; /* no {what} in this graph */")
+    c_alloc = _func(alloc_head, body + ["return Ctxt;"],
+                    "Allocates the context in L2 if _Ctxt_Memory is 0 (Status 1) and resets it, the dynamic L2 if "
+                    "_L2_DynMemory\n * is 0 (Status 3) and L1 if _L1_Memory is 0 (Status 4).")
+    # context deallocator
+    body = [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", "(void)Free_L3_DynMemory; /* no dynamic L3 in this graph */"]
+    for member, size, flag, level in ((dyn, sizes["L2_DYN"], "Free_L2_DynMemory", "L2"),
+                                      (l1, sizes["L1"], "Free_L1_Memory", "L1")):
+        if size > 0:
+            body += _block(flag, [f"AT_{level}_FREE(0, Ctxt->{member}, {size});", f"Ctxt->{member} = 0;"])
+        else:
+            body.append(f"(void){flag}; /* none in this graph */")
+    body.append(f"if (Free_Ctxt_Memory) AT_L2_FREE(0, Ctxt, sizeof({ctxt}));")
+    c_dealloc = _func(dealloc_head, body, "Frees the dynamic L2 if Free_L2_DynMemory, L1 if Free_L1_Memory, the "
+                      "context if Free_Ctxt_Memory.")
+    c_control = _func(heads[4], [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", "if (Action == 0) Ctxt->LayerIndex = 0;",
+                                 f"else if (Action == 1) Ctxt->LayerIndex = {n};"],
+                      "Action 0: reset (the next run starts at the first layer); 1: abort (the next call of the "
+                      "runner runs no\n * layer and resets).")
+    # layers
+    layers = []
+    fetched = [s for s in plan.symbols if s.area == "flash"]
+    for i in range(n):
+        code = []
+        for k, s in enumerate(sorted((s for s in fetched if s.first == i), key=lambda s: s.name)):
+            e = f"UchanHF{k}"
+            code += _flash_copy(fdev, "CL", s, dyn, "dynamic L2", e, f"Fetching {s.name} (first used by node {i})")
+            code += [f"AT_{dev.family}_CL_WAIT(&{fdev.symbol}, {e});"]
+        code += _node(model, plan, names, graph, i)
+        events = [f"AT_{dev.family}_CL_EVENT _UchanHF{k}, *UchanHF{k} = &_UchanHF{k};"
+                  for k in range(sum(s.first == i for s in fetched))]
+        locals_ = [f"AT_L2_POINTER {m} = Ctxt->{m};" for m in (l2, dyn) if _uses(code, m)]
+        locals_ += [f"{a.ctype} {a.name} = Ctxt->{a.name};" for a in params if _uses(code, a.name)]
+        set_l1 = [f"{l1} = Ctxt->{l1};"] if sizes["L1"] > 0 else []
+        layers += _func(f"static void {g}_Layer{i}({ctxt} *Ctxt)",
+                        locals_ + events + set_l1 + ([] if locals_ or events or set_l1 else ["(void)Ctxt;"])
+                        + [f"AT_SIM_NODE_BEGIN({i});"] + code + [f"AT_SIM_NODE_END({i});"],
+                        f"Layer {i} of {g}: node {graph.nodes[i].name}")
+    layers += [f"static void (* const {g}_AllLayers[{n}])({ctxt} *) = {{",
+               *(f"\t{g}_Layer{i}," for i in range(n)), "};", ""]
+    c += layers + c_alloc + c_dealloc + c_control
+    # memory
+    what = ("L1 Memory", "L2 Memory, permanent", "L2 Memory, dynamic", "L3 Memory, permanent", "L3 Memory, dynamic")
+    cases = [f"case {kind + ':':<15}return {sizes[key]}; /* {w} */"
+             for kind, key, w in zip(MEMORY_KINDS, ("L1", "L2", "L2_DYN", "L3", "L3_DYN"), what)]
+    cases.append(f"case {'AT_CTXT_MEM:':<15}return sizeof({ctxt}); /* Context Memory */")
+    c += _func(heads[5], ["switch (Which) {", *("\t" + x for x in cases), "\tdefault:            return 0;", "}"],
+               "Bytes of each memory the graph uses.")
+    # runner
+    keep = [f"\t\tCtxt->{a.name} = {a.name};" for a in params]
+    body = [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", f"if (_L1_Memory) Ctxt->{l1} = (AT_L1_POINTER) _L1_Memory;",
+            f"while (Ctxt->LayerIndex < {n}) {{"]
+    if keep:
+        body += ["\tif (Ctxt->LayerIndex == 0) {", *keep, "\t}"]
+    body += ["\tCtxt->Layer[Ctxt->LayerIndex++](Ctxt);", "\tif (AT_YIELD()) return 0; /* yield point after each layer */",
+             "}", "Ctxt->LayerIndex = 0;", f"if (_L1_Memory) Ctxt->{l1} = 0;", "return 0;"]
+    c += _func(runner_head, body, "Runs the layers from Ctxt->LayerIndex on, yielding (AT_YIELD) after each one; "
+               "the arguments are\n * taken when a run starts (LayerIndex 0).")
+    # getters and setters
+    c += _func(heads[7], [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", "return Ctxt->LayerIndex;"],
+               "The next layer the runner runs (0: none run yet, or the run completed).")
+    for what, member, level in pointers:
+        c += _func(f"AT_{level}_POINTER {g}_CtxtGet{what}Pointer(AT_CTXT_TYPE _Ctxt)",
+                   [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", f"return Ctxt->{member};"], f"Ctxt->{member}")
+        c += _func(f"void {g}_CtxtSet{what}Pointer(AT_CTXT_TYPE _Ctxt, AT_{level}_POINTER MemPointer)",
+                   [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", f"Ctxt->{member} = MemPointer;"], f"Ctxt->{member}")
+    return {"h": h, "c": c}
 
 
 def _warm_render(warm: int) -> dict:
@@ -562,7 +787,7 @@ def _bound_spec(model, graph: GraphDecl, name: str, specs: dict):
 def graph_json(render: RenderGraph, args: list) -> dict:
     return {"name": render.name, "construct": f"{render.name}_Construct", "destruct": f"{render.name}_Destruct",
             "memory": f"{render.name}_Memory", "args": args, "sizes": dict(render.sizes), "warm": render.warm,
-            "nodes": list(render.nodes),
+            "nodes": list(render.nodes), "reentrant": render.reentrant is not None,
             "flash": ({"family": render.flash.family, "symbol": render.flash.symbol, "file": render.flash.file}
                       if render.flash else None)}
 

@@ -72,6 +72,7 @@ class Model:
         self.const_dir: Optional[str] = None
         self.const_dir_from_cli: Optional[str] = None  # -c DIR wins over SetConstDir
         self.quiet: bool = False
+        self.reentrant: bool = False  # -R: graphs get the reentrant runner (AT_GRAPH_RUNNER_RE_ENTRANT)
         self.libs: dict = {}            # name -> LibKernelDecl
         self.templates: dict = {}       # LibKernelTemplate name -> CArgs
         self.kernels: dict = {}         # name -> UserKernelDecl (declaration order)

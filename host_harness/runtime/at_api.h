@@ -74,6 +74,9 @@
  * per-node figures of Graph.run (counters["nodes"]); empty on a real chip. */
 #define AT_SIM_NODE_BEGIN(node) at_sim_node_begin(node)
 #define AT_SIM_NODE_END(node) at_sim_node_end(node)
+/* After each layer of a reentrant graph runner (-R): non-zero makes the runner return, its
+ * progress kept in its context; the host asks for it with at_sim_yield_after(n). */
+#define AT_YIELD() at_sim_yield()
 
 /* ---- L3 RAM devices, L3 <-> L2 on the uDMA ----------------------------------------------- */
 /*

@@ -1406,8 +1406,24 @@ void at_sim_begin_call(void)
     last_error[0] = '\0';
 }
 
+/* AT_YIELD: yield points left before the runner returns (0: it never does). */
+static int yield_left;
+
+void at_sim_yield_after(int n)
+{
+    yield_left = n > 0 ? n : 0;
+}
+
+int at_sim_yield(void)
+{
+    if (yield_left > 0 && --yield_left == 0)
+        return 1;
+    return 0;
+}
+
 void at_sim_end_call(void)
 {
+    yield_left = 0;
     clear_pending();
     free_allocs(0); /* drop_alloc keeps live[] exact: what remains is the session's */
     close_devices(0); /* a faulted call never reached the trampoline's closes */

@@ -139,6 +139,10 @@ void at_sim_get_counters(at_sim_counters_t *out);
  * at_sim_node_count() is one past the highest node ended. */
 void at_sim_node_begin(int node);
 void at_sim_node_end(int node);
+/* AT_YIELD of a reentrant runner: 1 at the n-th yield point after at_sim_yield_after(n) (n > 0;
+ * 0: never), then 0 again. Reset by at_sim_end_call. */
+int at_sim_yield(void);
+void at_sim_yield_after(int n);
 int at_sim_node_count(void);
 void at_sim_get_node_counters(int node, at_sim_counters_t *out);
 /* The simulated clock (cycles since the call began): gap_{fc,cl}_readhwtimer(). */
