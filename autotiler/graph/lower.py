@@ -90,6 +90,12 @@ class SymbolPlan:
     prefetch_start: Optional[int] = None   # the node after which its copy starts (-1: before node 0)
 
 
+def _l3_traffic(variants) -> int:
+    """L3 <-> L2 bytes per run: what the node variants' tilings move (a tiled kernel re-reads the
+    lines its tiles share, which the planner's size x touches estimate leaves out)."""
+    return sum(v.tiling.traffic_l3_in + v.tiling.traffic_l3_out for v in variants)
+
+
 @dataclass(frozen=True)
 class NodeVariant:
     """The user kernel a node calls instead of its own when some of its symbols live in L3:
@@ -118,7 +124,7 @@ class GraphPlan:
     prefetches: tuple = field(default=())
     l3: Optional[Placement] = None  # the L3 RAM area (spilled activations), None if none
     variants: tuple = field(default=())   # NodeVariant, by node
-    l3_traffic: int = 0            # bytes moved between L3 and L2 per run (sum of size x touches)
+    l3_traffic: int = 0            # bytes moved between L3 and L2 per run (the variants' tilings)
     levels: Optional[LevelPlan] = None
 
     def symbol(self, name: str) -> SymbolPlan:
@@ -231,7 +237,7 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
     levels, variants = spill
     return GraphPlan(graph.name, tuple(n.name for n in graph.nodes),
                      _symbols(graph, sizes, live, merged, levels.l2, promoted, image, prefetches, levels),
-                     levels.l2, static, l2, image, prefetches, levels.l3, variants, levels.l3_traffic, levels)
+                     levels.l2, static, l2, image, prefetches, levels.l3, variants, _l3_traffic(variants), levels)
 
 
 SPILL_ROUNDS = 8   # re-plans of the spill when re-tiled kernels need more staging than reserved
