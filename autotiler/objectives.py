@@ -24,6 +24,7 @@ from math import prod
 from typing import Callable, Optional
 
 from .errors import ModelError, TilingError
+from .model.devices import l3_device
 from .model.ir import SpaceKind, UserKernelDecl
 from .schedule.build import DEFAULT_NAMING, Naming, Unsupported, build_schedule, transfer_shape
 from .schedule.cost import Prediction, predict
@@ -547,5 +548,21 @@ def _why(a) -> str:
     return f"{a.nbuf} x {what}" if a.nbuf > 1 else what
 
 
+
+def naming(model) -> Naming:
+    """The C names of the model's memory symbols, L3 device and loop variables."""
+    dev = l3_device(model)
+    sym = model.symbols
+    return Naming(sym.l1, sym.l2, dev.family, dev.symbol, sym.old_style_names)
+
+
+def solve_options(model, uk: UserKernelDecl) -> SolveOptions:
+    """The options a kernel of ``model`` is tiled with (its own controls, the model's budgets)."""
+    o = uk.options
+    return SolveOptions(budget=model.l1_budget, promote=o.buffer_promote, partial_promote=o.partial_buffer_promote,
+                        objective=o.objective, platform=model.platform,
+                        libs=dict(model.libs), l2_budget=model.l2_budget, naming=naming(model))
+
+
 __all__ = ["Objective", "SolveOptions", "OBJECTIVES", "register_objective", "solve", "candidates",
-           "reschedule", "footprint_range", "TRIPLE_MIN_GAIN", "Prediction"]
+           "reschedule", "footprint_range", "TRIPLE_MIN_GAIN", "Prediction", "naming", "solve_options"]

@@ -12,7 +12,8 @@ from .bounds import compulsory as compulsory_traffic
 from .bounds import kernel_figures
 from .codegen.files import manifest_name, tiling_json
 from .errors import CodegenError
-from .graph.summary import AREAS
+from .graph.lower import plan_graph
+from .graph.summary import AREAS, plan_json
 from .tiler.tiling import KernelTiling
 
 
@@ -175,8 +176,6 @@ def _graphs(model, files) -> tuple:
         if os.path.basename(path) == name and os.path.isfile(path):
             with open(path, encoding="utf-8") as f:
                 return graph_reports(json.load(f))
-    from .graph.lower import plan_graph
-    from .graph.summary import plan_json
     return tuple(GraphReport(g.name, plan_json(plan_graph(model, g, model.l2_budget),
                                                g.options.l2_static_memory_budget)) for g in model.graphs.values())
 

@@ -8,8 +8,9 @@ import difflib
 from enum import Enum
 from typing import Optional
 
-from ..codegen.files import L3_DEVICES
+from ..codegen.graph import FLASH_DEVICES, MEMORY_KINDS
 from ..errors import ModelError
+from ..model.devices import L3_DEVICES
 from ..model.ir import DROPPED, ArgSpace, CallDecl, CArg, IterSpace, KerArgDecl, KerGroupArgDecl, caller_where
 from ..model.validate import check_c_name, check_count, check_int
 
@@ -177,8 +178,6 @@ def graph_c_names(model) -> dict:
     """Global names of generated graph code: the dynamic L2 symbol (``<L2>_Dyn``), the flash
     devices, ``AT_MEM_TYPE`` and its values, and each graph's ``<G>_Construct``/``_Destruct``/
     ``_Memory`` (name -> what it is)."""
-    from ..codegen.graph import FLASH_DEVICES, MEMORY_KINDS
-
     out = {model.symbols.l2 + "_Dyn": "the dynamic L2 memory symbol of graphs (<L2>_Dyn)"}
     out.update({sym: f"the flash device symbol of graph constants in {loc.name}"
                 for loc, (_, sym) in FLASH_DEVICES.items()})

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from ..codegen.files import naming
 from ..constants import AT_KernelInfo_T, KernelIteratorT, Object_Type_T, Tile_Orientation_T
 from ..errors import ModelError, TilingError
 from ..model.ir import (
@@ -21,7 +20,7 @@ from ..model.ir import (
 from ..model.session import Model, current_model
 from ..model.v2 import V2Dims, V2Order, translate
 from ..model.validate import check_name, suggest, validate_group, validate_user_kernel
-from ..objectives import SolveOptions, solve
+from ..objectives import solve, solve_options
 from ..tiler.tiling import ArgTiling, KernelTiling
 from .common import (
     bind,
@@ -81,13 +80,6 @@ def UserKernel(*args, **kwargs) -> Optional[KernelTiling]:
     validate_user_kernel(uk, model.libs)
     check_kernel_c_names(model, uk)
     return _tile_and_record(model, uk)
-
-
-def solve_options(model: Model, uk: UserKernelDecl) -> SolveOptions:
-    o = uk.options
-    return SolveOptions(budget=model.l1_budget, promote=o.buffer_promote, partial_promote=o.partial_buffer_promote,
-                        objective=o.objective, platform=model.platform,
-                        libs=dict(model.libs), l2_budget=model.l2_budget, naming=naming(model))
 
 
 def _tile_and_record(model: Model, uk: UserKernelDecl) -> Optional[KernelTiling]:

@@ -9,7 +9,7 @@ import warnings
 from typing import Optional
 
 from ..cli import install_error_hook, parse_generator_options
-from ..codegen.files import L3_DEVICES, check_l2_fit, generate, manifest_name, write_files
+from ..codegen.files import check_l2_fit, generate, manifest_name, write_files
 from ..constants import (
     WARM_ALL,
     WARM_DISABLED,
@@ -21,6 +21,7 @@ from ..constants import (
     KernelOptimizationT,
 )
 from ..errors import ModelError, OptionsError
+from ..model.devices import L3_DEVICES
 from ..model.graph import GRAPH_OPTION_FIELDS, GraphOptions
 from ..model.ir import caller_where
 from ..model.session import current_model

@@ -15,21 +15,23 @@ import shutil
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import jinja2
 
 from .. import __version__
 from ..bounds import describe
-from ..constants import AT_GraphCtrl_T, AT_MemLocation_T, Object_Type_T
+from ..constants import AT_GraphCtrl_T, Object_Type_T
 from ..errors import AutoTilerWarning, CodegenError, ModelError
 from ..errors import warn as warn_model
 from ..graph.summary import plan_json
 from ..model.ctype import VECTORS, parse_ctype
+from ..model.devices import AT_MEM_L3_DEFAULT_EXEC, L3_DEVICES, L3Device, l3_device
 from ..model.ir import CArgBinding, CArgForm, ImmBinding
 from ..model.validate import carg_homes, group_homes, suggest
-from ..schedule.build import Naming, build_schedule, transfer_shape
+from ..objectives import naming, reschedule
+from ..schedule.build import build_schedule, transfer_shape
 from ..tiler.tiling import KernelTiling
 from .graph import graph_args_json, graph_json, render_graph
 from .printer import Printer
@@ -37,22 +39,6 @@ from .printer import Printer
 MANIFEST_FORMAT = "autotiler-manifest/1"
 
 
-@dataclass(frozen=True)
-class L3Device:
-    """An external RAM as generated code names it: macro family and device symbol."""
-
-    family: str     # AT_<family>_CL_COPY, ...
-    symbol: str     # the AT_<family>_T the application opens
-
-
-# Where L3-homed (O_L2DB) user-kernel arguments execute from: AT_GRAPH_PREF_L3_EXEC.
-L3_DEVICES = {
-    AT_MemLocation_T.AT_MEM_L3_HRAM: L3Device("HYPERRAM", "HyperRam"),
-    AT_MemLocation_T.AT_MEM_L3_QSPIRAM: L3Device("QSPIRAM", "QspiRam"),
-    AT_MemLocation_T.AT_MEM_L3_OSPIRAM: L3Device("OSPIRAM", "OspiRam"),
-    AT_MemLocation_T.AT_MEM_L3_DEFAULTRAM: L3Device("DEFAULTRAM", "DefaultRam"),
-}
-AT_MEM_L3_DEFAULT_EXEC = AT_MemLocation_T.AT_MEM_L3_HRAM  # the original's default
 
 
 @dataclass
@@ -70,6 +56,7 @@ class RenderGroup:
     params: list
     comment: list
     body: list
+    attributes: str = ""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -137,7 +124,12 @@ def _group_value(b, formal) -> str:
     return f"({formal.ctype}) ({value})"
 
 
-def render_group(group, kernels: dict) -> RenderGroup:
+def noinline(model) -> str:
+    """The attribute AT_GRAPH_NOINLINE_NODE puts on every generated function a graph node calls."""
+    return "__attribute__ ((noinline)) " if model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE) else ""
+
+
+def render_group(group, kernels: dict, attributes: str = "") -> RenderGroup:
     calls = []
     for call in group.calls:
         callee = kernels[call.name]
@@ -148,7 +140,7 @@ def render_group(group, kernels: dict) -> RenderGroup:
                + (f", {group.iterations} times." if group.iterations > 1 else ".")]
     if group.iterations > 1:
         body = ["int Iter;", f"for (Iter=0; Iter<{group.iterations}; Iter++) {{"] + [f"\t{c}" for c in calls] + ["}"]
-    return RenderGroup(group.name, [f"{c.ctype} {c.name}" for c in group.cargs], comment, body)
+    return RenderGroup(group.name, [f"{c.ctype} {c.name}" for c in group.cargs], comment, body, attributes)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -173,19 +165,8 @@ def _guard(name: str) -> str:
     return "__" + re.sub(r"[^A-Za-z0-9]", "_", name).upper() + "__"
 
 
-def l3_device(model) -> L3Device:
-    return L3_DEVICES[model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC, AT_MEM_L3_DEFAULT_EXEC)]
-
-
 def uses_l3(model) -> bool:
     return any(a.l3 for t in model.tilings.values() for a in t.args)
-
-
-def naming(model) -> Naming:
-    """The C names of the model's memory symbols, L3 device and loop variables."""
-    dev = l3_device(model)
-    sym = model.symbols
-    return Naming(sym.l1, sym.l2, dev.family, dev.symbol, sym.old_style_names)
 
 
 def render_kernel(model, name: str) -> RenderKernel:
@@ -195,7 +176,7 @@ def render_kernel(model, name: str) -> RenderKernel:
     if schedule.naming != names:  # symbols renamed after the kernel was declared
         schedule = build_schedule(t, model.libs, names)
     body = Printer(schedule, names.family, names.device).body()
-    attributes = "__attribute__ ((noinline)) " if model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE) else ""
+    attributes = noinline(model)
     return RenderKernel(name, [f"{c.ctype} {c.name}" for c in t.kernel.cargs], kernel_comment(t, model.platform),
                         body, attributes)
 
@@ -204,9 +185,6 @@ def variant_tiling(model, v, l2_dyn: str) -> KernelTiling:
     """A graph node's kernel variant (:class:`~autotiler.graph.lower.NodeVariant`) as generated:
     its L2 staging moved to the node's slot in the graph's dynamic L2 area (``l2_dyn`` + the
     slot's offset) and its schedule rebuilt, verified and predicted on those names."""
-    from dataclasses import replace
-
-    from ..objectives import reschedule
     t = v.tiling
     args = tuple(replace(a, stage_offset=a.stage_offset + v.offset) if a.l3 else a for a in t.args)
     names = naming(model)
@@ -216,10 +194,9 @@ def variant_tiling(model, v, l2_dyn: str) -> KernelTiling:
 
 
 def render_variant(model, v, t: KernelTiling, graph: str) -> RenderKernel:
-    from dataclasses import replace
     names = naming(model)
     body = Printer(t.schedule, names.family, names.device).body()
-    attributes = "__attribute__ ((noinline)) " if model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_NOINLINE_NODE) else ""
+    attributes = noinline(model)
     comment = [f"Graph {graph}, node {v.node}: {v.kernel} with {', '.join(v.l3_cargs)} in L3 RAM (L2 staging "
                f"{v.staging} B at {t.schedule.naming.l2} + {v.offset})."] + kernel_comment(replace(t, l2_bytes=v.staging),
                                                                                  model.platform)
@@ -242,7 +219,7 @@ def generate(model) -> dict:
     l1_size = max((t.l1_bytes for t in model.tilings.values()), default=0)
     l2_size = max((t.l2_bytes for t in model.tilings.values()), default=0)
     kernels = [render_kernel(model, n) for n in model.kernels]
-    groups = [render_group(g, model.kernels) for g in model.groups.values()]
+    groups = [render_group(g, model.kernels, noinline(model)) for g in model.groups.values()]
     graphs = [render_graph(model, g, l1_size) for g in model.graphs.values()]
     # kernel variants of the nodes touching activations spilled to L3 (re-tiled: their L1 may be larger)
     variants = [(v, variant_tiling(model, v, r.l2_dyn), r.name) for r, p in graphs for v in p.variants]

@@ -38,6 +38,7 @@ from ..constants import (
 )
 from ..errors import ModelError
 from ..graph.lower import GraphPlan, bound_argument, plan_graph
+from ..model.devices import L3_DEVICES, l3_device
 from ..model.graph import GraphDecl, NodeArgForm
 from ..model.ir import ImmBinding
 from .graph_debug import GraphExtras, RunnerDebug, check_dump_node
@@ -448,7 +449,6 @@ def graph_names(model) -> dict:
     """C names of the graph's areas: the L1 symbol of the user kernels, the L2 base name and its
     dynamic twin (``<L2>_Dyn``), the L3 area (the L3 symbol name) and the L3 RAM device
     (``AT_GRAPH_PREF_L3_EXEC``, as for L3-homed kernel arguments)."""
-    from .files import L3_DEVICES, l3_device
     dev = l3_device(model)
     loc = next(k for k, v in L3_DEVICES.items() if v == dev)
     return {"l1": model.symbols.l1, "l2": model.symbols.l2, "l2_dyn": model.symbols.l2 + "_Dyn",

@@ -33,6 +33,8 @@ from ..constants import ArgScope_T, Object_Type_T
 from ..errors import ModelError, TilingError
 from ..model.graph import GraphDecl, NodeArgDecl, NodeArgForm, load_const
 from ..model.ir import CArg, CArgBinding, CArgForm, UserKernelDecl
+from ..model.validate import validate_user_kernel
+from ..objectives import solve, solve_options
 from ..tiler.geometry import kernel_geometry
 from .flash import FlashImage, Prefetch, pack_constants, prefetch_schedule
 from .plan import ALGORITHMS, GREEDY_ORDERS, Placement, PlanError, lower_bound, merge_aliases, plan_static, round_up
@@ -286,9 +288,6 @@ class _Variants:
         return self.cache[key]
 
     def _solve(self, node: int, cargs: tuple):
-        from ..api.kernels import solve_options  # the model API's options, as for a declared kernel
-        from ..model.validate import validate_user_kernel
-        from ..objectives import solve
         uk = self.model.kernels[self.graph.nodes[node].name]
         name = f"{uk.name}_L3_{node}"
         new = replace(uk, name=name, kerargs=tuple(
