@@ -17,6 +17,8 @@ from autotiler import *
 from autotiler.constants import AT_GraphCtrl_T
 from autotiler.model import reserved
 
+from .graph_helpers import add_group
+
 THIS = "test_errors_c.py"
 P32 = "Word32 * __restrict__"
 RUNTIME = Path(__file__).resolve().parents[1] / "host_harness" / "runtime"
@@ -232,3 +234,11 @@ def test_reentrant_option_acts(fresh_model):
     assert TilerParseOptions(["model.py", "-R"]) == 0
     assert fresh_model.reentrant
     assert fresh_model.graph_ctrl[AT_GraphCtrl_T.AT_GRAPH_RUNNER_RE_ENTRANT] is True
+
+
+def test_noinline_graph_option_marks_group_functions_too(fresh_model):
+    AT_SetGraphCtrl(AT_GRAPH_NOINLINE_NODE, AT_OPT_ON)
+    add_group("Grp")
+    GenerateTilingCode()
+    text = (Path(fresh_model.output_dir) / "GenKernels.c").read_text()
+    assert "void __attribute__ ((noinline)) Grp(" in text and "void __attribute__ ((noinline)) GA(" in text
