@@ -1,6 +1,6 @@
 """Reports: what GenerateTilingCode() returns and prints, per kernel, per graph (its memory plan)
 and for the whole model; ``autotiler report DIR`` prints the same graph tables from the manifest
-and draws the L2 plan over time (:func:`plot_plan`)."""
+(the plot of the L2 plan is :mod:`autotiler.plot`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from .bounds import compulsory as compulsory_traffic
 from .bounds import kernel_figures
 from .codegen.files import manifest_name, tiling_json
-from .errors import CodegenError
 from .graph.lower import plan_graph
 from .graph.summary import AREAS, plan_json
 from .tiler.tiling import KernelTiling
@@ -178,59 +177,6 @@ def _graphs(model, files) -> tuple:
                 return graph_reports(json.load(f))
     return tuple(GraphReport(g.name, plan_json(plan_graph(model, g, model.l2_budget),
                                                g.options.l2_static_memory_budget)) for g in model.graphs.values())
-
-
-COLORS = {"dyn": "#4c72b0", "flash": "#dd8452", "static": "#55a868"}
-
-
-def plot_plan(report: GraphReport, path) -> str:
-    """Draw a graph's L2 plan over time into the PNG ``path`` (matplotlib, Agg backend): one
-    rectangle per symbol, node index across, L2 address up; the dynamic area from 0, the static
-    area (promoted constants) above it; dashed lines at the dynamic area's lower bound and at the
-    L2 budget. Returns ``path``."""
-    try:
-        import matplotlib
-    except ImportError:  # a dependency: only a broken installation lacks it
-        raise CodegenError("drawing the L2 plan needs matplotlib, which is not installed",
-                           hint="pip install 'matplotlib>=3.5' (a dependency of autotiler)") from None
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch, Rectangle
-
-    p = report.plan
-    nodes, dyn = p["nodes"], p["dynamic"]["bytes"]
-    fig, ax = plt.subplots(figsize=(max(7.0, 1.0 * len(nodes) + 4), 5), dpi=100)
-    try:
-        for s in p["symbols"]:
-            if s["l2_first"] is None:
-                continue
-            base = dyn + s["offset"] if s["area"] == "static" else s["offset"]
-            x, w = s["l2_first"] - 0.45, s["l2_last"] - s["l2_first"] + 0.9
-            ax.add_patch(Rectangle((x, base), w, s["size"], facecolor=COLORS[s["area"]], edgecolor="black",
-                                   linewidth=0.8, alpha=0.85))
-            ax.text(x + w / 2, base + s["size"] / 2, s["name"], ha="center", va="center", fontsize=8)
-        top = max(p["l2_budget"], p["total"], 1)
-        ax.axhline(p["dynamic"]["lower_bound"], color="gray", linestyle=":", linewidth=1)
-        ax.axhline(dyn, color="black", linestyle="-", linewidth=0.8)
-        ax.axhline(p["l2_budget"], color="red", linestyle="--", linewidth=1)
-        ax.set_xlim(-0.6, max(len(nodes), 1) - 0.4)
-        ax.set_ylim(0, top * 1.02)
-        ax.set_xticks(range(len(nodes)))
-        ax.set_xticklabels([f"{i}\n{n}" for i, n in enumerate(nodes)], fontsize=8)
-        ax.set_xlabel("node")
-        ax.set_ylabel("L2 address (bytes)")
-        ax.set_title(f"graph {report.name}: L2 plan\ndynamic {dyn} B (lower bound {p['dynamic']['lower_bound']} B, "
-                     f"{p['dynamic']['algorithm']}), static {p['static']['bytes']} B, L2 {p['l2_budget']} B",
-                     fontsize=9)
-        ax.legend(handles=[Patch(facecolor=COLORS[a], edgecolor="black", label=AREAS[a]) for a in COLORS]
-                  + [plt.Line2D([], [], color="gray", linestyle=":", label="lower bound (dynamic)"),
-                     plt.Line2D([], [], color="red", linestyle="--", label="L2 budget")],
-                  loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
-        fig.tight_layout()
-        fig.savefig(path, format="png", metadata={"Software": None})
-    finally:
-        plt.close(fig)
-    return str(path)
 
 
 def _extra(model, t: KernelTiling) -> dict:

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from autotiler import *
-from autotiler.cli import format_counters
 from autotiler.codegen import generate, write_files
+from autotiler.command import format_counters
 from autotiler.constants import AT_GraphCtrl_T
 from autotiler.errors import ModelError
 

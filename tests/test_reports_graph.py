@@ -11,7 +11,8 @@ from autotiler import *
 from autotiler.codegen import generate, write_files
 from autotiler.graph.lower import plan_graph
 from autotiler.graph.summary import plan_json
-from autotiler.reports import GenerationReport, graph_reports, plot_plan
+from autotiler.plot import plot_plan
+from autotiler.reports import GenerationReport, graph_reports
 
 from .graph_helpers import ITEMS, declare_residual_graph, lib_add, mat_add
 
