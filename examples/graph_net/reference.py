@@ -21,7 +21,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 CONSTS = HERE / "consts"
 KERNEL = "Conv1"
-SOURCES = ["GraphNetBasicKernels.c"]
+SOURCES = ["../cnn_conv_v3/ConvV3BasicKernels.c", "GraphNetBasicKernels.c"]
 SENTINEL = -12345
 IN_SHAPE = (4, 16, 16)
 OUT_SHAPE = (4, 16, 16)
