@@ -225,7 +225,7 @@ def generate(model) -> dict:
     variants = [(v, variant_tiling(model, v, r.l2_dyn), r.name) for r, p in graphs for v in p.variants]
     if any(t.l1_bytes > l1_size for _, t, _ in variants):
         l1_size = max(t.l1_bytes for _, t, _ in variants)
-        graphs = [render_graph(model, g, l1_size) for g in model.graphs.values()]
+        graphs = [render_graph(model, g, l1_size, plan) for g, (_, plan) in zip(model.graphs.values(), graphs)]
     kernels += [render_variant(model, v, t, g) for v, t, g in variants]
     graph_l3 = any(p.variants for _, p in graphs)
     ctx = {

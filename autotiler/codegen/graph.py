@@ -455,11 +455,13 @@ def graph_names(model) -> dict:
             "l3": model.symbols.l3, "ram": (dev.family, dev.symbol), "ram_loc": M(loc)}
 
 
-def render_graph(model, graph: GraphDecl, l1_size: int) -> tuple[RenderGraph, GraphPlan]:
-    """The render model of a closed graph, and its plan."""
+def render_graph(model, graph: GraphDecl, l1_size: int,
+                 plan: Optional[GraphPlan] = None) -> tuple[RenderGraph, GraphPlan]:
+    """The render model of a closed graph, and its plan (``plan``: one already made for it; the
+    plan does not depend on ``l1_size``)."""
     check_supported(model, graph)
     dev = flash_device(model, graph)
-    plan = plan_graph(model, graph, model.l2_budget)
+    plan = plan or plan_graph(model, graph, model.l2_budget)
     names = graph_names(model)
     sizes = {"L1": l1_size, "L2": plan.static_bytes, "L2_DYN": plan.dyn.peak, "L3": plan.l3_bytes, "L3_DYN": 0}
     warm = graph.options.warm_construct
