@@ -497,11 +497,13 @@ WARM_MODES = {0: "WARM_DISABLED", 1: "WARM_L1", 2: "WARM_L2_DYN_L1", 3: "WARM_AL
 WARM_ALL_CONSTRUCT = ("DoL1Alloc", "DoL2Alloc", "DoL2DynAlloc", "DoL3Init", "DoL3Alloc", "DoPromotion")
 WARM_ALL_DESTRUCT = ("DoL1Dealloc", "DoL2Dealloc", "DoL2DynDealloc", "DoL3Dealloc", "DoL3DeInit")
 # What a graph holds between calls, as the harness tracks it (Graph.live), and which flag makes it.
-PARTS = {"flash": "the flash image of the constants (open)", "L2": "static L2", "L2_DYN": "dynamic L2",
+PARTS = {"flash": "the flash image of the constants (open)", "ram": "the L3 RAM (open)",
+         "L3": "the L3 RAM area (spilled activations)", "L2": "static L2", "L2_DYN": "dynamic L2",
          "L1": "L1", "promoted": "the promoted constants (loaded into static L2)"}
-_CONSTRUCT_PARTS = {"DoL1Alloc": "L1", "DoL2Alloc": "L2", "DoL2DynAlloc": "L2_DYN", "DoL3Init": "flash",
-                    "DoPromotion": "promoted"}
-_DESTRUCT_PARTS = {"DoL1Dealloc": "L1", "DoL2Dealloc": "L2", "DoL2DynDealloc": "L2_DYN", "DoL3DeInit": "flash"}
+_CONSTRUCT_PARTS = {"DoL1Alloc": ("L1",), "DoL2Alloc": ("L2",), "DoL2DynAlloc": ("L2_DYN",),
+                    "DoL3Init": ("flash", "ram"), "DoL3Alloc": ("L3",), "DoPromotion": ("promoted",)}
+_DESTRUCT_PARTS = {"DoL1Dealloc": ("L1",), "DoL2Dealloc": ("L2",), "DoL2DynDealloc": ("L2_DYN",),
+                   "DoL3Dealloc": ("L3",), "DoL3DeInit": ("flash", "ram")}
 
 
 class Graph:
@@ -580,7 +582,7 @@ class Graph:
 
     @property
     def live(self) -> frozenset:
-        """What the graph holds now: "flash", "L2", "L2_DYN", "L1", "promoted" (see PARTS)."""
+        """What the graph holds now: "flash", "ram", "L3", "L2", "L2_DYN", "L1", "promoted" (see PARTS)."""
         return frozenset(self._live)
 
     @property
@@ -592,6 +594,8 @@ class Graph:
             out.add("flash")
         if sizes.get("L2", 0) > 0:
             out.add("promoted")
+        if sizes.get("L3", 0) > 0:
+            out |= {"ram", "L3"}
         return frozenset(out)
 
     def _set_session(self, on: bool) -> None:
@@ -654,7 +658,7 @@ class Graph:
     def _construct_parts(self, values: list) -> set:
         mode = self.spec.warm
         if mode == 3:
-            made = {part for k, v in zip(WARM_ALL_CONSTRUCT, values) if v and (part := _CONSTRUCT_PARTS.get(k))}
+            made = {part for k, v in zip(WARM_ALL_CONSTRUCT, values) if v for part in _CONSTRUCT_PARTS[k]}
         elif mode and values[0]:
             made = {"L1"} | ({"L2_DYN"} if mode == 2 and values[0] == 2 else set())
         else:
@@ -664,7 +668,7 @@ class Graph:
     def _destruct_parts(self, values: list) -> set:
         mode = self.spec.warm
         if mode == 3:
-            freed = {part for k, v in zip(WARM_ALL_DESTRUCT, values) if v and (part := _DESTRUCT_PARTS.get(k))}
+            freed = {part for k, v in zip(WARM_ALL_DESTRUCT, values) if v for part in _DESTRUCT_PARTS[k]}
         elif mode and values[0]:
             freed = {"L1"} | ({"L2_DYN"} if mode == 2 and values[0] == 2 else set())
         else:
@@ -693,6 +697,9 @@ class Graph:
             raise HarnessError(f"graph '{self.name}': {fn} copies the promoted constants from the flash image "
                                "into static L2, which needs the flash open (DoL3Init) and static L2 allocated "
                                "(DoL2Alloc), in this call or an earlier one")
+        if "L3" in made and "ram" not in self._live | made:
+            raise HarnessError(f"graph '{self.name}': {fn} allocates the L3 RAM area, which needs the L3 RAM open "
+                               "(DoL3Init), in this call or an earlier one")
         code = self._call("construct", values, persist=True)
         if code == 0:
             self._live |= made
@@ -767,8 +774,8 @@ class Graph:
     def _missing_hint(self, missing: set) -> str:
         mode = self.spec.warm
         if mode == 3:
-            flags = {v: k for k, v in _CONSTRUCT_PARTS.items()}
-            hint = "construct(" + ", ".join(f"{flags[p]}=1" for p in PARTS if p in missing) + ")"
+            flags = {p: k for k, parts in _CONSTRUCT_PARTS.items() for p in parts}
+            hint = "construct(" + ", ".join(dict.fromkeys(f"{flags[p]}=1" for p in PARTS if p in missing)) + ")"
             return hint + (" or pass the application's L1: run(..., L1=True)" if missing == {"L1"} else "")
         if mode and missing <= {"L1", "L2_DYN"}:
             return f"construct(warm={2 if 'L2_DYN' in missing else 1}) allocates it again"

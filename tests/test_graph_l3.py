@@ -13,7 +13,7 @@ import pytest
 import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
-from autotiler.errors import HarnessError, ModelError
+from autotiler.errors import HarnessError
 from autotiler.graph.lower import plan_graph
 from autotiler.graph.plan import PlanError
 from autotiler.platforms import get_platform
@@ -154,9 +154,52 @@ def test_l2_too_small_even_with_every_activation_in_l3(tmp_path):
     assert err.value.level == "L2"
 
 
-def test_warm_construct_with_l3_is_refused(tmp_path):
+def _warm_program(tmp_path, mode):
     with Model() as m:
-        AT_SetGraphCtrl(AT_GRAPH_WARM_CONSTRUCT, AT_OPT_VAL(WARM_L1))
+        AT_SetGraphCtrl(AT_GRAPH_WARM_CONSTRUCT, AT_OPT_VAL(mode))
         declare(tmp_path, 2 * B)
-        with pytest.raises(ModelError, match="warm constructor .* spill to L3 RAM is not supported yet"):
-            generate(m)
+        files = generate(m)
+    write_files(files, str(tmp_path / "gen"))
+    prog = host_harness.build(tmp_path / "gen", sources=[MATADD / "MatAddBasicKernels.c"], include_dirs=[MATADD])
+    return files["GraphKernels.c"], prog.graph("G")
+
+
+def _run_checked(g, **kw):
+    x = (np.arange(ITEMS, dtype=np.int32) * 5 - 11).reshape(1, H, W)
+    got = np.full((1, H, W), SENTINEL, dtype=np.int32)
+    counters = g.run(In=x, Out=got, **kw)
+    np.testing.assert_array_equal(got.ravel(), reference(x))
+    return counters
+
+
+@pytest.mark.parametrize("mode", [WARM_L1, WARM_L2_DYN_L1])
+def test_warm_l1_and_l2_dyn_keep_the_l3_area_between_warm_cycles(tmp_path, mode):
+    text, g = _warm_program(tmp_path, mode)
+    assert "if (L3_Memory == 0) return 2;" in text
+    g.construct()
+    first = _run_checked(g)
+    g.destruct(warm=mode)                # L1 (and dynamic L2) freed; the L3 area and the RAM stay
+    assert {"L3", "ram"} <= g.live and "L1" not in g.live
+    g.construct(warm=mode)
+    assert _run_checked(g)["l3_to_l2"] == first["l3_to_l2"] > 0
+    assert g.memory("AT_L3_MEM") == plan_for(tmp_path, 2 * B).l3_bytes
+    g.destruct()                         # everything, the L3 RAM closed: nothing left
+
+
+def test_warm_all_allocates_and_frees_the_l3_area_on_its_flags(tmp_path):
+    text, g = _warm_program(tmp_path, WARM_ALL)
+    assert "(void)DoL3Alloc;" not in text and "(void)DoL3Dealloc;" not in text
+    init = text[text.index("if (DoL3Init) {"):text.index("if (DoL2DynAlloc) {")]
+    assert "AT_HYPERRAM_OPEN(&HyperRam" in init and "AT_HYPERRAM_ALLOC" not in init
+    alloc = text[text.index("if (DoL3Alloc) {"):]
+    assert alloc.index("AT_HYPERRAM_ALLOC(&HyperRam, ") < alloc.index("}")
+    with pytest.raises(HarnessError, match=r"allocates the L3 RAM area, which needs the L3 RAM open \(DoL3Init\)"):
+        g.construct(DoL3Init=0)
+    g.construct()
+    first = _run_checked(g)
+    g.destruct(DoL3Dealloc=1, DoL3DeInit=0, DoL1Dealloc=0, DoL2Dealloc=0, DoL2DynDealloc=0)
+    with pytest.raises(HarnessError, match=r"does not hold the L3 RAM area .*construct\(DoL3Alloc=1\)"):
+        _run_checked(g)
+    g.construct(DoL3Alloc=1, DoL3Init=0, DoL1Alloc=0, DoL2Alloc=0, DoL2DynAlloc=0, DoPromotion=0)
+    assert _run_checked(g)["l3_to_l2"] == first["l3_to_l2"] > 0
+    g.destruct()

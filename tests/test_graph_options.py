@@ -226,6 +226,15 @@ def test_l2_static_memory_budget_limits_promotion(tmp_path):
     assert re.search(r"case AT_L2_MEM: +return (\d+);", c).group(1) == str(budget)
 
 
+def test_disable_const_l2_promotion_fetches_every_constant_at_each_run(tmp_path):
+    files, prog = make(tmp_path, AT_GRAPH_DISABLE_CONST_L2_PROMOTION=1)
+    c = files["GraphKernels.c"]
+    assert "/* Moving " not in c and c.count("/* Prefetching ") == 2
+    assert re.search(r"case AT_L2_MEM: +return (\d+);", c).group(1) == "0"
+    counters, _, _ = run(prog)
+    assert sum(n["flash_to_l2"] for n in counters["nodes"]) == 2 * 4 * ITEMS   # both constants, each run
+
+
 def test_pref_l3_home_places_constants_without_a_flash_home(tmp_path):
     w = write_bin(tmp_path / "w.bin", np.arange(ITEMS))
     with Model() as m:
@@ -267,8 +276,7 @@ def test_option_values_are_checked(fresh_model, ctrl, val, message):
 
 
 REFUSED = [AT_GRAPH_CONST_EXEC_FROM_FLASH, AT_GRAPH_PRIVILEGED_L3_HOME, AT_GRAPH_ARG2STRUCT, AT_GRAPH_GROUP_WEIGHTS,
-           AT_GRAPH_ASYNC_FORK, AT_GRAPH_L1_PROMOTION,
-           AT_GRAPH_DISABLE_CONST_L2_PROMOTION, AT_GRAPH_USE_MERGED_DMA, AT_GRAPH_L3_STATIC_MEMORY_BUDGET]
+           AT_GRAPH_ASYNC_FORK, AT_GRAPH_L1_PROMOTION, AT_GRAPH_USE_MERGED_DMA, AT_GRAPH_L3_STATIC_MEMORY_BUDGET]
 
 
 @pytest.mark.parametrize("ctrl", REFUSED)

@@ -112,7 +112,8 @@ def _check_options(graph: GraphDecl) -> None:
     acting = ("noinline_node", "pref_l3_exec", "l2_static_memory_budget", "reorder_constant_in", "trace_exec",
               "pref_l3_home", "warm_construct", "monitor_cycles", "monitor_cvar_name", "produce_node_names",
               "node_cvar_name", "produce_operinfos", "operinfos_cvar_name", "dump_tensor", "dump_one_node",
-              "dump_tensor_to_file", "dump_graph_outputs", "checksum", "size_opt", "runner_re_entrant")
+              "dump_tensor_to_file", "dump_graph_outputs", "checksum", "size_opt", "runner_re_entrant",
+              "disable_const_l2_promotion")
     defaults = type(o)()
     for name in o.__dataclass_fields__:
         if name not in acting and getattr(o, name) != getattr(defaults, name):
@@ -256,9 +257,11 @@ def _construct(plan: GraphPlan, names: dict, dev: Optional[FlashDevice], sizes: 
     l1, l2, dyn = (areas.get(names[k]) for k in ("l1", "l2", "l2_dyn"))
     if warm == WARM_ALL:
         body, used = [], set()
-        for param, lines in (("DoL3Init", _open_flash(plan, dev, False) if dev else []),
+        ram = [f"AT_{names['ram'][0]}_CONF_T {names['ram'][1]}Conf;", "int ErrorL3;"] if sizes.get("L3") else []
+        for param, lines in (("DoL3Init", ram + (_open_flash(plan, dev, False) if dev else [])
+                              + _open_ram(names, sizes)),
                              ("DoL2Alloc", _alloc(l2) if l2 else []), ("DoL2DynAlloc", _alloc(dyn) if dyn else []),
-                             ("DoL1Alloc", _alloc(l1) if l1 else []), ("DoL3Alloc", []),
+                             ("DoL1Alloc", _alloc(l1) if l1 else []), ("DoL3Alloc", _alloc_l3(names, sizes)),
                              ("DoPromotion", ([f"AT_{dev.family}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;"]
                                               + promote) if promote else [])):
             if lines:
@@ -289,23 +292,41 @@ def _construct(plan: GraphPlan, names: dict, dev: Optional[FlashDevice], sizes: 
 
 def _open_l3(names: dict, sizes: dict) -> list:
     """Open the L3 RAM and allocate the graph's L3 area (error 2), when the plan spills."""
+    return _open_ram(names, sizes) + _alloc_l3(names, sizes)
+
+
+def _open_ram(names: dict, sizes: dict) -> list:
     if not sizes.get("L3"):
         return []
     f, dev = names["ram"]
     return [f"/* Open the L3 RAM holding the activations spilled to L3 ({sizes['L3']} bytes) */",
             f"AT_{f}_CONF_INIT(&{dev}Conf, {int(names['ram_loc'])} /* {names['ram_loc'].name} */, 0);",
             f"AT_{f}_OPEN(&{dev}, &{dev}Conf, &ErrorL3);",
-            "if (ErrorL3) return 2;",
-            "/* L3 RAM: the activations spilled to L3 */",
+            "if (ErrorL3) return 2;"]
+
+
+def _alloc_l3(names: dict, sizes: dict) -> list:
+    if not sizes.get("L3"):
+        return []
+    f, dev = names["ram"]
+    return ["/* L3 RAM: the activations spilled to L3 */",
             f"{names['l3']} = (AT_{f}_POINTER) AT_{f}_ALLOC(&{dev}, {sizes['L3']});",
             f"if ({names['l3']} == 0) return 2;"]
 
 
-def _close_l3(names: dict, sizes: dict) -> list:
+def _free_l3(names: dict, sizes: dict) -> list:
     if not sizes.get("L3"):
         return []
     f, dev = names["ram"]
-    return [f"AT_{f}_FREE(&{dev}, {names['l3']}, {sizes['L3']});", f"AT_{f}_CLOSE(&{dev});"]
+    return [f"AT_{f}_FREE(&{dev}, {names['l3']}, {sizes['L3']});"]
+
+
+def _close_ram(names: dict, sizes: dict) -> list:
+    return [f"AT_{names['ram'][0]}_CLOSE(&{names['ram'][1]});"] if sizes.get("L3") else []
+
+
+def _close_l3(names: dict, sizes: dict) -> list:
+    return _free_l3(names, sizes) + _close_ram(names, sizes)
 
 
 def _areas(names: dict, sizes: dict) -> list:
@@ -329,7 +350,8 @@ def _destruct(names: dict, dev: Optional[FlashDevice], sizes: dict, warm: int = 
     if warm == WARM_ALL:
         body, used = [], set()
         for param, lines in (("DoL2Dealloc", [_free(l2)] if l2 else []), ("DoL2DynDealloc", [_free(dyn)] if dyn else []),
-                             ("DoL1Dealloc", [_free(l1)] if l1 else []), ("DoL3Dealloc", []), ("DoL3DeInit", close)):
+                             ("DoL1Dealloc", [_free(l1)] if l1 else []),
+                             ("DoL3Dealloc", _free_l3(names, sizes)), ("DoL3DeInit", _close_ram(names, sizes) + close)):
             if lines:
                 body += _block(param, lines)
                 used.add(param)
@@ -465,9 +487,6 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
     names = graph_names(model)
     sizes = {"L1": l1_size, "L2": plan.static_bytes, "L2_DYN": plan.dyn.peak, "L3": plan.l3_bytes, "L3_DYN": 0}
     warm = graph.options.warm_construct
-    if plan.l3 is not None and warm != WARM_DISABLED:
-        _refuse(graph, f"a warm constructor ({WARM_NAMES[warm]}) for a graph whose activations spill to L3 RAM",
-                hint="give the graph more L2, or drop AT_GRAPH_WARM_CONSTRUCT")
     params = [f"{a.ctype} {a.name}" for a in graph.args if a.is_param]
     if warm == WARM_ALL:
         params.append("void * _L1_Memory")
@@ -486,7 +505,8 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
               for kind, key, w in zip(MEMORY_KINDS, ("L1", "L2", "L2_DYN", "L3", "L3_DYN"), what)]
     render = RenderGraph(graph.name, comment, names["l2"], names["l2_dyn"], dev, params,
                          _construct(plan, names, dev, sizes, warm), _destruct(names, dev, sizes, warm),
-                         _runner(model, plan, names, graph, dev), memory, sizes, warm, **_warm_render(warm),
+                         _runner(model, plan, names, graph, dev), memory, sizes, warm,
+                         **_warm_render(warm, plan.l3 is not None),
                          l3=names["l3"] if plan.l3 is not None else None,
                          ram=names["ram"] if plan.l3 is not None else None)
     render.nodes = [n.name for n in graph.nodes]
@@ -494,7 +514,7 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
         check_reentrant(model, graph, plan, names)
         render.reentrant = _reentrant(model, plan, names, graph, dev, sizes)
     render.extras = RunnerDebug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym, typed=False)).extras()
-    if plan.l3 is not None:
+    if plan.l3 is not None and warm == WARM_DISABLED:
         render.construct_doc = ("Opens the constants' flash image (error 1), the L3 RAM and allocates its area "
                                 "(error 2), L2 (error 3)\n * and L1 (error 4), copies the promoted constants into "
                                 "static L2.")
@@ -723,28 +743,32 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
     return {"h": h, "c": c}
 
 
-def _warm_render(warm: int) -> dict:
-    """The constructor's and destructor's parameters and comments under AT_GRAPH_WARM_CONSTRUCT."""
+def _warm_render(warm: int, l3: bool) -> dict:
+    """The constructor's and destructor's parameters and comments under AT_GRAPH_WARM_CONSTRUCT
+    (``l3``: the graph has an L3 area)."""
     if warm == WARM_DISABLED:
         return {}
     if warm == WARM_ALL:
+        init = "the constants' flash image (error 1)" + (" and the L3 RAM (error 2)" if l3 else "")
+        l3_alloc = "the L3 area if DoL3Alloc (error 2)" if l3 else "no L3 area in this graph (DoL3Alloc)"
+        l3_free = "the L3 area if DoL3Dealloc, closes the L3 RAM and" if l3 else "closes"
         return {"construct_params": [f"int {p}" for p in WARM_ALL_CONSTRUCT],
                 "destruct_params": [f"int {p}" for p in WARM_ALL_DESTRUCT],
-                "construct_doc": "WARM_ALL: opens the constants' flash image if DoL3Init (error 1), allocates static L2 "
-                                 "if DoL2Alloc and\n * dynamic L2 if DoL2DynAlloc (error 3), L1 if DoL1Alloc (error 4), "
-                                 "copies the promoted constants into\n * static L2 if DoPromotion (DoL3Alloc: no L3 "
-                                 "area in this graph).",
+                "construct_doc": f"WARM_ALL: opens {init} if DoL3Init;\n * allocates static L2 if DoL2Alloc, "
+                                 "dynamic L2 if DoL2DynAlloc (error 3), L1 if DoL1Alloc (error 4),\n * "
+                                 f"{l3_alloc}; copies the promoted constants into static L2 if DoPromotion.",
                 "destruct_doc": "WARM_ALL: frees static L2 if DoL2Dealloc, dynamic L2 if DoL2DynDealloc, L1 if "
-                                "DoL1Dealloc, closes the\n * flash if DoL3DeInit (DoL3Dealloc: no L3 area in this "
-                                "graph)."}
+                                f"DoL1Dealloc,\n * {l3_free} the flash if DoL3DeInit"
+                                + ("" if l3 else " (DoL3Dealloc: no L3 area in this graph)") + "."}
     what = "L1 only" if warm == WARM_L1 else "L1 only (Warm == 2: and dynamic L2)"
     whole = " (static and dynamic L2 in one area)" if warm == WARM_L1 else ""
+    ram = (", the L3 RAM and its area (error 2)", "the L3 RAM and ") if l3 else ("", "")
     return {"construct_params": ["int Warm"], "destruct_params": ["int Warm"],
             "construct_doc": f"{WARM_NAMES[warm]}: Warm != 0 allocates {what} (error 3, 4);\n * Warm == 0 opens "
-                             f"the constants' flash image (error 1), allocates L2{whole} (error 3) and L1\n * "
+                             f"the constants' flash image (error 1){ram[0]}, allocates L2{whole} (error 3) and L1\n * "
                              "(error 4), copies the promoted constants into static L2.",
             "destruct_doc": f"{WARM_NAMES[warm]}: Warm != 0 frees {what};\n * Warm == 0 frees everything "
-                            "{g}_Construct(0) allocated and closes the flash."}
+                            f"{{g}}_Construct(0) allocated and closes {ram[1]}the flash."}
 
 
 WARM_NAMES = {WARM_DISABLED: "WARM_DISABLED", WARM_L1: "WARM_L1", WARM_L2_DYN_L1: "WARM_L2_DYN_L1",

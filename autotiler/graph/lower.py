@@ -14,6 +14,7 @@ planned: which symbol lives where, from which node to which.
   (:func:`~autotiler.graph.flash.prefetch_schedule`, with the nodes' predicted cycles) and
   occupy it until their last use. Promotion is greedy (:func:`_promote`): the constant saving the
   most flash traffic whose promotion still lets both areas fit L2 together, until none does.
+  ``AT_GRAPH_DISABLE_CONST_L2_PROMOTION`` promotes none: every constant is fetched at each run.
 * Activations that do not fit L2 (with every constant left in flash) move to L3 RAM
   (:func:`_plan_spill`): :func:`~autotiler.graph.spill.plan_levels` chooses the locals that live
   in the graph's L3 area (``<G>_L3_Memory``), and every node touching one calls a *variant* of its
@@ -226,7 +227,8 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
         return static, plan_static(buffers, level="L2", node_names=[n.name for n in graph.nodes],
                                    algorithms=algorithms), prefetches
 
-    promoted = _promote(consts, uses, budget, l2, lambda trial: layout(trial, QUICK))
+    promoted = [] if graph.options.disable_const_l2_promotion else \
+        _promote(consts, uses, budget, l2, lambda trial: layout(trial, QUICK))
     static, dyn, prefetches = layout(promoted)
     if static + dyn.peak <= l2:
         return GraphPlan(graph.name, tuple(n.name for n in graph.nodes),
