@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from autotiler import *
+from autotiler.graph.lower import symbol_sizes
 
 from .graph_helpers import ITEMS, P32, add_group, const, inp, lib_add, local, mat_add, out, write_bin
 
@@ -215,6 +216,33 @@ def test_operator_forms_and_c_arguments():
         GNodeArg(GNA_UNDEF, "T", 0)
     with fails("GArg('In') binds arguments of AddCallToNode", kernel="Add1", arg="In"):
         AddNode("Add1", Bindings(GArg("In"), GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_OUT, "T", 0)))
+
+
+def test_operators_on_tensor_symbols(tmp_path):
+    graph(const("W", write_bin(tmp_path / "w.bin", np.zeros(ITEMS + 8))))
+    with fails("GNodeArgImmOper('In', '*', 2) applies '*' to a pointer (Word32 * __restrict__)",
+               "use '+' (or '-')", kernel="Add1", arg="In"):
+        AddNode("Add1", Bindings(GNodeArgImmOper(GNA_IN, "In", 0, "*", 2), GNodeArg(GNA_IN, "In", 0),
+                                 GNodeArg(GNA_OUT, "T", 0)))
+    with fails("GNodeArgImmOper('In', '-', 4) points 4 item(s) before the start of 'In'", kernel="Add1", arg="In"):
+        AddNode("Add1", Bindings(GNodeArgImmOper(GNA_IN, "In", 0, "-", 4), GNodeArg(GNA_IN, "In", 0),
+                                 GNodeArg(GNA_OUT, "T", 0)))
+    with fails("GNodeArgImmOper('W', '+', 9) reads bytes 36..163 of constant 'W', which holds 160 bytes",
+               "the offset can be at most 8 item(s)", kernel="Add1", arg="W"):
+        AddNode("Add1", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArgImmOper(GNA_IN, "W", 0, "+", 9),
+                                 GNodeArg(GNA_OUT, "T", 0)))
+    AddNode("Add1", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArgImmOper(GNA_IN, "W", 0, "+", 8),
+                             GNodeArg(GNA_OUT, "T", 0)))
+
+
+def test_a_local_written_at_an_offset_is_sized_for_it(fresh_model):
+    graph()
+    AddNode("Add1", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_IN, "In", 0),
+                             GNodeArgImmOper(GNA_OUT, "T", 0, "+", 5)))
+    AddNode("Add2", Bindings(GNodeArgImmOper(GNA_IN, "T", 0, "+", 5), GNodeArg(GNA_IN, "In", 0),
+                             GNodeArg(GNA_OUT, "Out", 0)))
+    CloseGraph()
+    assert symbol_sizes(fresh_model, fresh_model.graphs["G"])["T"] == 4 * (ITEMS + 5)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -396,6 +396,32 @@ def _symbol(g: OpenGraph, node: str, name: str, where: str) -> GraphArgDecl:
     return sym
 
 
+def _check_oper(g: OpenGraph, node: str, b: NodeArgDecl, sym: GraphArgDecl, target) -> None:
+    """A pointer symbol moves by ``+``/``-`` only, and an immediate offset stays inside a constant
+    (a local or argument is sized to hold the offset view: :func:`~autotiler.graph.lower.symbol_sizes`)."""
+    if b.form not in (NodeArgForm.IMM_OPER, NodeArgForm.CARG_OPER) or parse_ctype(sym.ctype).pointers == 0:
+        return
+    operand = b.value if b.form == NodeArgForm.IMM_OPER else b.carg
+    if b.oper not in ("+", "-"):
+        raise ModelError(f"graph '{g.name}': node '{node}': {b.form.value}('{b.symbol}', '{b.oper}', {operand!r}) "
+                         f"applies '{b.oper}' to a pointer ({sym.ctype})", where=b.where, kernel=node, arg=b.symbol,
+                         hint="a tensor symbol moves by an offset in items: use '+' (or '-')")
+    if b.form != NodeArgForm.IMM_OPER:
+        return
+    offset = b.value if b.oper == "+" else -b.value
+    if offset < 0:
+        raise ModelError(f"graph '{g.name}': node '{node}': GNodeArgImmOper('{b.symbol}', '{b.oper}', {b.value}) "
+                         f"points {-offset} item(s) before the start of '{b.symbol}'", where=b.where, kernel=node,
+                         arg=b.symbol, hint="give an offset >= 0 into the tensor")
+    item = parse_ctype(sym.ctype).item_size or 1
+    size = target[2] if target is not None else None
+    if sym.const is not None and size and offset * item + size > sym.const.nbytes:
+        raise ModelError(f"graph '{g.name}': node '{node}': GNodeArgImmOper('{b.symbol}', '+', {b.value}) reads "
+                         f"bytes {offset * item}..{offset * item + size - 1} of constant '{b.symbol}', which holds "
+                         f"{sym.const.nbytes} bytes", where=b.where, kernel=node, arg=b.symbol,
+                         hint=f"the offset can be at most {(sym.const.nbytes - size) // item} item(s)")
+
+
 def _check_binding(model, g: OpenGraph, node: str, callee, formal: CArg, b: NodeArgDecl, written: set) -> None:
     where = b.where
     sym = _symbol(g, node, b.symbol, where)
@@ -422,6 +448,7 @@ def _check_binding(model, g: OpenGraph, node: str, callee, formal: CArg, b: Node
                          "output")
     _type_check(g, node, b, sym, formal, where)
     target = bound_argument(model, callee, formal)
+    _check_oper(g, node, b, sym, target)
     if target is not None:
         kernel, arg, size, reads, writes = target
         if b.kind == G.GNA_IN and writes and not reads:

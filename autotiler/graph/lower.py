@@ -32,6 +32,7 @@ from typing import Optional
 
 from ..constants import ArgScope_T, Object_Type_T
 from ..errors import ModelError, TilingError
+from ..model.ctype import parse_ctype
 from ..model.graph import GraphDecl, NodeArgDecl, NodeArgForm, load_const
 from ..model.ir import CArg, CArgBinding, CArgForm, UserKernelDecl
 from ..model.validate import validate_user_kernel
@@ -147,15 +148,26 @@ class GraphPlan:
 
 def symbol_sizes(model, graph: GraphDecl) -> dict:
     """Bytes of every symbol bound to a kernel argument (the largest binding wins: a symbol
-    passed whole to several kernels is as large as the largest view of it)."""
+    passed whole to several kernels is as large as the largest view of it; a view at an
+    immediate offset, ``GNodeArgImmOper(S, "+", n)``, needs n items more)."""
     sizes: dict = {}
     for node in graph.nodes:
         callee = model.kernels.get(node.name) or model.groups.get(node.name)
         for b, formal in zip(node.args, callee.cargs):
             target = bound_argument(model, callee, formal)
             if target is not None and target[2]:
-                sizes[b.symbol] = max(sizes.get(b.symbol, 0), target[2])
+                sizes[b.symbol] = max(sizes.get(b.symbol, 0), target[2] + _offset_bytes(graph, b))
+    for c in graph.constants:   # a constant is its file (AddNode checked every view fits)
+        if c.name in sizes:
+            sizes[c.name] = c.const.nbytes
     return sizes
+
+
+def _offset_bytes(graph: GraphDecl, b: NodeArgDecl) -> int:
+    if b.form != NodeArgForm.IMM_OPER or b.oper != "+":
+        return 0
+    sym = graph.symbol(b.symbol) or next((graph.symbol(st.out) for st in graph.stacked if b.symbol in st.inputs), None)
+    return b.value * (parse_ctype(sym.ctype).item_size or 1) if sym is not None else 0
 
 
 def lifetimes(graph: GraphDecl) -> dict:
@@ -235,9 +247,9 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
                          _symbols(graph, sizes, live, merged, dyn, promoted, image, prefetches),
                          dyn, static, l2, image, prefetches)
     # L2 overflows with no constant promoted: the largest activations go to L3 RAM
-    spill = _plan_spill(model, graph, l2 - static, merged, prefetches)
+    spill = _plan_spill(model, graph, l2 - static, merged, prefetches) if model.l3_size > 0 else None
     if spill is None:
-        _too_big(graph, l2, static, dyn)
+        _too_big(graph, l2, static, dyn, no_l3=model.l3_size == 0)
     levels, variants = spill
     return GraphPlan(graph.name, tuple(n.name for n in graph.nodes),
                      _symbols(graph, sizes, live, merged, levels.l2, promoted, image, prefetches, levels),
@@ -391,15 +403,16 @@ def _prefetches(graph, in_flash: dict, live: dict, times: list, activations: Pla
                              {n: live[n][1] for n in in_flash})
 
 
-def _too_big(graph, l2: int, static: int, dyn: Placement) -> None:
+def _too_big(graph, l2: int, static: int, dyn: Placement, no_l3: bool = False) -> None:
     bound = lower_bound(dyn.buffers)
     peak_node = max(range(len(graph.nodes)), key=lambda i: sum(b.footprint for b in dyn.buffers
                                                               if b.first <= i <= b.last))
     raise PlanError(f"graph '{graph.name}': L2 is {static + dyn.peak - l2} bytes short at node {peak_node} "
                     f"('{graph.nodes[peak_node].name}'): the activations and prefetched constants need {dyn.peak} "
-                    f"bytes (lower bound {bound}) and the promoted constants {static}, L2 holds {l2}; none of the "
-                    "activations can move to L3 RAM (only locals passed whole to user kernels' input or output "
-                    "arguments can)", level="L2", missing=static + dyn.peak - l2, node=peak_node,
+                    f"bytes (lower bound {bound}) and the promoted constants {static}, L2 holds {l2}; "
+                    + ("the model has no L3 RAM to move activations to" if no_l3 else "none of the activations can "
+                       "move to L3 RAM (only locals passed whole to user kernels' input or output arguments can)"),
+                    level="L2", missing=static + dyn.peak - l2, node=peak_node,
                     node_name=graph.nodes[peak_node].name, where=graph.close_where,
                     hint="give the graph more L2 (SetMemoryDeviceInfos AT_MEM_L2, --L2) or smaller layers")
 
