@@ -1,0 +1,1 @@
+"""C sources and headers of the CNN basic kernels (package data)."""
