@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from autotiler import *
-from autotiler.graph.lower import symbol_sizes
+from autotiler.graph.lower import plan_graph, symbol_sizes
 
 from .graph_helpers import ITEMS, P32, add_group, const, inp, lib_add, local, mat_add, out, write_bin
 
@@ -357,6 +357,27 @@ def test_add_call_to_node():
         AddCallToNode("Add1", CALL_IN, "Trace", Bindings(GArg("In")))
     with fails("node 'Add1' binds unknown symbol 'Nope'", kernel="Add1", arg="Nope"):
         AddCallToNode("Add1", CALL_PROLOG, "Trace", Bindings(GArg("Nope")))
+    with fails("AddCallToNode('Add1', ..., 'In'): 'In' is graph argument 'In' (declared at", "a parameter of the "
+               "runner", kernel="Add1"):
+        AddCallToNode("Add1", CALL_PROLOG, "In", Bindings(GArg("In")))
+    with fails("AddCallToNode('Add1', ..., 'L2_Memory'): 'L2_Memory' is the L2 memory symbol (SetSymbolNames) in "
+               "the generated code, not a function", kernel="Add1"):
+        AddCallToNode("Add1", CALL_EPILOG, "L2_Memory", Bindings(GArg("In")))
+    AddCallToNode("Add1", CALL_EPILOG, "MatSumPar", Bindings(GArg("In")))   # a function: accepted
+
+
+def test_stacked_tensor_size_differs_from_its_parts(fresh_model):
+    mat_add("Wide", w=8, h=3 * 4)   # reads 3 parts' worth: the parts (2 x 32 items) do not fill it
+    graph()
+    at = line() + 1
+    AddStackedTensors("T", 2, "S0", "S1")
+    AddNode("Add1", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_OUT, "S0", 0)))
+    AddNode("Add2", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_OUT, "S1", 0)))
+    AddNode("Wide", Bindings(GNodeArg(GNA_IN, "T", 0), GNodeArg(GNA_IN, "T", 0), GNodeArg(GNA_OUT, "Out", 0)))
+    CloseGraph()
+    with fails("stacked tensor 'T' is 384 bytes as its nodes use it, but its parts add up to 256 bytes "
+               "(S0 128 + S1 128)", "the parts must tile the whole", arg="T", at=at):
+        plan_graph(fresh_model, fresh_model.graphs["G"])
 
 
 def test_stacked_tensors_and_exports(tmp_path):

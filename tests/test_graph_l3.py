@@ -7,6 +7,8 @@ numpy every time, L3 traffic 0 when generous and rising as the budget shrinks.""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -90,14 +92,14 @@ def runs(tmp_path_factory):
         l3 = g.memory("AT_L3_MEM")
         g.destruct()   # frees the L3 area and closes the RAM: nothing left (else HarnessError)
         assert counters[0]["l3_to_l2"] == counters[1]["l3_to_l2"]
-        out[l2] = (plan, files["GraphKernels.c"], counters[0], l3)
+        out[l2] = (plan, files["GraphKernels.c"], counters[0], l3, json.loads(files["GraphKernels.json"]))
     return out
 
 
 def test_output_and_l3_traffic_per_budget(runs):
     traffic = []
     for l2 in BUDGETS:
-        plan, _, c, l3 = runs[l2]
+        plan, _, c, l3, _ = runs[l2]
         moved = c["l3_to_l2"] + c["l2_to_l3"]
         traffic.append(moved)
         assert plan.static_bytes + plan.dyn.peak <= l2          # L2 within budget
@@ -113,7 +115,7 @@ def test_output_and_l3_traffic_per_budget(runs):
 
 
 def test_spilled_plan_uses_kernel_variants(runs):
-    plan, text, _, _ = runs[3 * B]
+    plan, text, _, _, manifest = runs[3 * B]
     assert {s.name for s in plan.symbols if s.area == "l3"} == {"T1", "T3"}
     assert all(s.area == "flash" for s in plan.symbols if s.name in ("W1", "W2"))   # constants stay in flash
     for v in plan.variants:
@@ -121,10 +123,11 @@ def test_spilled_plan_uses_kernel_variants(runs):
         assert v.name == f"{node}_L3_{v.node}" and f"void {v.name}(" in text
         assert plan.dyn.offsets[f"@node{v.node}"] == v.offset and v.staging <= plan.levels.extra[v.node]
         assert f"(L2_Memory_Dyn + {v.offset})" in text     # the staging is in the node's slot
+        assert manifest["tilings"][v.name]["l1_bytes"] == v.tiling.l1_bytes   # listed with the kernels' tilings
     assert "L3_Memory = (AT_HYPERRAM_POINTER) AT_HYPERRAM_ALLOC(&HyperRam, 4096);" in text
     assert "if (L3_Memory == 0) return 2;" in text and "AT_HYPERRAM_CLOSE(&HyperRam);" in text
     assert "((Word32 * __restrict__) (L3_Memory + 0)) /* Out: T1, L3 RAM */" in text
-    generous, gtext, _, _ = runs[BUDGETS[0]]
+    generous, gtext, *_ = runs[BUDGETS[0]]
     assert generous.l3 is None and not generous.variants and "L3_Memory" not in gtext
 
 

@@ -524,6 +524,20 @@ def AddNode(NodeName: str, BindingList) -> None:
     g.nodes.append(NodeDecl(NodeName, bindings, isinstance(callee, KernelGroupDecl), (), where))
 
 
+def _check_called_name(g: OpenGraph, node: str, name: str, where: str) -> None:
+    """The runner calls ``name``: not a name its parameters or the generated data take there."""
+    sym = g.symbols.get(name)
+    if sym is not None and sym.is_param:
+        raise ModelError(f"AddCallToNode('{node}', ..., '{name}'): '{name}' is graph argument '{name}' (declared at "
+                         f"{sym.where}), a parameter of the runner: the call would not reach the function",
+                         where=where, kernel=node, hint="rename the graph argument or the function")
+    what = global_c_names(current_model()).get(name)
+    if what is not None and not what.startswith(("basic kernel", "a function of graph")):
+        raise ModelError(f"AddCallToNode('{node}', ..., '{name}'): '{name}' is {what} in the generated code, not a "
+                         "function", where=where, kernel=node, hint="call a C function of yours (declared in a header "
+                         "of SetUsedFilesNames)")
+
+
 def AddCallToNode(NodeName: str, Where, FunName: str, FunArgs=0) -> None:
     """Call C function ``FunName`` before (CALL_PROLOG) or after (CALL_EPILOG) graph node
     ``NodeName``, with graph symbols (GArg) or immediates (Imm) as arguments."""
@@ -540,6 +554,7 @@ def AddCallToNode(NodeName: str, Where, FunName: str, FunArgs=0) -> None:
         raise ModelError(f"AddCallToNode('{NodeName}', {loc.name}, ...): the call goes before or after the node",
                          where=where, kernel=NodeName, hint="use CALL_PROLOG (before) or CALL_EPILOG (after)")
     check_name(FunName, "called function", where)
+    _check_called_name(g, NodeName, FunName, where)
     args = () if FunArgs in (0, None) else tuple(FunArgs)
     for a in args:
         if isinstance(a, NodeArgDecl) and a.form in (NodeArgForm.GARG, NodeArgForm.CARG):

@@ -249,6 +249,8 @@ def generate(model) -> dict:
         if r.flash:  # the constants' flash image, opened by <G>_Construct
             out[r.flash.file] = plan.flash.data
     data = manifest(model, l1_size, l2_size, graphs=graphs)
+    # the node variants' tilings, beside the user kernels' (the graph plan lists them by node)
+    data["tilings"].update({v.name: tiling_json(t) for v, t, _ in variants})
     data["set"] = file_set(out)
     out[manifest_name(files.kernels_c)] = json.dumps(data, indent=1, sort_keys=True) + "\n"
     return out

@@ -221,6 +221,7 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
     """Plan a closed graph's memory (see the module docstring)."""
     l2 = model.l2_size if l2_budget is None else l2_budget
     sizes, live = symbol_sizes(model, graph), lifetimes(graph)
+    _check_stacks(graph, sizes)
     parts, aliases, stacks = _dyn_parts(graph, sizes, live)
     merged = merge_aliases(parts, aliases, stacks)
     consts = {c.name: sizes.get(c.name, c.const.nbytes) for c in graph.constants if c.name in live}
@@ -254,6 +255,19 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
     return GraphPlan(graph.name, tuple(n.name for n in graph.nodes),
                      _symbols(graph, sizes, live, merged, levels.l2, promoted, image, prefetches, levels),
                      levels.l2, static, l2, image, prefetches, levels.l3, variants, _l3_traffic(variants), levels)
+
+
+def _check_stacks(graph: GraphDecl, sizes: dict) -> None:
+    """A stacked tensor is exactly its parts laid end to end: a reader of the whole would see
+    bytes no part writes (or miss a part) otherwise."""
+    for st in graph.stacked:
+        whole, parts = sizes.get(st.out), [sizes.get(c) for c in st.inputs]
+        if whole is None or None in parts or whole == sum(parts):
+            continue
+        detail = " + ".join(f"{c} {n}" for c, n in zip(st.inputs, parts))
+        raise ModelError(f"graph '{graph.name}': stacked tensor '{st.out}' is {whole} bytes as its nodes use it, but "
+                         f"its parts add up to {sum(parts)} bytes ({detail})", where=st.where, arg=st.out,
+                         hint="the parts must tile the whole: check the kernels' dimensions or the list of parts")
 
 
 SPILL_ROUNDS = 8   # re-plans of the spill when re-tiled kernels need more staging than reserved
