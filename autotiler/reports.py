@@ -81,9 +81,11 @@ class GraphReport:
                 pre = ("before node 0" if start < 0 else f"after node {start} ({nodes[start]})")
                 if s.get("prefetch_stall"):
                     pre += f", stall {s['prefetch_stall']:g} cycles"
+            where = "-" if s["flash_offset"] is None else str(s["flash_offset"])
+            if s.get("flash") and len(self.plan["flash"].get("devices") or {}) > 1:
+                where += f" ({s['flash'].replace('AT_MEM_L3_', '')})"
             rows.append((s["name"], AREAS[s["area"]], "-" if s["offset"] is None else str(s["offset"]),
-                         str(s["size"]), _live(s), "-" if s["flash_offset"] is None else str(s["flash_offset"]),
-                         pre))
+                         str(s["size"]), _live(s), where, pre))
         return rows
 
     def format(self, indent: str = "  ") -> str:
@@ -107,7 +109,9 @@ class GraphReport:
         lines.append(f"{indent}  constants: {len(fl['promoted'])} promoted to static L2"
                      + (f" ({', '.join(fl['promoted'])})" if fl["promoted"] else "")
                      + f", {len(pre)} left in flash" + (f" (prefetch {when})" if pre else "")
-                     + f"; flash image {fl['bytes']} B")
+                     + f"; flash image {fl['bytes']} B"
+                     + (" (" + ", ".join(f"{d} {b} B" for d, b in fl["devices"].items()) + ")"
+                        if len(fl.get("devices") or {}) > 1 else ""))
         l3 = p.get("l3") or {}
         if l3.get("spilled"):
             lines.append(f"{indent}  L3 RAM {l3['bytes']} B: {', '.join(l3['spilled'])} spilled, "

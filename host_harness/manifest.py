@@ -107,7 +107,8 @@ class KernelSpec:
 class GraphSpec:
     """A generated graph: ``<name>_Construct()``, ``<name>(args)``, ``<name>_Destruct()``,
     ``<name>_Memory(Which)`` (their parameters per ``warm``, the graph's AT_GRAPH_WARM_CONSTRUCT); ``sizes`` the bytes its constructor allocates per memory ("L1",
-    "L2", "L2_DYN", ...); ``flash_file`` the flash image it opens (None: no constants). The
+    "L2", "L2_DYN", ...); ``flash_file`` the flash image(s) it opens (None: no constants; several:
+    their names joined by ", "). The
     runner's arguments are checked like a kernel's (``name``, ``args``, ``arg_names``)."""
 
     name: str
@@ -281,6 +282,11 @@ def _graph(data, where: str) -> GraphSpec:
         raise HarnessError(f"{here}: field 'sizes' must map memories to byte counts")
     flash = data.get("flash")
     file = _field(flash, "file", str, f"{here} flash") if isinstance(flash, dict) else None
+    flashes = data.get("flashes") or []
+    if not isinstance(flashes, list) or not all(isinstance(f, dict) for f in flashes):
+        raise HarnessError(f"{here}: field 'flashes' must be a list of flash devices")
+    if len(flashes) > 1:   # every image the constructor opens, for its error messages
+        file = ", ".join(_field(f, "file", str, f"{here} flashes") for f in flashes)
     warm = data.get("warm", 0)
     if warm not in (0, 1, 2, 3) or isinstance(warm, bool):
         raise HarnessError(f"{here}: field 'warm' must be 0, 1, 2 or 3 (AT_GRAPH_WARM_CONSTRUCT), got {warm!r}")

@@ -275,14 +275,14 @@ def test_option_values_are_checked(fresh_model, ctrl, val, message):
         AT_SetGraphCtrl(ctrl, val)
 
 
-REFUSED = [AT_GRAPH_CONST_EXEC_FROM_FLASH, AT_GRAPH_PRIVILEGED_L3_HOME, AT_GRAPH_ARG2STRUCT, AT_GRAPH_GROUP_WEIGHTS,
+REFUSED = [AT_GRAPH_CONST_EXEC_FROM_FLASH, AT_GRAPH_ARG2STRUCT, AT_GRAPH_GROUP_WEIGHTS,
            AT_GRAPH_ASYNC_FORK, AT_GRAPH_L1_PROMOTION, AT_GRAPH_USE_MERGED_DMA, AT_GRAPH_L3_STATIC_MEMORY_BUDGET]
 
 
 @pytest.mark.parametrize("ctrl", REFUSED)
 def test_refused_options_name_themselves(fresh_model, ctrl):
     name = AT_GraphCtrl_T(ctrl).name
-    val = AT_MEM_L3_MRAMFLASH if ctrl == AT_GRAPH_PRIVILEGED_L3_HOME else 1
+    val = 1
     with pytest.raises(ModelError, match=re.escape(f"AT_SetGraphCtrl({name}, ...) is not supported yet")):
         AT_SetGraphCtrl(ctrl, val)
 

@@ -8,9 +8,9 @@ import difflib
 from enum import Enum
 from typing import Optional
 
-from ..codegen.graph import FLASH_DEVICES, MEMORY_KINDS
+from ..codegen.graph import MEMORY_KINDS
 from ..errors import ModelError
-from ..model.devices import L3_DEVICES
+from ..model.devices import FLASH_DEVICES, L3_DEVICES
 from ..model.ir import DROPPED, ArgSpace, CallDecl, CArg, IterSpace, KerArgDecl, KerGroupArgDecl, caller_where
 from ..model.validate import check_c_name, check_count, check_int
 

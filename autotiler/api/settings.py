@@ -21,7 +21,7 @@ from ..constants import (
     KernelOptimizationT,
 )
 from ..errors import ModelError, OptionsError
-from ..model.devices import L3_DEVICES
+from ..model.devices import FLASH_LOCATIONS, L3_DEVICES
 from ..model.graph import GRAPH_OPTION_FIELDS, GraphOptions
 from ..model.ir import caller_where
 from ..model.session import current_model
@@ -257,12 +257,12 @@ _GRAPH_ON_OFF = (_C.AT_GRAPH_MONITOR_CYCLES, _C.AT_GRAPH_PRODUCE_NODE_NAMES, _C.
 _GRAPH_CVAR_NAMES = (_C.AT_GRAPH_MONITOR_CVAR_NAME, _C.AT_GRAPH_PRODUCE_NODE_CVAR_NAME,
                      _C.AT_GRAPH_PRODUCE_OPERINFOS_CVAR_NAME)
 _GRAPH_ACTING = (*_KERNEL_CTRL, *_GRAPH_ON_OFF, *_GRAPH_CVAR_NAMES, _C.AT_GRAPH_PREF_L3_EXEC, _C.AT_GRAPH_PREF_L3_HOME,
+                 _C.AT_GRAPH_PRIVILEGED_L3_HOME,
                  _C.AT_GRAPH_DUMP_TENSOR, _C.AT_GRAPH_DUMP_ONE_NODE, _C.AT_GRAPH_WARM_CONSTRUCT,
                  _C.AT_GRAPH_L2_STATIC_MEMORY_BUDGET)
 # What a refused option would do (the guide's words), for its message.
 _GRAPH_REFUSED = {
     _C.AT_GRAPH_CONST_EXEC_FROM_FLASH: "constants executed from their flash home (no copy to L2)",
-    _C.AT_GRAPH_PRIVILEGED_L3_HOME: "constants placed in a smaller, faster privileged flash",
     _C.AT_GRAPH_ARG2STRUCT: "kernel C arguments promoted to a struct",
     _C.AT_GRAPH_GROUP_WEIGHTS: "const inputs of a user kernel grouped when they have identical structure",
     _C.AT_GRAPH_ASYNC_FORK: "synchronous forks replaced by asynchronous ones",
@@ -296,6 +296,12 @@ def _graph_value(ctrl, Val, where: str):
         if loc not in _FLASHES:
             raise ModelError(f"AT_GRAPH_PREF_L3_HOME must be a flash, got {loc.name}", where=where,
                              hint="use " + ", ".join(d.name for d in _FLASHES))
+        return loc
+    if ctrl == _C.AT_GRAPH_PRIVILEGED_L3_HOME:
+        loc = enum(AT_MemLocation_T, Val, "AT_GRAPH_PRIVILEGED_L3_HOME location", where)
+        if loc != AT_MemLocation_T.AT_MEM_UNDEF and loc not in _FLASHES:
+            raise ModelError(f"AT_GRAPH_PRIVILEGED_L3_HOME must be a flash (or AT_MEM_UNDEF: none), got {loc.name}",
+                             where=where, hint="use " + ", ".join(d.name for d in _FLASHES))
         return loc
     if ctrl == _C.AT_GRAPH_DUMP_TENSOR:
         if isinstance(Val, bool) or not isinstance(Val, int) or not 0 <= Val <= 7:
@@ -342,10 +348,8 @@ def AT_SetGraphCtrl(Ctrl, Val) -> None:
                      + ", ".join(c.name for c in _GRAPH_ACTING))
 
 
-# The flashes AT_GRAPH_PREF_L3_HOME may name (a constant's flash home).
-_FLASHES = (AT_MemLocation_T.AT_MEM_L3_HFLASH, AT_MemLocation_T.AT_MEM_L3_QSPIFLASH,
-            AT_MemLocation_T.AT_MEM_L3_OSPIFLASH, AT_MemLocation_T.AT_MEM_L3_MRAMFLASH,
-            AT_MemLocation_T.AT_MEM_L3_DEFAULTFLASH)
+# The flashes AT_GRAPH_PREF_L3_HOME / AT_GRAPH_PRIVILEGED_L3_HOME may name.
+_FLASHES = FLASH_LOCATIONS
 # AT_GRAPH_WARM_CONSTRUCT's values (the guide's #defines), by value.
 _WARM_MODES = {WARM_DISABLED: "WARM_DISABLED", WARM_L1: "WARM_L1", WARM_L2_DYN_L1: "WARM_L2_DYN_L1",
                WARM_ALL: "WARM_ALL"}

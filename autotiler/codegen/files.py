@@ -245,9 +245,9 @@ def generate(model) -> dict:
     if files.init_c:
         out[files.init_h] = env.get_template("init.h.j2").render(**ctx)
         out[files.init_c] = env.get_template("init.c.j2").render(**ctx)
-    for r, plan in graphs:
-        if r.flash:  # the constants' flash image, opened by <G>_Construct
-            out[r.flash.file] = plan.flash.data
+    for r, plan in graphs:   # the constants' flash images, opened by <G>_Construct
+        for dev, (_, image) in zip(r.flashes, plan.flashes):
+            out[dev.file] = image.data
     data = manifest(model, l1_size, l2_size, graphs=graphs)
     # the node variants' tilings, beside the user kernels' (the graph plan lists them by node)
     data["tilings"].update({v.name: tiling_json(t) for v, t, _ in variants})

@@ -38,7 +38,7 @@ from ..constants import (
 )
 from ..errors import ModelError
 from ..graph.lower import GraphPlan, bound_argument, plan_graph
-from ..model.devices import L3_DEVICES, l3_device
+from ..model.devices import FLASH_DEVICES, L3_DEVICES, l3_device
 from ..model.graph import GraphDecl, NodeArgForm
 from ..model.ir import ImmBinding
 from .graph_debug import GraphExtras, RunnerDebug, check_dump_node
@@ -57,13 +57,6 @@ class FlashDevice:
     file: str          # the flash image, written next to the generated C
 
 
-FLASH_DEVICES = {
-    M.AT_MEM_L3_HFLASH: ("HYPERFLASH_FS", "HyperFlash"),
-    M.AT_MEM_L3_QSPIFLASH: ("QSPIFLASH_FS", "QspiFlash"),
-    M.AT_MEM_L3_OSPIFLASH: ("OSPIFLASH_FS", "OspiFlash"),
-    M.AT_MEM_L3_MRAMFLASH: ("EMRAMFLASH_FS", "EmramFlash"),
-    M.AT_MEM_L3_DEFAULTFLASH: ("DEFAULTFLASH_FS", "DefaultFlash"),
-}
 L3_RAMS = (M.AT_MEM_L3_HRAM, M.AT_MEM_L3_QSPIRAM, M.AT_MEM_L3_OSPIRAM, M.AT_MEM_L3_DEFAULTRAM)
 # The original's AT_MEM_TYPE, in order (G_Memory's argument).
 MEMORY_KINDS = ("AT_L1_MEM", "AT_L2_MEM", "AT_L2_DYN_MEM", "AT_L3_MEM", "AT_L3_DYN_MEM")
@@ -85,6 +78,7 @@ class RenderGraph:
     warm: int = WARM_DISABLED     # AT_GRAPH_WARM_CONSTRUCT
     l3: Optional[str] = None      # the L3 RAM area (spilled activations), None if the graph has none
     ram: Optional[tuple] = None   # (family, symbol) of the L3 RAM device the constructor opens
+    flashes: list = field(default_factory=list)   # every FlashDevice of the constants (``flash``: the main one)
     construct_params: list = field(default_factory=list)   # empty: (void)
     destruct_params: list = field(default_factory=list)
     construct_doc: str = ("Opens the constants' flash image (error 1), allocates L2 (error 3) and L1 (error 4), "
@@ -113,7 +107,7 @@ def _check_options(graph: GraphDecl) -> None:
               "pref_l3_home", "warm_construct", "monitor_cycles", "monitor_cvar_name", "produce_node_names",
               "node_cvar_name", "produce_operinfos", "operinfos_cvar_name", "dump_tensor", "dump_one_node",
               "dump_tensor_to_file", "dump_graph_outputs", "checksum", "size_opt", "runner_re_entrant",
-              "disable_const_l2_promotion")
+              "disable_const_l2_promotion", "privileged_l3_home")
     defaults = type(o)()
     for name in o.__dataclass_fields__:
         if name not in acting and getattr(o, name) != getattr(defaults, name):
@@ -156,21 +150,36 @@ def check_supported(model, graph: GraphDecl) -> None:
 # Names
 
 
-def flash_device(model, graph: GraphDecl) -> Optional[FlashDevice]:
-    """The flash holding the graph's constants (their home, else AT_GRAPH_PREF_L3_HOME), with
-    the image's file name (SetMemoryDeviceInfos' ConstFileName, else ``<G>_L3_Flash_Const.dat``)."""
+def flash_devices(model, graph: GraphDecl, plan: GraphPlan) -> list:
+    """The flashes holding the graph's constants, in the plan's order (the main one first), each
+    with its image's file name: SetMemoryDeviceInfos' ConstFileName for that device, else
+    ``<G>_L3_Flash_Const.dat`` (the main flash) or ``<G>_L3_<Device>_Const.dat``."""
     if not graph.constants:
-        return None
-    homes = {c.home if c.home in FLASH_DEVICES else graph.options.pref_l3_home for c in graph.constants}
-    if len(homes) > 1:
-        _refuse(graph, "constants in two flashes (" + ", ".join(sorted(h.name for h in homes)) + ")")
-    loc = homes.pop()
-    if loc not in FLASH_DEVICES:
-        _refuse(graph, f"constants homed in {loc.name}")
-    family, symbol = FLASH_DEVICES[loc]
-    info = model.memory_devices.get(loc)
-    given = info[2] if info and info[2] not in (0, "0", None, "") else None
-    return FlashDevice(family, symbol, loc, os.path.basename(given) if given else f"{graph.name}_L3_Flash_Const.dat")
+        return []
+    out = []
+    for k, (loc, _) in enumerate(plan.flashes):
+        family, symbol = FLASH_DEVICES[loc]
+        info = model.memory_devices.get(loc)
+        given = info[2] if info and info[2] not in (0, "0", None, "") else None
+        default = f"{graph.name}_L3_Flash_Const.dat" if k == 0 else f"{graph.name}_L3_{symbol}_Const.dat"
+        out.append(FlashDevice(family, symbol, loc, os.path.basename(given) if given else default))
+    return out
+
+
+def _device(devs: list, sp) -> FlashDevice:
+    return next(d for d in devs if d.location == sp.flash_loc)
+
+
+def _fc_event(devs: list, dev: FlashDevice) -> str:
+    """The constructor's event of a flash (the guide's ``UchanHF1`` for the main one)."""
+    return "UchanHF1" if dev == devs[0] else f"Uchan{dev.symbol}"
+
+
+def _fc_events(devs: list, plan: GraphPlan) -> list:
+    """Declarations of the constructor's events of the flashes promoted constants come from."""
+    used = {s.flash_loc for s in plan.symbols if s.area == "static"}
+    return [f"AT_{d.family}_FC_EVENT _{_fc_event(devs, d)}, *{_fc_event(devs, d)} = &_{_fc_event(devs, d)};"
+            for d in devs if d.location in used]
 
 
 def _addr(plan: GraphPlan, names: dict, graph: GraphDecl, symbol: str, typed: bool = True) -> str:
@@ -186,6 +195,10 @@ def _addr(plan: GraphPlan, names: dict, graph: GraphDecl, symbol: str, typed: bo
 
 def _stacked_parent(graph: GraphDecl, child: str):
     return graph.symbol(next(st.out for st in graph.stacked if child in st.inputs))
+
+
+def _flash_name(devs: list, sp) -> str:
+    return "flash" if len(devs) < 2 else _device(devs, sp).symbol
 
 
 def _fetch_point(start: int) -> str:
@@ -210,15 +223,22 @@ def _flash_copy(dev: FlashDevice, side: str, sp, area: str, where: str, event: s
             f"((AT_{f}_INT_ADDR_TYPE) {area} + {sp.offset}), {sp.size}, 0, {event});"]
 
 
-def _open_flash(plan: GraphPlan, dev: FlashDevice, event: bool) -> list:
-    f = dev.family
-    lines = [f"AT_{f}_CONF_T {dev.symbol}Conf;", "int Error;"]
-    if event:
-        lines.append(f"AT_{f}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;")
-    return lines + ["", f"/* Open the flash image of the constants ({plan.flash.total} bytes) */",
-                    f"AT_{f}_CONF_INIT(&{dev.symbol}Conf, {int(dev.location)} /* {dev.location.name} */, 0);",
-                    f"AT_{f}_OPEN(&{dev.symbol}, &{dev.symbol}Conf, \"{dev.file}\", &Error);",
-                    "if (Error) return 1;"]
+def _open_flash(plan: GraphPlan, devs: list, event: bool) -> list:
+    """Open every flash of the constants (error 1); ``event``: declare the promotion's events."""
+    if not devs:
+        return []
+    lines = [f"AT_{d.family}_CONF_T {d.symbol}Conf;" for d in devs] + ["int Error;"]
+    lines += _fc_events(devs, plan) if event else []
+    images = dict(plan.flashes)
+    for d in devs:
+        f = d.family
+        lines += ["", f"/* Open the flash image of the constants in {d.location.name} ({images[d.location].total} "
+                  "bytes) */" if len(devs) > 1 else f"/* Open the flash image of the constants "
+                  f"({images[d.location].total} bytes) */",
+                  f"AT_{f}_CONF_INIT(&{d.symbol}Conf, {int(d.location)} /* {d.location.name} */, 0);",
+                  f"AT_{f}_OPEN(&{d.symbol}, &{d.symbol}Conf, \"{d.file}\", &Error);",
+                  "if (Error) return 1;"]
+    return lines
 
 
 def _alloc(area: tuple) -> list:
@@ -227,11 +247,12 @@ def _alloc(area: tuple) -> list:
             f"if ({sym} == 0) return {code};"]
 
 
-def _promote(plan: GraphPlan, names: dict, dev: Optional[FlashDevice]) -> list:
+def _promote(plan: GraphPlan, names: dict, devs: list) -> list:
     lines = []
     for s in sorted((s for s in plan.symbols if s.area == "static"), key=lambda s: s.offset):
-        lines += _flash_copy(dev, "FC", s, names["l2"], "L2", "UchanHF1", f"Moving {s.name}")
-        lines.append(f"AT_{dev.family}_FC_WAIT(&{dev.symbol}, UchanHF1);")
+        dev = _device(devs, s)
+        lines += _flash_copy(dev, "FC", s, names["l2"], "L2", _fc_event(devs, dev), f"Moving {s.name}")
+        lines.append(f"AT_{dev.family}_FC_WAIT(&{dev.symbol}, {_fc_event(devs, dev)});")
     return lines
 
 
@@ -250,20 +271,17 @@ WARM_ALL_CONSTRUCT = ("DoL1Alloc", "DoL2Alloc", "DoL2DynAlloc", "DoL3Init", "DoL
 WARM_ALL_DESTRUCT = ("DoL1Dealloc", "DoL2Dealloc", "DoL2DynDealloc", "DoL3Dealloc", "DoL3DeInit")
 
 
-def _construct(plan: GraphPlan, names: dict, dev: Optional[FlashDevice], sizes: dict, warm: int = WARM_DISABLED) \
-        -> list:
-    promote = _promote(plan, names, dev)
+def _construct(plan: GraphPlan, names: dict, devs: list, sizes: dict, warm: int = WARM_DISABLED) -> list:
+    promote = _promote(plan, names, devs)
     areas = {a[0]: a for a in _areas(names, sizes)}
     l1, l2, dyn = (areas.get(names[k]) for k in ("l1", "l2", "l2_dyn"))
     if warm == WARM_ALL:
         body, used = [], set()
         ram = [f"AT_{names['ram'][0]}_CONF_T {names['ram'][1]}Conf;", "int ErrorL3;"] if sizes.get("L3") else []
-        for param, lines in (("DoL3Init", ram + (_open_flash(plan, dev, False) if dev else [])
-                              + _open_ram(names, sizes)),
+        for param, lines in (("DoL3Init", ram + _open_flash(plan, devs, False) + _open_ram(names, sizes)),
                              ("DoL2Alloc", _alloc(l2) if l2 else []), ("DoL2DynAlloc", _alloc(dyn) if dyn else []),
                              ("DoL1Alloc", _alloc(l1) if l1 else []), ("DoL3Alloc", _alloc_l3(names, sizes)),
-                             ("DoPromotion", ([f"AT_{dev.family}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;"]
-                                              + promote) if promote else [])):
+                             ("DoPromotion", (_fc_events(devs, plan) + promote) if promote else [])):
             if lines:
                 body += _block(param, lines)
                 used.add(param)
@@ -274,8 +292,7 @@ def _construct(plan: GraphPlan, names: dict, dev: Optional[FlashDevice], sizes: 
         if warm == WARM_L2_DYN_L1:
             warm_body += _block("Warm==2", _alloc(dyn) if dyn else [])
         lines += _block("Warm", warm_body + ["return 0;"])
-    if dev:
-        lines += _open_flash(plan, dev, bool(promote))
+    lines += _open_flash(plan, devs, bool(promote))
     lines += _open_l3(names, sizes)
     if warm == WARM_L1 and (l2 or dyn):
         # WARM_L1: one L2 allocation for the static and the dynamic areas, the dynamic one after
@@ -343,10 +360,10 @@ def _free(area: tuple) -> str:
     return f"AT_{level}_FREE(0, {sym}, {size});"
 
 
-def _destruct(names: dict, dev: Optional[FlashDevice], sizes: dict, warm: int = WARM_DISABLED) -> list:
+def _destruct(names: dict, devs: list, sizes: dict, warm: int = WARM_DISABLED) -> list:
     areas = {a[0]: a for a in _areas(names, sizes)}
     l1, l2, dyn = (areas.get(names[k]) for k in ("l1", "l2", "l2_dyn"))
-    close = [f"AT_{dev.family}_CLOSE(&{dev.symbol});"] if dev else []
+    close = [f"AT_{d.family}_CLOSE(&{d.symbol});" for d in reversed(devs)]
     if warm == WARM_ALL:
         body, used = [], set()
         for param, lines in (("DoL2Dealloc", [_free(l2)] if l2 else []), ("DoL2DynDealloc", [_free(dyn)] if dyn else []),
@@ -428,11 +445,12 @@ def _node(model, plan: GraphPlan, names: dict, graph: GraphDecl, index: int) -> 
     return lines
 
 
-def _runner(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optional[FlashDevice]) -> list:
+def _runner(model, plan: GraphPlan, names: dict, graph: GraphDecl, devs: list) -> list:
     fetched = sorted((s for s in plan.symbols if s.area == "flash"), key=lambda s: (s.first, s.name))
     event = {s.name: f"UchanHF{i}" for i, s in enumerate(fetched)}
+    dev = {s.name: _device(devs, s) for s in fetched}
     debug = RunnerDebug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym, typed=False))
-    lines = [f"AT_{dev.family}_CL_EVENT _{e}, *{e} = &_{e};" for e in event.values()] + debug.decls(bool(fetched))
+    lines = [f"AT_{dev[n].family}_CL_EVENT _{e}, *{e} = &_{e};" for n, e in event.items()] + debug.decls(bool(fetched))
     if lines:
         lines.append("")
     for i in range(-1, len(graph.nodes)):
@@ -447,12 +465,12 @@ def _runner(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optional
             for s in fetched:
                 if s.first == i:
                     waits += [f"/* Waiting completion of transfer of {s.name} */",
-                              f"AT_{dev.family}_CL_WAIT(&{dev.symbol}, {event[s.name]});"]
+                              f"AT_{dev[s.name].family}_CL_WAIT(&{dev[s.name].symbol}, {event[s.name]});"]
             lines += debug.waits(i, waits) + debug.before(i, bool(waits))
             lines += _node(model, plan, names, graph, i) + debug.after(i)
         for s in fetched:
             if s.prefetch_start == i:
-                lines += _flash_copy(dev, "CL", s, names["l2_dyn"], "dynamic L2", event[s.name],
+                lines += _flash_copy(dev[s.name], "CL", s, names["l2_dyn"], "dynamic L2", event[s.name],
                                      f"Prefetching {s.name} (first used by node {s.first})")
         if i >= 0:
             lines.append(f"AT_SIM_NODE_END({i});")
@@ -482,8 +500,8 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
     """The render model of a closed graph, and its plan (``plan``: one already made for it; the
     plan does not depend on ``l1_size``)."""
     check_supported(model, graph)
-    dev = flash_device(model, graph)
     plan = plan or plan_graph(model, graph, model.l2_budget)
+    devs = flash_devices(model, graph, plan)
     names = graph_names(model)
     sizes = {"L1": l1_size, "L2": plan.static_bytes, "L2_DYN": plan.dyn.peak, "L3": plan.l3_bytes, "L3_DYN": 0}
     warm = graph.options.warm_construct
@@ -492,27 +510,31 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
         params.append("void * _L1_Memory")
     comment = [f"Graph {graph.name}: {len(graph.nodes)} node(s); static L2 {plan.static_bytes} B "
                f"({sum(s.area == 'static' for s in plan.symbols)} promoted constant(s)), dynamic L2 {plan.dyn.peak} B "
-               f"(lower bound {plan.dyn.lower_bound} B), L1 {l1_size} B; flash image {plan.flash.total} B"
-               + (f" ({dev.file})" if dev else "")
+               f"(lower bound {plan.dyn.lower_bound} B), L1 {l1_size} B; "
+               + (f"flash image {plan.flash.total} B" + (f" ({devs[0].file})" if devs else "") if len(devs) < 2 else
+                  "flash images " + ", ".join(f"{d.file} {img.total} B" for d, (_, img) in zip(devs, plan.flashes)))
                + (f"; L3 RAM {plan.l3_bytes} B ({len(plan.variants)} node(s) staging L3 arguments, "
                   f"{plan.l3_traffic} B of L3 traffic per run)" if plan.l3 is not None else "") + "."]
     comment += [f"  {s.name:<10} {s.size:>6} B  {_where(s)}" + ("" if s.offset is None else f" @{s.offset}")
-                + ("" if s.flash_offset is None else f", flash @{s.flash_offset}")
+                + ("" if s.flash_offset is None else f", {_flash_name(devs, s)} @{s.flash_offset}")
                 + (f", fetched {_fetch_point(s.prefetch_start)}" if s.area == "flash" else "")
                 + f", nodes {s.first}..{s.last}" for s in plan.symbols]
     what = ("L1 Memory", "L2 Memory, permanent", "L2 Memory, dynamic", "L3 Memory, permanent", "L3 Memory, dynamic")
     memory = [(f"{kind}:".ljust(15), sizes[key], w)
               for kind, key, w in zip(MEMORY_KINDS, ("L1", "L2", "L2_DYN", "L3", "L3_DYN"), what)]
-    render = RenderGraph(graph.name, comment, names["l2"], names["l2_dyn"], dev, params,
-                         _construct(plan, names, dev, sizes, warm), _destruct(names, dev, sizes, warm),
-                         _runner(model, plan, names, graph, dev), memory, sizes, warm,
+    render = RenderGraph(graph.name, comment, names["l2"], names["l2_dyn"], devs[0] if devs else None, params,
+                         _construct(plan, names, devs, sizes, warm), _destruct(names, devs, sizes, warm),
+                         _runner(model, plan, names, graph, devs), memory, sizes, warm,
                          **_warm_render(warm, plan.l3 is not None),
                          l3=names["l3"] if plan.l3 is not None else None,
-                         ram=names["ram"] if plan.l3 is not None else None)
+                         ram=names["ram"] if plan.l3 is not None else None, flashes=devs)
     render.nodes = [n.name for n in graph.nodes]
     if reentrant(model, graph):
         check_reentrant(model, graph, plan, names)
-        render.reentrant = _reentrant(model, plan, names, graph, dev, sizes)
+        if len(devs) > 1:
+            _refuse(graph, "a reentrant runner (-R) with constants in two flashes (the descriptor has one Flash)",
+                    hint="drop -R, or AT_GRAPH_PRIVILEGED_L3_HOME / the second flash home")
+        render.reentrant = _reentrant(model, plan, names, graph, devs[0] if devs else None, sizes)
     render.extras = RunnerDebug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym, typed=False)).extras()
     if plan.l3 is not None and warm == WARM_DISABLED:
         render.construct_doc = ("Opens the constants' flash image (error 1), the L3 RAM and allocates its area "
@@ -627,7 +649,7 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
     if dev:
         f = dev.family
         body += [f"AT_{f}_CONF_T FlashConf;", "int Error;"]
-        promote = _promote(plan, {**names, "l2": l2}, replace(dev, symbol="(*Flash)"))
+        promote = _promote(plan, {**names, "l2": l2}, [replace(dev, symbol="(*Flash)")])
         if promote:
             body.append(f"AT_{f}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;")
         body += [f"AT_{f}_T *Flash;", "", f"if (Descr->Flash == 0) Descr->Flash = (void *) &{dev.symbol};",
@@ -815,8 +837,9 @@ def graph_json(render: RenderGraph, args: list) -> dict:
             "memory": f"{render.name}_Memory", "args": args, "sizes": dict(render.sizes), "warm": render.warm,
             "nodes": list(render.nodes), "reentrant": render.reentrant is not None,
             "flash": ({"family": render.flash.family, "symbol": render.flash.symbol, "file": render.flash.file}
-                      if render.flash else None)}
+                      if render.flash else None),
+            "flashes": [{"family": d.family, "symbol": d.symbol, "file": d.file} for d in render.flashes]}
 
 
-__all__ = ["FlashDevice", "FLASH_DEVICES", "MEMORY_KINDS", "RenderGraph", "check_supported", "flash_device",
+__all__ = ["FlashDevice", "FLASH_DEVICES", "MEMORY_KINDS", "RenderGraph", "check_supported", "flash_devices",
            "graph_names", "render_graph", "graph_args_json", "graph_json"]

@@ -120,12 +120,15 @@ def flash_copy_cycles(size: int) -> float:
 
 def prefetch_schedule(consts_in_flash: Mapping[str, int], node_times: Sequence[float], first_use: Mapping[str, int],
                       l2_free_per_node: Sequence[int], last_use: Optional[Mapping[str, int]] = None,
-                      copy_cycles: Callable[[int], float] = flash_copy_cycles) -> tuple[Prefetch, ...]:
+                      copy_cycles: Callable[[int], float] = flash_copy_cycles,
+                      cycles_of: Optional[Mapping[str, float]] = None) -> tuple[Prefetch, ...]:
     """When each constant (name -> size) in flash starts its copy to L2; see the module doc.
 
     ``node_times[i]``: predicted cycles of node i. ``first_use``/``last_use``: node indices
     (``last_use`` defaults to the first use). ``l2_free_per_node[i]``: L2 bytes free at node i
     besides the graph's buffers (capacity minus the placed top, or minus live bytes).
+    ``cycles_of``: each constant's copy time (its flash's engine), else ``copy_cycles(size)``;
+    all copies share the micro-DMA channel, whichever flash they come from.
     """
     free = list(l2_free_per_node)
     ends = _node_ends(node_times)
@@ -134,12 +137,13 @@ def prefetch_schedule(consts_in_flash: Mapping[str, int], node_times: Sequence[f
     for name in sorted(consts_in_flash, key=lambda n: (first_use[n], n)):
         size, use = consts_in_flash[name], first_use[name]
         last = (last_use or {}).get(name, use)
-        start = _latest_start(ends, use, copy_cycles(size))
+        cycles = cycles_of[name] if cycles_of is not None else copy_cycles(size)
+        start = _latest_start(ends, use, cycles)
         start = min(max(start, _last_node_short_of(free, size, start + 1, last)), use - 1)
         for node in range(start + 1, last + 1):
             free[node] -= size
         begin = max(ends[start + 1], channel_free)   # ends[0] = 0: the run's start
-        channel_free = begin + copy_cycles(size)
+        channel_free = begin + cycles
         plans.append(Prefetch(name, size, start, use, last, max(0.0, channel_free - ends[use])))
     return tuple(plans)
 

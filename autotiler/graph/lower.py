@@ -30,9 +30,10 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from ..constants import ArgScope_T, Object_Type_T
+from ..constants import ArgScope_T, AT_MemLocation_T, Object_Type_T
 from ..errors import ModelError, TilingError
 from ..model.ctype import parse_ctype
+from ..model.devices import FLASH_LOCATIONS, flash_engine
 from ..model.graph import GraphDecl, NodeArgDecl, NodeArgForm, load_const
 from ..model.ir import CArg, CArgBinding, CArgForm, UserKernelDecl
 from ..model.validate import validate_user_kernel
@@ -92,6 +93,7 @@ class SymbolPlan:
     last: int
     flash_offset: Optional[int] = None
     prefetch_start: Optional[int] = None   # the node after which its copy starts (-1: before node 0)
+    flash_loc: Optional[AT_MemLocation_T] = None   # the flash holding a constant
 
 
 def _l3_traffic(variants) -> int:
@@ -124,7 +126,7 @@ class GraphPlan:
     dyn: Placement                 # the dynamic L2 area (with the nodes' staging slots, ``@node<i>``)
     static_bytes: int              # the static L2 area (promoted constants)
     l2_budget: int
-    flash: FlashImage
+    flashes: tuple                 # (flash location, FlashImage) of each flash holding constants, main one first
     prefetches: tuple = field(default=())
     l3: Optional[Placement] = None  # the L3 RAM area (spilled activations), None if none
     variants: tuple = field(default=())   # NodeVariant, by node
@@ -133,6 +135,16 @@ class GraphPlan:
 
     def symbol(self, name: str) -> SymbolPlan:
         return next(s for s in self.symbols if s.name == name)
+
+    @property
+    def flash(self) -> FlashImage:
+        """The main flash's image (the only one unless AT_GRAPH_PRIVILEGED_L3_HOME or constants
+        homed in two flashes)."""
+        return self.flashes[0][1]
+
+    @property
+    def flash_bytes(self) -> int:
+        return sum(image.total for _, image in self.flashes)
 
     def variant(self, node: int) -> Optional[NodeVariant]:
         return next((v for v in self.variants if v.node == node), None)
@@ -226,16 +238,17 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
     merged = merge_aliases(parts, aliases, stacks)
     consts = {c.name: sizes.get(c.name, c.const.nbytes) for c in graph.constants if c.name in live}
     uses = {n: sum(n in node.reads for node in graph.nodes) for n in consts}
-    image = pack_constants([(n, load_const(graph.symbol(n).const, consts[n] // graph.symbol(n).const.item_size),
-                             ALIGN) for n in sorted(consts, key=lambda n: (-consts[n], n))])
+    homes = flash_homes(model, graph, consts, uses)
+    flashes = _pack(graph, consts, homes)
     activations = plan_static(merged.buffers, level="L2", node_names=[n.name for n in graph.nodes])
     times = _node_times(model, graph)
     budget = graph.options.l2_static_memory_budget or l2
+    cycles = {n: flash_engine(model.platform, homes[n]).transfer_cycles(consts[n]) for n in consts}
 
     def layout(promoted: list, algorithms=ALGORITHMS) -> tuple:
         static = sum(round_up(consts[n], ALIGN) for n in promoted)
         in_flash = {n: consts[n] for n in consts if n not in promoted}
-        prefetches = _prefetches(graph, in_flash, live, times, activations, l2 - static)
+        prefetches = _prefetches(graph, in_flash, live, times, activations, l2 - static, cycles)
         buffers = merged.buffers + tuple(p.buffer(ALIGN) for p in prefetches)
         return static, plan_static(buffers, level="L2", node_names=[n.name for n in graph.nodes],
                                    algorithms=algorithms), prefetches
@@ -245,16 +258,16 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
     static, dyn, prefetches = layout(promoted)
     if static + dyn.peak <= l2:
         return GraphPlan(graph.name, tuple(n.name for n in graph.nodes),
-                         _symbols(graph, sizes, live, merged, dyn, promoted, image, prefetches),
-                         dyn, static, l2, image, prefetches)
+                         _symbols(graph, sizes, live, merged, dyn, promoted, flashes, homes, prefetches),
+                         dyn, static, l2, flashes, prefetches)
     # L2 overflows with no constant promoted: the largest activations go to L3 RAM
     spill = _plan_spill(model, graph, l2 - static, merged, prefetches) if model.l3_size > 0 else None
     if spill is None:
         _too_big(graph, l2, static, dyn, no_l3=model.l3_size == 0)
     levels, variants = spill
     return GraphPlan(graph.name, tuple(n.name for n in graph.nodes),
-                     _symbols(graph, sizes, live, merged, levels.l2, promoted, image, prefetches, levels),
-                     levels.l2, static, l2, image, prefetches, levels.l3, variants, _l3_traffic(variants), levels)
+                     _symbols(graph, sizes, live, merged, levels.l2, promoted, flashes, homes, prefetches, levels),
+                     levels.l2, static, l2, flashes, prefetches, levels.l3, variants, _l3_traffic(variants), levels)
 
 
 def _check_stacks(graph: GraphDecl, sizes: dict) -> None:
@@ -406,7 +419,7 @@ def _promote(consts: dict, uses: dict, budget: int, l2: int, layout) -> list:
 
 
 def _prefetches(graph, in_flash: dict, live: dict, times: list, activations: Placement,
-                free_l2: int) -> tuple[Prefetch, ...]:
+                free_l2: int, cycles: dict) -> tuple[Prefetch, ...]:
     if not in_flash:
         return ()
     tops = [0] * len(graph.nodes)
@@ -414,7 +427,46 @@ def _prefetches(graph, in_flash: dict, live: dict, times: list, activations: Pla
         for i in range(b.first, b.last + 1):
             tops[i] = max(tops[i], activations.offsets[b.name] + b.footprint)
     return prefetch_schedule(in_flash, times, {n: live[n][0] for n in in_flash}, [free_l2 - t for t in tops],
-                             {n: live[n][1] for n in in_flash})
+                             {n: live[n][1] for n in in_flash}, cycles_of=cycles)
+
+
+def flash_homes(model, graph: GraphDecl, consts: dict, uses: dict) -> dict:
+    """name -> the flash holding each constant: its TCArgInfo home when that is a flash, else
+    AT_GRAPH_PREF_L3_HOME; with AT_GRAPH_PRIVILEGED_L3_HOME, the privileged flash (smaller,
+    faster) is filled first, within its SetMemoryDeviceInfos size: most reads per run first (a
+    constant left in flash is copied at each use), then the smaller (more of them fit)."""
+    o = graph.options
+    homes = {n: (graph.symbol(n).home if graph.symbol(n).home in FLASH_LOCATIONS else o.pref_l3_home)
+             for n in consts}
+    privileged = o.privileged_l3_home
+    if privileged == AT_MemLocation_T.AT_MEM_UNDEF or not consts:
+        return homes
+    info = model.memory_devices.get(privileged)
+    if info is None:
+        raise ModelError(f"graph '{graph.name}': AT_GRAPH_PRIVILEGED_L3_HOME names {privileged.name}, which "
+                         "SetMemoryDeviceInfos does not declare (its size is what the privileged flash holds)",
+                         where=graph.close_where, hint=f"declare {privileged.name} with its size in SetMemoryDeviceInfos")
+    room = info[0]
+    for n in sorted(consts, key=lambda n: (-uses[n], consts[n], n)):
+        size = round_up(consts[n], ALIGN)
+        if size <= room:
+            homes[n] = privileged
+            room -= size
+    return homes
+
+
+def _pack(graph: GraphDecl, consts: dict, homes: dict) -> tuple:
+    """((location, FlashImage), ...): each flash's constants, largest first; the main flash
+    (AT_GRAPH_PREF_L3_HOME's, else the one holding most bytes) first."""
+    locs = sorted(set(homes.values()), key=lambda loc: (loc != graph.options.pref_l3_home,
+                                                        -sum(consts[n] for n in homes if homes[n] == loc), loc))
+    out = []
+    for loc in locs or [graph.options.pref_l3_home]:
+        names = sorted((n for n in consts if homes[n] == loc), key=lambda n: (-consts[n], n))
+        out.append((loc, pack_constants([(n, load_const(graph.symbol(n).const,
+                                                        consts[n] // graph.symbol(n).const.item_size), ALIGN)
+                                         for n in names])))
+    return tuple(out)
 
 
 def _too_big(graph, l2: int, static: int, dyn: Placement, no_l3: bool = False) -> None:
@@ -431,9 +483,10 @@ def _too_big(graph, l2: int, static: int, dyn: Placement, no_l3: bool = False) -
                     hint="give the graph more L2 (SetMemoryDeviceInfos AT_MEM_L2, --L2) or smaller layers")
 
 
-def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, image: FlashImage, prefetches,
+def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, flashes: tuple, homes: dict, prefetches,
              levels: Optional[LevelPlan] = None) -> tuple:
     pre = {p.name: p for p in prefetches}
+    image = {n: img for loc, img in flashes for n in img.offsets}
     static_offsets, off = {}, 0
     for n in promoted:
         static_offsets[n] = off
@@ -448,11 +501,11 @@ def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, image: FlashI
             out.append(SymbolPlan(sym.name, size, "arg", None, first, last))
         elif sym.const is not None and sym.name in static_offsets:
             out.append(SymbolPlan(sym.name, size, "static", static_offsets[sym.name], first, last,
-                                  image.offsets[sym.name]))
+                                  image[sym.name].offsets[sym.name], flash_loc=homes[sym.name]))
         elif sym.const is not None:
             p = pre[sym.name]
             out.append(SymbolPlan(sym.name, size, "flash", dyn.offsets[sym.name], first, last,
-                                  image.offsets[sym.name], p.start))
+                                  image[sym.name].offsets[sym.name], p.start, homes[sym.name]))
         else:
             buf, inner = merged.where[sym.name]
             if levels is not None and buf in levels.spilled:
@@ -468,4 +521,5 @@ def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, image: FlashI
     return tuple(out)
 
 
-__all__ = ["bound_argument", "SymbolPlan", "NodeVariant", "GraphPlan", "symbol_sizes", "lifetimes", "plan_graph"]
+__all__ = ["bound_argument", "SymbolPlan", "NodeVariant", "GraphPlan", "symbol_sizes", "lifetimes", "plan_graph",
+           "flash_homes"]

@@ -41,7 +41,8 @@ def plan_json(plan: GraphPlan, static_budget: Optional[int] = None) -> dict:
         lo, hi = _held(s, n)
         symbols.append({"name": s.name, "area": s.area, "offset": s.offset, "size": s.size, "first": s.first,
                         "last": s.last, "l2_first": lo, "l2_last": hi, "flash_offset": s.flash_offset,
-                        "prefetch_start": s.prefetch_start, "prefetch_stall": stall.get(s.name)})
+                        "prefetch_start": s.prefetch_start, "prefetch_stall": stall.get(s.name),
+                        "flash": s.flash_loc.name if s.flash_loc is not None else None})
     return {
         "nodes": list(plan.nodes),
         "l2_budget": plan.l2_budget,
@@ -49,7 +50,8 @@ def plan_json(plan: GraphPlan, static_budget: Optional[int] = None) -> dict:
         "dynamic": {"bytes": dyn.peak, "lower_bound": dyn.lower_bound, "ratio": round(dyn.ratio, 4),
                     "algorithm": dyn.algorithm, "tried": {name: peak for name, peak in dyn.tried}},
         "total": plan.static_bytes + dyn.peak,
-        "flash": {"bytes": plan.flash.total,
+        "flash": {"bytes": plan.flash_bytes,
+                  "devices": {loc.name: image.total for loc, image in plan.flashes},
                   "promoted": [s.name for s in plan.symbols if s.area == "static"],
                   "prefetched": [s.name for s in plan.symbols if s.area == "flash"]},
         "symbols": symbols,

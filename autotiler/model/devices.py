@@ -27,8 +27,29 @@ L3_DEVICES = {
 AT_MEM_L3_DEFAULT_EXEC = AT_MemLocation_T.AT_MEM_L3_HRAM  # the original's default
 
 
+# The flashes graph constants live in (their file-system macro family, device symbol), as
+# generated code names them.
+FLASH_DEVICES = {
+    AT_MemLocation_T.AT_MEM_L3_HFLASH: ("HYPERFLASH_FS", "HyperFlash"),
+    AT_MemLocation_T.AT_MEM_L3_QSPIFLASH: ("QSPIFLASH_FS", "QspiFlash"),
+    AT_MemLocation_T.AT_MEM_L3_OSPIFLASH: ("OSPIFLASH_FS", "OspiFlash"),
+    AT_MemLocation_T.AT_MEM_L3_MRAMFLASH: ("EMRAMFLASH_FS", "EmramFlash"),
+    AT_MemLocation_T.AT_MEM_L3_DEFAULTFLASH: ("DEFAULTFLASH_FS", "DefaultFlash"),
+}
+FLASH_LOCATIONS = tuple(FLASH_DEVICES)
+
+
+def flash_engine(platform, loc: AT_MemLocation_T):
+    """The micro-DMA numbers of a copy from flash ``loc``: MRAM's (GAP9's on-chip flash) when the
+    platform has them, else the off-chip flash's (the simulator configures the same)."""
+    if loc == AT_MemLocation_T.AT_MEM_L3_MRAMFLASH and "mram" in platform.udma:
+        return platform.udma["mram"]
+    return platform.udma["flash"]
+
+
 def l3_device(model) -> L3Device:
     return L3_DEVICES[model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC, AT_MEM_L3_DEFAULT_EXEC)]
 
 
-__all__ = ["L3Device", "L3_DEVICES", "AT_MEM_L3_DEFAULT_EXEC", "l3_device"]
+__all__ = ["L3Device", "L3_DEVICES", "AT_MEM_L3_DEFAULT_EXEC", "l3_device", "FLASH_DEVICES", "FLASH_LOCATIONS",
+           "flash_engine"]
