@@ -167,3 +167,23 @@ def test_model_script_and_autotiler_command_end_to_end(tmp_path):
     report = sh("report", "gen", "--png", "plan.png")
     assert "lower bound" in report and "wrote plan.png" in report
     assert (tmp_path / "plan.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_const_exec_from_flash_on_the_convolutions(tmp_path):
+    """AT_GRAPH_CONST_EXEC_FROM_FLASH: every convolution's filters and biases are read from flash
+    by the node's kernel (3-space tiling, filters partially promoted in L1), none in L2."""
+    with Model() as m:
+        AT_SetGraphCtrl(AT_GRAPH_CONST_EXEC_FROM_FLASH, AT_OPT_ON)
+        MODEL.declare(l1=L1, l2=15800)
+        plan = plan_graph(m, m.graphs[GRAPH], 15800)
+        files = generate(m)
+    assert {s.name for s in plan.symbols if s.area == "flash_exec"} == CONSTS and plan.static_bytes == 0
+    write_files(files, str(tmp_path))
+    g = host_harness.build(tmp_path, sources=SOURCES, include_dirs=[HERE]).graph(GRAPH)
+    g.construct()
+    x = REF.make_input(np.random.default_rng(1))
+    got = np.full(REF.OUT_SHAPE, REF.SENTINEL, dtype=np.int16)
+    c = g.run(In=x, Out=got)
+    g.destruct()
+    np.testing.assert_array_equal(got, REF.graph_expected(x))
+    assert c["flash_to_l2"] == sum(v.tiling.traffic_l3_in for v in plan.variants) > 0

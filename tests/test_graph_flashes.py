@@ -6,6 +6,8 @@ MRAM engine costs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,8 @@ from autotiler import *
 from autotiler.codegen import generate, write_files
 from autotiler.errors import ModelError
 from autotiler.graph.lower import plan_graph
+from autotiler.model.devices import flash_device
+from autotiler.model.validate import validate_user_kernel
 from autotiler.platforms import get_platform
 
 from .conftest import ROOT
@@ -29,7 +33,7 @@ def const(name, path, home):
     return TCArgInfo(P32, name, ARG_SCOPE_GLOBAL, ARG_DIR_CONSTIN, home, AT_MEM_UNDEF, ConstInfo(path, 1, 1, 32, 0))
 
 
-def declare(tmp_path, l2: int, privileged=None, mram_size=B, homes=None, fetch=False) -> None:
+def declare(tmp_path, l2: int, privileged=None, mram_size=B, homes=None, fetch=False, exec_flash=False) -> None:
     """K1: T1 = In + W1; K2: T2 = T1 + W2; K3: T3 = T2 + W1 (W1 read twice); K4: Out = T3 + W3;
     ``fetch``: no constant promoted, each fetched from its flash at every use."""
     SetUsedFilesNames(0, 1, "MatAddBasicKernels.h")
@@ -40,6 +44,8 @@ def declare(tmp_path, l2: int, privileged=None, mram_size=B, homes=None, fetch=F
         AT_SetGraphCtrl(AT_GRAPH_PRIVILEGED_L3_HOME, AT_OPT_VAL(privileged))
     if fetch:
         AT_SetGraphCtrl(AT_GRAPH_DISABLE_CONST_L2_PROMOTION, AT_OPT_ON)
+    if exec_flash:
+        AT_SetGraphCtrl(AT_GRAPH_CONST_EXEC_FROM_FLASH, AT_OPT_ON)
     lib_add()
     for k in ("K1", "K2", "K3", "K4"):
         mat_add(k)
@@ -159,3 +165,50 @@ def test_reentrant_with_two_flashes_is_refused(tmp_path):
         with pytest.raises(ModelError, match=r"reentrant runner \(-R\) with constants in two flashes .* is not "
                                              "supported yet"):
             generate(m)
+
+
+# ----------------------------------------------------------------------------------------------
+# AT_GRAPH_CONST_EXEC_FROM_FLASH: the nodes' kernels read the constants from flash themselves
+
+
+def test_const_exec_from_flash_kernels_read_constants_from_flash(tmp_path):
+    plan, files, counters = generate_and_run(tmp_path, L2, privileged=AT_MEM_L3_MRAMFLASH, mram_size=B,
+                                             exec_flash=True)
+    assert {s.name: s.area for s in plan.symbols if s.name in W} == dict.fromkeys(W, "flash_exec")
+    assert plan.static_bytes == 0 and not plan.prefetches
+    assert [(v.node, v.name, v.flash) for v in plan.variants] == [
+        (0, "K1_L3_0", ("W1",)), (1, "K2_L3_1", ("W2",)), (2, "K3_L3_2", ("W1",)), (3, "K4_L3_3", ("W3",))]
+    c, h = files["GraphKernels.c"], files["GraphKernels.h"]
+    assert "extern AT_EMRAMFLASH_FS_T EmramFlash;" in h and "extern AT_HYPERFLASH_FS_T HyperFlash;" in h
+    assert "\nAT_EMRAMFLASH_FS_T EmramFlash;" in c and "static AT_HYPERFLASH_FS_T" not in c
+    k1 = c[c.index("void K1_L3_0("):c.index("void K2_L3_1(")]
+    assert "AT_EMRAMFLASH_FS_CL_COPY(&EmramFlash, " in k1 and "AT_EMRAMFLASH_FS_CL_WAIT(&EmramFlash, " in k1
+    k4 = c[c.index("void K4_L3_3("):]
+    assert "AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, " in k4
+    assert "((Word32 * __restrict__) ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 128)), /* In2: W3, constant read from flash" in c
+    assert "/* Moving " not in c and "/* Prefetching " not in c
+    # the kernels' reads are the flash traffic: W1 twice (by K1 and K3), W2, W3
+    assert counters["flash_to_l2"] == sum(v.tiling.traffic_l3_in for v in plan.variants) == 4 * B
+
+
+def test_const_exec_from_flash_refused_when_activations_spill(tmp_path):
+    with Model("gap9") as m:
+        AT_SetGraphCtrl(AT_GRAPH_CONST_EXEC_FROM_FLASH, AT_OPT_ON)
+        declare(tmp_path, B, fetch=False)
+        with pytest.raises(ModelError, match="AT_GRAPH_CONST_EXEC_FROM_FLASH in a graph whose activations do not "
+                                             "fit L2 .* is not supported yet"):
+            generate(m)
+
+
+def test_a_flash_argument_must_be_an_l3_homed_input():
+    with Model() as m:
+        lib_add()
+        mat_add("K1")
+        uk = m.kernels["K1"]
+        out_arg = next(a for a in uk.kerargs if a.name == "Out")
+        bad = replace(uk, kerargs=tuple(replace(a, obj_type=int(a.obj_type | O_L2DB),
+                                                l3_device=flash_device(AT_MEM_L3_HFLASH)) if a is out_arg else a
+                                        for a in uk.kerargs))
+        with pytest.raises(ModelError, match="is read from flash \\(HyperFlash\\), which only an L3-homed "
+                                             "\\(O_L2DB\\) pure input can be"):
+            validate_user_kernel(bad, m.libs)

@@ -253,7 +253,8 @@ _C = AT_GraphCtrl_T
 _GRAPH_ON_OFF = (_C.AT_GRAPH_MONITOR_CYCLES, _C.AT_GRAPH_PRODUCE_NODE_NAMES, _C.AT_GRAPH_PRODUCE_OPERINFOS,
                  _C.AT_GRAPH_REORDER_CONSTANT_IN, _C.AT_GRAPH_TRACE_EXEC, _C.AT_GRAPH_NOINLINE_NODE,
                  _C.AT_GRAPH_SIZE_OPT, _C.AT_GRAPH_CHECKSUM, _C.AT_GRAPH_DUMP_TENSOR_TO_FILE,
-                 _C.AT_GRAPH_DUMP_GRAPH_OUTPUTS, _C.AT_GRAPH_RUNNER_RE_ENTRANT, _C.AT_GRAPH_DISABLE_CONST_L2_PROMOTION)
+                 _C.AT_GRAPH_DUMP_GRAPH_OUTPUTS, _C.AT_GRAPH_RUNNER_RE_ENTRANT, _C.AT_GRAPH_DISABLE_CONST_L2_PROMOTION,
+                 _C.AT_GRAPH_CONST_EXEC_FROM_FLASH)
 _GRAPH_CVAR_NAMES = (_C.AT_GRAPH_MONITOR_CVAR_NAME, _C.AT_GRAPH_PRODUCE_NODE_CVAR_NAME,
                      _C.AT_GRAPH_PRODUCE_OPERINFOS_CVAR_NAME)
 _GRAPH_ACTING = (*_KERNEL_CTRL, *_GRAPH_ON_OFF, *_GRAPH_CVAR_NAMES, _C.AT_GRAPH_PREF_L3_EXEC, _C.AT_GRAPH_PREF_L3_HOME,
@@ -262,7 +263,6 @@ _GRAPH_ACTING = (*_KERNEL_CTRL, *_GRAPH_ON_OFF, *_GRAPH_CVAR_NAMES, _C.AT_GRAPH_
                  _C.AT_GRAPH_L2_STATIC_MEMORY_BUDGET)
 # What a refused option would do (the guide's words), for its message.
 _GRAPH_REFUSED = {
-    _C.AT_GRAPH_CONST_EXEC_FROM_FLASH: "constants executed from their flash home (no copy to L2)",
     _C.AT_GRAPH_ARG2STRUCT: "kernel C arguments promoted to a struct",
     _C.AT_GRAPH_GROUP_WEIGHTS: "const inputs of a user kernel grouped when they have identical structure",
     _C.AT_GRAPH_ASYNC_FORK: "synchronous forks replaced by asynchronous ones",

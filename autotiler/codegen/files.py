@@ -27,7 +27,7 @@ from ..errors import AutoTilerWarning, CodegenError, ModelError
 from ..errors import warn as warn_model
 from ..graph.summary import plan_json
 from ..model.ctype import VECTORS, parse_ctype
-from ..model.devices import AT_MEM_L3_DEFAULT_EXEC, L3_DEVICES, L3Device, l3_device
+from ..model.devices import AT_MEM_L3_DEFAULT_EXEC, L3_DEVICES, L3Device, flash_device, l3_device
 from ..model.ir import CArgBinding, CArgForm, ImmBinding
 from ..model.validate import carg_homes, group_homes, suggest
 from ..objectives import naming, reschedule
@@ -197,7 +197,8 @@ def render_variant(model, v, t: KernelTiling, graph: str) -> RenderKernel:
     names = naming(model)
     body = Printer(t.schedule, names.family, names.device).body()
     attributes = noinline(model)
-    comment = [f"Graph {graph}, node {v.node}: {v.kernel} with {', '.join(v.l3_cargs)} in L3 RAM (L2 staging "
+    where = "read from flash" if v.flash else "in L3 RAM"
+    comment = [f"Graph {graph}, node {v.node}: {v.kernel} with {', '.join(v.l3_cargs)} {where} (L2 staging "
                f"{v.staging} B at {t.schedule.naming.l2} + {v.offset})."] + kernel_comment(replace(t, l2_bytes=v.staging),
                                                                                  model.platform)
     return RenderKernel(v.name, [f"{c.ctype} {c.name}" for c in t.kernel.cargs], comment, body, attributes)
@@ -227,13 +228,17 @@ def generate(model) -> dict:
         l1_size = max(t.l1_bytes for _, t, _ in variants)
         graphs = [render_graph(model, g, l1_size, plan) for g, (_, plan) in zip(model.graphs.values(), graphs)]
     kernels += [render_variant(model, v, t, g) for v, t, g in variants]
-    graph_l3 = any(p.variants for _, p in graphs)
+    graph_l3 = any(p.l3 is not None for _, p in graphs)
+    # the flashes the nodes' kernel variants read constants from (AT_GRAPH_CONST_EXEC_FROM_FLASH)
+    exec_flash = list(dict.fromkeys(flash_device(s.flash_loc) for _, p in graphs for s in p.symbols
+                                    if s.area == "flash_exec"))
     ctx = {
         "version": __version__, "source": os.path.basename(_model_source(model)), "std_types": files.std_types,
         "lib_headers": list(files.lib_headers), "l1": sym.l1, "l1_size": l1_size, "l1_budget": model.l1_budget,
         # a graph's constructor allocates the L1 symbol: it is a pointer
         "dynamic": sym.dynamic or bool(graphs), "kernels": kernels, "l2": sym.l2, "l2_size": l2_size, "l2_budget": model.l2_budget,
-        "l3_devices": [l3_device(model)] if uses_l3(model) or graph_l3 else [], "groups": groups, "h_file": files.kernels_h,
+        "l3_devices": ([l3_device(model)] if uses_l3(model) or graph_l3 else []) + exec_flash, "groups": groups,
+        "h_file": files.kernels_h,
         "h_guard": _guard(files.kernels_h), "init_h": files.init_h, "init_guard": _guard(files.init_h or "x"),
         "symbols_in_init": files.init_c is not None, "graphs": [r for r, _ in graphs],
     }

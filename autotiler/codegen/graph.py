@@ -55,6 +55,7 @@ class FlashDevice:
     symbol: str        # the static AT_<family>_T the constructor opens
     location: M        # AT_MEM_L3_* given to CONF_INIT
     file: str          # the flash image, written next to the generated C
+    shared: bool = False   # read by kernel variants (CONST_EXEC_FROM_FLASH): global, declared in the header
 
 
 L3_RAMS = (M.AT_MEM_L3_HRAM, M.AT_MEM_L3_QSPIRAM, M.AT_MEM_L3_OSPIRAM, M.AT_MEM_L3_DEFAULTRAM)
@@ -107,7 +108,7 @@ def _check_options(graph: GraphDecl) -> None:
               "pref_l3_home", "warm_construct", "monitor_cycles", "monitor_cvar_name", "produce_node_names",
               "node_cvar_name", "produce_operinfos", "operinfos_cvar_name", "dump_tensor", "dump_one_node",
               "dump_tensor_to_file", "dump_graph_outputs", "checksum", "size_opt", "runner_re_entrant",
-              "disable_const_l2_promotion", "privileged_l3_home")
+              "disable_const_l2_promotion", "privileged_l3_home", "const_exec_from_flash")
     defaults = type(o)()
     for name in o.__dataclass_fields__:
         if name not in acting and getattr(o, name) != getattr(defaults, name):
@@ -157,12 +158,14 @@ def flash_devices(model, graph: GraphDecl, plan: GraphPlan) -> list:
     if not graph.constants:
         return []
     out = []
+    read_by_kernels = {s.flash_loc for s in plan.symbols if s.area == "flash_exec"}
     for k, (loc, _) in enumerate(plan.flashes):
         family, symbol = FLASH_DEVICES[loc]
         info = model.memory_devices.get(loc)
         given = info[2] if info and info[2] not in (0, "0", None, "") else None
         default = f"{graph.name}_L3_Flash_Const.dat" if k == 0 else f"{graph.name}_L3_{symbol}_Const.dat"
-        out.append(FlashDevice(family, symbol, loc, os.path.basename(given) if given else default))
+        out.append(FlashDevice(family, symbol, loc, os.path.basename(given) if given else default,
+                               loc in read_by_kernels))
     return out
 
 
@@ -188,6 +191,10 @@ def _addr(plan: GraphPlan, names: dict, graph: GraphDecl, symbol: str, typed: bo
     sp = plan.symbol(symbol)
     if sp.area == "arg":
         return symbol
+    if sp.area == "flash_exec":   # a flash address (an offset in its image), as the kernel's copies take it
+        f = FLASH_DEVICES[sp.flash_loc][0]
+        ext = f"(AT_{f}_EXT_ADDR_TYPE) {sp.flash_offset}"
+        return f"({graph.symbol(symbol).ctype}) ({ext})" if typed else f"({ext})"
     area = {"static": names["l2"], "l3": names["l3"]}.get(sp.area, names["l2_dyn"])
     sym = graph.symbol(symbol) or _stacked_parent(graph, symbol)
     return f"({sym.ctype}) ({area} + {sp.offset})" if typed else f"({area} + {sp.offset})"
@@ -207,7 +214,8 @@ def _fetch_point(start: int) -> str:
 
 def _where(sp) -> str:
     return {"arg": "argument", "dyn": "dynamic L2", "static": "promoted constant, static L2",
-            "flash": "constant fetched from flash, dynamic L2", "l3": "L3 RAM"}[sp.area]
+            "flash": "constant fetched from flash, dynamic L2", "l3": "L3 RAM",
+            "flash_exec": "constant read from flash by the kernel"}[sp.area]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -428,7 +436,8 @@ def _node(model, plan: GraphPlan, names: dict, graph: GraphDecl, index: int) -> 
         args.append(f"\t{value}{sep} /* {formal.name}: {what} */")
     variant = plan.variant(index)
     if variant is not None:
-        lines.append(f"/* {', '.join(variant.l3_cargs)} in L3 RAM: {variant.name}, staging {variant.staging} B at "
+        where = "read from flash" if variant.flash else "in L3 RAM"
+        lines.append(f"/* {', '.join(variant.l3_cargs)} {where}: {variant.name}, staging {variant.staging} B at "
                      f"{names['l2_dyn']} + {variant.offset} */")
     called = variant.name if variant is not None else node.name
     call = [f"{called}("] + args + [");"] if args else [f"{called}();"]
@@ -534,6 +543,9 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
         if len(devs) > 1:
             _refuse(graph, "a reentrant runner (-R) with constants in two flashes (the descriptor has one Flash)",
                     hint="drop -R, or AT_GRAPH_PRIVILEGED_L3_HOME / the second flash home")
+        if any(d.shared for d in devs):
+            _refuse(graph, "a reentrant runner (-R) whose kernels read constants from flash (the descriptor's Flash "
+                    "is not the kernels' device)", hint="drop -R or AT_GRAPH_CONST_EXEC_FROM_FLASH")
         render.reentrant = _reentrant(model, plan, names, graph, devs[0] if devs else None, sizes)
     render.extras = RunnerDebug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym, typed=False)).extras()
     if plan.l3 is not None and warm == WARM_DISABLED:

@@ -184,7 +184,9 @@ class RunnerDebug:
         one = self.o.dump_one_node
         if self.dump and (one is None or one == node.name):
             for b in node.args:
-                if b.form == NodeArgForm.PLAIN and self._dump_bits(b) & self.dump:
+                # a constant read from flash by the kernel (CONST_EXEC_FROM_FLASH) has no address to print
+                if b.form == NodeArgForm.PLAIN and self._dump_bits(b) & self.dump \
+                        and self.plan.symbol(b.symbol).area != "flash_exec":
                     lines.append(self._dump_call(node.name, b.symbol))
         if self.o.checksum:
             for b in node.args:

@@ -43,22 +43,23 @@ class Printer:
             else:
                 text = f"AT_L2_COPY(0, {ext}, {loc}, {size}, {d}, {self.event(c.event)});"
         else:
-            f = self.family
+            f, dev = (c.device.family, c.device.symbol) if c.device else (self.family, self.device)
             ext = f"(AT_{f}_EXT_ADDR_TYPE) ({self.address(c.ext)})"
             loc = f"(AT_{f}_INT_ADDR_TYPE) ({self.address(c.loc)})"
             d = f"AT_{f}_EXT2LOC" if c.direction == Direction.IN else f"AT_{f}_LOC2EXT"
             if c.length is not None:
-                text = (f"AT_{f}_CL_COPY2D(&{self.device}, {ext}, {loc}, {size}, {to_c(c.stride)}, {to_c(c.length)}, "
+                text = (f"AT_{f}_CL_COPY2D(&{dev}, {ext}, {loc}, {size}, {to_c(c.stride)}, {to_c(c.length)}, "
                         f"{d}, {self.event(c.event)});")
             else:
-                text = f"AT_{f}_CL_COPY(&{self.device}, {ext}, {loc}, {size}, {d}, {self.event(c.event)});"
+                text = f"AT_{f}_CL_COPY(&{dev}, {ext}, {loc}, {size}, {d}, {self.event(c.event)});"
         return _commented(text, c.comment)
 
     def wait(self, w: Wait) -> str:
         if w.engine == Engine.CLUSTER:
             text = f"AT_L2_WAIT(0, {self.event(w.event)});"
         else:
-            text = f"AT_{self.family}_CL_WAIT(&{self.device}, {self.event(w.event)});"
+            f, dev = (w.device.family, w.device.symbol) if w.device else (self.family, self.device)
+            text = f"AT_{f}_CL_WAIT(&{dev}, {self.event(w.event)});"
         return _commented(text, w.comment)
 
     def compute(self, c: Compute) -> list:

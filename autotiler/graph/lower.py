@@ -15,6 +15,9 @@ planned: which symbol lives where, from which node to which.
   occupy it until their last use. Promotion is greedy (:func:`_promote`): the constant saving the
   most flash traffic whose promotion still lets both areas fit L2 together, until none does.
   ``AT_GRAPH_DISABLE_CONST_L2_PROMOTION`` promotes none: every constant is fetched at each run.
+  With ``AT_GRAPH_CONST_EXEC_FROM_FLASH`` the constants passed whole to user-kernel inputs are
+  neither: each node reading one calls a kernel variant reading it from its flash
+  (:func:`_flash_exec_variants`), its staging a slot ``@node<i>`` of the dynamic area.
 * Activations that do not fit L2 (with every constant left in flash) move to L3 RAM
   (:func:`_plan_spill`): :func:`~autotiler.graph.spill.plan_levels` chooses the locals that live
   in the graph's L3 area (``<G>_L3_Memory``), and every node touching one calls a *variant* of its
@@ -33,14 +36,24 @@ from typing import Optional
 from ..constants import ArgScope_T, AT_MemLocation_T, Object_Type_T
 from ..errors import ModelError, TilingError
 from ..model.ctype import parse_ctype
-from ..model.devices import FLASH_LOCATIONS, flash_engine
+from ..model.devices import FLASH_LOCATIONS, flash_device, flash_engine
 from ..model.graph import GraphDecl, NodeArgDecl, NodeArgForm, load_const
 from ..model.ir import CArg, CArgBinding, CArgForm, UserKernelDecl
 from ..model.validate import validate_user_kernel
 from ..objectives import solve, solve_options
 from ..tiler.geometry import kernel_geometry
 from .flash import FlashImage, Prefetch, pack_constants, prefetch_schedule
-from .plan import ALGORITHMS, GREEDY_ORDERS, Placement, PlanError, lower_bound, merge_aliases, plan_static, round_up
+from .plan import (
+    ALGORITHMS,
+    GREEDY_ORDERS,
+    Buffer,
+    Placement,
+    PlanError,
+    lower_bound,
+    merge_aliases,
+    plan_static,
+    round_up,
+)
 from .spill import LevelPlan, plan_levels
 
 S = ArgScope_T
@@ -116,6 +129,7 @@ class NodeVariant:
     tiling: object
     staging: int
     offset: int = 0
+    flash: tuple = ()      # the constants it reads from flash (AT_GRAPH_CONST_EXEC_FROM_FLASH)
 
 
 @dataclass(frozen=True)
@@ -236,10 +250,15 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
     _check_stacks(graph, sizes)
     parts, aliases, stacks = _dyn_parts(graph, sizes, live)
     merged = merge_aliases(parts, aliases, stacks)
-    consts = {c.name: sizes.get(c.name, c.const.nbytes) for c in graph.constants if c.name in live}
-    uses = {n: sum(n in node.reads for node in graph.nodes) for n in consts}
-    homes = flash_homes(model, graph, consts, uses)
-    flashes = _pack(graph, consts, homes)
+    every = {c.name: sizes.get(c.name, c.const.nbytes) for c in graph.constants if c.name in live}
+    uses = {n: sum(n in node.reads for node in graph.nodes) for n in every}
+    homes = flash_homes(model, graph, every, uses)
+    flashes = _pack(graph, every, homes)
+    # AT_GRAPH_CONST_EXEC_FROM_FLASH: the nodes' kernels read these from flash themselves
+    exec_vars = _flash_exec_variants(model, graph, every, homes)
+    consts = {n: b for n, b in every.items() if not any(n in v.flash for v in exec_vars)}
+    slots = tuple(Buffer(f"@node{v.node}", round_up(v.staging, ALIGN), v.node, v.node, ALIGN) for v in exec_vars)
+    merged = replace(merged, buffers=merged.buffers + slots)
     activations = plan_static(merged.buffers, level="L2", node_names=[n.name for n in graph.nodes])
     times = _node_times(model, graph)
     budget = graph.options.l2_static_memory_budget or l2
@@ -257,9 +276,16 @@ def plan_graph(model, graph: GraphDecl, l2_budget: Optional[int] = None) -> Grap
         _promote(consts, uses, budget, l2, lambda trial: layout(trial, QUICK))
     static, dyn, prefetches = layout(promoted)
     if static + dyn.peak <= l2:
+        exec_vars = tuple(replace(v, offset=dyn.offsets[f"@node{v.node}"]) for v in exec_vars)
         return GraphPlan(graph.name, tuple(n.name for n in graph.nodes),
-                         _symbols(graph, sizes, live, merged, dyn, promoted, flashes, homes, prefetches),
-                         dyn, static, l2, flashes, prefetches)
+                         _symbols(graph, sizes, live, merged, dyn, promoted, flashes, homes, prefetches,
+                                  exec_flash={n for v in exec_vars for n in v.flash}),
+                         dyn, static, l2, flashes, prefetches, variants=exec_vars)
+    if exec_vars:
+        raise ModelError(f"graph '{graph.name}': AT_GRAPH_CONST_EXEC_FROM_FLASH in a graph whose activations do not "
+                         f"fit L2 ({static + dyn.peak} bytes needed, L2 holds {l2}) is not supported yet (the nodes "
+                         "would read constants from flash and activations from L3 RAM)", where=graph.close_where,
+                         hint="give the graph more L2, or drop AT_GRAPH_CONST_EXEC_FROM_FLASH")
     # L2 overflows with no constant promoted: the largest activations go to L3 RAM
     spill = _plan_spill(model, graph, l2 - static, merged, prefetches) if model.l3_size > 0 else None
     if spill is None:
@@ -316,29 +342,82 @@ def _spillable(model, graph: GraphDecl, merged) -> dict:
 
 
 class _Variants:
-    """Node kernels tiled again with some C arguments in L3 (cached by node and arguments)."""
+    """Node kernels tiled again with some C arguments in L3 (cached by node and arguments);
+    ``devices``: C argument -> the L3 device it is read from (default: the model's L3 RAM)."""
 
     def __init__(self, model, graph: GraphDecl):
         self.model, self.graph, self.cache = model, graph, {}
 
-    def get(self, node: int, cargs: tuple):
+    def get(self, node: int, cargs: tuple, devices: Optional[dict] = None):
         """The tiling, or None when no tiling of the kernel fits with those arguments in L3."""
-        key = (node, tuple(sorted(cargs)))
+        devices = devices or {}
+        key = (node, tuple(sorted(cargs)), tuple(sorted(devices.items(), key=lambda kv: kv[0])))
         if key not in self.cache:
-            self.cache[key] = self._solve(node, key[1])
+            self.cache[key] = self._solve(node, key[1], devices)
         return self.cache[key]
 
-    def _solve(self, node: int, cargs: tuple):
+    def _solve(self, node: int, cargs: tuple, devices: dict):
         uk = self.model.kernels[self.graph.nodes[node].name]
         name = f"{uk.name}_L3_{node}"
         new = replace(uk, name=name, kerargs=tuple(
-            replace(a, obj_type=int(a.obj_type | Object_Type_T.O_L2DB)) if a.carg_name in cargs else a
-            for a in uk.kerargs))
+            replace(a, obj_type=int(a.obj_type | Object_Type_T.O_L2DB), l3_device=devices.get(a.carg_name))
+            if a.carg_name in cargs else a for a in uk.kerargs))
         try:
             validate_user_kernel(new, self.model.libs)
             return solve(new, solve_options(self.model, new))
         except (ModelError, TilingError):
             return None
+
+
+def _whole_input_bindings(model, graph: GraphDecl, names: set) -> dict:
+    """{symbol: {node: (C argument, ...)}} for the symbols of ``names`` every binding of which
+    passes the whole symbol (GNodeArg) to a user kernel's C argument bound to input kernel
+    arguments only, never to a group, an operator form, an alias or a prolog/epilog call."""
+    out: dict = {}
+    bad: set = set()
+    for i, node in enumerate(graph.nodes):
+        for c in node.calls:
+            bad |= {a.symbol for a in c.args if isinstance(a, NodeArgDecl)}
+        kernel = model.kernels.get(node.name)
+        for b, formal in zip(node.args, (kernel or model.groups.get(node.name)).cargs):
+            if b.symbol not in names:
+                continue
+            ka = [a for a in kernel.kerargs if a.carg_name == formal.name] if kernel else []
+            if kernel is None or b.form != NodeArgForm.PLAIN or b.alias or not ka \
+                    or not all(a.is_in and not a.is_out for a in ka):
+                bad.add(b.symbol)
+                continue
+            out.setdefault(b.symbol, {}).setdefault(i, set()).add(formal.name)
+    return {n: {i: tuple(sorted(c)) for i, c in nodes.items()} for n, nodes in out.items() if n not in bad}
+
+
+def _flash_exec_variants(model, graph: GraphDecl, consts: dict, homes: dict) -> tuple:
+    """AT_GRAPH_CONST_EXEC_FROM_FLASH: a variant per node reading constants straight from their
+    flash (through its own L2 staging, like an L3-homed argument), for the constants only ever
+    passed whole to user kernels' inputs (the others are promoted or prefetched as without the
+    option). A node whose kernel cannot be tiled so keeps its constants in L2."""
+    if not graph.options.const_exec_from_flash or not consts:
+        return ()
+    bound = _whole_input_bindings(model, graph, set(consts))
+    variants = _Variants(model, graph)
+    per_node: dict = {}
+    for name, nodes in bound.items():
+        for i, cargs in nodes.items():
+            per_node.setdefault(i, {}).update({c: name for c in cargs})
+    out = []
+    for i, carg_const in sorted(per_node.items()):
+        devices = {c: flash_device(homes[n]) for c, n in carg_const.items()}
+        t = variants.get(i, tuple(carg_const), devices)
+        if t is None:
+            continue
+        out.append(NodeVariant(i, graph.nodes[i].name, t.name, tuple(sorted(carg_const)), t, t.l2_bytes,
+                               flash=tuple(sorted(set(carg_const.values())))))
+    # a constant read from flash by some of its nodes but not all would need both forms: keep it in L2
+    kept = {n for v in out for n in v.flash}
+    dropped = {n for n in kept if any(i not in {v.node for v in out if n in v.flash} for i in bound[n])}
+    if dropped:
+        return _flash_exec_variants(model, graph, {n: b for n, b in consts.items() if n not in dropped}, homes)
+    return tuple(out)
 
 
 def _plan_spill(model, graph: GraphDecl, l2: int, merged, prefetches) -> Optional[tuple]:
@@ -484,7 +563,7 @@ def _too_big(graph, l2: int, static: int, dyn: Placement, no_l3: bool = False) -
 
 
 def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, flashes: tuple, homes: dict, prefetches,
-             levels: Optional[LevelPlan] = None) -> tuple:
+             levels: Optional[LevelPlan] = None, exec_flash: frozenset = frozenset()) -> tuple:
     pre = {p.name: p for p in prefetches}
     image = {n: img for loc, img in flashes for n in img.offsets}
     static_offsets, off = {}, 0
@@ -501,6 +580,9 @@ def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, flashes: tupl
             out.append(SymbolPlan(sym.name, size, "arg", None, first, last))
         elif sym.const is not None and sym.name in static_offsets:
             out.append(SymbolPlan(sym.name, size, "static", static_offsets[sym.name], first, last,
+                                  image[sym.name].offsets[sym.name], flash_loc=homes[sym.name]))
+        elif sym.const is not None and sym.name in exec_flash:
+            out.append(SymbolPlan(sym.name, size, "flash_exec", None, first, last,
                                   image[sym.name].offsets[sym.name], flash_loc=homes[sym.name]))
         elif sym.const is not None:
             p = pre[sym.name]

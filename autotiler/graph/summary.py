@@ -18,11 +18,12 @@ from typing import Optional
 
 from .lower import GraphPlan
 
-AREAS = {"arg": "argument", "dyn": "dynamic L2", "static": "static L2", "flash": "flash->L2", "l3": "L3 RAM"}
+AREAS = {"arg": "argument", "dyn": "dynamic L2", "static": "static L2", "flash": "flash->L2", "l3": "L3 RAM",
+         "flash_exec": "flash (read by the kernel)"}
 
 
 def _held(s, nodes: int) -> tuple:
-    if s.area in ("arg", "l3"):   # an activation in L3 holds only its nodes' staging slots in L2
+    if s.area in ("arg", "l3", "flash_exec"):   # in L3 or flash: only its nodes' staging slots in L2
         return None, None
     if s.area == "static":
         return 0, max(nodes - 1, 0)

@@ -11,10 +11,12 @@ from ..constants import AT_GraphCtrl_T, AT_MemLocation_T
 
 @dataclass(frozen=True)
 class L3Device:
-    """An external RAM as generated code names it: macro family and device symbol."""
+    """An external memory as generated code names it: macro family, device symbol, and the kind
+    of micro-DMA numbers its copies take (``platform.udma[kind]``: "ram", "flash", "mram")."""
 
     family: str     # AT_<family>_CL_COPY, ...
     symbol: str     # the AT_<family>_T the application opens
+    kind: str = "ram"
 
 
 # Where L3-homed (O_L2DB) user-kernel arguments execute from: AT_GRAPH_PREF_L3_EXEC.
@@ -47,9 +49,16 @@ def flash_engine(platform, loc: AT_MemLocation_T):
     return platform.udma["flash"]
 
 
+def flash_device(loc: AT_MemLocation_T) -> L3Device:
+    """A flash as an L3 device (its file-system family): where AT_GRAPH_CONST_EXEC_FROM_FLASH
+    arguments are read from."""
+    family, symbol = FLASH_DEVICES[loc]
+    return L3Device(family, symbol, "mram" if loc == AT_MemLocation_T.AT_MEM_L3_MRAMFLASH else "flash")
+
+
 def l3_device(model) -> L3Device:
     return L3_DEVICES[model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC, AT_MEM_L3_DEFAULT_EXEC)]
 
 
 __all__ = ["L3Device", "L3_DEVICES", "AT_MEM_L3_DEFAULT_EXEC", "l3_device", "FLASH_DEVICES", "FLASH_LOCATIONS",
-           "flash_engine"]
+           "flash_engine", "flash_device"]

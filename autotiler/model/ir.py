@@ -27,6 +27,7 @@ from ..constants import (
     Tile_Orientation_T,
     is_tiled_space,
 )
+from .devices import L3Device
 
 O = Object_Type_T
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -379,6 +380,10 @@ class KerArgDecl:
     next_plane_update: int = 0
     ctor: str = "KerArg"
     where: str = field(default="", compare=False)
+    # the external memory of an L3-homed (O_L2DB) argument: None is the model's L3 RAM
+    # (AT_GRAPH_PREF_L3_EXEC); a graph node's variant reads a constant from its flash
+    # (AT_GRAPH_CONST_EXEC_FROM_FLASH)
+    l3_device: Optional[L3Device] = None
 
     def has(self, flag) -> bool:
         return bool(self.obj_type & int(flag))

@@ -296,6 +296,9 @@ def _validate_flags(arg: KerArgDecl, kernel: Optional[str]) -> None:
         raise _err("O_L2DB homes an argument in L3, but this one is a pure L1 buffer (neither O_IN nor O_OUT): "
                    "it has no home outside L1", arg, kernel,
                    hint="drop O_L2DB, or make it an input/output (e.g. OBJ_IN_DB_L2DB)")
+    if arg.l3_device is not None and arg.l3_device.kind != "ram" and (t & O.O_OUT or not t & O.O_L2DB):
+        raise _err(f"is read from flash ({arg.l3_device.symbol}), which only an L3-homed (O_L2DB) pure input can be",
+                   arg, kernel, hint="flash is read-only: keep outputs in L2 or L3 RAM")
     if t & O.O_CONST and (t & O.O_OUT or not t & O.O_IN):
         raise _err("O_CONST marks a constant input, but this argument is not a pure input", arg, kernel,
                    hint="drop O_CONST or make the argument O_IN only")

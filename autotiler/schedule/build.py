@@ -425,7 +425,7 @@ class Builder:
         loc = Region(Level.L2, self.n.l2, self.stage_offset(a, direction, counter), size)
         stride = Const(self.shapes[a.name].stride * a.item) if length is not None else None
         return Copy(Engine.UDMA, direction, a.name, ext, loc, self._uevent(a, direction, counter), stride, length,
-                    comment)
+                    comment, a.decl.l3_device)
 
     def whole_ucopy(self, a: ArgTiling, direction: Direction) -> list:
         """An argument staged whole: all of it L3 -> L2 (before the loops) or back (after)."""
@@ -434,7 +434,7 @@ class Builder:
         loc = Region(Level.L2, self.n.l2, Const(a.stage_offset), size)
         what = "L3 -> L2" if direction == IN else "L2 -> L3"
         return [Copy(Engine.UDMA, direction, a.name, ext, loc, self._uevent(a, direction, ZERO),
-                     comment=f"{what}: all of '{a.name}' (its tiles are visited again)"),
+                     comment=f"{what}: all of '{a.name}' (its tiles are visited again)", device=a.decl.l3_device),
                 self.uwait(a, direction, ZERO)]
 
     @staticmethod
@@ -446,7 +446,7 @@ class Builder:
         return Wait(Engine.CLUSTER, self._event(a, direction), a.name, direction, comment)
 
     def uwait(self, a: ArgTiling, direction: Direction, counter: Expr, comment: str = "") -> Wait:
-        return Wait(Engine.UDMA, self._uevent(a, direction, counter), a.name, direction, comment)
+        return Wait(Engine.UDMA, self._uevent(a, direction, counter), a.name, direction, comment, a.decl.l3_device)
 
     def ahead_ix(self, a: ArgTiling, ix: Ix, steps: int, forward: bool = True) -> Ix:
         for _ in range(steps):
@@ -828,7 +828,8 @@ class Builder:
             if a.l3:
                 for direction, moves in ((IN, a.reads), (OUT, a.writes)):
                     if moves:
-                        events.append((f"AT_{self.n.family}_CL_EVENT",
+                        family = a.decl.l3_device.family if a.decl.l3_device else self.n.family
+                        events.append((f"AT_{family}_CL_EVENT",
                                        f"Uchan{'R' if direction == IN else 'W'}_{a.name}", a.stage))
         loops = tuple((_short(lp.space), self.var[lp.space], lp.count) for lp in self.loops)
         symbols = {Level.L1: (self.n.l1, self.t.l1_bytes)}

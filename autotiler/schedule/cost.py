@@ -86,13 +86,15 @@ class Clock(Machine):
         p = platform
         self.issue_cycles, self.wait_cycles, self.fork_cycles = p.dma_issue_cycles, p.wait_cycles, p.fork_cycles
         self.engines = {Engine.CLUSTER: p.cluster_dma, Engine.UDMA: p.udma["ram"]}
+        self.udma = p.udma   # a flash copy takes its own numbers on the same uDMA channel
         self.free = {Engine.CLUSTER: 0, Engine.UDMA: 0}
         self.pending: dict = {}
         self.f = [0, 0, 0, 0, 0, 0, 0]
 
     def copy(self, node: Copy, env: dict, size: int, lines: int, event: tuple) -> None:
         f = self.f
-        duration = self.engines[node.engine].transfer_cycles(size, lines)
+        engine = self.udma[node.device.kind] if node.device is not None else self.engines[node.engine]
+        duration = engine.transfer_cycles(size, lines)
         f[0] += self.issue_cycles
         start = max(f[0], self.free[node.engine])
         end = self.free[node.engine] = start + duration

@@ -105,7 +105,8 @@ class Estimator:
         p = self.p
         live = order[: order.index(a.level) + 1] if a.level is not None else []
         directions = int(a.reads) + int(a.writes)
-        cluster, udma = p.cluster_dma, p.udma["ram"]
+        cluster = p.cluster_dma
+        udma = p.udma[a.decl.l3_device.kind] if a.decl.l3_device is not None else p.udma["ram"]
         ring = a.l3 and not a.whole_stage  # L3 <-> L2 per instance (else once, whole, around the loops)
         per_copy = (p.dma_issue_cycles + p.wait_cycles) * (2 if ring else 1)
         core = ends = 0

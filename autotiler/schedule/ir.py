@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Optional
 
+from ..model.devices import L3Device
 from .expr import Expr
 
 
@@ -73,6 +74,7 @@ class Copy:
     stride: Optional[Expr] = None
     length: Optional[Expr] = None
     comment: str = ""
+    device: Optional[L3Device] = None   # a uDMA transfer's external memory (None: the naming's L3 RAM)
 
     @property
     def size(self) -> Expr:
@@ -86,6 +88,7 @@ class Wait:
     arg: str
     direction: Direction
     comment: str = ""
+    device: Optional[L3Device] = None   # as Copy.device
 
 
 @dataclass(frozen=True)
