@@ -594,8 +594,8 @@ class Graph:
             out.add("flash")
         if sizes.get("L2", 0) > 0:
             out.add("promoted")
-        if sizes.get("L3", 0) > 0:
-            out |= {"ram", "L3"}
+        if sizes.get("L3", 0) > 0 or (self.spec.reentrant and sizes.get("L3_DYN", 0) > 0):
+            out |= {"ram", "L3"}   # a reentrant graph's spilled activations: the context's dynamic L3
         return frozenset(out)
 
     def _set_session(self, on: bool) -> None:
@@ -718,9 +718,14 @@ class Graph:
         if code == -1:
             return f"{fn} faulted: {detail}"
         if self.spec.reentrant and code > 100:
-            what = {1: "cannot allocate the context in L2", 3: "cannot allocate the dynamic L2",
-                    4: "cannot allocate L1"}.get(code - 100, "unknown status")
+            lib = self._program._lib
+            what = {1: "cannot allocate the context in L2",
+                    2: f"cannot allocate the dynamic L3 (L3 RAM: {self.spec.sizes.get('L3_DYN', 0)} bytes asked; L3 "
+                       f"holds {lib.at_sim_level_capacity(3)} bytes)",
+                    3: "cannot allocate the dynamic L2", 4: "cannot allocate L1"}.get(code - 100, "unknown status")
             return f"{self.name}_AllocCtxt(&Descr, 0, 0, 0, 0, &Status) set Status {code - 100}: {what}"
+        if self.spec.reentrant and code == 2:
+            return f"{fn} returned 2: opening the L3 RAM (Descr->Ram) failed: {detail}"
         what = CONSTRUCT_ERRORS.get(code, "unknown error code")
         sizes, lib = self.spec.sizes, self._program._lib
         if code == 1:
@@ -737,6 +742,8 @@ class Graph:
         return f"{fn} returned {code}: {what}"
 
     def _construct_hint(self, code: int) -> str:
+        if code == 102:
+            code = 2
         if code == 1:
             return "regenerate the model: the flash image is written next to the generated C"
         if code in (3, 4):

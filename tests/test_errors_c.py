@@ -167,7 +167,7 @@ def test_generated_file_names_need_their_suffix():
         SetGeneratedFilesNames("Kernels.c", "Kernels.hpp")
 
 
-@pytest.mark.parametrize("ctrl", [AT_GRAPH_ASYNC_FORK, AT_GRAPH_ARG2STRUCT, AT_GRAPH_CONST_EXEC_FROM_FLASH])
+@pytest.mark.parametrize("ctrl", [AT_GRAPH_ASYNC_FORK, AT_GRAPH_ARG2STRUCT, AT_GRAPH_GROUP_WEIGHTS])
 def test_graph_options_say_they_are_not_supported_yet(ctrl):
     with raises(ModelError, f"AT_SetGraphCtrl({AT_GraphCtrl_T(ctrl).name}, ...) is not supported yet",
                 "options that act today: AT_KERNEL_BUFFER_PROMOTE"):

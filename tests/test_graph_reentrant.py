@@ -192,22 +192,3 @@ def test_reentrant_with_a_warm_constructor_is_not_supported_yet(tmp_path, warm):
         with pytest.raises(ModelError, match=r"a reentrant runner \(-R\) with a warm constructor .* is not "
                                              "supported yet"):
             generate(m)
-
-
-def test_reentrant_with_l3_spill_is_not_supported_yet(tmp_path):
-    from .test_graph_l3 import B as B_L3
-    from .test_graph_l3 import declare as declare_l3
-    with Model() as m:
-        assert TilerParseOptions(["model.py", "-R"]) == 0
-        declare_l3(tmp_path, 2 * B_L3)
-        with pytest.raises(ModelError, match=r"reentrant runner \(-R\) .*spill to L3 RAM is not supported yet"):
-            generate(m)
-
-
-def test_reentrant_with_a_debug_option_is_not_supported_yet(tmp_path):
-    with Model() as m:
-        assert TilerParseOptions(["model.py", "-R"]) == 0
-        AT_SetGraphCtrl(AT_GRAPH_MONITOR_CYCLES, AT_OPT_ON)
-        declare_residual_graph(tmp_path, GENEROUS)
-        with pytest.raises(ModelError, match="graph option 'monitor_cycles' is not supported yet"):
-            generate(m)

@@ -41,7 +41,7 @@ from ..graph.lower import GraphPlan, bound_argument, plan_graph
 from ..model.devices import FLASH_DEVICES, L3_DEVICES, l3_device
 from ..model.graph import GraphDecl, NodeArgForm
 from ..model.ir import ImmBinding
-from .graph_debug import GraphExtras, RunnerDebug, check_dump_node
+from .graph_debug import GraphExtras, ReentrantDebug, RunnerDebug, check_dump_node
 
 M = AT_MemLocation_T
 S = ArgScope_T
@@ -546,7 +546,9 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
         if any(d.shared for d in devs):
             _refuse(graph, "a reentrant runner (-R) whose kernels read constants from flash (the descriptor's Flash "
                     "is not the kernels' device)", hint="drop -R or AT_GRAPH_CONST_EXEC_FROM_FLASH")
-        render.reentrant = _reentrant(model, plan, names, graph, devs[0] if devs else None, sizes)
+        if plan.l3 is not None:   # spilled activations are a run's data: the context's dynamic L3
+            render.sizes = {**sizes, "L3": 0, "L3_DYN": sizes["L3"]}
+        render.reentrant = _reentrant(model, plan, names, graph, devs[0] if devs else None, render.sizes)
     render.extras = RunnerDebug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym, typed=False)).extras()
     if plan.l3 is not None and warm == WARM_DISABLED:
         render.construct_doc = ("Opens the constants' flash image (error 1), the L3 RAM and allocates its area "
@@ -561,7 +563,9 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
 # Reentrant runner (-R, AT_GRAPH_RUNNER_RE_ENTRANT): the guide's "Reentrant (preemptible) Graph
 # Executor". The nodes' code is the non-reentrant one, each node in its own layer function reading
 # the areas and the runner's arguments from the context; the runner calls the layers from
-# Ctxt->LayerIndex on and yields (AT_YIELD) after each one.
+# Ctxt->LayerIndex on and yields (AT_YIELD) after each one. Activations spilled to L3 RAM live in
+# the context's dynamic L3; the monitoring/debug options keep a run's state in the context
+# (graph_debug.ReentrantDebug).
 
 # What the reentrant context reserves (a graph argument may not take these names).
 _CTXT_RESERVED = ("Ctxt", "_Ctxt", "_L1_Memory", "LayerIndex", "Layer")
@@ -578,21 +582,22 @@ def check_reentrant(model, graph: GraphDecl, plan: GraphPlan, names: dict) -> No
     o = graph.options
     if o.warm_construct != WARM_DISABLED:
         _refuse(graph, f"a reentrant runner (-R) with a warm constructor ({WARM_NAMES[o.warm_construct]})", hint=hint)
-    if plan.l3 is not None:
-        _refuse(graph, "a reentrant runner (-R) for a graph whose activations spill to L3 RAM",
-                hint="give the graph more L2, or drop -R")
-    debug = [n for n in ("monitor_cycles", "produce_node_names", "produce_operinfos", "trace_exec", "dump_tensor",
-                         "dump_one_node", "dump_tensor_to_file", "dump_graph_outputs", "checksum", "size_opt")
-             if getattr(o, n) != getattr(type(o)(), n)]
-    if debug:
-        _refuse(graph, f"a reentrant runner (-R) with graph option '{debug[0]}'", hint=hint)
     if not graph.nodes:
         _refuse(graph, "a reentrant runner (-R) for a graph without nodes", hint="add a node or drop -R")
     taken = set(_CTXT_RESERVED) | {names["l1"], names["l2"], names["l2_dyn"]}
+    if plan.l3 is not None:
+        taken |= {_l3_dyn(names), names["ram"][1]}
+    debug = ReentrantDebug(model, graph, plan, str)
+    taken |= {m[1] for m in debug.members()} | ({"Start_Layer", "Start_IO"} if debug.monitor else set())
     for a in graph.args:
         if a.is_param and a.name in taken:
             _refuse(graph, f"a reentrant runner (-R) with a graph argument named '{a.name}' (a member of the "
-                    "context or a parameter of the runner)", a.where, "rename the argument")
+                    "context, a parameter of the runner or a local of its layers)", a.where, "rename the argument")
+
+
+def _l3_dyn(names: dict) -> str:
+    """The context's dynamic L3 area (a reentrant graph's spilled activations): ``<L3>_Dyn``."""
+    return names["l3"] + "_Dyn"
 
 
 def _uses(lines: list, name: str) -> bool:
@@ -607,12 +612,20 @@ def _func(head: str, body: list, doc: str) -> list:
 
 def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optional[FlashDevice],
                sizes: dict) -> dict:
-    """The C and header lines of a reentrant graph (see the section comment)."""
+    """The C and header lines of a reentrant graph (see the section comment). Activations spilled
+    to L3 RAM are a run's data: they live in the context's dynamic L3 (``<L3>_Dyn``, allocated by
+    AllocCtxt on the L3 RAM the constructor opens, ``sizes["L3_DYN"]``); the monitoring and debug
+    options act through :class:`ReentrantDebug`."""
     g, n = graph.name, len(graph.nodes)
     ctxt = f"{g}_Ctxt_T"
     l1, l2, dyn = names["l1"], names["l2"], names["l2_dyn"]
     params = [a for a in graph.args if a.is_param]
     fdev = replace(dev, symbol=f"(*Ctxt->{dev.symbol})") if dev else None
+    l3 = sizes["L3_DYN"] > 0
+    l3dyn, (ram_f, ram), ram_loc = _l3_dyn(names), names["ram"], names["ram_loc"]
+    layer_names = {**names, "l3": l3dyn}
+    debug = ReentrantDebug(model, graph, plan, lambda sym: _addr(plan, layer_names, graph, sym, typed=False))
+    extras = debug.extras()
     # the context (header)
     members = ["int LayerIndex;                  /* the next layer to run (0: a new run) */",
                f"void (* const *Layer)({ctxt} *);   /* the layers, in order */",
@@ -621,10 +634,14 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
                f"AT_L1_POINTER {l1};              /* L1: the tiles of the user kernels */"]
     if dev:
         members.append(f"AT_{dev.family}_T *{dev.symbol};     /* the flash of the constants */")
+    if l3:
+        members += [f"AT_{ram_f}_POINTER {l3dyn};   /* dynamic L3: the activations spilled to L3 RAM */",
+                    f"AT_{ram_f}_T *{ram};     /* the L3 RAM */"]
     members += [f"{a.ctype} {a.name};   /* the runner's argument, kept for the layers */" for a in params]
+    members += [f"{t}{'' if t.endswith('*') else ' '}{m};   /* {what} */" for t, m, what in debug.members()]
     h = ["#ifndef CNN_GRAPH_DESCR_T_DEFINED", "#define CNN_GRAPH_DESCR_T_DEFINED",
          "/* A reentrant graph's descriptor (-R): the memories the application gives its constructor. */",
-         "typedef struct {", "\tvoid *Ram;        /* the L3 RAM device (none: no L3 in a reentrant graph yet) */",
+         "typedef struct {", "\tvoid *Ram;        /* the L3 RAM of the activations spilled to L3 (0: the graph's own) */",
          "\tvoid *Flash;      /* the flash file system of the constants (0: the graph's own) */",
          "\tvoid *L2_Memory;  /* permanent L2 (0: the constructor allocates it) */",
          "\tvoid *L3_Memory;  /* permanent L3 (none yet) */", "} CNN_Graph_Descr_T;",
@@ -633,6 +650,9 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
          "#define AT_YIELD() 0", "#endif", "",
          f"/* Graph {g}'s context: its memories, its arguments and its progress. */",
          f"typedef struct {ctxt} {ctxt};", f"struct {ctxt} {{", *("\t" + m for m in members), "};"]
+    if l3:
+        h += [f"/* The dynamic L2 area the nodes' kernel variants ({g}'s <Kernel>_L3_<node>) stage through: each layer "
+              "sets it\n * from its context. */", f"extern AT_L2_POINTER {dyn};"]
     alloc_head = (f"{ctxt} *{g}_AllocCtxt(CNN_Graph_Descr_T *Descr, {ctxt} *_Ctxt_Memory, AT_L1_POINTER _L1_Memory, "
                   "AT_L2_POINTER _L2_DynMemory, AT_DEFAULTRAM_POINTER _L3_DynMemory, int *Status)")
     dealloc_head = (f"void {g}_DeAllocCtxt({ctxt} *_Ctxt, int Free_Ctxt_Memory, int Free_L1_Memory, "
@@ -644,62 +664,89 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
              f"int {g}_Memory(AT_MEM_TYPE Which)", runner_head, f"int {g}_CtxtGetLayerIndex(AT_CTXT_TYPE _Ctxt)"]
     pointers = [(what, member, level) for what, member, level, size in
                 (("L2Memory", l2, "L2", sizes["L2"]), ("L2MemoryDyn", dyn, "L2", sizes["L2_DYN"]),
-                 ("L1Memory", l1, "L1", sizes["L1"])) if size > 0]
+                 ("L1Memory", l1, "L1", sizes["L1"]), ("L3MemoryDyn", l3dyn, ram_f, sizes["L3_DYN"])) if size > 0]
     for what, _member, level in pointers:
         heads += [f"AT_{level}_POINTER {g}_CtxtGet{what}Pointer(AT_CTXT_TYPE _Ctxt)",
                   f"void {g}_CtxtSet{what}Pointer(AT_CTXT_TYPE _Ctxt, AT_{level}_POINTER MemPointer)"]
-    h += [head + ";" for head in heads]
+    h += [head + ";" for head in heads] + extras.h
 
-    c = []
+    c = list(extras.c) + ([""] if extras.c else [])
+    if extras.size_opt:
+        c += ["/* AT_GRAPH_SIZE_OPT: the graph's functions compiled for size (-Os) */", "#pragma GCC push_options",
+              "#pragma GCC optimize (\"Os\")", ""]
     if dev:
         c += ["/* The graph's own flash file system (when the descriptor gives none) */",
               f"static AT_{dev.family}_T {dev.symbol};", ""]
+    if l3:
+        c += ["/* The graph's L3 RAM (the descriptor's Ram): its nodes' kernel variants stage through it and through the"
+              f"\n * dynamic L2 area {dyn}, which each layer sets from its context (both declared in the header) */",
+              f"AT_{ram_f}_T {ram};", f"L2_MEM AT_L2_POINTER {dyn};", ""]
     # constructor
-    body, used = [], set()
+    decls, body = [], []
     if sizes["L2"] > 0:
-        body += [f"AT_L2_POINTER {l2} = 0;"]
+        decls += [f"AT_L2_POINTER {l2} = 0;"]
     if dev:
         f = dev.family
-        body += [f"AT_{f}_CONF_T FlashConf;", "int Error;"]
+        decls += [f"AT_{f}_CONF_T FlashConf;", "int Error;"]
         promote = _promote(plan, {**names, "l2": l2}, [replace(dev, symbol="(*Flash)")])
         if promote:
-            body.append(f"AT_{f}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;")
-        body += [f"AT_{f}_T *Flash;", "", f"if (Descr->Flash == 0) Descr->Flash = (void *) &{dev.symbol};",
+            decls.append(f"AT_{f}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;")
+        decls += [f"AT_{f}_T *Flash;"]
+        body += ["", f"if (Descr->Flash == 0) Descr->Flash = (void *) &{dev.symbol};",
                  f"Flash = (AT_{f}_T *) Descr->Flash;",
                  f"/* Open the flash image of the constants ({plan.flash.total} bytes) */",
                  f"AT_{f}_CONF_INIT(&FlashConf, {int(dev.location)} /* {dev.location.name} */, 0);",
                  f"AT_{f}_OPEN(Flash, &FlashConf, \"{dev.file}\", &Error);", "if (Error) return 1;"]
     else:
         promote = []
+    if l3:
+        decls += [f"AT_{ram_f}_CONF_T RamConf;", "int ErrorL3;"]
+        body += [f"/* Open the L3 RAM of the activations spilled to L3 (the contexts' dynamic L3, {sizes['L3_DYN']} "
+                 "bytes each) */", f"if (Descr->Ram == 0) Descr->Ram = (void *) &{ram};",
+                 f"if (Descr->Ram != (void *) &{ram}) return 2; /* the kernel variants stage through {ram} */",
+                 f"AT_{ram_f}_CONF_INIT(&RamConf, {int(ram_loc)} /* {ram_loc.name} */, 0);",
+                 f"AT_{ram_f}_OPEN((AT_{ram_f}_T *) Descr->Ram, &RamConf, &ErrorL3);", "if (ErrorL3) return 2;"]
     if sizes["L2"] > 0:
         body += ["/* Static L2: the constants promoted at construction */", "if (Descr->L2_Memory == 0) {",
                  f"\t{l2} = (AT_L2_POINTER) AT_L2_ALLOC(0, {sizes['L2']});", f"\tif ({l2} == 0) return 3;",
                  f"\tDescr->L2_Memory = (void *) {l2};", f"}} else {l2} = (AT_L2_POINTER) Descr->L2_Memory;"]
     body += promote
-    used = {"Descr"} if dev or sizes["L2"] > 0 else set()
-    c += _func(heads[0], _unused(["Descr"], used) + body + ["return 0;"],
-               "Opens the constants' flash image (Descr->Flash, 0: the graph's own; error 1), allocates static L2 "
-               "if\n * Descr->L2_Memory is 0 (error 3), copies the promoted constants into static L2.")
+    used = {"Descr"} if dev or l3 or sizes["L2"] > 0 else set()
+    c += _func(heads[0], _unused(["Descr"], used) + decls + body + ["return 0;"],
+               "Opens the constants' flash image (Descr->Flash, 0: the graph's own; error 1)"
+               + (", the L3 RAM (Descr->Ram, 0: the\n * graph's own; error 2)" if l3 else "")
+               + ", allocates static L2 if\n * Descr->L2_Memory is 0 (error 3), copies the promoted constants into "
+               "static L2.")
     # destructor
     body = ["(void)Free_L3_Memory; /* no permanent L3 in this graph */"]
     if sizes["L2"] > 0:
         body += _block("Free_L2_Memory", [f"AT_L2_FREE(0, Descr->L2_Memory, {sizes['L2']});", "Descr->L2_Memory = 0;"])
     else:
         body.append("(void)Free_L2_Memory; /* no static L2 in this graph */")
+    if l3:
+        body.append(f"AT_{ram_f}_CLOSE((AT_{ram_f}_T *) Descr->Ram);")
     if dev:
         body.append(f"AT_{dev.family}_CLOSE((AT_{dev.family}_T *) Descr->Flash);")
-    if not dev and sizes["L2"] == 0:
+    if not dev and not l3 and sizes["L2"] == 0:
         body.insert(0, "(void)Descr; /* nothing to do for it in this graph */")
-    c += _func(heads[1], body + ["return 0;"], "Frees static L2 if Free_L2_Memory, closes the flash.")
+    c += _func(heads[1], body + ["return 0;"], "Frees static L2 if Free_L2_Memory, closes "
+               + ("the L3 RAM and " if l3 else "") + "the flash.")
     # context allocator
-    body = [f"{ctxt} *Ctxt;", "int i;", "(void)_L3_DynMemory; /* no dynamic L3 in this graph */", "*Status = 0;",
-            "if (_Ctxt_Memory == 0) {", f"\tCtxt = ({ctxt} *) AT_L2_ALLOC(0, sizeof({ctxt}));",
-            "\tif (Ctxt == 0) { *Status = 1; return Ctxt; }", "} else Ctxt = _Ctxt_Memory;",
-            "/* reset the content */", "for (i = 0; i < (int) sizeof(*Ctxt); i++) ((char *) Ctxt)[i] = 0;",
-            "Ctxt->LayerIndex = 0;", f"Ctxt->Layer = {g}_AllLayers;",
-            f"Ctxt->{l2} = (AT_L2_POINTER) Descr->L2_Memory;"]
+    body = [f"{ctxt} *Ctxt;", "int i;"] + ([] if l3 else ["(void)_L3_DynMemory; /* no dynamic L3 in this graph */"])
+    body += ["*Status = 0;",
+             "if (_Ctxt_Memory == 0) {", f"\tCtxt = ({ctxt} *) AT_L2_ALLOC(0, sizeof({ctxt}));",
+             "\tif (Ctxt == 0) { *Status = 1; return Ctxt; }", "} else Ctxt = _Ctxt_Memory;",
+             "/* reset the content */", "for (i = 0; i < (int) sizeof(*Ctxt); i++) ((char *) Ctxt)[i] = 0;",
+             "Ctxt->LayerIndex = 0;", f"Ctxt->Layer = {g}_AllLayers;",
+             f"Ctxt->{l2} = (AT_L2_POINTER) Descr->L2_Memory;"]
     if dev:
         body.append(f"Ctxt->{dev.symbol} = (AT_{dev.family}_T *) Descr->Flash;")
+    if l3:
+        body += [f"Ctxt->{ram} = (AT_{ram_f}_T *) Descr->Ram;", "if (_L3_DynMemory == 0) {",
+                 "\t/* dynamic L3: the activations spilled to L3 RAM */",
+                 f"\tCtxt->{l3dyn} = (AT_{ram_f}_POINTER) AT_{ram_f}_ALLOC(Ctxt->{ram}, {sizes['L3_DYN']});",
+                 f"\tif (Ctxt->{l3dyn} == 0) {{ *Status = 2; return Ctxt; }}",
+                 f"}} else Ctxt->{l3dyn} = (AT_{ram_f}_POINTER) _L3_DynMemory;"]
     for member, size, arg, level, code, what in ((dyn, sizes["L2_DYN"], "_L2_DynMemory", "L2", 3, "dynamic L2"),
                                                   (l1, sizes["L1"], "_L1_Memory", "L1", 4, "L1")):
         if size > 0:
@@ -710,19 +757,26 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
         else:
             body.append(f"Ctxt->{member} = {arg}; /* no {what} in this graph */")
     c_alloc = _func(alloc_head, body + ["return Ctxt;"],
-                    "Allocates the context in L2 if _Ctxt_Memory is 0 (Status 1) and resets it, the dynamic L2 if "
-                    "_L2_DynMemory\n * is 0 (Status 3) and L1 if _L1_Memory is 0 (Status 4).")
+                    "Allocates the context in L2 if _Ctxt_Memory is 0 (Status 1) and resets it, "
+                    + ("the dynamic L3 on Descr->Ram if\n * _L3_DynMemory is 0 (Status 2), " if l3 else "")
+                    + "the dynamic L2 if _L2_DynMemory\n * is 0 (Status 3) and L1 if _L1_Memory is 0 (Status 4).")
     # context deallocator
-    body = [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", "(void)Free_L3_DynMemory; /* no dynamic L3 in this graph */"]
+    body = [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;"]
+    body += [] if l3 else ["(void)Free_L3_DynMemory; /* no dynamic L3 in this graph */"]
+    body += debug.dealloc()
     for member, size, flag, level in ((dyn, sizes["L2_DYN"], "Free_L2_DynMemory", "L2"),
                                       (l1, sizes["L1"], "Free_L1_Memory", "L1")):
         if size > 0:
             body += _block(flag, [f"AT_{level}_FREE(0, Ctxt->{member}, {size});", f"Ctxt->{member} = 0;"])
         else:
             body.append(f"(void){flag}; /* none in this graph */")
+    if l3:
+        body += _block("Free_L3_DynMemory", [f"AT_{ram_f}_FREE(Ctxt->{ram}, Ctxt->{l3dyn}, {sizes['L3_DYN']});",
+                                             f"Ctxt->{l3dyn} = 0;"])
     body.append(f"if (Free_Ctxt_Memory) AT_L2_FREE(0, Ctxt, sizeof({ctxt}));")
-    c_dealloc = _func(dealloc_head, body, "Frees the dynamic L2 if Free_L2_DynMemory, L1 if Free_L1_Memory, the "
-                      "context if Free_Ctxt_Memory.")
+    c_dealloc = _func(dealloc_head, body, "Frees the dynamic L2 if Free_L2_DynMemory, L1 if Free_L1_Memory, "
+                      + ("the dynamic L3 if\n * Free_L3_DynMemory, " if l3 else "") + "the context if Free_Ctxt_Memory"
+                      + (" (and closes the dump file of a run still open)" if debug.to_file else "") + ".")
     c_control = _func(heads[4], [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", "if (Action == 0) Ctxt->LayerIndex = 0;",
                                  f"else if (Action == 1) Ctxt->LayerIndex = {n};"],
                       "Action 0: reset (the next run starts at the first layer); 1: abort (the next call of the "
@@ -731,19 +785,23 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
     layers = []
     fetched = [s for s in plan.symbols if s.area == "flash"]
     for i in range(n):
-        code = []
+        fetch = []
         for k, s in enumerate(sorted((s for s in fetched if s.first == i), key=lambda s: s.name)):
             e = f"UchanHF{k}"
-            code += _flash_copy(fdev, "CL", s, dyn, "dynamic L2", e, f"Fetching {s.name} (first used by node {i})")
-            code += [f"AT_{dev.family}_CL_WAIT(&{fdev.symbol}, {e});"]
-        code += _node(model, plan, names, graph, i)
+            fetch += _flash_copy(fdev, "CL", s, dyn, "dynamic L2", e, f"Fetching {s.name} (first used by node {i})")
+            fetch += [f"AT_{dev.family}_CL_WAIT(&{fdev.symbol}, {e});"]
+        decls, code = debug.layer(i, fetch, _node(model, plan, layer_names, graph, i))
         events = [f"AT_{dev.family}_CL_EVENT _UchanHF{k}, *UchanHF{k} = &_UchanHF{k};"
                   for k in range(sum(s.first == i for s in fetched))]
-        locals_ = [f"AT_L2_POINTER {m} = Ctxt->{m};" for m in (l2, dyn) if _uses(code, m)]
+        # with kernel variants, the dynamic L2 area is the global they stage through (set, not shadowed)
+        locals_ = [f"AT_L2_POINTER {m} = Ctxt->{m};" for m in (l2, dyn) if _uses(code, m) and not (l3 and m == dyn)]
+        locals_ += [f"AT_{ram_f}_POINTER {l3dyn} = Ctxt->{l3dyn};"] if l3 and _uses(code, l3dyn) else []
         locals_ += [f"{a.ctype} {a.name} = Ctxt->{a.name};" for a in params if _uses(code, a.name)]
-        set_l1 = [f"{l1} = Ctxt->{l1};"] if sizes["L1"] > 0 else []
+        sets = [f"{l1} = Ctxt->{l1};"] if sizes["L1"] > 0 else []
+        sets += [f"{dyn} = Ctxt->{dyn};"] if l3 and sizes["L2_DYN"] > 0 else []
+        reads = bool(locals_ or sets) or _uses(code, "Ctxt")
         layers += _func(f"static void {g}_Layer{i}({ctxt} *Ctxt)",
-                        locals_ + events + set_l1 + ([] if locals_ or events or set_l1 else ["(void)Ctxt;"])
+                        locals_ + events + decls + sets + ([] if reads else ["(void)Ctxt;"])
                         + [f"AT_SIM_NODE_BEGIN({i});"] + code + [f"AT_SIM_NODE_END({i});"],
                         f"Layer {i} of {g}: node {graph.nodes[i].name}")
     layers += [f"static void (* const {g}_AllLayers[{n}])({ctxt} *) = {{",
@@ -757,13 +815,14 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
     c += _func(heads[5], ["switch (Which) {", *("\t" + x for x in cases), "\tdefault:            return 0;", "}"],
                "Bytes of each memory the graph uses.")
     # runner
-    keep = [f"\t\tCtxt->{a.name} = {a.name};" for a in params]
+    start = [f"\t\tCtxt->{a.name} = {a.name};" for a in params] + ["\t\t" + x for x in debug.run_start()]
     body = [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", f"if (_L1_Memory) Ctxt->{l1} = (AT_L1_POINTER) _L1_Memory;",
             f"while (Ctxt->LayerIndex < {n}) {{"]
-    if keep:
-        body += ["\tif (Ctxt->LayerIndex == 0) {", *keep, "\t}"]
+    if start:
+        body += ["\tif (Ctxt->LayerIndex == 0) {", *start, "\t}"]
     body += ["\tCtxt->Layer[Ctxt->LayerIndex++](Ctxt);", "\tif (AT_YIELD()) return 0; /* yield point after each layer */",
-             "}", "Ctxt->LayerIndex = 0;", f"if (_L1_Memory) Ctxt->{l1} = 0;", "return 0;"]
+             "}", *debug.run_end(lambda a: f"Ctxt->{a}"), "Ctxt->LayerIndex = 0;", f"if (_L1_Memory) Ctxt->{l1} = 0;",
+             "return 0;"]
     c += _func(runner_head, body, "Runs the layers from Ctxt->LayerIndex on, yielding (AT_YIELD) after each one; "
                "the arguments are\n * taken when a run starts (LayerIndex 0).")
     # getters and setters
@@ -774,6 +833,8 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
                    [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", f"return Ctxt->{member};"], f"Ctxt->{member}")
         c += _func(f"void {g}_CtxtSet{what}Pointer(AT_CTXT_TYPE _Ctxt, AT_{level}_POINTER MemPointer)",
                    [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", f"Ctxt->{member} = MemPointer;"], f"Ctxt->{member}")
+    if extras.size_opt:
+        c += ["#pragma GCC pop_options", ""]
     return {"h": h, "c": c}
 
 

@@ -94,6 +94,7 @@ class RunnerDebug:
         self.total = f"{o.monitor_cvar_name}_CNN_Total"
         self.dump = o.dump_tensor
         self.to_file = o.dump_tensor_to_file and bool(o.dump_tensor or o.dump_graph_outputs)
+        self.dump_file = "DumpFile" if self.to_file else "stdout"   # the dumps' FILE * in C
         self.prints = bool(o.dump_tensor or o.checksum or o.dump_graph_outputs)
         # The runtime trace: TRACE_EXEC (on by default, as in the original) traces the nodes of a
         # runner that prints anyway (dumps, checksums); alone it adds nothing.
@@ -230,7 +231,7 @@ class RunnerDebug:
     def _dump_call(self, node: str, name: str) -> str:
         size = self.plan.symbol(name).size
         item, kind = _elem(self._ctype(name))
-        f = "DumpFile" if self.to_file else "stdout"
+        f = self.dump_file
         return (f"{self.graph.name}_DumpTensor({f}, \"{node}\", \"{name}\", (const void *) {self.addr(name)}, "
                 f"{size // item}, {item}, {'dug'.index(kind)});")
 
@@ -240,4 +241,92 @@ class RunnerDebug:
                 f"{self.graph.name}_Checksum((const void *) {self.addr(name)}, {size}));")
 
 
-__all__ = ["GraphExtras", "RunnerDebug", "check_dump_node", "oper_count", "IO_WAIT"]
+class ReentrantDebug(RunnerDebug):
+    """The options' lines in a reentrant runner (-R, see graph.py ``_reentrant``): the same
+    observable behaviour as :class:`RunnerDebug`'s across suspensions. A run may span several
+    calls of the runner (and the simulated clock restarts at each call), and two contexts may run
+    interleaved, so what a run keeps between its layers lives in its context: the cycles of the
+    run so far (``PerfTotal``, accumulated per layer, published into ``<Perf>_CNN_Total`` when the
+    run ends) and of its constant fetches (``PerfIO``, the IO_Wait entry), the dump file
+    (``DumpFile``, opened when a run starts, closed when it ends, an aborted run included, or by
+    DeAllocCtxt) and whether a run is open (``Running``: a run ended without starting, e.g.
+    aborted before its first layer, dumps and closes nothing). Per layer: the node's cycles into
+    ``<Perf>[i]`` (its constant fetches, issued and waited in the layer, into IO_Wait), the
+    trace, dump and checksum lines, and ``fflush(stdout)`` so that a suspended run's lines are out.
+    ``addr(symbol)``: a symbol's address in a layer; ``arg(name)``: a graph argument in the runner
+    (``Ctxt-><name>``)."""
+
+    def __init__(self, model, graph: GraphDecl, plan, addr: Callable[[str], str]):
+        super().__init__(model, graph, plan, addr)
+        if self.to_file:
+            self.dump_file = "((FILE *) Ctxt->DumpFile)"
+        self.running = bool(self.monitor or self.to_file or self.o.dump_graph_outputs)
+
+    def members(self) -> list:
+        """The context's members the options need (and that graph arguments may not be named)."""
+        out = []
+        if self.running:
+            out.append(("int", "Running", "a run started and has not ended (monitoring and dumps)"))
+        if self.monitor:
+            out += [("unsigned int", "PerfTotal", f"cycles of the run so far ({self.total} when it ends)"),
+                    ("unsigned int", "PerfIO", f"cycles of its constant fetches so far ({self.perf}[{self.n - 1}])")]
+        if self.to_file:
+            out.append(("void *", "DumpFile", f"FILE * of {self.graph.name}_TensorDump.txt while a run is open"))
+        return out
+
+    def _close_file(self) -> list:
+        return ["if (Ctxt->DumpFile != 0 && Ctxt->DumpFile != (void *) stdout) fclose((FILE *) Ctxt->DumpFile);",
+                "Ctxt->DumpFile = 0;"]
+
+    def run_start(self) -> list:
+        """In the runner when a run starts (LayerIndex 0), after the arguments are kept."""
+        lines = ["Ctxt->Running = 1;"] if self.running else []
+        if self.monitor:
+            lines += ["Ctxt->PerfTotal = 0;", "Ctxt->PerfIO = 0;", f"{self.perf}[{self.n - 1}] = 0;"]
+        if self.to_file:   # a run dropped by ControlCtxt(reset) left its file open
+            lines += self._close_file()
+            lines += [f"Ctxt->DumpFile = (void *) fopen(\"{self.graph.name}_TensorDump.txt\", \"w\");",
+                      "if (Ctxt->DumpFile == 0) Ctxt->DumpFile = (void *) stdout; /* cannot write the file: print */"]
+        return lines
+
+    def layer(self, i: int, fetches: list, node: list) -> tuple:
+        """(declarations, statements) of layer ``i``: its constant fetches (copies and waits) and
+        its node, with the options' lines."""
+        decls, lines = [], []
+        if self.monitor:
+            decls.append("unsigned int Start_Layer = gap_cl_readhwtimer();")
+        if self.monitor and fetches:
+            decls.append("unsigned int Start_IO;")
+            lines += ["Start_IO = gap_cl_readhwtimer();", *fetches, f"{self.perf}[{i}] = gap_cl_readhwtimer();",
+                      f"Ctxt->PerfIO += {self.perf}[{i}] - Start_IO;", f"{self.perf}[{self.n - 1}] = Ctxt->PerfIO;"]
+        else:
+            lines += fetches
+        lines += self.before(i, bool(fetches)) + node + self.after(i)
+        if self.monitor:
+            lines.append("Ctxt->PerfTotal += gap_cl_readhwtimer() - Start_Layer;")
+        if self.prints:
+            lines.append("fflush(stdout);")
+        return decls, lines
+
+    def run_end(self, arg: Callable[[str], str]) -> list:
+        """In the runner when a run ends (all its layers run, or aborted by ControlCtxt)."""
+        body = []
+        if self.o.dump_graph_outputs:
+            addr, self.addr = self.addr, arg
+            try:
+                body += [line for line in RunnerDebug.end(self) if "_DumpTensor(" in line]
+            finally:
+                self.addr = addr
+        if self.monitor:
+            body.append(f"{self.total} = Ctxt->PerfTotal;")
+        if self.to_file:
+            body += self._close_file()
+        lines = ([] if not body else ["if (Ctxt->Running) {", *("\t" + b for b in body), "\tCtxt->Running = 0;", "}"])
+        return lines + (["fflush(stdout);"] if self.prints else [])
+
+    def dealloc(self) -> list:
+        """In DeAllocCtxt: the file of a run still open."""
+        return self._close_file() if self.to_file else []
+
+
+__all__ = ["GraphExtras", "RunnerDebug", "ReentrantDebug", "check_dump_node", "oper_count", "IO_WAIT"]
