@@ -1,8 +1,9 @@
 """autotiler: an open re-implementation of the GAP AutoTiler.
 
 ``from autotiler import *`` gives the model API (LibKernel, UserKernel, KernelIterSpace, KerArg,
-...) in both the v3 form and the guide's v2 form, and every constant with the original's names
-(OBJ_*, O_*, LOC_*, KER_*, ...). Pipeline, in module order: model -> tiler -> schedule ->
+...) in both the v3 form and the guide's v2 form, the CNN generators (LoadCNNLibrary,
+CNN_ConvolutionPoolReLU, ...), and every constant with the original's names (OBJ_*, O_*, LOC_*,
+KER_*, KOP_*, ...). Pipeline, in module order: model -> tiler -> schedule ->
 objectives -> codegen -> reports; see docs/architecture.md.
 """
 
@@ -22,8 +23,10 @@ from .errors import (  # noqa: E402,F401
     PlatformError,
     TilingError,
 )
+from .generators import *  # noqa: E402,F401,F403
+from .generators import __all__ as _generators_all  # noqa: E402
 
-__all__ = list(_api_all) + list(_constants_all) + [
+__all__ = list(_api_all) + list(_constants_all) + list(_generators_all) + [
     "AutoTilerError", "CodegenError", "HarnessError", "ModelError", "OptionsError", "PlatformError",
     "TilingError", "AutoTilerWarning",
 ]

@@ -40,7 +40,10 @@ def plot_plan(report: GraphReport, path) -> str:
         ax.set_xlim(-0.6, max(len(nodes), 1) - 0.4)
         ax.set_ylim(0, top * 1.02)
         ax.set_xticks(range(len(nodes)))
-        ax.set_xticklabels([f"{i}\n{n}" for i, n in enumerate(nodes)], fontsize=8)
+        # long kernel names (a generator's) overlap side by side: slant them
+        slant = max((len(n) for n in nodes), default=0) > 12
+        ax.set_xticklabels([f"{i}\n{n}" for i, n in enumerate(nodes)], fontsize=8, rotation=20 if slant else 0,
+                           ha="right" if slant else "center")
         ax.set_xlabel("node")
         ax.set_ylabel("L2 address (bytes)")
         ax.set_title(f"graph {report.name}: L2 plan\ndynamic {dyn} B (lower bound {p['dynamic']['lower_bound']} B, "

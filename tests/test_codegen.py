@@ -11,7 +11,7 @@ from autotiler import *
 from autotiler.codegen import generate, write_files
 from autotiler.errors import CodegenError
 
-from .conftest import EXAMPLE_NAMES, EXAMPLES, ROOT, run_model
+from .conftest import EXAMPLE_NAMES, EXAMPLES, ROOT, example_reference, run_model
 
 RUNTIME = ROOT / "host_harness" / "runtime"
 CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
@@ -39,8 +39,9 @@ def test_same_model_same_bytes(name, generated_examples, tmp_path):
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
 def test_generated_c_is_warning_free_c99(name, generated_examples):
     out = generated_examples[name]
+    extra = [f"-I{d}" for d in getattr(example_reference(name), "INCLUDE_DIRS", ())]   # a library's headers
     for src in (p for p in c_files(out) if p.suffix == ".c"):
-        cmd = ["gcc", *CFLAGS, "-fsyntax-only", f"-I{RUNTIME}", f"-I{EXAMPLES / name}", f"-I{out}", str(src)]
+        cmd = ["gcc", *CFLAGS, "-fsyntax-only", f"-I{RUNTIME}", f"-I{EXAMPLES / name}", *extra, f"-I{out}", str(src)]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
 

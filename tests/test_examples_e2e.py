@@ -16,8 +16,10 @@ PLATFORM = get_platform("gap8", l2_size=2 * 1024 * 1024)
 
 def build_example(name, gen_dir, sanitize=False):
     ref = example_reference(name)
+    # an example using a library's basic kernels (the CNN generators') names its headers' directory
     return host_harness.build(gen_dir, sources=[EXAMPLES / name / s for s in ref.SOURCES],
-                              include_dirs=[EXAMPLES / name], platform=PLATFORM, sanitize=sanitize), ref
+                              include_dirs=[EXAMPLES / name, *getattr(ref, "INCLUDE_DIRS", ())], platform=PLATFORM,
+                              sanitize=sanitize), ref
 
 
 def run_and_check(program, ref, seed):

@@ -44,6 +44,7 @@ from .common import (
     name_or_none,
 )
 from .declare import TCArg
+from .kernels import home_in_l2
 
 D = ArgDirection_T
 S = ArgScope_T
@@ -521,6 +522,11 @@ def AddNode(NodeName: str, BindingList) -> None:
     written: set = set()
     for b, formal in zip(bindings, callee.cargs):
         _check_binding(model, g, NodeName, callee, formal, b, written)
+    # the graph plans where a node's arguments live: L3 homes of its kernels are dropped
+    kernels = [c.name for c in callee.calls if c.name in model.kernels] if isinstance(callee, KernelGroupDecl) \
+        else [NodeName]
+    for k in kernels:
+        home_in_l2(model, k, where)
     g.nodes.append(NodeDecl(NodeName, bindings, isinstance(callee, KernelGroupDecl), (), where))
 
 

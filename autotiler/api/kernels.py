@@ -143,6 +143,28 @@ def SetKerArgInL3(Name: str, ArgName: str) -> KernelTiling:
     return tiling
 
 
+def home_in_l2(model: Model, name: str, where: str) -> bool:
+    """Tile user kernel ``name`` again with every L3-homed (O_L2DB) argument homed in L2: a graph
+    node's arguments live where the graph plans them (L2, or L3 RAM through a kernel variant when
+    they do not fit), as the original's *_InL3 generator flags are overridden in graph mode.
+    False when the kernel has no L3 argument."""
+    uk = model.kernels[name]
+    if not any(a.in_l3 for a in uk.kerargs):
+        return False
+    new = replace(uk, kerargs=tuple(replace(a, obj_type=int(a.obj_type & ~Object_Type_T.O_L2DB), l3_device=None)
+                                    for a in uk.kerargs))
+    try:
+        validate_user_kernel(new, model.libs)
+        tiling = solve(new, solve_options(model, new))
+    except (ModelError, TilingError) as err:
+        raise ModelError(f"kernel '{name}' homes arguments in L3 (O_L2DB, a generator's *_InL3 flag); as a graph node "
+                         f"they live where the graph plans them, but with them in L2 the kernel cannot be tiled: "
+                         f"{err.message}", where=where, kernel=name,
+                         hint="give the kernels more L1 (SetL1MemorySize, --L1)") from None
+    model.kernels[name], model.tilings[name] = new, tiling
+    return True
+
+
 def _pop(model: Model, name: str, what: str, where: str) -> None:
     """Remove a user kernel, unless a kernel group calls it (its code would call a function that
     is no longer generated)."""

@@ -36,7 +36,7 @@ from typing import Optional
 from ..constants import ArgScope_T, AT_MemLocation_T, Object_Type_T
 from ..errors import ModelError, TilingError
 from ..model.ctype import parse_ctype
-from ..model.devices import FLASH_LOCATIONS, flash_device, flash_engine
+from ..model.devices import FLASH_LOCATIONS, declared_flash, flash_device, flash_engine
 from ..model.graph import GraphDecl, NodeArgDecl, NodeArgForm, load_const
 from ..model.ir import CArg, CArgBinding, CArgForm, UserKernelDecl
 from ..model.validate import validate_user_kernel
@@ -511,12 +511,13 @@ def _prefetches(graph, in_flash: dict, live: dict, times: list, activations: Pla
 
 def flash_homes(model, graph: GraphDecl, consts: dict, uses: dict) -> dict:
     """name -> the flash holding each constant: its TCArgInfo home when that is a flash, else
-    AT_GRAPH_PREF_L3_HOME; with AT_GRAPH_PRIVILEGED_L3_HOME, the privileged flash (smaller,
+    AT_GRAPH_PREF_L3_HOME (:func:`~autotiler.model.devices.declared_flash`: one the model
+    declares); with AT_GRAPH_PRIVILEGED_L3_HOME, the privileged flash (smaller,
     faster) is filled first, within its SetMemoryDeviceInfos size: most reads per run first (a
     constant left in flash is copied at each use), then the smaller (more of them fit)."""
     o = graph.options
-    homes = {n: (graph.symbol(n).home if graph.symbol(n).home in FLASH_LOCATIONS else o.pref_l3_home)
-             for n in consts}
+    homes = {n: declared_flash(model, graph.symbol(n).home if graph.symbol(n).home in FLASH_LOCATIONS
+                               else o.pref_l3_home, o.pref_l3_home) for n in consts}
     privileged = o.privileged_l3_home
     if privileged == AT_MemLocation_T.AT_MEM_UNDEF or not consts:
         return homes

@@ -57,8 +57,25 @@ def flash_device(loc: AT_MemLocation_T) -> L3Device:
 
 
 def l3_device(model) -> L3Device:
-    return L3_DEVICES[model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC, AT_MEM_L3_DEFAULT_EXEC)]
+    """AT_GRAPH_PREF_L3_EXEC's RAM; unset, the default one, unless SetMemoryDeviceInfos declares
+    other L3 RAMs only: then the first of those (the chip has what the model declares)."""
+    loc = model.graph_ctrl.get(AT_GraphCtrl_T.AT_GRAPH_PREF_L3_EXEC)
+    if loc is None:
+        declared = [d for d in L3_DEVICES if d in model.memory_devices]
+        loc = declared[0] if declared and AT_MEM_L3_DEFAULT_EXEC not in declared else AT_MEM_L3_DEFAULT_EXEC
+    return L3_DEVICES[loc]
+
+
+def declared_flash(model, loc: AT_MemLocation_T, preferred: AT_MemLocation_T) -> AT_MemLocation_T:
+    """The flash a constant homed in ``loc`` lives in: ``loc`` itself, unless SetMemoryDeviceInfos
+    declares flashes and not this one; then ``preferred`` (AT_GRAPH_PREF_L3_HOME) if declared,
+    else the first declared (the guide's MNIST homes its constants in AT_MEM_L3_HFLASH and declares
+    AT_MEM_L3_DEFAULTFLASH only: its generated code reads them from DefaultFlash)."""
+    declared = [d for d in FLASH_DEVICES if d in model.memory_devices]
+    if not declared or loc in declared:
+        return loc
+    return preferred if preferred in declared else declared[0]
 
 
 __all__ = ["L3Device", "L3_DEVICES", "AT_MEM_L3_DEFAULT_EXEC", "l3_device", "FLASH_DEVICES", "FLASH_LOCATIONS",
-           "flash_engine", "flash_device"]
+           "flash_engine", "flash_device", "declared_flash"]
