@@ -31,6 +31,7 @@ from .graph_helpers import (
 )
 
 MATADD = ROOT / "examples" / "matrix_add"
+KERNELS = ROOT / "tests" / "kernels"
 B = 4 * ITEMS            # bytes of every symbol of the graph
 SENTINEL = -7
 GENEROUS, TIGHT = 64 * 1024, 3 * B
@@ -205,18 +206,40 @@ def test_two_graphs_are_not_supported_yet(tmp_path):
             generate(m)
 
 
-def test_exported_symbols_are_not_supported_yet(tmp_path):
+@pytest.mark.parametrize("promote", [True, False])
+def test_exported_symbols_give_the_constants_address_and_memory(tmp_path, promote):
+    """AddGraphArgExportSymbols: an epilog (tests/kernels/GraphExport.c) reads W through the
+    exported address when the exported memory is L2: promoted, Out = In + W + W; fetched at each
+    run (no promotion), the exported memory is its flash (4, AT_MEM_L3_HFLASH)."""
     with Model() as m:
+        if not promote:
+            AT_SetGraphCtrl(AT_GRAPH_DISABLE_CONST_L2_PROMOTION, AT_OPT_ON)
+        SetUsedFilesNames(0, 2, "MatAddBasicKernels.h", "GraphExport.h")
+        SetGeneratedFilesNames("GraphKernels.c", "GraphKernels.h")
         SetMemorySizes(51200, GENEROUS)
         lib_add()
         mat_add("K1")
-        w = write_bin(tmp_path / "w.bin", np.arange(ITEMS))
+        w = write_bin(tmp_path / "w.bin", 3 * np.arange(ITEMS) + 1)
         CreateGraph("G", CArgs(inp(), const("W", w), out()), CArgs())
         AddNode("K1", Bindings(GNodeArg(GNA_IN, "In", 0), GNodeArg(GNA_IN, "W", 0), GNodeArg(GNA_OUT, "Out", 0)))
+        AddCallToNode("K1", CALL_EPILOG, "AddExported", Bindings(2, GArg("Out"), Imm(ITEMS)))
         AddGraphArgExportSymbols("W", "WAddr", "WLoc")
         CloseGraph()
-        with pytest.raises(ModelError, match="AddGraphArgExportSymbols is not supported yet"):
-            generate(m)
+        files = generate(m)
+    assert "extern void *WAddr;" in files["GraphKernels.h"] and "extern int WLoc;" in files["GraphKernels.h"]
+    gen = tmp_path / "gen"
+    write_files(files, str(gen))
+    prog = host_harness.build(gen, sources=[MATADD / "MatAddBasicKernels.c", KERNELS / "GraphExport.c"],
+                              include_dirs=[MATADD, KERNELS])
+    g = prog.graph("G")
+    g.construct()
+    x = (np.arange(ITEMS, dtype=np.int32) - 9).reshape(1, 4, 8)
+    got = np.full((1, 4, 8), SENTINEL, dtype=np.int32)
+    g.run(In=x, Out=got)
+    g.destruct()
+    wv = 3 * np.arange(ITEMS) + 1
+    expected = x.ravel() + 2 * wv if promote else np.full(ITEMS, 4)
+    np.testing.assert_array_equal(got.ravel(), expected)
 
 
 def test_a_model_without_graph_is_unchanged(tmp_path):

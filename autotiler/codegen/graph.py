@@ -131,8 +131,6 @@ def _check_symbols(graph: GraphDecl) -> None:
         if s.const is not None and s.home in (M.AT_MEM_L3_PRI1, M.AT_MEM_L3_PRI2):
             _refuse(graph, f"constant '{s.name}' in a prioritised flash ({s.home.name})", s.where,
                     "home it in AT_MEM_L3_HFLASH (or another flash)")
-    if graph.exports:
-        _refuse(graph, "AddGraphArgExportSymbols", graph.exports[0].where)
 
 
 def check_supported(model, graph: GraphDecl) -> None:
@@ -550,6 +548,11 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
             render.sizes = {**sizes, "L3": 0, "L3_DYN": sizes["L3"]}
         render.reentrant = _reentrant(model, plan, names, graph, devs[0] if devs else None, render.sizes)
     render.extras = RunnerDebug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym, typed=False)).extras()
+    if graph.exports:
+        if render.reentrant is not None:
+            _refuse(graph, "AddGraphArgExportSymbols with a reentrant runner (-R)", graph.exports[0].where,
+                    "drop -R or the export")
+        _exports(graph, plan, names, render)
     if plan.l3 is not None and warm == WARM_DISABLED:
         render.construct_doc = ("Opens the constants' flash image (error 1), the L3 RAM and allocates its area "
                                 "(error 2), L2 (error 3)\n * and L1 (error 4), copies the promoted constants into "
@@ -836,6 +839,30 @@ def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optio
     if extras.size_opt:
         c += ["#pragma GCC pop_options", ""]
     return {"h": h, "c": c}
+
+
+def _exports(graph: GraphDecl, plan: GraphPlan, names: dict, render: RenderGraph) -> None:
+    """AddGraphArgExportSymbols: ``void *<Addr>`` and ``int <Loc>`` (an AT_MemLocation_T value)
+    of each exported constant, set at the end of the constructor, cleared by the destructor: a
+    promoted constant's static L2 address (AT_MEM_L2), else its flash address (its offset in the
+    flash image, as the copies take it) and that flash (a constant fetched at each run lives in
+    dynamic L2 only during the run)."""
+    sets, clears = [], []
+    for e in graph.exports:
+        sp = plan.symbol(e.symbol)
+        if sp.area == "static":
+            addr, loc = f"(void *) ({names['l2']} + {sp.offset})", M.AT_MEM_L2
+        else:
+            f = FLASH_DEVICES[sp.flash_loc][0]
+            addr, loc = f"(void *) (AT_{f}_EXT_ADDR_TYPE) {sp.flash_offset}", sp.flash_loc
+        render.extras.c += [f"void *{e.addr_name} = 0;   /* where {e.symbol} lives (AddGraphArgExportSymbols) */",
+                            f"int {e.loc_name} = 0;     /* its memory: an AT_MemLocation_T value (0: not allocated) */"]
+        render.extras.h += [f"extern void *{e.addr_name};", f"extern int {e.loc_name};"]
+        sets += [f"/* Exported: {e.symbol} ({_where(sp)}) */", f"{e.addr_name} = {addr};",
+                 f"{e.loc_name} = {int(loc)}; /* {loc.name} */"]
+        clears += [f"{e.addr_name} = 0;", f"{e.loc_name} = 0;"]
+    render.construct = render.construct[:-1] + sets + render.construct[-1:]
+    render.destruct = render.destruct[:-1] + clears + render.destruct[-1:]
 
 
 def _warm_render(warm: int, l3: bool) -> dict:
