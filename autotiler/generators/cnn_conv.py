@@ -313,6 +313,16 @@ def _check_window(chk: _Checker, what: str, dim_name: str, dim: int, f_name: str
                  f"use a smaller {what}, or pad ({pad_param} = 1) to keep at least one output")
 
 
+def _pool_window(chk: _Checker, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad) -> tuple:
+    """(Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad) of a pooling, checked."""
+    fpx, fpy = chk.integer(Fpx, "Fpx", 1, 255), chk.integer(Fpy, "Fpy", 1, 255)
+    dpx = chk.integer(Dpx, "Dpx", 1, 255, " (dilation)", "a dilation is 1 (none) or more")
+    dpy = chk.integer(Dpy, "Dpy", 1, 255, " (dilation)", "a dilation is 1 (none) or more")
+    spx = chk.integer(Spx, "Spx", 1, 255, " (stride)", "a stride is 1 or more")
+    spy = chk.integer(Spy, "Spy", 1, 255, " (stride)", "a stride is 1 or more")
+    return fpx, fpy, dpx, dpy, spx, spy, chk.flag(PoolPad, "PoolPad")
+
+
 def _bounds(chk: _Checker, ReLUOper, size: int, do_relu: bool, relun: int, out_q: int) -> tuple:
     b = CNN_SetUpperLowerBounds(ReLUOper, size, do_relu, relun, out_q)
     if b is None:
@@ -390,12 +400,7 @@ def _conv_pool_relu(generator, where, Name, Ctrl, In_DataSize, Filter_DataSize, 
     scy = chk.integer(Scy, "Scy", 1, 255, " (stride)", "a stride is 1 or more")
     conv_pad = chk.flag(ConvPad, "ConvPad")
     if pool_oper != K.KOP_NONE:
-        fpx, fpy = chk.integer(Fpx, "Fpx", 1, 255), chk.integer(Fpy, "Fpy", 1, 255)
-        dpx = chk.integer(Dpx, "Dpx", 1, 255, " (dilation)", "a dilation is 1 (none) or more")
-        dpy = chk.integer(Dpy, "Dpy", 1, 255, " (dilation)", "a dilation is 1 (none) or more")
-        spx = chk.integer(Spx, "Spx", 1, 255, " (stride)", "a stride is 1 or more")
-        spy = chk.integer(Spy, "Spy", 1, 255, " (stride)", "a stride is 1 or more")
-        pool_pad = chk.flag(PoolPad, "PoolPad")
+        fpx, fpy, dpx, dpy, spx, spy, pool_pad = _pool_window(chk, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad)
     else:
         fpx = fpy = dpx = dpy = spx = spy = 1
         pool_pad = 0
@@ -629,12 +634,7 @@ def CNN_PoolReLU(Name, Ctrl, In_DataSize, Out_DataSize, In_Q, Out_Q, In_InL3, Ou
     if pool:
         act = chk.oper(ReLUOper, "ReLUOper", (K.KOP_NONE, K.KOP_RELU, K.KOP_RELUN),
                        "an activation the pooling kernels apply (they only clip)")
-        fpx, fpy = chk.integer(Fpx, "Fpx", 1, 255), chk.integer(Fpy, "Fpy", 1, 255)
-        dpx = chk.integer(Dpx, "Dpx", 1, 255, " (dilation)", "a dilation is 1 (none) or more")
-        dpy = chk.integer(Dpy, "Dpy", 1, 255, " (dilation)", "a dilation is 1 (none) or more")
-        spx = chk.integer(Spx, "Spx", 1, 255, " (stride)", "a stride is 1 or more")
-        spy = chk.integer(Spy, "Spy", 1, 255, " (stride)", "a stride is 1 or more")
-        pool_pad = chk.flag(PoolPad, "PoolPad")
+        fpx, fpy, dpx, dpy, spx, spy, pool_pad = _pool_window(chk, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad)
     else:
         alone = (K.KOP_RELU, K.KOP_RELUN) + ((K.KOP_HSIGMOID, K.KOP_HSWISH, K.KOP_LEAKYRELU) if par else ())
         act = chk.oper(ReLUOper, "ReLUOper", alone, "an activation with a kernel of its own"
