@@ -135,7 +135,7 @@ def build_program(files: dict, gen_dir: Path, example: str, ref, platform_name: 
     write_files(files, str(gen_dir))
     plat = get_platform(platform_name, l2_size=L2_SIZE)
     return host_harness.build(gen_dir, sources=[EXAMPLES_DIR / example / s for s in ref.SOURCES],
-                              include_dirs=[EXAMPLES_DIR / example], platform=plat)
+                              include_dirs=[EXAMPLES_DIR / example, *getattr(ref, "INCLUDE_DIRS", ())], platform=plat)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -230,10 +230,12 @@ def _dyn_parts(graph: GraphDecl, sizes: dict, live: dict) -> tuple:
             first, last = live[sym.name]
             parts.append((sym.name, sizes.get(sym.name, 0), first, last))
     for st in graph.stacked:
+        # the parts are laid end to end (a concatenation): each at a multiple of its items only
+        item = parse_ctype(graph.symbol(st.out).ctype).item_size or 1
         for child in st.inputs:
             if child in live and child not in {p[0] for p in parts}:
                 first, last = live[child]
-                parts.append((child, sizes.get(child, 0), first, last))
+                parts.append((child, sizes.get(child, 0), first, last, item))
     local = {p[0] for p in parts}
     for node in graph.nodes:
         for b in node.args:
