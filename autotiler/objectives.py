@@ -11,7 +11,11 @@ The time objective cannot afford an exact prediction per choice (it needs the ch
 schedule): it ranks every choice by a quick estimate read off the tiling
 (:mod:`autotiler.schedule.estimate`) and predicts exactly the ``EXACT_TOP`` best and the
 original's choice; on grids too large to estimate in full it estimates the thinned grid and
-then walks to better neighbours in the full one. A third L2 staging slot for L3 arguments is taken only for a predicted gain of at
+then walks to better neighbours in the full one. The estimates share their work across the
+choices of a kernel: argument tilings, transfer figures and call costs are computed once per
+distinct input (:func:`~autotiler.tiler.tiling.arg_tilings`, the estimator's memos), which gives
+the same numbers as computing each choice afresh (``tests/test_tiler_memo.py``). A third L2
+staging slot for L3 arguments is taken only for a predicted gain of at
 least ``TRIPLE_MIN_GAIN``, because L2 is shared. Results are cached per distinct kernel shape,
 so a model repeating a layer tiles it once.
 """
@@ -40,7 +44,7 @@ from .tiler.search import (
     smallest_choice,
     total_iterations,
 )
-from .tiler.tiling import Choice, KernelTiling, build_tiling, l2_fits, with_stages
+from .tiler.tiling import Choice, KernelTiling, arg_tilings, build_tiling, l2_fits, with_stages
 
 TRIPLE_MIN_GAIN = 0.005   # a third L2 staging slot must save at least 0.5% of the predicted time
 RESTAGED_CANDIDATES = 4   # tilings whose L2 staging depths the time objective varies
@@ -130,7 +134,12 @@ class _Evaluator:
         self.unsupported: Optional[Unsupported] = None
         self.evaluated = 0
         self.estimates: dict = {}
+        self.memo: dict = {}        # build_tiling's parts shared by the choices
+        self.transfer_shapes: dict = {}   # id(dims) -> (dims, shape or Unsupported)
+        self.expressible: dict = {}       # id(argument tiling) -> it, when its transfers can be expressed
         self.estimator = Estimator(kg.kernel, options.libs or {}, options.platform) if objective.timed else None
+        # no L3 argument: no L2 staging to fit, the estimate needs no built candidate
+        self.light = not any(g.decl.in_l3 and (g.reads or g.writes) for g in kg.args)
 
     def fits(self, c: Choice) -> bool:
         return self.fp.l1(c) <= self.o.budget
@@ -141,7 +150,7 @@ class _Evaluator:
         key = (c, tuple(sorted((stages or {}).items())))
         if key in self.built:
             return self.built[key]
-        t = build_tiling(self.kg, c, self.o.budget)
+        t = build_tiling(self.kg, c, self.o.budget, memo=self.memo)
         if stages:
             t = with_stages(t, stages)
         elif not l2_fits(t, self.o.l2_budget):
@@ -149,12 +158,25 @@ class _Evaluator:
         out = None
         if t.l1_bytes <= self.o.budget and l2_fits(t, self.o.l2_budget):
             try:
-                self.shapes[key] = {a.name: transfer_shape(a) for a in t.args if a.reads or a.writes}
+                self.shapes[key] = {a.name: self.shape(a) for a in t.args if a.reads or a.writes}
                 out = t
             except Unsupported as err:
                 self.unsupported = self.unsupported or err
         self.built[key] = out
         return out
+
+    def shape(self, a) -> object:
+        """transfer_shape(a), once per distinct dimensions (shared through ``memo``)."""
+        hit = self.transfer_shapes.get(id(a.dims))
+        if hit is None:
+            try:
+                shape = transfer_shape(a)
+            except Unsupported as err:
+                shape = err
+            hit = self.transfer_shapes[id(a.dims)] = (a.dims, shape)  # the dims keep their id
+        if isinstance(hit[1], Unsupported):
+            raise hit[1]
+        return hit[1]
 
     def tiling(self, c: Choice, stages: Optional[dict] = None) -> Optional[KernelTiling]:
         """The candidate of a choice with its schedule and prediction; None when it does not fit
@@ -181,10 +203,27 @@ class _Evaluator:
         return replace(t, schedule=schedule, predicted=predicted)
 
     def estimate(self, c: Choice) -> Optional[int]:
+        """The quick estimate of a choice's cycles (None when it does not fit or cannot be
+        expressed). Without L3 arguments it is read off :func:`arg_tilings` (the argument tilings
+        without their L1 layout), else off the built candidate."""
         if c in self.estimates:
             return self.estimates[c]
-        t = self.candidate(c)
-        e = self.estimator(t, self.shapes[(c, ())]) if t is not None else None
+        e = None
+        if self.light:
+            loops, args, l1 = arg_tilings(self.kg, c, self.memo)
+            if l1 <= self.o.budget:
+                try:
+                    for a in args:
+                        if id(a) not in self.expressible:   # (args from the memo: their ids are theirs)
+                            if a.reads or a.writes:
+                                self.shape(a)
+                            self.expressible[id(a)] = a
+                    e = self.estimator.parts(self.kg.kernel, loops, args)
+                except Unsupported as err:
+                    self.unsupported = self.unsupported or err
+        else:
+            t = self.candidate(c)
+            e = self.estimator(t, self.shapes[(c, ())]) if t is not None else None
         self.estimates[c] = e
         return e
 

@@ -174,6 +174,7 @@ class Footprint:
         self.spaces = {s.space: s for s in kg.spaces}
         self.specs = [self._spec(g) for g in kg.args]
         self._tile_cache: dict = {}
+        self._arg_memo: dict = {}
 
     def _spec(self, g: ArgGeom) -> _ArgSpec:
         always = g.kind in (ArgKind.BUFFER, ArgKind.SCRATCH)
@@ -244,7 +245,19 @@ class Footprint:
         return slot * nbuf
 
     def l1(self, choice: Choice) -> int:
-        return sum(self.arg_bytes(spec, choice) for spec in self.specs)
+        """Sum of :meth:`arg_bytes`, each computed once per distinct sizes of the spaces it
+        depends on."""
+        sizes = dict(choice.sizes)
+        memo = self._arg_memo
+        total = 0
+        for i, spec in enumerate(self.specs):
+            key = (i, choice.promoted, choice.single_buffer,
+                   tuple((sizes.get(sp), (spec.name, sp) in choice.partial) for sp, _ in spec.varying))
+            b = memo.get(key)
+            if b is None:
+                b = memo[key] = self.arg_bytes(spec, choice)
+            total += b
+        return total
 
 
 # ----------------------------------------------------------------------------------------------

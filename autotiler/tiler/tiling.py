@@ -11,6 +11,11 @@ which arguments are promoted; :func:`build_tiling` turns it into a :class:`Kerne
 * the L1 layout (KerArgs order, slots 4-byte aligned unless O_STACK_PRED), two slots for a
   double-buffered argument that moves, the L2 staging slots of L3-homed arguments;
 * traffic in closed form (bytes per direction over one kernel call).
+
+The time objective builds thousands of choices of one kernel: with a memo (one per kernel),
+an argument's dimensions are made once per distinct loops over its own spaces, and
+:func:`arg_tilings` gives what the cycle estimate reads (loops and argument tilings, without the
+L1 layout and the traffic), shared across choices that tile an argument the same way.
 """
 
 from __future__ import annotations
@@ -394,22 +399,21 @@ def _short(space) -> str:
 
 
 def loop_tilings(kg: KernelGeom, choice: Choice) -> tuple:
-    out = []
-    for s in kg.spaces:
-        if s.kind == SpaceKind.TILED:
-            if not s.dim or choice.promoted:
-                out.append(LoopTiling(s.space, s.kind, 1, s.dim, s.dim, s.dim))
-                continue
-            k = choice.size(s.space, s.dim)
-            n = -(-s.dim // k)
-            out.append(LoopTiling(s.space, s.kind, n, k, s.dim - (n - 1) * k, s.dim))
-        elif s.kind == SpaceKind.PARAMETRIC:
-            c = s.dim if (s.one_tile or choice.promoted) else choice.size(s.space, s.dim)
-            n = -(-s.dim // c)
-            out.append(LoopTiling(s.space, s.kind, n, c, s.dim - (n - 1) * c, s.dim))
-        else:
-            out.append(LoopTiling(s.space, s.kind, s.dim, 1, 1, s.dim, s.bound))
-    return tuple(out)
+    return tuple(_loop_tiling(s, choice) for s in kg.spaces)
+
+
+def _loop_tiling(s: SpaceGeom, choice: Choice) -> LoopTiling:
+    if s.kind == SpaceKind.TILED:
+        if not s.dim or choice.promoted:
+            return LoopTiling(s.space, s.kind, 1, s.dim, s.dim, s.dim)
+        k = choice.size(s.space, s.dim)
+        n = -(-s.dim // k)
+        return LoopTiling(s.space, s.kind, n, k, s.dim - (n - 1) * k, s.dim)
+    if s.kind == SpaceKind.PARAMETRIC:
+        c = s.dim if (s.one_tile or choice.promoted) else choice.size(s.space, s.dim)
+        n = -(-s.dim // c)
+        return LoopTiling(s.space, s.kind, n, c, s.dim - (n - 1) * c, s.dim)
+    return LoopTiling(s.space, s.kind, s.dim, 1, 1, s.dim, s.bound)
 
 
 def _ref_dim(r, lp: LoopTiling, resident: bool) -> DimTiling:
@@ -466,31 +470,65 @@ def _resident_spaces(g: ArgGeom, choice: Choice) -> set:
     return out
 
 
-def _arg_tiling(g: ArgGeom, loops: dict, order: list, choice: Choice, end: int) -> ArgTiling:
+def _arg_tiling(g: ArgGeom, loops: dict, order: list, choice: Choice, end: int, memo: Optional[dict] = None,
+                index: int = 0) -> ArgTiling:
     """The argument's tiling, its slot placed after the previous argument's (ending at ``end``):
-    4-byte aligned unless O_STACK_PRED."""
+    4-byte aligned unless O_STACK_PRED. ``memo`` (one kernel's: ``index`` is the argument's
+    position in it): reuse the dimensions of an earlier choice with the same loops over the
+    argument's spaces."""
+    _, (dims, level, box, tile, stack) = _arg_parts(g, loops, order, choice, memo, index)
+    instances = prod(loops[sp].count for sp in order[: order.index(level) + 1]) if level is not None else 1
+    return _arg_place(g, choice, dims, level, box, tile, instances, end if stack else align(end))
+
+
+def _arg_parts(g: ArgGeom, loops: dict, order: list, choice: Choice, memo: Optional[dict], index: int) -> tuple:
+    """(key, (dims, level, box bytes, tiled plane, O_STACK_PRED)) of an argument; the key names
+    everything the parts depend on (None without a memo)."""
     res = _resident_spaces(g, choice)
+    if memo is None:
+        return None, _arg_dims(g, loops, res, order)
+    key = (index, tuple((lp.std, lp.count, sp in res) if (lp := loops.get(sp)) is not None else None
+                        for sp in _arg_spaces(g)))
+    part = memo.get(key)
+    if part is None:
+        part = memo[key] = _arg_dims(g, loops, res, order)
+    return key, part
+
+
+def _arg_spaces(g: ArgGeom) -> tuple:
+    """The loops an argument's dimensions depend on: its spaces, then its tiled space."""
+    return tuple(r.space for r in g.refs) + ((g.tile.space,) if g.tile else ())
+
+
+def _arg_dims(g: ArgGeom, loops: dict, res: set, order: list) -> tuple:
+    """(dims, level, box bytes, (std, last, step, pad first, pad last) of the tiled plane,
+    O_STACK_PRED)."""
     dims = [_ref_dim(r, loops[r.space], r.space in res) for r in g.refs]
     lp = loops.get(g.tile.space) if g.tile else None
     dims += list(_plane_dims(g, lp, g.tile is not None and g.tile.space in res))
     dims = tuple(dims)
     moving = {d.space for d in dims if d.moving}
     level = next((sp for sp in reversed(order) if sp in moving), None)
-    instances = prod(loops[sp].count for sp in order[: order.index(level) + 1]) if level is not None else 1
     box = prod(d.max_extent for d in dims) * g.item
+    t = g.tile
+    tile = (0, 0, 0, 0, 0)
+    if t is not None and lp is not None and g.kind != ArgKind.DYNTILE:
+        std, last, step = tile_sizes(t, lp.std, lp.count)
+        tile = (std, last, step, tile_span(t, lp.std, lp.count, 0).pad_before,
+                tile_span(t, lp.std, lp.count, lp.count - 1).pad_after)
+    return dims, level, box, tile, g.decl.has(O.O_STACK_PRED)
+
+
+def _arg_place(g: ArgGeom, choice: Choice, dims: tuple, level, box: int, tile: tuple, instances: int,
+               offset: int) -> ArgTiling:
     extra = (g.decl.bottom + g.decl.top) * g.item
     slot = align(box + extra)
     db = g.decl.has(O.O_DB) and (not choice.single_buffer or g.next_db)
     nbuf = 2 if db and g.kind in (ArgKind.DATA, ArgKind.ONETILE) and instances > 1 else 1
-    t = g.tile
-    std = last = step = pfirst = plast = 0
-    if t is not None and lp is not None and g.kind != ArgKind.DYNTILE:
-        std, last, step = tile_sizes(t, lp.std, lp.count)
-        pfirst = tile_span(t, lp.std, lp.count, 0).pad_before
-        plast = tile_span(t, lp.std, lp.count, lp.count - 1).pad_after
+    std, last, step, pfirst, plast = tile
     return ArgTiling(g, dims, level if g.kind == ArgKind.DATA or g.kind == ArgKind.ONETILE else None,
                      instances if g.kind in (ArgKind.DATA, ArgKind.ONETILE) else 1, nbuf, slot,
-                     offset=end if g.decl.has(O.O_STACK_PRED) else align(end), reads=g.reads, writes=g.writes, l3=g.decl.in_l3 and (g.reads or g.writes),
+                     offset=offset, reads=g.reads, writes=g.writes, l3=g.decl.in_l3 and (g.reads or g.writes),
                      tile_std=std, tile_last=last, step=step, pad_first=pfirst, pad_last=plast,
                      resident_all=all(not d.moving for d in dims) and g.kind in (ArgKind.DATA, ArgKind.BUFFER)
                      and (choice.promoted or g.kind == ArgKind.BUFFER))
@@ -512,17 +550,17 @@ def arg_traffic(a: ArgTiling, loops: dict, order: list) -> int:
     return total
 
 
-def build_tiling(kg: KernelGeom, choice: Choice, budget: int, stage_depth: Optional[int] = None) -> KernelTiling:
+def build_tiling(kg: KernelGeom, choice: Choice, budget: int, stage_depth: Optional[int] = None,
+                 memo: Optional[dict] = None) -> KernelTiling:
+    """The tiling of ``choice``. ``memo``: a dictionary kept by the caller across the choices of
+    one kernel (same ``kg``) to reuse the parts of earlier tilings that depend only on the loops
+    of an argument's own spaces (the result is the same with or without it)."""
     loops = loop_tilings(kg, choice)
     by_space = {lp.space: lp for lp in loops}
     order = [lp.space for lp in loops]
     placed, end = [], 0
-    for g in kg.args:
-        a = _arg_tiling(g, by_space, order, choice, end)
-        if a.l3 and a.reads and a.writes and a.revisits:
-            # the L3 round trip of one visit would race the read of the next (RAW through L3):
-            # the argument lives in L2 for the call, read from L3 first and written back last
-            a = replace(a, whole_stage=True)
+    for i, g in enumerate(kg.args):
+        a = _staged_whole(_arg_tiling(g, by_space, order, choice, end, memo, i))
         placed.append(a)
         end = a.offset + a.l1_bytes
     total = align(end)
@@ -535,6 +573,72 @@ def build_tiling(kg: KernelGeom, choice: Choice, budget: int, stage_depth: Optio
     if not any(a.l3 for a in placed):
         return t
     return with_stages(t, {a.name: stage_depth or default for a in placed if a.l3})
+
+
+def _staged_whole(a: ArgTiling) -> ArgTiling:
+    if a.l3 and a.reads and a.writes and a.revisits:
+        # the L3 round trip of one visit would race the read of the next (RAW through L3):
+        # the argument lives in L2 for the call, read from L3 first and written back last
+        return replace(a, whole_stage=True)
+    return a
+
+
+_NONE: frozenset = frozenset()
+
+
+def arg_tilings(kg: KernelGeom, choice: Choice, memo: dict) -> tuple:
+    """(loops, argument tilings, L1 bytes) of ``choice``, as :func:`build_tiling` makes them but
+    without the L1 layout (every argument at offset 0; the L1 bytes are the layout's total), the
+    traffic and the L2 staging slots: what the cycle estimate reads, for the many choices it
+    ranks. ``memo`` (kept by the caller across the choices of one kernel) shares the loops and
+    each argument's tiling with earlier choices that tile them the same way."""
+    lkey = ("loops", choice.sizes, choice.promoted)
+    hit = memo.get(lkey)
+    if hit is None:
+        # each loop once per size (loop_tilings, one space at a time)
+        per = memo.setdefault("loop", {})
+        sizes = dict(choice.sizes)
+        loops = []
+        for s in kg.spaces:
+            one = (s.space, sizes.get(s.space), choice.promoted)
+            lp = per.get(one)
+            if lp is None:
+                lp = per[one] = _loop_tiling(s, choice)
+            loops.append(lp)
+        loops = tuple(loops)
+        hit = memo[lkey] = (loops, {lp.space: lp for lp in loops}, [lp.space for lp in loops],
+                            {lp.space: lp.count for lp in loops}, dict(choice.sizes))
+    loops, by_space, order, count, sizes = hit
+    static = memo.get("args")
+    if static is None:
+        static = memo["args"] = [(g, _arg_spaces(g), _resident_spaces(g, Choice()), _resident_spaces(g, Choice(
+            promoted=True)), g.kind not in (ArgKind.BUFFER, ArgKind.SCRATCH, ArgKind.DYNTILE)) for g in kg.args]
+    prefixes = memo.setdefault(("prefixes", tuple(order)), {})
+    promoted, partial = choice.promoted, choice.partial
+    args, end = [], 0
+    for i, (g, spaces, base, every, own) in enumerate(static):
+        mine = frozenset(sp for name, sp in partial if name == g.name) if partial and own else _NONE
+        # the argument's dims depend on these (the loops of its spaces follow from their sizes)
+        key = (i, promoted, mine, tuple([sizes.get(sp) for sp in spaces]))
+        part = memo.get(key)
+        if part is None:
+            res = every if promoted else base | mine
+            part = memo[key] = _arg_dims(g, by_space, res, order)
+        dims, level, box, tile, stack = part
+        instances = 1
+        if level is not None:
+            prefix = prefixes.get(level)
+            if prefix is None:
+                prefix = prefixes[level] = order[: order.index(level) + 1]
+            for sp in prefix:
+                instances *= count[sp]
+        akey = (key, instances, choice.single_buffer)
+        a = memo.get(akey)
+        if a is None:
+            a = memo[akey] = _staged_whole(_arg_place(g, choice, dims, level, box, tile, instances, 0))
+        end = (end if stack else -(-end // L1_ALIGN) * L1_ALIGN) + a.slot_bytes * a.nbuf
+        args.append(a)
+    return loops, tuple(args), align(end)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -559,4 +663,4 @@ def l2_fits(t: KernelTiling, l2_budget: Optional[int]) -> bool:
 
 
 __all__ = ["Choice", "LoopTiling", "DimTiling", "ArgTiling", "KernelTiling", "align", "loop_tilings", "build_tiling",
-           "arg_traffic", "with_stages", "l2_fits", "L1_ALIGN", "SpaceGeom"]
+           "arg_tilings", "arg_traffic", "with_stages", "l2_fits", "L1_ALIGN", "SpaceGeom"]

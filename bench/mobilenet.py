@@ -1,0 +1,181 @@
+"""examples/mobilenet (issue 10 §3) measured: MobileNet v1 (width 0.25, 128x128x3, 8-bit) as one
+34-node graph, at the GAP8 budget (L1 64 KiB, L2 512 KiB less the application's input and output:
+460 KiB) and at a tight L2 budget where activations spill to L3 RAM (80 KiB). Per budget:
+
+* generation time with the ``time`` objective (declare = the generators tiling every layer, then
+  plan + C), in a fresh process (the tiler's cache is cold for the first budget), target < 2 s;
+* one simulated inference's host time (``run`` only; build and construct reported apart), target
+  < 2 s;
+* the dynamic L2 plan's peak over its lower bound, target <= 1.05;
+* simulated cycles per node (and the tiler's prediction of the node's kernel alone: the node's
+  simulated cycles also hold its waits for constants still arriving from flash, "stall"), MACs per node, MAC/cycle per node and
+  for the whole network; flash -> L2 and L3 <-> L2 bytes.
+
+The output is checked against the numpy reference (a benchmark of wrong code is worthless: exit
+status 2). Targets are reported, not asserted (tests/test_example_mobilenet.py asserts what must
+hold). Results go to bench/results/mobilenet.json (or --json PATH).
+
+    python bench/mobilenet.py [--L2 BYTES ...] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import platform as pyplatform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import host_harness  # noqa: E402
+from autotiler import Model, SetTilingObjective  # noqa: E402
+from autotiler.codegen import generate, write_files  # noqa: E402
+from autotiler.generators.cnn_library import CNN_KERNELS_DIR, CNN_SOURCES  # noqa: E402
+from autotiler.graph.lower import plan_graph  # noqa: E402
+
+HERE = ROOT / "examples" / "mobilenet"
+RESULTS = ROOT / "bench" / "results" / "mobilenet.json"
+GENERATION_TARGET = 2.0       # seconds, objective 'time'
+INFERENCE_TARGET = 2.0        # seconds of host time for one simulated inference
+RATIO_TARGET = 1.05           # dynamic L2 peak / lower bound
+TIGHT = 80 * 1024
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_mobilenet_{name}", HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+MODEL, REF = load("model"), load("reference")
+NET = MODEL.NET
+
+
+def node_macs() -> dict:
+    """Multiply-accumulates of each node (pooling and softmax: none)."""
+    macs = {c.name: c.macs for c in NET.CONVS}
+    macs.update({n: NET.POOL_FEAT * NET.PART for n in NET.LINEARS})
+    return macs
+
+
+def git_state() -> dict:
+    def git(*args):
+        proc = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+        return proc.stdout.strip() if proc.returncode == 0 else None
+
+    try:
+        return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
+    except OSError:
+        return {"commit": None, "dirty": None}
+
+
+def measure(l2: int, x) -> dict:
+    """Generate, build, construct, run once at L2 budget ``l2``: every figure of the run."""
+    with tempfile.TemporaryDirectory() as tmp, Model() as m:
+        SetTilingObjective("time")
+        t0 = time.perf_counter()
+        MODEL.declare(l2=l2)
+        t1 = time.perf_counter()
+        files = generate(m)
+        write_files(files, tmp)
+        t2 = time.perf_counter()
+        plan = plan_graph(m, m.graphs[MODEL.NAME], l2)     # the plan generate() made (its tilings cached)
+        # the tiler's prediction of each node's kernel (its L3 variant's where the node calls one)
+        predicted = {n: (plan.variant(i).tiling if plan.variant(i) else m.tilings[n]).predicted.cycles
+                     for i, n in enumerate(MODEL.NODES)}
+        prog = host_harness.build(tmp, sources=CNN_SOURCES, include_dirs=[CNN_KERNELS_DIR])
+        t3 = time.perf_counter()
+        g = prog.graph(MODEL.NAME)
+        g.construct()
+        got = np.full(REF.OUT_SHAPE, REF.SENTINEL, dtype=np.int16)
+        t4 = time.perf_counter()
+        c = g.run(Input=x, Output=got)
+        t5 = time.perf_counter()
+        g.destruct()
+    ok = bool(np.array_equal(got, REF.expected_output(x)))
+    macs = node_macs()
+    nodes = [{"name": n["name"], "cycles": n["cycles"], "predicted": predicted[n["name"]], "macs": macs.get(n["name"], 0),
+              "mac_per_cycle": macs.get(n["name"], 0) / n["cycles"], "l2_to_l1": n["l2_to_l1"],
+              "l1_to_l2": n["l1_to_l2"], "flash_to_l2": n["flash_to_l2"], "l3": n["l3_to_l2"] + n["l2_to_l3"],
+              "stall_cycles": n["stall_cycles"]} for n in c["nodes"]]
+    by_area: dict = {}
+    for s in plan.symbols:
+        by_area.setdefault(s.area, []).append(s.name)
+    return {
+        "l1": MODEL.L1_BUDGET, "l2": l2, "correct": ok,
+        "generation_s": t2 - t0, "tiling_s": t1 - t0, "plan_and_codegen_s": t2 - t1,
+        "build_s": t3 - t2, "build_cache_hit": prog.cache_hit, "inference_host_s": t5 - t4,
+        "plan": {"static_bytes": plan.static_bytes, "dynamic_bytes": plan.dyn.peak,
+                 "dynamic_lower_bound": plan.dyn.lower_bound, "ratio": plan.dyn.peak / plan.dyn.lower_bound,
+                 "algorithm": plan.dyn.algorithm, "promoted": sorted(by_area.get("static", [])),
+                 "prefetched": sorted(by_area.get("flash", [])), "spilled": sorted(by_area.get("l3", [])),
+                 "l3_bytes": plan.l3_bytes, "l3_traffic": plan.l3_traffic, "flash_image_bytes": plan.flash_bytes,
+                 "variants": [v.name for v in plan.variants]},
+        "cycles": c["cycles"], "macs": NET.MACS, "mac_per_cycle": NET.MACS / c["cycles"],
+        "compute_cycles": c["compute_cycles"], "stall_cycles": c["stall_cycles"],
+        "flash_to_l2": c["flash_to_l2"], "l3_traffic": c["l3_to_l2"] + c["l2_to_l3"],
+        "l2_to_l1": c["l2_to_l1"], "l1_to_l2": c["l1_to_l2"], "peak_l1": c["peak_l1"], "peak_l2": c["peak_l2"],
+        "peak_l3": c["peak_l3"], "nodes": nodes,
+    }
+
+
+def report(r: dict) -> list:
+    p = r["plan"]
+    lines = [
+        f"L1 {r['l1']} B, L2 {r['l2']} B: output {'bit-exact' if r['correct'] else 'WRONG'}",
+        f"  generation {r['generation_s']:.2f} s (tiling {r['tiling_s']:.2f} s, plan + C {r['plan_and_codegen_s']:.2f} s; "
+        f"target < {GENERATION_TARGET:g} s: {'PASS' if r['generation_s'] < GENERATION_TARGET else 'FAIL'}), "
+        f"build {r['build_s']:.2f} s ({'cache hit' if r['build_cache_hit'] else 'built'})",
+        f"  one inference: {r['inference_host_s']:.2f} s of host time (target < {INFERENCE_TARGET:g} s: "
+        f"{'PASS' if r['inference_host_s'] < INFERENCE_TARGET else 'FAIL'})",
+        f"  L2 plan: static {p['static_bytes']} B ({len(p['promoted'])} constants promoted), dynamic "
+        f"{p['dynamic_bytes']} B, lower bound {p['dynamic_lower_bound']} B, ratio {p['ratio']:.3f} ({p['algorithm']}; "
+        f"target <= {RATIO_TARGET}: {'PASS' if p['ratio'] <= RATIO_TARGET else 'FAIL'}); {len(p['prefetched'])} "
+        f"constants prefetched from flash; in L3 RAM: {', '.join(p['spilled']) or '-'} ({p['l3_bytes']} B)",
+        f"  {r['cycles']} cycles, {r['macs']} MAC: {r['mac_per_cycle']:.2f} MAC/cycle; flash->L2 {r['flash_to_l2']} B, "
+        f"L3<->L2 {r['l3_traffic']} B (plan {p['l3_traffic']}), L2<->L1 {r['l2_to_l1'] + r['l1_to_l2']} B, "
+        f"stalls {r['stall_cycles']} cycles; peak L1 {r['peak_l1']} B, peak L2 {r['peak_l2']} B (with the I/O)",
+        f"  {'node':<8} {'cycles':>8} {'predicted':>9} {'MAC':>8} {'MAC/cyc':>7} {'stall':>6} {'flash B':>7} {'L3 B':>6}",
+    ]
+    for n in r["nodes"]:
+        lines.append(f"  {n['name']:<8} {n['cycles']:>8} {n['predicted']:>9} {n['macs']:>8} {n['mac_per_cycle']:>7.2f} "
+                     f"{n['stall_cycles']:>6} {n['flash_to_l2']:>7} {n['l3']:>6}")
+    return lines
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--L2", type=int, nargs="+", default=[MODEL.L2_BUDGET, TIGHT], help="L2 budgets (default: "
+                   f"{MODEL.L2_BUDGET} and {TIGHT})")
+    p.add_argument("--json", type=Path, default=RESULTS, help=f"results file (default {RESULTS.relative_to(ROOT)})")
+    args = p.parse_args(argv)
+    NET.ensure_weights()                  # written once, before any timing
+    x = REF.make_input(np.random.default_rng(1))
+    print(f"examples/mobilenet: {len(MODEL.NODES)} nodes, {NET.MACS} MAC, {sum(v.size for v in REF.load_weights().values())} "
+          "B of constants")
+    runs = []
+    for l2 in args.L2:
+        runs.append(measure(l2, x))
+        print("\n".join(report(runs[-1])), flush=True)
+    data = {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git": git_state(), "python": sys.version.split()[0],
+            "machine": pyplatform.machine(), "numpy": np.__version__, "platform": "gap8",
+            "targets": {"generation_s": GENERATION_TARGET, "inference_host_s": INFERENCE_TARGET,
+                        "dynamic_ratio": RATIO_TARGET},
+            "runs": runs}
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {args.json}")
+    return 0 if all(r["correct"] for r in runs) else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
