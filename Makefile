@@ -22,6 +22,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/run.py
 	$(PY) bench/tiling.py
+	$(PY) bench/cnn_baselines.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check autotiler host_harness tests examples bench

@@ -4,7 +4,8 @@ Objectives (``OBJECTIVES``) order the feasible tilings. The default, ``"time"``,
 cycles the cost model predicts for the tiling's schedule (the simulator's rules), then traffic,
 then L1 and L2 use; ``"original"`` takes the largest tiles that fit, outer spaces first (the
 guide's tilings); ``"traffic"`` minimises L2<->L1 bytes; ``"naive"`` (smallest tiles, single
-buffering) and ``"max_l1"`` (DORY's rule) are baselines.
+buffering), ``"max_l1"`` (most L1 used: a naive baseline, not DORY's rule) and ``"dory"`` (DORY's
+conv tiler's rule, :mod:`autotiler.tiler.dory`) are baselines.
 
 Search. The cheap objectives look at every choice of the tiler's (thinned) grid that fits L1.
 The time objective cannot afford an exact prediction per choice (it needs the choice's
@@ -34,6 +35,7 @@ from .schedule.build import DEFAULT_NAMING, Naming, Unsupported, build_schedule,
 from .schedule.cost import Prediction, predict
 from .schedule.estimate import Estimator
 from .schedule.verify import verify
+from .tiler.dory import dory_key
 from .tiler.geometry import KernelGeom, kernel_geometry
 from .tiler.search import (
     Footprint,
@@ -108,8 +110,12 @@ OBJECTIVES: dict = {
     "naive": Objective(lambda t, o: (tuple(-c for c in _counts(t)), t.l1_bytes, t.l2_bytes),
                        "baseline: smallest legal tiles, single buffering, no promotion", single_buffer=True,
                        promote=False, partial=False),
-    "max_l1": Objective(lambda t, o: (-t.l1_bytes, t.iterations, t.l2_bytes), "maximise L1 use (what DORY does)",
+    "max_l1": Objective(lambda t, o: (-t.l1_bytes, t.iterations, t.l2_bytes),
+                        "maximise L1 use, then fewest iterations (a naive baseline, not DORY's rule: see 'dory')",
                         partial=False),
+    "dory": Objective(dory_key, "DORY's conv tiler rule (tiler_conv2d.py): input features whole, DORY's GAP8 L1 "
+                      "(min(budget, 36700 B)), double buffering, max of its L1 bytes + shape bonuses; not conv-like "
+                      "kernels: maximise L1 use", partial=False, promote_only=False),
 }
 
 
