@@ -124,6 +124,23 @@ def KerTypeTemplate(TemplateName: str) -> tuple:
     return model.templates[TemplateName]
 
 
+_COSTS_OK: set = set()   # (Cost text, scalar argument names) already accepted by check_cost
+_GLOBAL_NAMES: list = [None, None, None]  # [model, version, global_c_names(model)]
+
+
+def _global_names(model) -> dict:
+    """``global_c_names(model)`` (read only), computed again only when what it reads changed:
+    declarations are only ever added, so the counts and last names of the basic kernels and
+    templates, the symbols and the graphs tell its versions apart."""
+    libs, templates = model.libs, model.templates
+    version = (len(libs), next(reversed(libs), None), len(templates), next(reversed(templates), None),
+               model.symbols.l1, model.symbols.l2, tuple(model.graphs),
+               model.open_graph.name if model.open_graph is not None else None)
+    if _GLOBAL_NAMES[0] is not model or _GLOBAL_NAMES[1] != version:
+        _GLOBAL_NAMES[:] = [model, version, global_c_names(model)]
+    return _GLOBAL_NAMES[2]
+
+
 def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
     """``LibKernel(KernelName, CallType, CArgs, ParArgTypeName, CNN_Match)``: declare a basic
     kernel. CArgs may be 0 when ParArgTypeName names a LibKernelTemplate. ``Cost`` (extension):
@@ -137,9 +154,10 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
     check_name(name, "basic kernel", where)
     check_not_reserved(name, "basic kernel", where, name)
     # a global of the generated code (memory and device symbols, struct types) or a local of its kernels
-    check_c_name(name, "basic kernel", where, {n: use for n, use in global_c_names(model).items()
-                                               if not use.startswith("basic kernel")}, name,
-                 hint="give the basic kernel the name its C function has")
+    gnames = _global_names(model)
+    use = gnames.get(name)
+    check_c_name(name, "basic kernel", where, {name: use} if use and not use.startswith("basic kernel") else {},
+                 name, hint="give the basic kernel the name its C function has")
     ct = p["CallType"]
     if isinstance(ct, bool) or not isinstance(ct, int):
         raise ModelError(f"{ct!r} is not a valid call type", where=where, kernel=name,
@@ -170,13 +188,21 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
     if par:
         check_not_reserved(par, "argument struct type", where, name)
         # a type named like a global or a local of the generated code (struct types are shared)
-        taken = {n: use for n, use in global_c_names(model).items() if not use.startswith("the argument struct")}
-        taken.update({n: f"user kernel or group '{n}'" for n in (*model.kernels, *model.groups)})
-        check_c_name(par, "argument struct type", where, taken, name,
+        # (only the entry of ``par`` matters: the names of global_c_names but struct types, then
+        # the user kernels and groups)
+        use = gnames.get(par)
+        if use and use.startswith("the argument struct"):
+            use = None
+        if par in model.kernels or par in model.groups:
+            use = f"user kernel or group '{par}'"
+        check_c_name(par, "argument struct type", where, {par: use} if use else {}, name,
                      hint="give the C struct type the kernel takes, as its header names it")
     check_unique([c.name for c in cargs], "C argument", where, name)
     if Cost is not None:
-        check_cost(Cost, cargs, where, name)
+        scalars = frozenset(c.name for c in cargs if not c.is_pointer)
+        if (Cost, scalars) not in _COSTS_OK:  # check_cost reads only the text and the scalar names
+            check_cost(Cost, cargs, where, name)
+            _COSTS_OK.add((Cost, scalars))
     decl = LibKernelDecl(name, call_type, cargs, par, Cost, attributes, p["CNN_Match"], where)
     old = model.libs.get(name)
     if old is not None and old != decl:

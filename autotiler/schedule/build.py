@@ -134,6 +134,9 @@ class Ix:
     idx: dict
     eqs: dict = field(default_factory=dict)
     totals: dict = field(default_factory=dict)
+    # how the indices were made (an interned number, see _sig; None: unknown): equal signatures,
+    # equal indices and predicates, so that expressions of the indices can be shared
+    sig: Optional[int] = None
 
     def eq(self, space, v: int) -> Expr:
         f = self.eqs.get(space)
@@ -181,8 +184,41 @@ def transfer_shape(a: ArgTiling) -> Shape:
     return Shape(tuple(sorted(run)), lines, stride)
 
 
+def _shape(a: ArgTiling) -> Shape:
+    """transfer_shape(a), which reads only the dims (but for the name in its error), once per
+    distinct dims."""
+    key = ("shape", id(a.dims))
+    hit = _VIEWS.get(key)
+    return hit[0] if hit is not None else _remember(key, transfer_shape(a), a.dims)
+
+
 # ----------------------------------------------------------------------------------------------
 # The builder
+
+
+# Expressions of a dimension or an argument at indices of a known signature (Ix.sig) depend
+# only on that signature and the dimension's (argument's dims') numbers: shared by the
+# schedules of a kernel's candidates, whose dims are shared (expressions are immutable). Keyed
+# by the dims' id, the dims kept alive in the entry so that the id stays theirs.
+_VIEWS: dict = {}
+_SIGS: dict = {}
+_MAX = 1 << 16
+
+
+def _remember(key, value, owner):
+    if len(_VIEWS) >= _MAX:
+        _VIEWS.clear()
+    _VIEWS[key] = (value, owner)
+    return value
+
+
+def _sig(made: tuple) -> Optional[int]:
+    """The interned number of a description of how indices were made (None, not shared, once
+    too many were seen: numbers are never reused)."""
+    n = _SIGS.get(made)
+    if n is None and len(_SIGS) < _MAX:
+        n = _SIGS[made] = len(_SIGS)
+    return n
 
 
 class Builder:
@@ -205,12 +241,16 @@ class Builder:
         self.used_totals: set = set()
         self.structs: list = []
         self.invariant: list = []
-        self.shapes = {a.name: transfer_shape(a) for a in tiling.args if a.reads or a.writes}
+        self.shapes = {a.name: _shape(a) for a in tiling.args if a.reads or a.writes}
         self.loop_names = set(self.var.values()) | set(self.total_var.values())
         self.loop_names |= {"Next" + v for v in self.var.values()}
         self.next_lets: dict = {}
         self._ix_cache: dict = {}
         self._memo: dict = {}
+        # what the indices' expressions depend on besides how they are made: the loops, their
+        # run-time bounds and the loop variables' names
+        self._loopsig = (tuple((int(lp.space), lp.count) for lp in self.loops),
+                         tuple((int(sp), b) for sp, b in self.bound.items()), self.n.old_style)
 
     # -- indices --------------------------------------------------------------------------------
     def current(self, live: Optional[set] = None) -> Ix:
@@ -221,10 +261,12 @@ class Builder:
         if hit is not None:
             return hit
         idx = {}
+        ons = []
         for sp in self.order:
             on = self.count[sp] > 1 and (live is None or sp in live)
             idx[sp] = Var(self.var[sp]) if on else ZERO
-        ix = self._ix_cache[key] = Ix(idx)
+            ons.append(on)
+        ix = self._ix_cache[key] = Ix(idx, sig=_sig(("current", self._loopsig, tuple(ons))))
         return ix
 
     def levels(self, level) -> list:
@@ -251,12 +293,17 @@ class Builder:
                 name = "Next" + self.var[sp]
                 self.next_lets[name] = nxt.idx[sp]
                 idx[sp] = Var(name)
-        return Ix(idx, nxt.eqs)
+        return Ix(idx, nxt.eqs, sig=_sig(("next", nxt.sig)) if nxt.sig is not None else None)
 
     def step_ix(self, ix: Ix, level, forward: bool) -> Ix:
         """The indices of the next (``forward``) or previous iteration of the loops up to
         ``level``, as selects over the current ones; their ``eq`` predicates are built from
         comparisons of the current indices so that the analysis sees affine terms only."""
+        key = ("step", ix.sig, level, forward) if ix.sig is not None else None
+        if key is not None:
+            hit = self._ix_cache.get(key)
+            if hit is not None:
+                return hit
         idx, eqs = dict(ix.idx), dict(ix.eqs)
         carry: Expr = TRUE
         for sp in reversed([x for x in self.levels(level) if self.count[x] > 1]):
@@ -268,14 +315,22 @@ class Builder:
             step = add(cur, 1) if forward else sub(cur, 1)
             idx[sp] = select(land(carry, edge), wrap, select(carry, step, cur))
 
-            def new_eq(v, carry=carry, edge=edge, wrap=wrap, cur_eq=cur_eq):
-                came_from = v - 1 if forward else v + 1
-                return lor(land(carry, edge, TRUE if v == wrap else FALSE),
-                           land(carry, lnot(edge), cur_eq(came_from)),
-                           land(lnot(carry), cur_eq(v)))
+            memo: dict = {}
+
+            def new_eq(v, carry=carry, edge=edge, wrap=wrap, cur_eq=cur_eq, memo=memo):
+                hit = memo.get(v)
+                if hit is None:
+                    came_from = v - 1 if forward else v + 1
+                    hit = memo[v] = lor(land(carry, edge, TRUE if v == wrap else FALSE),
+                                        land(carry, lnot(edge), cur_eq(came_from)),
+                                        land(lnot(carry), cur_eq(v)))
+                return hit
             eqs[sp] = new_eq
             carry = land(carry, edge)
-        return Ix(idx, eqs)
+        out = Ix(idx, eqs, sig=_sig(key) if key is not None else None)
+        if key is not None:
+            self._ix_cache[key] = out
+        return out
 
     def fixed_ix(self, level, j: int) -> Ix:
         idx = {sp: ZERO for sp in self.order}
@@ -283,7 +338,7 @@ class Builder:
             n = self.count[sp]
             idx[sp] = Const(j % n)
             j //= n
-        return Ix(idx)
+        return Ix(idx, sig=_sig(("fixed", self._loopsig, tuple(e.value for e in idx.values()))))
 
     def last(self, sp, index: Expr, index_eq=None) -> Expr:
         """``index`` is the last iteration of loop ``sp`` (its run-time bound less one, when bound
@@ -309,6 +364,10 @@ class Builder:
         return ix.eq(d.space, 0), ix.eq(d.space, n - 1)
 
     def _cached(self, what: str, d: DimTiling, ix: Ix, make) -> Expr:
+        if ix.sig is not None:  # shared by every schedule (expressions are immutable)
+            key = (what, ix.sig, id(d))
+            hit = _VIEWS.get(key)
+            return hit[0] if hit is not None else _remember(key, make(), d)
         key = (what, id(d), id(ix))
         hit = self._memo.get(key)
         if hit is None:
@@ -341,6 +400,13 @@ class Builder:
 
     def ext_offset(self, a: ArgTiling, ix: Ix) -> Expr:
         """Byte offset of the instance's box in the argument's L2 (or L3) data."""
+        if ix.sig is None:
+            return self._ext_offset(a, ix)
+        key = ("ext", ix.sig, id(a.dims), a.item)  # all it reads
+        hit = _VIEWS.get(key)
+        return hit[0] if hit is not None else _remember(key, self._ext_offset(a, ix), a.dims)
+
+    def _ext_offset(self, a: ArgTiling, ix: Ix) -> Expr:
         off: Expr = ZERO
         for d in a.dims:
             off = add(off, mul(self.box_start(d, ix), d.stride * a.item))
@@ -348,6 +414,13 @@ class Builder:
 
     def box_size(self, a: ArgTiling, ix: Ix) -> tuple:
         """(bytes, line length in bytes or None) of the instance's transfer."""
+        if ix.sig is None:
+            return self._box_size(a, ix)
+        key = ("size", ix.sig, id(a.dims), a.item)  # all it reads (the shape is made of the dims)
+        hit = _VIEWS.get(key)
+        return hit[0] if hit is not None else _remember(key, self._box_size(a, ix), a.dims)
+
+    def _box_size(self, a: ArgTiling, ix: Ix) -> tuple:
         shape = self.shapes[a.name]
         run = Const(a.item)
         for i in shape.run:
@@ -896,7 +969,13 @@ def _loop_comment(t: KernelTiling, space) -> str:
 
 def build_schedule(tiling: KernelTiling, libs: dict, naming: Optional[Naming] = None) -> Schedule:
     """The schedule of a tiling; :class:`Unsupported` when the generated code cannot express it."""
+    if tiling.kernel is not _KERNEL[0]:  # what is shared is shared by one kernel's candidates
+        _VIEWS.clear()
+        _KERNEL[0] = tiling.kernel
     return Builder(tiling, libs, naming or DEFAULT_NAMING).build()
+
+
+_KERNEL: list = [None]  # the kernel whose candidates _VIEWS holds parts of
 
 
 __all__ = ["Naming", "DEFAULT_NAMING", "Unsupported", "Shape", "transfer_shape", "Builder", "build_schedule", "prod_expr"]

@@ -171,7 +171,10 @@ def _with_const(base: Optional[Expr], k: int) -> Expr:
 
 
 def add(a: Value, b: Value) -> Expr:
-    a, b = lift(a), lift(b)
+    if not isinstance(a, Expr):
+        a = lift(a)
+    if not isinstance(b, Expr):
+        b = lift(b)
     ba, ka = _split_const(a)
     bb, kb = _split_const(b)
     if ba is None:
@@ -182,7 +185,10 @@ def add(a: Value, b: Value) -> Expr:
 
 
 def sub(a: Value, b: Value) -> Expr:
-    a, b = lift(a), lift(b)
+    if not isinstance(a, Expr):
+        a = lift(a)
+    if not isinstance(b, Expr):
+        b = lift(b)
     if a == b:
         return ZERO
     bb, kb = _split_const(b)
@@ -195,14 +201,18 @@ def sub(a: Value, b: Value) -> Expr:
 
 
 def neg(a: Value) -> Expr:
-    a = lift(a)
+    if not isinstance(a, Expr):
+        a = lift(a)
     if isinstance(a, Const):
         return Const(-a.value)
     return Bin("*", a, Const(-1))
 
 
 def mul(a: Value, b: Value) -> Expr:
-    a, b = lift(a), lift(b)
+    if not isinstance(a, Expr):
+        a = lift(a)
+    if not isinstance(b, Expr):
+        b = lift(b)
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(a.value * b.value)
     if isinstance(a, Const):
@@ -233,7 +243,10 @@ def _c_mod(x: int, y: int) -> int:
 
 
 def div(a: Value, b: Value) -> Expr:
-    a, b = lift(a), lift(b)
+    if not isinstance(a, Expr):
+        a = lift(a)
+    if not isinstance(b, Expr):
+        b = lift(b)
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(_c_div(a.value, b.value))
     if b == ONE:
@@ -242,7 +255,10 @@ def div(a: Value, b: Value) -> Expr:
 
 
 def mod(a: Value, b: Value) -> Expr:
-    a, b = lift(a), lift(b)
+    if not isinstance(a, Expr):
+        a = lift(a)
+    if not isinstance(b, Expr):
+        b = lift(b)
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(_c_mod(a.value, b.value))
     if b == ONE:
@@ -257,7 +273,10 @@ _CMP = {"==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: 
 def cmp(op: str, a: Value, b: Value) -> Expr:
     """``a op b``; a side that is a ``select`` is distributed (``(c?x:y) == k`` becomes
     ``c ? x==k : y==k``) so that comparisons stay between affine terms."""
-    a, b = lift(a), lift(b)
+    if not isinstance(a, Expr):
+        a = lift(a)
+    if not isinstance(b, Expr):
+        b = lift(b)
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(int(_CMP[op](a.value, b.value)))
     if isinstance(a, Select):
@@ -377,7 +396,8 @@ def _assume(e: Expr, known: dict) -> Expr:
 
 
 def lnot(a: Value) -> Expr:
-    a = lift(a)
+    if not isinstance(a, Expr):
+        a = lift(a)
     if isinstance(a, Const):
         return Const(int(not a.value))
     if isinstance(a, Not):
@@ -389,7 +409,12 @@ def lnot(a: Value) -> Expr:
 
 
 def select(cond: Value, a: Value, b: Value) -> Expr:
-    cond, a, b = lift(cond), lift(a), lift(b)
+    if not isinstance(cond, Expr):
+        cond = lift(cond)
+    if not isinstance(a, Expr):
+        a = lift(a)
+    if not isinstance(b, Expr):
+        b = lift(b)
     if a == b:
         return a
     if isinstance(cond, Const):
@@ -398,7 +423,7 @@ def select(cond: Value, a: Value, b: Value) -> Expr:
 
 
 def cast(ctype: str, a: Value) -> Expr:
-    return Cast(ctype, lift(a))
+    return Cast(ctype, a if isinstance(a, Expr) else lift(a))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -485,12 +510,15 @@ Env = dict
 def compile_expr(e: Expr) -> Callable[[Env], int]:
     """A Python closure computing the expression in an environment ``{name: int}`` (C integer
     semantics; a zero divisor gives 0, where C would trap)."""
-    if isinstance(e, Const):
+    t = type(e)
+    if t is Const:
         v = e.value
         return lambda env: v
-    if isinstance(e, Var):
+    if t is Var:
         name = e.name
         return lambda env: env[name]
+    if t is Bin or t is Cmp or t is Logic:
+        return _compile_op(e)
     if isinstance(e, Cast):
         return compile_expr(e.a)
     if isinstance(e, (Subscript, Deref)):
@@ -510,6 +538,11 @@ def compile_expr(e: Expr) -> Callable[[Env], int]:
     if isinstance(e, Select):
         c, x, y = compile_expr(e.cond), compile_expr(e.a), compile_expr(e.b)
         return lambda env: x(env) if c(env) else y(env)
+    return _compile_op(e)
+
+
+def _compile_op(e: Expr) -> Callable[[Env], int]:
+    """A binary operator, comparison or logical operator (see compile_expr)."""
     a, b = compile_expr(e.a), compile_expr(e.b)
     op = e.op
     if op == "+":
@@ -550,7 +583,15 @@ def names(e: Expr) -> set:
 
 
 def _names(e: Expr, out: set) -> None:
-    if isinstance(e, Var):
+    t = type(e)
+    if t is Const:
+        return
+    if t is Var:
+        out.add(e.name)
+    elif t is Bin or t is Cmp or t is Logic:
+        _names(e.a, out)
+        _names(e.b, out)
+    elif isinstance(e, Var):
         out.add(e.name)
     elif isinstance(e, CallExpr):
         out.add(e.name)

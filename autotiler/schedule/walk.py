@@ -27,6 +27,7 @@ from .expr import (
     Cmp,
     Const,
     Expr,
+    Logic,
     Sensitive,
     Var,
     affine,
@@ -77,6 +78,15 @@ class Machine:
 def substitute(e: Expr, defs: dict) -> Expr:
     """``e`` with every variable of ``defs`` replaced by its definition (recursively);
     comparisons are rebuilt so that selects substituted into them are distributed."""
+    t = type(e)
+    if t is Const:
+        return e
+    if t is Var:
+        d = defs.get(e.name)
+        return substitute(d, defs) if d is not None else e
+    if t is Bin or t is Logic:
+        a, b = substitute(e.a, defs), substitute(e.b, defs)
+        return e if a is e.a and b is e.b else t(e.op, a, b)
     if isinstance(e, Var):
         d = defs.get(e.name)
         return substitute(d, defs) if d is not None else e
@@ -85,13 +95,17 @@ def substitute(e: Expr, defs: dict) -> Expr:
     if isinstance(e, Cmp):
         return cmp(e.op, substitute(e.a, defs), substitute(e.b, defs))
     fields_ = {}
+    changed = False
     for name in getattr(e, "__dataclass_fields__", {}):
         v = getattr(e, name)
         if isinstance(v, Expr):
-            fields_[name] = substitute(v, defs)
+            x = fields_[name] = substitute(v, defs)
+            changed = changed or x is not v
         elif isinstance(v, tuple) and v and all(isinstance(x, Expr) for x in v):
-            fields_[name] = tuple(substitute(x, defs) for x in v)
-    return type(e)(**{**{n: getattr(e, n) for n in e.__dataclass_fields__}, **fields_}) if fields_ else e
+            xs = fields_[name] = tuple(substitute(x, defs) for x in v)
+            changed = changed or any(x is not y for x, y in zip(xs, v))
+    # rebuilt from the same fields, the node would equal ``e``: keep ``e``
+    return type(e)(**{**{n: getattr(e, n) for n in e.__dataclass_fields__}, **fields_}) if changed else e
 
 
 def _moduli(e: Expr, out: set) -> None:
@@ -172,9 +186,15 @@ class Program:
         self.loops: list = []
         self.body = self._compile(schedule.body, defs=dict(self.totals), enclosing=[], conds=[])
         forms: dict = {}
+
+        def form(c: Cmp) -> _Form:
+            f = forms.get(c)
+            if f is None:
+                f = forms[c] = _Form(c)
+            return f
         for lp in self.loops:
-            lp.own_forms = [forms.setdefault(c, _Form(c)) for c in dict.fromkeys(lp.own)]
-            lp.outer_forms = [forms.setdefault(c, _Form(c)) for c in dict.fromkeys(lp.outer)]
+            lp.own_forms = [form(c) for c in dict.fromkeys(lp.own)]
+            lp.outer_forms = [form(c) for c in dict.fromkeys(lp.outer)]
 
     # -- compilation ------------------------------------------------------------------------------
     def _compile(self, stmts, defs: dict, enclosing: list, conds: list) -> list:
@@ -237,13 +257,13 @@ class Program:
                 comparisons(e, cmps, all_vars)
             except Sensitive:
                 direct |= names(e) & all_vars  # conservative: every index it reads
+        reads = [(c, names(c)) for c in cmps]
         for depth, lp in enumerate(enclosing):
             outer_vars = frozenset(x.var for x in enclosing[:depth])
             lp.period = _lcm([lp.period, *mods])
             if lp.var in direct:
                 lp.sensitive = True
-            for c in cmps:
-                read = names(c)
+            for c, read in reads:
                 if lp.var in read:
                     lp.own.append(c)
                 if read & outer_vars:
