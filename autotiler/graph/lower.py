@@ -314,17 +314,12 @@ def _check_stacks(graph: GraphDecl, sizes: dict) -> None:
 SPILL_ROUNDS = 8   # re-plans of the spill when re-tiled kernels need more staging than reserved
 
 
-def _spillable(model, graph: GraphDecl, merged) -> dict:
-    """{buffer: {node: (C argument, ...)}} for the dynamic buffers that may live in L3: one local
-    (no alias, no stack), every binding a whole symbol (GNodeArg) of a user kernel's C argument
-    bound to an input or output kernel argument, never passed to a prolog/epilog call."""
-    members: dict = {}
-    for part, (buf, _) in merged.where.items():
-        members.setdefault(buf, set()).add(part)
-    stacked = {st.out for st in graph.stacked} | {c for st in graph.stacked for c in st.inputs}
-    locals_ = {s.name for s in graph.locals if s.const is None}
+def _whole_bindings(model, graph: GraphDecl, ok) -> dict:
+    """{symbol: {node: (C argument, ...)}} for the symbols every binding of which passes the whole
+    symbol (GNodeArg, no alias) to a user kernel's C argument whose kernel arguments all satisfy
+    ``ok(kernel argument)``: never to a group, an operator form, an alias or a prolog/epilog call."""
     out: dict = {}
-    bad: set = set(stacked)
+    bad: set = set()
     for i, node in enumerate(graph.nodes):
         for c in node.calls:
             bad |= {a.symbol for a in c.args if isinstance(a, NodeArgDecl)}
@@ -332,15 +327,24 @@ def _spillable(model, graph: GraphDecl, merged) -> dict:
         for b, formal in zip(node.args, (kernel or model.groups.get(node.name)).cargs):
             if b.form == NodeArgForm.CARG:
                 continue
-            names = {b.symbol, *([b.alias] if b.alias else [])}
             ka = [a for a in kernel.kerargs if a.carg_name == formal.name] if kernel else []
-            if kernel is None or b.form != NodeArgForm.PLAIN or b.alias or not ka \
-                    or not all(a.is_in or a.is_out for a in ka):
-                bad |= names
+            if kernel is None or b.form != NodeArgForm.PLAIN or b.alias or not ka or not all(ok(a) for a in ka):
+                bad |= {b.symbol, *([b.alias] if b.alias else [])}
                 continue
             out.setdefault(b.symbol, {}).setdefault(i, set()).add(formal.name)
-    return {n: {i: tuple(sorted(c)) for i, c in nodes.items()} for n, nodes in out.items()
-            if n in locals_ and n not in bad and members.get(n) == {n}}
+    return {n: {i: tuple(sorted(c)) for i, c in nodes.items()} for n, nodes in out.items() if n not in bad}
+
+
+def _spillable(model, graph: GraphDecl, merged) -> dict:
+    """{buffer: {node: (C argument, ...)}} for the dynamic buffers that may live in L3: one local
+    (no alias, no stack) passed whole to input or output kernel arguments only (:func:`_whole_bindings`)."""
+    members: dict = {}
+    for part, (buf, _) in merged.where.items():
+        members.setdefault(buf, set()).add(part)
+    stacked = {st.out for st in graph.stacked} | {c for st in graph.stacked for c in st.inputs}
+    locals_ = {s.name for s in graph.locals if s.const is None}
+    whole = _whole_bindings(model, graph, lambda a: a.is_in or a.is_out)
+    return {n: nodes for n, nodes in whole.items() if n in locals_ and n not in stacked and members.get(n) == {n}}
 
 
 class _Variants:
@@ -371,28 +375,6 @@ class _Variants:
             return None
 
 
-def _whole_input_bindings(model, graph: GraphDecl, names: set) -> dict:
-    """{symbol: {node: (C argument, ...)}} for the symbols of ``names`` every binding of which
-    passes the whole symbol (GNodeArg) to a user kernel's C argument bound to input kernel
-    arguments only, never to a group, an operator form, an alias or a prolog/epilog call."""
-    out: dict = {}
-    bad: set = set()
-    for i, node in enumerate(graph.nodes):
-        for c in node.calls:
-            bad |= {a.symbol for a in c.args if isinstance(a, NodeArgDecl)}
-        kernel = model.kernels.get(node.name)
-        for b, formal in zip(node.args, (kernel or model.groups.get(node.name)).cargs):
-            if b.symbol not in names:
-                continue
-            ka = [a for a in kernel.kerargs if a.carg_name == formal.name] if kernel else []
-            if kernel is None or b.form != NodeArgForm.PLAIN or b.alias or not ka \
-                    or not all(a.is_in and not a.is_out for a in ka):
-                bad.add(b.symbol)
-                continue
-            out.setdefault(b.symbol, {}).setdefault(i, set()).add(formal.name)
-    return {n: {i: tuple(sorted(c)) for i, c in nodes.items()} for n, nodes in out.items() if n not in bad}
-
-
 def _flash_exec_variants(model, graph: GraphDecl, consts: dict, homes: dict) -> tuple:
     """AT_GRAPH_CONST_EXEC_FROM_FLASH: a variant per node reading constants straight from their
     flash (through its own L2 staging, like an L3-homed argument), for the constants only ever
@@ -400,7 +382,8 @@ def _flash_exec_variants(model, graph: GraphDecl, consts: dict, homes: dict) -> 
     option). A node whose kernel cannot be tiled so keeps its constants in L2."""
     if not graph.options.const_exec_from_flash or not consts:
         return ()
-    bound = _whole_input_bindings(model, graph, set(consts))
+    bound = {n: nodes for n, nodes in _whole_bindings(model, graph, lambda a: a.is_in and not a.is_out).items()
+             if n in consts}
     variants = _Variants(model, graph)
     per_node: dict = {}
     for name, nodes in bound.items():
