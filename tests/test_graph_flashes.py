@@ -212,3 +212,14 @@ def test_a_flash_argument_must_be_an_l3_homed_input():
         with pytest.raises(ModelError, match="is read from flash \\(HyperFlash\\), which only an L3-homed "
                                              "\\(O_L2DB\\) pure input can be"):
             validate_user_kernel(bad, m.libs)
+
+
+def test_const_exec_from_mram_on_a_chip_without_an_mram_engine(tmp_path):
+    """On GAP8 (no udma["mram"]) a constant read from AT_MEM_L3_MRAMFLASH by a kernel is costed with
+    the off-chip flash's numbers, as the simulator runs it (it raised KeyError)."""
+    with Model("gap8") as m:
+        declare(tmp_path, L2, privileged=AT_MEM_L3_MRAMFLASH, mram_size=B, exec_flash=True)
+        plan = plan_graph(m, m.graphs["G"], L2)
+    gap8 = get_platform("gap8")
+    mram_variant = next(v for v in plan.variants if v.flash == ("W1",))
+    assert mram_variant.tiling.predicted is not None and "mram" not in gap8.udma

@@ -41,12 +41,17 @@ FLASH_DEVICES = {
 FLASH_LOCATIONS = tuple(FLASH_DEVICES)
 
 
+def device_engine(platform, device) -> object:
+    """The micro-DMA numbers of a copy from ``device`` (an L3Device; None: the L3 RAM):
+    ``platform.udma[kind]``, the off-chip flash's for MRAM on a platform without an MRAM engine
+    (the simulator configures the same)."""
+    kind = device.kind if device is not None else "ram"
+    return platform.udma.get(kind) or platform.udma["flash"]
+
+
 def flash_engine(platform, loc: AT_MemLocation_T):
-    """The micro-DMA numbers of a copy from flash ``loc``: MRAM's (GAP9's on-chip flash) when the
-    platform has them, else the off-chip flash's (the simulator configures the same)."""
-    if loc == AT_MemLocation_T.AT_MEM_L3_MRAMFLASH and "mram" in platform.udma:
-        return platform.udma["mram"]
-    return platform.udma["flash"]
+    """The micro-DMA numbers of a copy from flash ``loc`` (:func:`device_engine`)."""
+    return device_engine(platform, flash_device(loc))
 
 
 def flash_device(loc: AT_MemLocation_T) -> L3Device:
@@ -78,4 +83,4 @@ def declared_flash(model, loc: AT_MemLocation_T, preferred: AT_MemLocation_T) ->
 
 
 __all__ = ["L3Device", "L3_DEVICES", "AT_MEM_L3_DEFAULT_EXEC", "l3_device", "FLASH_DEVICES", "FLASH_LOCATIONS",
-           "flash_engine", "flash_device", "declared_flash"]
+           "flash_engine", "flash_device", "declared_flash", "device_engine"]

@@ -24,6 +24,7 @@ import ast
 from typing import Optional
 
 from ..model.cost import parse_cost
+from ..model.devices import device_engine
 from .expr import CallExpr, Const, Expr, add, div, mod, mul, sub
 from .ir import Copy, Engine, Schedule
 from .walk import Machine, Program, Walker, environment
@@ -86,14 +87,14 @@ class Clock(Machine):
         p = platform
         self.issue_cycles, self.wait_cycles, self.fork_cycles = p.dma_issue_cycles, p.wait_cycles, p.fork_cycles
         self.engines = {Engine.CLUSTER: p.cluster_dma, Engine.UDMA: p.udma["ram"]}
-        self.udma = p.udma   # a flash copy takes its own numbers on the same uDMA channel
+        self.platform = p   # a flash copy takes its device's numbers on the same uDMA channel
         self.free = {Engine.CLUSTER: 0, Engine.UDMA: 0}
         self.pending: dict = {}
         self.f = [0, 0, 0, 0, 0, 0, 0]
 
     def copy(self, node: Copy, env: dict, size: int, lines: int, event: tuple) -> None:
         f = self.f
-        engine = self.udma[node.device.kind] if node.device is not None else self.engines[node.engine]
+        engine = device_engine(self.platform, node.device) if node.device is not None else self.engines[node.engine]
         duration = engine.transfer_cycles(size, lines)
         f[0] += self.issue_cycles
         start = max(f[0], self.free[node.engine])

@@ -31,6 +31,7 @@ from typing import Callable, Optional
 from ..constants import KernelArgSelect_T as S
 from ..constants import KernelCallLocationT as L
 from ..constants import KernelIteratorT
+from ..model.devices import device_engine
 from ..model.ir import (
     AT_IGNORE_ARG_BINDING,
     CArgBinding,
@@ -259,7 +260,7 @@ class Estimator:
         spaces = {d.space for d in a.dims}
         directions = int(a.reads) + int(a.writes)
         cluster = p.cluster_dma
-        udma = p.udma[a.decl.l3_device.kind] if a.decl.l3_device is not None else p.udma["ram"]
+        udma = device_engine(p, a.decl.l3_device)
         ring = a.l3 and not a.whole_stage  # L3 <-> L2 per instance (else once, whole, around the loops)
         per_copy = (p.dma_issue_cycles + p.wait_cycles) * (2 if ring else 1)
         core = ends = busy_cluster = busy_udma = whole = 0
