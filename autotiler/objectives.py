@@ -51,9 +51,9 @@ from .tiler.tiling import Choice, KernelTiling, arg_tilings, build_tiling, l2_fi
 TRIPLE_MIN_GAIN = 0.005   # a third L2 staging slot must save at least 0.5% of the predicted time
 RESTAGED_CANDIDATES = 4   # tilings whose L2 staging depths the time objective varies
 ESTIMATE_ALL = 300       # the time objective estimates every choice of grids this small; of larger ones ...
-COARSE_POINTS = 400      # ... about this many tile-count combinations in the time objective's coarse grid ...
+COARSE_POINTS = 200      # ... about this many tile-count combinations in the time objective's coarse grid ...
 COARSE_SMALL = 4         # ... every count up to this one, per space
-REFINE_SEEDS = 6         # best estimates (of distinct tile-count cells) whose neighbourhoods are estimated next ...
+REFINE_SEEDS = 4         # best estimates (of distinct tile-count cells) whose neighbourhoods are estimated next ...
 REFINE_ROUNDS = 16       # ... for at most this many rounds
 EXACT_TOP = 4            # candidates the time objective predicts exactly, best estimates first ...
 EXACT_TIE = 0.01         # ... and those estimated within 1% of the best (the estimate cannot tell them apart) ...
@@ -291,8 +291,12 @@ def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants
     within ``EXACT_TIE`` of the best, up to ``EXACT_MAX``) and the original's choice are
     predicted exactly."""
     small = prod(len(v) for v in full) * len(variants) <= ESTIMATE_ALL
-    grid_ = full if small else _coarse(full, [s.dim for s in spaces], ev.o.platform.cores)
-    ranked = _ranked(ev, _feasible(ev, spaces, grid_, variants, single))
+    dims, cores = [s.dim for s in spaces], ev.o.platform.cores
+    if small:
+        ranked = _ranked(ev, _feasible(ev, spaces, full, variants, single))
+    else:  # the variants promoting inputs on the kept counts only (their seeds are refined as well)
+        ranked = _ranked(ev, _feasible(ev, spaces, _coarse(full, dims, cores), variants[:1], single)
+                         + _feasible(ev, spaces, _coarse(full, dims, cores, every=False), variants[1:], single))
     for _ in range(REFINE_ROUNDS):
         seeds = _seeds(ranked, spaces)
         fresh = {n for c in seeds for n in _neighbours(c, spaces, full) if n not in ev.estimates and ev.fits(n)}
@@ -331,8 +335,9 @@ def _seeds(ranked: list, spaces: list) -> list:
     return seeds
 
 
-def _coarse(full: list, dims: list, cores: int) -> list:
-    """Per space, the largest and the smallest size of each tile (chunk) count, for the counts
+def _coarse(full: list, dims: list, cores: int, every: bool = True) -> list:
+    """Per space, the smallest size of each tile (chunk) count (the most even tiles: the
+    refinement walks to the larger sizes of a count when they are better), for the counts
     up to COARSE_SMALL and then geometrically spread ones, about COARSE_POINTS ** (1/spaces)
     counts per space; and, for every count, its largest size that is a multiple of the core
     count (the guide: such tiles keep the cores of a parallel kernel balanced)."""
@@ -350,8 +355,9 @@ def _coarse(full: list, dims: list, cores: int) -> list:
                 target = lo * (hi / lo) ** (j / max(1, steps - 1))
                 keep.add(min(counts, key=lambda n: abs(n - target)))
             counts = sorted(keep)
-        chosen = {v for n in counts for v in (by_count[n][0], by_count[n][-1])}
-        chosen |= {next(v for v in vs if v % cores == 0) for vs in by_count.values() if any(v % cores == 0 for v in vs)}
+        chosen = {by_count[n][-1] for n in counts}
+        multiples = by_count.values() if every else [by_count[n] for n in counts]
+        chosen |= {next(v for v in vs if v % cores == 0) for vs in multiples if any(v % cores == 0 for v in vs)}
         out.append(sorted(chosen, reverse=True))
     return out
 
