@@ -35,3 +35,20 @@ examples: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+
+# RV32 builds (issue 11 item 4): every example's generated code, the basic kernels and Gap.h
+# compiled for rv32imc as strict C99, warning-free; .text per example (bench/results/rv32.json).
+# Installs Debian's cross compiler and picolibc when missing (as root; otherwise says how).
+.PHONY: rv32
+RV32_PKGS := gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+rv32: $(STAMP)
+	@cc=$${AUTOTILER_RV32_CC:-riscv64-unknown-elf-gcc}; \
+	if ! command -v $$cc >/dev/null 2>&1 || ! echo '#include <stdio.h>' | \
+	    $$cc -march=rv32imc -mabi=ilp32 --specs=picolibc.specs -E -x c - >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -qq && apt-get install -y -qq $(RV32_PKGS) || exit 1; \
+		else \
+			echo "rv32: $$cc or picolibc is missing; install them with: sudo apt-get install $(RV32_PKGS)"; exit 2; \
+		fi; \
+	fi
+	$(PY) bench/rv32.py

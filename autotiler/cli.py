@@ -31,7 +31,7 @@ def _parser(prog: str) -> _Parser:
     p.add_argument("--L2", dest="l2", type=positive_int, default=None, help="L2 budget in bytes")
     p.add_argument("--L3", dest="l3", type=positive_int, default=None, help="L3 budget in bytes")
     p.add_argument("--objective", default=None, help="tiling objective (see autotiler.objectives.OBJECTIVES)")
-    p.add_argument("--platform", default=None, help="platform name (gap8, gap9)")
+    p.add_argument("--platform", default=None, help="platform name (gap8, gap9, pulp_open)")
     p.add_argument("-q", dest="quiet", action="store_true", help="do not print the tiling report")
     p.add_argument("-R", dest="reentrant", action="store_true",
                    help="reentrant (preemptible) graph runner: a context and a runner yielding after each layer")

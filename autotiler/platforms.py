@@ -125,7 +125,39 @@ GAP9 = Platform(
     },
 )
 
-PLATFORMS = {p.name: p for p in (GAP8, GAP9)}
+PULP_OPEN = Platform(
+    name="pulp_open",
+    cores=8,
+    l1_size=64 * 1024,
+    l2_size=448 * 1024,
+    l3_ram_size=8 * 1024 * 1024,
+    l3_flash_size=64 * 1024 * 1024,
+    cluster_dma=DmaEngine(setup_cycles=40, bytes_per_cycle=8.0, line_cycles=4),
+    udma={
+        "ram": DmaEngine(setup_cycles=200, bytes_per_cycle=1.0, line_cycles=20),
+        "flash": DmaEngine(setup_cycles=300, bytes_per_cycle=1.0, line_cycles=20),
+    },
+    dma_issue_cycles=10,
+    wait_cycles=4,
+    fork_cycles=60,
+    ops_per_cycle_per_core=1.0,
+    notes={
+        "cores": "8 cluster cores (pulp-runtime include/archi/chips/pulp/properties.h, ARCHI_CLUSTER_NB_PE; "
+                 "GVSoC's pulp-open target).",
+        "l1_size": "64 KiB TCDM (../shared/tools/gvsoc/README.md, pulp-open).",
+        "l2_size": "448 KiB shared L2 (properties.h: ARCHI_L2_SHARED_SIZE 0x70000; the two 32 KiB private "
+                   "banks hold the runtime).",
+        "l3": "assumption: pulp-open has no L3 the back-end drives; sizes as gap8 for the host simulator.",
+        "cluster_dma": "MCHAN on GVSoC: ~8 B/cycle + ~40 cycles set-up (../shared/tools/gvsoc/README.md, "
+                       "256 B 73 cycles .. 16 KiB 2087 cycles); 4 cycles per 2D line an assumption.",
+        "udma": "assumption, as gap8 (the GVSoC back-end refuses L3 devices).",
+        "dma_issue_cycles": "assumption, as gap8.",
+        "fork_cycles": "assumption, as gap8.",
+        "ops_per_cycle_per_core": "assumption, as gap8.",
+    },
+)
+
+PLATFORMS = {p.name: p for p in (GAP8, GAP9, PULP_OPEN)}
 
 
 def get_platform(platform: str | Platform = "gap8", **overrides) -> Platform:

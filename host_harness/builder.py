@@ -23,6 +23,8 @@ from pathlib import Path
 from autotiler.errors import HarnessError, PlatformError
 from autotiler.platforms import Platform, get_platform
 
+from .gvsoc import CORES as GVSOC_CORES
+from .gvsoc import GvsocProgram
 from .manifest import (
     L3_FAMILIES,
     GraphSpec,
@@ -392,16 +394,43 @@ def _paths(value, what: str) -> tuple:
     return items
 
 
-def build(gen_dir, sources=(), include_dirs=(), platform="gap8", cores: int | None = None,
-          sanitize: bool = False, cflags=()) -> Program:
+BACKENDS = ("host", "gvsoc")
+
+
+def _build_gvsoc(gen_dir: Path, sources: tuple, include_dirs: tuple, cflags: tuple, platform, cores,
+                 sanitize: bool) -> GvsocProgram:
+    if sanitize:
+        raise HarnessError("sanitize=True is a host-simulator option", hint="leave it out with backend='gvsoc'")
+    if cores not in (None, GVSOC_CORES):
+        raise HarnessError(f"{cores} cores: GVSoC's pulp-open cluster has {GVSOC_CORES}",
+                           hint="leave cores out with backend='gvsoc'")
+    plat = _platform(platform, None)
+    if plat.cores != GVSOC_CORES:
+        raise HarnessError(f"platform '{plat.name}' has {plat.cores} cores: GVSoC's pulp-open cluster has "
+                           f"{GVSOC_CORES}", hint="use platform='pulp_open' (the default with backend='gvsoc')")
+    with locked_output(gen_dir):
+        manifests = read_manifests_unlocked(gen_dir)
+        return GvsocProgram(manifests, gen_dir, sources, include_dirs, cflags, plat)
+
+
+def build(gen_dir, sources=(), include_dirs=(), platform=None, cores: int | None = None,
+          sanitize: bool = False, cflags=(), backend: str = "host") -> Program | GvsocProgram:
     """Compile (or fetch from the cache) the generated code in ``gen_dir`` with the basic-kernel
     ``sources`` and return a :class:`Program`. ``cores`` defaults to the platform's count and is
     compiled in (``-DAT_SIM_NCORES``, the value of ``gap_ncore()``); the other platform numbers
     only reach the simulator at run time, so they never cause a rebuild. The arguments are
     checked before anything is compiled; the directory must hold one complete generation (each
-    manifest's files as generated), and a generation into it waits until the build is done."""
+    manifest's files as generated), and a generation into it waits until the build is done.
+    ``backend="gvsoc"``: the same code cross-compiled for GVSoC's pulp-open cluster
+    (:mod:`host_harness.gvsoc`; ``platform`` and ``cores`` are the cluster's own there)."""
     sources, include_dirs = _paths(sources, "sources"), _paths(include_dirs, "include_dirs")
     cflags = tuple(str(f) for f in _paths(cflags, "cflags"))
+    if backend not in BACKENDS:
+        raise HarnessError(f"unknown backend {backend!r}", hint=f"backends: {', '.join(BACKENDS)}")
+    if platform is None:
+        platform = "pulp_open" if backend == "gvsoc" else "gap8"
+    if backend == "gvsoc":
+        return _build_gvsoc(Path(gen_dir).resolve(), sources, include_dirs, cflags, platform, cores, sanitize)
     _check_cores(cores, cflags)
     plat = _platform(platform, cores)
     gen_dir = Path(gen_dir).resolve()

@@ -1796,7 +1796,7 @@ def test_bad_generator_option(argv, fragment, capsys):
 def test_unknown_platform_option(capsys):
     assert TilerParseOptions(["model.py", "--platform", "gap99"]) == 1
     assert capsys.readouterr().err == "error: argument --platform: unknown platform 'gap99' (known platforms: gap8, " \
-                                      "gap9)\n"
+                                      "gap9, pulp_open)\n"
 
 
 @pytest.mark.parametrize("argv", [None, "p --L1 100", ["p", 100]])

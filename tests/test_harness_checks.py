@@ -191,8 +191,8 @@ def test_scalar_at_the_ends_of_its_range_is_accepted(ctype, value):
     ({"cores": 2.0}, r"cores must be an int from 1 to 64, got 2\.0 \(float\)"),
     ({"cores": 0}, r"0 cores: the simulator runs 1 to 64"),
     ({"cores": 65}, r"65 cores: the simulator runs 1 to 64"),
-    ({"platform": "gap7"}, r"platform: unknown platform 'gap7' \(known platforms: gap8, gap9\)"),
-    ({"platform": 8}, r"platform must be a platform name \(gap8, gap9\) or an autotiler\.platforms\.Platform, "
+    ({"platform": "gap7"}, r"platform: unknown platform 'gap7' \(known platforms: gap8, gap9, pulp_open\)"),
+    ({"platform": 8}, r"platform must be a platform name \(gap8, gap9, pulp_open\) or an autotiler\.platforms\.Platform, "
                       r"got 8 \(int\)"),
     ({"platform": get_platform("gap8", cores=65)}, r"65 cores: the simulator runs 1 to 64"),
     ({"sources": "Basic.c"}, r"sources must be a list, got the single str 'Basic\.c' \(wrap it: sources=\['Basic\.c'\]\)"),
@@ -222,7 +222,7 @@ def test_platform_overrides_that_no_simulator_runs_are_refused(kw, message):
 
 
 def test_program_refuses_what_is_not_a_platform(prog):
-    with pytest.raises(HarnessError, match=r"platform must be a platform name \(gap8, gap9\) or an "
+    with pytest.raises(HarnessError, match=r"platform must be a platform name \(gap8, gap9, pulp_open\) or an "
                                            r"autotiler\.platforms\.Platform, got 'gap8' \(str\)"):
         host_harness.Program(prog.library, {k: prog.kernel(k) for k in prog.kernels}, "gap8")
     with pytest.raises(HarnessError, match=r"platform .gap8.: dma_bytes_per_cycle must be a positive number, got 0\.0 "

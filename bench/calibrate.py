@@ -1,0 +1,312 @@
+"""Calibration of the cost model against GVSoC (issue 11): every example kernel and every MNIST
+layer, at several L1 budgets (so several tilings per kernel), generated for the ``pulp_open``
+platform, run on the host simulator and on GVSoC's pulp-open cluster (both bit-exact with
+numpy), and compared with the predictor.
+
+    source ~/.cache/gvsoc/env.sh     # GVSoC (../shared/tools/gvsoc/setup.sh builds it)
+    .venv/bin/python bench/calibrate.py [--json PATH] [--examples a,b] [--quick] [--platform NAME]
+
+Per kernel and budget: the host simulator's cycles, the predicted cycles (the ``time``
+objective's figure for the chosen tiling), GVSoC's cycles (``mcycle`` on cluster core 0 around
+the call) and the errors (host / GVSoC - 1, predicted / GVSoC - 1); whether the kernel is DMA
+bound (the host simulator's cluster-DMA busy cycles above its compute cycles). Targets
+(benchmarks, never asserted in tests): DMA-bound kernels within 10%, whole kernels within 15%,
+the predictor's order of the tilings of one kernel (its budgets) agreeing with GVSoC's on at
+least 90% of pairs. Results: ``bench/results/calibration.json`` (``--json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from run import example_names, load_example  # noqa: E402
+
+import host_harness  # noqa: E402
+from autotiler import (  # noqa: E402
+    KOP_CONV_DP,
+    KOP_LINEAR,
+    KOP_MAXPOOL,
+    KOP_NONE,
+    KOP_RELU,
+    KOP_SOFTMAX,
+    Model,
+    SetGeneratedFilesNames,
+    SetL1MemorySize,
+    SetUsedFilesNames,
+)
+from autotiler.codegen import generate, write_files  # noqa: E402
+from autotiler.errors import AutoTilerError, HarnessError  # noqa: E402
+from autotiler.generators import CNN_HEADER, CNN_KERNELS_DIR, CNN_SOURCES, LoadCNNLibrary  # noqa: E402
+from autotiler.generators import cnn_conv_reference as CONV_REF  # noqa: E402
+from autotiler.generators import cnn_dense_reference as DENSE_REF  # noqa: E402
+from autotiler.generators.cnn_conv import CNN_ConvolutionPoolReLU  # noqa: E402
+from autotiler.generators.cnn_dense import CNN_LinearReLU, CNN_SoftMax  # noqa: E402
+from autotiler.platforms import get_platform  # noqa: E402
+from host_harness import gvsoc  # noqa: E402
+
+DEFAULT_JSON = ROOT / "bench" / "results" / "calibration.json"
+SCALES = (1.0, 0.5, 0.25)          # L1 budgets: the example's own, then a half and a quarter
+MNIST_BUDGETS = (48000, 16000, 6000)
+DMA_TARGET, WHOLE_TARGET, RANK_TARGET = 0.10, 0.15, 0.90
+
+
+@dataclass
+class Call:
+    """One user-kernel call: its arguments, the expected outputs, the case it belongs to."""
+
+    case: str
+    kernel: str
+    budget: int
+    args: dict
+    expected: dict
+
+
+def _example_calls(name: str, plat, scale: float, rng) -> tuple:
+    """(model, calls, sources, include dirs) of an example at ``scale`` times its L1 budget."""
+    mod, ref = load_example(name)
+    budget = max(256, int(mod.L1_BUDGET * scale))
+    with Model(plat) as m:
+        mod.declare(l1=budget)
+        files = generate(m)
+    args = ref.make_args(rng)
+    calls = [Call(name, ref.KERNEL, budget, args, ref.expected(args))]
+    sources = [ROOT / "examples" / name / s for s in ref.SOURCES]
+    includes = [ROOT / "examples" / name, *getattr(ref, "INCLUDE_DIRS", ())]
+    return m, files, calls, sources, includes
+
+
+def _mnist_layers(budget: int) -> list:
+    """The guide's MNIST layers, every argument in L2: (name, declare, make args, expected)."""
+    sfx = f"_{budget}"
+
+    def conv(name, cin, cout, wh):
+        def declare():
+            CNN_ConvolutionPoolReLU(name + sfx, 0, 2, 2, 2, 2, 12, 14, 14, 12, 0, 0, 0, 0, cin, cout, wh, wh,
+                                    KOP_CONV_DP, 5, 5, 1, 1, 1, 1, 0, KOP_MAXPOOL, 2, 2, 1, 1, 2, 2, 0, KOP_RELU)
+
+        def args(rng):
+            return {"In": _values(rng, (cin, wh, wh)), "Filter": _values(rng, (cout, cin, 5, 5)),
+                    "Bias": _values(rng, (cout,))}
+
+        def expected(a):
+            return CONV_REF.conv_pool_relu(a["In"], a["Filter"], a["Bias"], In_Q=12, Filter_Q=14, Bias_Q=14, Out_Q=12,
+                                           ConvOper=KOP_CONV_DP, Fcx=5, Fcy=5, Dcx=1, Dcy=1, Scx=1, Scy=1, ConvPad=0,
+                                           PoolOper=KOP_MAXPOOL, Fpx=2, Fpy=2, Dpx=1, Dpy=1, Spx=2, Spy=2, PoolPad=0,
+                                           ReLUOper=KOP_RELU)
+        return name + sfx, declare, args, expected
+
+    def linear():
+        name = "LinearLayerReLU_0" + sfx
+
+        def declare():
+            CNN_LinearReLU(name, 0, 2, 2, 2, 2, 12, 12, 8, 11, 0, 0, 0, 0, 1024, 10, KOP_LINEAR, KOP_NONE)
+
+        def args(rng):
+            return {"In": _values(rng, (1024,)), "Filter": _values(rng, (10, 1024)), "Bias": _values(rng, (10,))}
+
+        def expected(a):
+            return DENSE_REF.linear_relu(a["In"], a["Filter"], a["Bias"], 12, 12, 8, 11, 2, KOP_NONE)
+        return name, declare, args, expected
+
+    def softmax():
+        name = "SoftMax_0" + sfx
+
+        def declare():
+            CNN_SoftMax(name, 0, 2, 2, 15, 15, 0, 0, 10, KOP_SOFTMAX)
+
+        def args(rng):
+            return {"In": _values(rng, (10,))}
+
+        def expected(a):
+            return DENSE_REF.softmax(a["In"], 15)
+        return name, declare, args, expected
+
+    return [conv("Conv5x5ReLUMaxPool2x2_0", 1, 32, 28), conv("Conv5x5ReLUMaxPool2x2_1", 32, 64, 12), linear(),
+            softmax()]
+
+
+def _values(rng, shape):
+    return rng.integers(-(1 << 13), 1 << 13, size=shape).astype(np.int16)
+
+
+def _mnist_calls(plat, budgets, rng) -> tuple:
+    with Model(plat) as m:
+        SetUsedFilesNames(0, 1, CNN_HEADER)
+        SetGeneratedFilesNames("MnistLayers.c", "MnistLayers.h")
+        LoadCNNLibrary()
+        layers = []
+        for b in budgets:
+            SetL1MemorySize(b)
+            for name, declare, make, expected in _mnist_layers(b):
+                declare()
+                layers.append((name, b, make, expected))
+        files = generate(m)
+    calls = []
+    for name, b, make, expected in layers:
+        args = make(rng)
+        out = np.asarray(expected(args))
+        args["Out"] = np.full(out.shape, -12345, dtype=out.dtype)
+        calls.append(Call("mnist", name, b, args, {"Out": out}))
+    return m, files, calls, list(CNN_SOURCES), [CNN_KERNELS_DIR]
+
+
+def _copy_args(args: dict) -> dict:
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+
+
+def _check(args: dict, expected: dict, what: str) -> None:
+    for k, v in expected.items():
+        if not np.array_equal(args[k], v):
+            raise SystemExit(f"{what}: output '{k}' differs from numpy in {int(np.count_nonzero(args[k] != v))} "
+                             "item(s)")
+
+
+def _tiling(m, name: str):
+    """The kernel's tiling, or the group's kernels' (predicted cycles summed)."""
+    if name in m.tilings:
+        return [m.tilings[name]]
+    return [m.tilings[c.name] for c in m.groups[name].calls]
+
+
+def run_case(m, files, calls, sources, includes, plat, work: Path) -> list:
+    gen_dir = work / "gen"
+    write_files(files, str(gen_dir))
+    host = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat)
+    target = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat, backend="gvsoc")
+    rows = []
+    try:
+        for c in calls:
+            a_host, a_gv = _copy_args(c.args), _copy_args(c.args)
+            counters = host.call(c.kernel, **a_host)
+            _check(a_host, c.expected, f"{c.case}/{c.kernel} on the host simulator")
+            got = target.call(c.kernel, **a_gv)
+            _check(a_gv, c.expected, f"{c.case}/{c.kernel} on GVSoC")
+            ts = _tiling(m, c.kernel)
+            predicted = sum(t.predicted.cycles for t in ts)
+            rows.append({"case": c.case, "kernel": c.kernel, "budget": c.budget,
+                         "tiling": "; ".join(t.describe() for t in ts), "host": counters["cycles"],
+                         "predicted": predicted, "gvsoc": got["cycles"],
+                         "compute": counters["compute_cycles"], "dma": counters["dma_busy_cycles"]["cluster"],
+                         "dma_bound": counters["dma_busy_cycles"]["cluster"] > counters["compute_cycles"]})
+    finally:
+        target.close()
+    for r in rows:
+        r["err_host"] = r["host"] / r["gvsoc"] - 1
+        r["err_predicted"] = r["predicted"] / r["gvsoc"] - 1
+    return rows
+
+
+def rank_agreement(rows: list) -> tuple:
+    """(agreeing pairs, pairs): tilings of one kernel (its budgets) ordered by predicted cycles
+    and by GVSoC's; ties in either count as agreeing."""
+    agree = total = 0
+    by_kernel: dict = {}
+    for r in rows:
+        by_kernel.setdefault((r["case"], r["kernel"].rsplit("_", 1)[0] if r["case"] == "mnist" else r["kernel"]),
+                             []).append(r)
+    for group in by_kernel.values():
+        for a, b in itertools.combinations(group, 2):
+            if a["tiling"] == b["tiling"]:
+                continue
+            total += 1
+            dp, dg = a["predicted"] - b["predicted"], a["gvsoc"] - b["gvsoc"]
+            agree += dp * dg > 0 or dp == 0 or dg == 0
+    return agree, total
+
+
+def summary(rows: list) -> dict:
+    dma = [r for r in rows if r["dma_bound"]]
+    agree, pairs = rank_agreement(rows)
+
+    def worst(rs, key):
+        return max((abs(r[key]) for r in rs), default=0.0)
+    out = {"kernels": len(rows), "dma_bound": len(dma),
+           "worst_dma_bound_predicted": worst(dma, "err_predicted"), "worst_predicted": worst(rows, "err_predicted"),
+           "worst_host": worst(rows, "err_host"),
+           "median_abs_predicted": float(np.median([abs(r["err_predicted"]) for r in rows])) if rows else 0.0,
+           "rank_pairs": pairs, "rank_agree": agree, "rank_ratio": agree / pairs if pairs else 1.0}
+    out["targets"] = {"dma_bound_within_10pct": out["worst_dma_bound_predicted"] <= DMA_TARGET,
+                      "whole_within_15pct": out["worst_predicted"] <= WHOLE_TARGET,
+                      "ranking_90pct": out["rank_ratio"] >= RANK_TARGET}
+    return out
+
+
+def format_rows(rows: list) -> str:
+    head = f"{'case':14} {'kernel':34} {'L1':>6} {'host':>9} {'pred':>9} {'gvsoc':>9} {'host%':>7} {'pred%':>7} dma"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(f"{r['case']:14} {r['kernel']:34} {r['budget']:>6} {r['host']:>9} {r['predicted']:>9} "
+                     f"{r['gvsoc']:>9} {100 * r['err_host']:>+7.1f} {100 * r['err_predicted']:>+7.1f} "
+                     f"{'yes' if r['dma_bound'] else ''}")
+    return "\n".join(lines)
+
+
+def cases(examples: list, plat, quick: bool, rng):
+    scales = SCALES[:2] if quick else SCALES
+    for name in examples:
+        for s in scales:
+            yield f"{name}@{s}", lambda name=name, s=s: _example_calls(name, plat, s, rng)
+    yield "mnist", lambda: _mnist_calls(plat, MNIST_BUDGETS[:2] if quick else MNIST_BUDGETS, rng)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--json", default=str(DEFAULT_JSON))
+    p.add_argument("--examples", help="comma-separated example names (default: every example the back-end runs)")
+    p.add_argument("--platform", default="pulp_open")
+    p.add_argument("--quick", action="store_true", help="two budgets per example, two MNIST budgets")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if not gvsoc.available():
+        print(f"GVSoC is not installed: {gvsoc.INSTALL_HINT}", file=sys.stderr)
+        return 2
+    plat = get_platform(args.platform)
+    examples = args.examples.split(",") if args.examples else example_names()
+    rng = np.random.default_rng(0)
+    rows, skipped = [], []
+    for name, make in cases(examples, plat, args.quick, rng):
+        work = Path(tempfile.mkdtemp(prefix="calib-"))
+        try:
+            rows += run_case(*make(), plat, work)
+            print(f"{name}: done", flush=True)
+        except (AutoTilerError, HarnessError, AttributeError, TypeError) as err:
+            skipped.append({"case": name, "why": str(err).splitlines()[0][:300]})
+            print(f"{name}: skipped ({skipped[-1]['why']})", flush=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    print(format_rows(rows))
+    s = summary(rows)
+    print(f"\nplatform {plat.name}: {s['kernels']} kernel runs ({s['dma_bound']} DMA bound); predicted vs GVSoC: "
+          f"median |err| {100 * s['median_abs_predicted']:.1f}%, worst {100 * s['worst_predicted']:.1f}% "
+          f"(DMA bound {100 * s['worst_dma_bound_predicted']:.1f}%); ranking {s['rank_agree']}/{s['rank_pairs']} "
+          f"pairs ({100 * s['rank_ratio']:.0f}%)")
+    for k, ok in s["targets"].items():
+        print(f"  [{'PASS' if ok else 'FAIL'}] {k}")
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps({"platform": plat.name, "constants": {
+        "cluster_dma": vars(plat.cluster_dma), "dma_issue_cycles": plat.dma_issue_cycles,
+        "wait_cycles": plat.wait_cycles, "fork_cycles": plat.fork_cycles}, "summary": s, "rows": rows,
+        "skipped": skipped}, indent=1) + "\n")
+    print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
