@@ -31,7 +31,7 @@ import numpy as np
 from autotiler.errors import HarnessError
 
 from .manifest import KernelSpec, Manifest
-from .runner import check_args
+from .runner import KernelTable, check_args
 from .toolchain import first_error_lines
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
@@ -119,7 +119,7 @@ def _app_main() -> str:
                       "    return cluster_wait(0);", "}", ""])
 
 
-class GvsocProgram:
+class GvsocProgram(KernelTable):
     """Generated user kernels built for GVSoC's pulp-open cluster (see the module comment)."""
 
     backend = "gvsoc"
@@ -159,15 +159,6 @@ class GvsocProgram:
                  f"PULP_CFLAGS = -O2 -Wall {defines} {includes} {' '.join(cflags)}",
                  "include $(PULPRT_HOME)/rules/pulp.mk"]
         (self.work / "Makefile").write_text("\n".join(rules) + "\n")
-
-    @property
-    def kernels(self) -> list[str]:
-        return list(self._kernels)
-
-    def kernel(self, name: str) -> KernelSpec:
-        if name not in self._kernels:
-            raise HarnessError(f"unknown kernel '{name}'", hint=f"kernels are {', '.join(self._kernels)}")
-        return self._kernels[name]
 
     def call(self, kernel_name: str, /, **args) -> dict:
         """Run ``kernel_name`` on GVSoC with numpy arrays (updated in place) and scalars; returns

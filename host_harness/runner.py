@@ -408,7 +408,22 @@ def run_sanitized(library: Path, config: dict, kernel: KernelSpec, values: dict)
 # Program
 # ---------------------------------------------------------------------------------------------
 
-class Program:
+class KernelTable:
+    """The user kernels of a built program by name (``self._kernels``), for every back-end."""
+
+    _kernels: dict
+
+    @property
+    def kernels(self) -> list[str]:
+        return list(self._kernels)
+
+    def kernel(self, name: str) -> KernelSpec:
+        if name not in self._kernels:
+            raise HarnessError(f"unknown kernel '{name}'", hint=f"kernels are {', '.join(self._kernels)}")
+        return self._kernels[name]
+
+
+class Program(KernelTable):
     """A built library of user kernels, runnable on numpy arrays. Made by :func:`build`."""
 
     def __init__(self, library: Path, kernels: dict[str, KernelSpec], platform, *, sanitize: bool = False,
@@ -438,15 +453,6 @@ class Program:
     def flash_dir(self, value) -> None:
         self._flash_dir = Path(value).resolve() if value is not None else None
         self._config["flash_dir"] = str(self._flash_dir) if value is not None else ""
-
-    @property
-    def kernels(self) -> list[str]:
-        return list(self._kernels)
-
-    def kernel(self, name: str) -> KernelSpec:
-        if name not in self._kernels:
-            raise HarnessError(f"unknown kernel '{name}'", hint=f"kernels are {', '.join(self._kernels)}")
-        return self._kernels[name]
 
     def call(self, kernel_name: str, /, **args) -> dict:
         """Run ``kernel_name`` with numpy arrays (pointer args, updated in place) and Python
