@@ -132,14 +132,14 @@ PULP_OPEN = Platform(
     l2_size=448 * 1024,
     l3_ram_size=8 * 1024 * 1024,
     l3_flash_size=64 * 1024 * 1024,
-    cluster_dma=DmaEngine(setup_cycles=40, bytes_per_cycle=8.0, line_cycles=4),
+    cluster_dma=DmaEngine(setup_cycles=21, bytes_per_cycle=8.0, line_cycles=1),
     udma={
         "ram": DmaEngine(setup_cycles=200, bytes_per_cycle=1.0, line_cycles=20),
         "flash": DmaEngine(setup_cycles=300, bytes_per_cycle=1.0, line_cycles=20),
     },
-    dma_issue_cycles=10,
-    wait_cycles=4,
-    fork_cycles=60,
+    dma_issue_cycles=21,
+    wait_cycles=15,
+    fork_cycles=50,
     ops_per_cycle_per_core=1.0,
     notes={
         "cores": "8 cluster cores (pulp-runtime include/archi/chips/pulp/properties.h, ARCHI_CLUSTER_NB_PE; "
@@ -148,11 +148,17 @@ PULP_OPEN = Platform(
         "l2_size": "448 KiB shared L2 (properties.h: ARCHI_L2_SHARED_SIZE 0x70000; the two 32 KiB private "
                    "banks hold the runtime).",
         "l3": "assumption: pulp-open has no L3 the back-end drives; sizes as gap8 for the host simulator.",
-        "cluster_dma": "MCHAN on GVSoC: ~8 B/cycle + ~40 cycles set-up (../shared/tools/gvsoc/README.md, "
-                       "256 B 73 cycles .. 16 KiB 2087 cycles); 4 cycles per 2D line an assumption.",
+        "cluster_dma": "measured on GVSoC pulp-open (bench/gvsoc_micro.py, bench/results/gvsoc_micro.json): "
+                       "from 256 B on, issue to completed wait is exactly 42 + bytes/8 (in; out adds 1 cycle per "
+                       "256-B burst), less the 21 issue cycles: set-up 21, 8 B/cycle; 2D out costs 1 cycle per "
+                       "burst, in nothing: line_cycles 1. MCHAN has separate read and write "
+                       "channels (a read and a write overlap: 0.8-0.99 measured), which the single-queue model "
+                       "does not express yet (docs/gvsoc-calibration.md).",
         "udma": "assumption, as gap8 (the GVSoC back-end refuses L3 devices).",
-        "dma_issue_cycles": "assumption, as gap8.",
-        "fork_cycles": "assumption, as gap8.",
+        "dma_issue_cycles": "measured on GVSoC: plp_dma_memcpy issue 21 cycles (bench/gvsoc_micro.py).",
+        "wait_cycles": "measured on GVSoC: plp_dma_wait on a finished transfer 15 cycles (bench/gvsoc_micro.py).",
+        "fork_cycles": "measured on GVSoC: the target runtime's fork + join round trip on 8 cores, 50 cycles "
+                       "(bench/gvsoc_micro.py).",
         "ops_per_cycle_per_core": "assumption, as gap8.",
     },
 )
