@@ -401,13 +401,11 @@ def _build_gvsoc(gen_dir: Path, sources: tuple, include_dirs: tuple, cflags: tup
                  sanitize: bool) -> GvsocProgram:
     if sanitize:
         raise HarnessError("sanitize=True is a host-simulator option", hint="leave it out with backend='gvsoc'")
-    if cores not in (None, GVSOC_CORES):
-        raise HarnessError(f"{cores} cores: GVSoC's pulp-open cluster has {GVSOC_CORES}",
-                           hint="leave cores out with backend='gvsoc'")
-    plat = _platform(platform, None)
+    plat = _platform(platform, cores)
     if plat.cores != GVSOC_CORES:
-        raise HarnessError(f"platform '{plat.name}' has {plat.cores} cores: GVSoC's pulp-open cluster has "
-                           f"{GVSOC_CORES}", hint="use platform='pulp_open' (the default with backend='gvsoc')")
+        raise HarnessError(f"platform '{plat.name}' with {plat.cores} cores: GVSoC's pulp-open cluster has "
+                           f"{GVSOC_CORES}", hint="leave cores out and use platform='pulp_open' (the default "
+                                                  "with backend='gvsoc')")
     with locked_output(gen_dir):
         manifests = read_manifests_unlocked(gen_dir)
         return GvsocProgram(manifests, gen_dir, sources, include_dirs, cflags, plat)
@@ -429,9 +427,9 @@ def build(gen_dir, sources=(), include_dirs=(), platform=None, cores: int | None
         raise HarnessError(f"unknown backend {backend!r}", hint=f"backends: {', '.join(BACKENDS)}")
     if platform is None:
         platform = "pulp_open" if backend == "gvsoc" else "gap8"
+    _check_cores(cores, cflags)
     if backend == "gvsoc":
         return _build_gvsoc(Path(gen_dir).resolve(), sources, include_dirs, cflags, platform, cores, sanitize)
-    _check_cores(cores, cflags)
     plat = _platform(platform, cores)
     gen_dir = Path(gen_dir).resolve()
     defines = core_defines(plat.cores)
