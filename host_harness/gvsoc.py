@@ -42,6 +42,8 @@ SHARED_HEADERS = ("Gap.h", "Gap8.h", "KernelLibStdTypes.h")
 INSTALL_HINT = ("build GVSoC's pulp-open target and pulp-runtime with ../shared/tools/gvsoc/setup.sh, then "
                 "`source ~/.cache/gvsoc/env.sh` (it sets GVSOC_HOME) before running Python")
 CORES = 8   # pulp-open's cluster (ARCHI_CLUSTER_NB_PE; at_target.c checks it)
+L1_BASE, L1_TCDM = 0x10000000, 64 * 1024   # pulp-open's cluster TCDM (properties.h, README)
+STACKS = CORES * 0x800                     # cluster_start's stacks: CLUSTER_STACK_SIZE (pulp.h) per core
 RUN_TIMEOUT = 600  # seconds for one compile + simulation
 _RESULT = re.compile(r"^@AT(C|D|E|K) (.*)$")
 
@@ -179,7 +181,7 @@ class GvsocProgram(KernelTable):
             raise HarnessError(f"arguments homed in {', '.join(homes)} are not supported on the GVSoC back-end yet",
                                kernel=kernel_name)
         (self.work / "main.c").write_text(main_source(self._manifests, kernel, args, profile))
-        out = self._run(kernel_name)
+        out = self._run(kernel)
         cycles, dumps, forks = _parse(out, kernel_name)
         for i, arg in enumerate(kernel.args):
             if arg.pointer and arg.direction != "in":
@@ -194,8 +196,9 @@ class GvsocProgram(KernelTable):
             out["forks"] = self._fork_names(forks)
         return out
 
-    def _run(self, what: str) -> str:
+    def _run(self, kernel: KernelSpec) -> str:
         """Compile (make rebuilds what changed) and simulate; the combined output."""
+        what = kernel.name
         cmd = f'source "{self.home}/env.sh" >/dev/null && make -s all run "${{RT_MAKE_ARGS[@]}}"'
         try:
             proc = subprocess.run(["bash", "-c", cmd], cwd=self.work, capture_output=True, text=True,
@@ -204,21 +207,43 @@ class GvsocProgram(KernelTable):
             raise HarnessError(f"GVSoC did not finish in {RUN_TIMEOUT} s", kernel=what,
                                hint=f"the application is in {self.work}") from None
         out = proc.stdout + proc.stderr
-        if proc.returncode != 0 or "@ATE done" not in out:
-            raise HarnessError(f"the GVSoC build or run failed: {first_error_lines(out)}", kernel=what,
-                               hint=f"the application is in {self.work}; rerun `make all run` there after "
-                                    "sourcing env.sh")
+        hint = f"the application is in {self.work}; rerun `make all run` there after sourcing env.sh"
+        if proc.returncode != 0:
+            raise HarnessError(f"the GVSoC build or run failed: {first_error_lines(out)}", kernel=what, hint=hint)
+        if "@ATE done" not in out:
+            self._check_l1(kernel)
+            raise HarnessError("the application ran on GVSoC but did not finish the call (no results printed)",
+                               kernel=what, hint=hint)
         return out
+
+    def _check_l1(self, kernel: KernelSpec) -> None:
+        """pulp-runtime's cluster_start allocates the cores' stacks in L1 after the static L1
+        data and, when they do not fit, returns without starting the cluster (nothing runs,
+        nothing is said): say so with the figures."""
+        sizes = {}
+        for line in self._tool("size", "-A").splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1].isdigit() and L1_BASE <= int(parts[2]) < L1_BASE + L1_TCDM:
+                sizes[parts[0]] = int(parts[1])
+        static = sum(sizes.values())
+        if static + STACKS > L1_TCDM:
+            raise HarnessError(f"the cluster did not start: its L1 data is {static} bytes and the 8 cores' stacks "
+                               f"{STACKS} more, over the {L1_TCDM} bytes of pulp-open's TCDM", kernel=kernel.name,
+                               hint="generate with an L1 budget of at most "
+                                    f"{L1_TCDM - STACKS - (static - kernel.l1.size)} bytes (SetL1MemorySize)")
+
+    def _tool(self, name: str, *flags: str) -> str:
+        """The output of a cross binutils tool (riscv64-unknown-elf-<name>) on the application's ELF."""
+        elf = self.work / "build" / "kernels" / "kernels"
+        cmd = f'source "{self.home}/env.sh" >/dev/null && riscv64-unknown-elf-{name} {" ".join(flags)} "{elf}"'
+        return subprocess.run(["bash", "-c", cmd], capture_output=True, text=True).stdout
 
     def _fork_names(self, forks: dict) -> dict:
         """{basic-kernel name: (calls, cycles)} from {entry address: ...}, named by the ELF's symbols."""
         if not forks:
             return {}
-        elf = self.work / "build" / "kernels" / "kernels"
-        cmd = f'source "{self.home}/env.sh" >/dev/null && riscv64-unknown-elf-nm "{elf}"'
-        proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True)
         names = {}
-        for line in proc.stdout.splitlines():
+        for line in self._tool("nm").splitlines():
             parts = line.split()
             if len(parts) == 3 and parts[1] in "Tt":
                 names[int(parts[0], 16)] = parts[2]

@@ -100,3 +100,21 @@ def test_l3_devices_are_refused_on_gvsoc(tmp_path):
     gen = _generate("matadd_l3", tmp_path / "gen", platform="gap8")
     with pytest.raises(HarnessError, match=r"L3 devices .* are not supported on the GVSoC back-end yet"):
         host_harness.build(gen, sources=[EXAMPLES / "matadd_l3" / "MatAddBasicKernels.c"], backend="gvsoc")
+
+
+@needs_gvsoc
+@pytest.mark.gvsoc
+def test_l1_too_full_for_the_cluster_stacks_is_said(tmp_path):
+    """pulp-runtime starts no cluster when its 8 stacks do not fit in L1 after the static data:
+    a typed error with the figures, not a silent empty run."""
+    gen = _generate("matadd_v3", tmp_path / "gen", l1=60000)
+    target = host_harness.build(gen, sources=[EXAMPLES / "matadd_v3" / "MatAddBasicKernels.c"],
+                                include_dirs=[EXAMPLES / "matadd_v3"], backend="gvsoc")
+    try:
+        a, b, out = _matadd_args(np.random.default_rng(2))
+        with pytest.raises(HarnessError, match=r"the cluster did not start: its L1 data is \d+ bytes and the 8 "
+                                               r"cores' stacks 16384 more, over the 65536 bytes of pulp-open's TCDM "
+                                               r"\(generate with an L1 budget of at most \d+ bytes"):
+            target.call("MatADD", In1=a, In2=b, Out=out)
+    finally:
+        target.close()
