@@ -52,3 +52,18 @@ rv32: $(STAMP)
 		fi; \
 	fi
 	$(PY) bench/rv32.py
+
+# Calibration on GVSoC (issue 11 item 3): the micro-benchmarks (bench/results/gvsoc_micro.json),
+# then every example kernel and MNIST layer at several budgets on the model as first calibrated
+# (one DMA queue, Cost= as written: calibration_before.json) and on the current pulp_open model
+# (calibration.json). Needs GVSoC: ../shared/tools/gvsoc/setup.sh builds it (about 10 minutes).
+.PHONY: calibrate
+GVSOC_ENV ?= $(HOME)/.cache/gvsoc/env.sh
+calibrate: $(STAMP)
+	@if [ ! -f "$(GVSOC_ENV)" ]; then \
+		echo "calibrate: GVSoC is not installed ($(GVSOC_ENV) missing): run ../shared/tools/gvsoc/setup.sh"; exit 2; \
+	fi
+	bash -c 'source "$(GVSOC_ENV)" >/dev/null && \
+		$(CURDIR)/$(PY) bench/gvsoc_micro.py && \
+		$(CURDIR)/$(PY) bench/calibrate.py --before --json bench/results/calibration_before.json && \
+		$(CURDIR)/$(PY) bench/calibrate.py --compare bench/results/calibration_before.json --json bench/results/calibration.json'

@@ -10,9 +10,12 @@ For one user kernel on a platform:
   Smith et al.; rederived for convolution in peers-and-limits.md 3.3). Counted in items of the
   smallest item size, so it stays a lower bound in bytes;
 * **compute bound**: the cycles of every basic-kernel call and fork (nothing hides them);
-* **roofline**: ``max(compute, traffic_bound / bytes_per_cycle, l3_compulsory / udma_bytes_per_cycle)``:
-  the cluster DMA's bandwidth for the L2<->L1 level and the micro-DMA's (platform ``udma["ram"]``)
-  for the L3<->L2 level, where L3-homed (O_L2DB) arguments must cross once.
+* **roofline**: ``max(compute, busiest channel's bytes / bytes_per_cycle, l3_compulsory /
+  udma_bytes_per_cycle)``: the cluster DMA's bandwidth for the L2<->L1 level (a duplex engine
+  runs reads and writes at once: its busiest channel carries at least the larger of the
+  compulsory inputs, the compulsory outputs and half the traffic bound; else one channel
+  carries the traffic bound) and the micro-DMA's (platform ``udma["ram"]``) for the L3<->L2
+  level, where L3-homed (O_L2DB) arguments must cross once.
 """
 
 from __future__ import annotations
@@ -86,6 +89,15 @@ def movement_bound(t: KernelTiling, l1_bytes: int) -> Optional[int]:
     return int(items * item) if items > 0 else None
 
 
+def dma_bound_cycles(platform, c_in: int, c_out: int, moved: Optional[int]) -> int:
+    """Cycles the cluster DMA needs at least: the bytes its busiest channel must move at its
+    bandwidth. Reads carry at least ``c_in``, writes ``c_out``, both together ``moved`` (the
+    reuse bound); a duplex engine runs the two at once, so one of them carries at least half."""
+    total = max(c_in + c_out, moved or 0)
+    busiest = max(c_in, c_out, -(-total // 2)) if platform.cluster_dma.duplex else total
+    return math.ceil(busiest / platform.cluster_dma.bytes_per_cycle)
+
+
 def kernel_figures(t: KernelTiling, platform) -> dict:
     """Predicted cycles and the bounds above, with the ratios the reports print."""
     if t.predicted is None or platform is None:
@@ -95,7 +107,7 @@ def kernel_figures(t: KernelTiling, platform) -> dict:
     moved = movement_bound(t, t.budget)
     traffic_bound = max(comp, moved or 0)
     compute = t.predicted["compute_cycles"] + t.predicted["fork_cycles"]
-    dma = math.ceil(traffic_bound / platform.cluster_dma.bytes_per_cycle)
+    dma = dma_bound_cycles(platform, c_in, c_out, moved)
     l3 = compulsory_l3(t)
     udma = math.ceil(l3 / platform.udma["ram"].bytes_per_cycle)
     roofline = max(compute, dma, udma)
@@ -140,4 +152,4 @@ def describe(t: KernelTiling, platform) -> list:
     return lines
 
 
-__all__ = ["compulsory", "compulsory_l3", "movement_bound", "kernel_figures", "describe"]
+__all__ = ["compulsory", "compulsory_l3", "movement_bound", "dma_bound_cycles", "kernel_figures", "describe"]

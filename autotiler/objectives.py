@@ -201,7 +201,7 @@ class _Evaluator:
         return out
 
     def finish(self, t: KernelTiling) -> KernelTiling:
-        schedule = build_schedule(t, self.o.libs or {}, self.o.naming)
+        schedule = build_schedule(t, self.o.libs or {}, self.o.naming, self.o.platform)
         predicted = None
         if self.o.platform is not None:
             predicted = predict(schedule, self.o.platform, [c.name for c in t.kernel.cargs])
@@ -426,7 +426,7 @@ def _rename(t: KernelTiling, uk: UserKernelDecl, options: SolveOptions) -> Kerne
     """A cached tiling for a kernel that differs only in its name."""
     kg = replace(t.geom, kernel=uk)
     t = replace(t, geom=kg)
-    return replace(t, schedule=build_schedule(t, options.libs or {}, options.naming))
+    return replace(t, schedule=build_schedule(t, options.libs or {}, options.naming, options.platform))
 
 
 def _solve(uk: UserKernelDecl, options: SolveOptions) -> KernelTiling:
@@ -527,7 +527,7 @@ def _done(t: KernelTiling, options: SolveOptions, candidates: int, predicted: in
 def reschedule(t: KernelTiling, libs: dict, platform, naming: Naming = DEFAULT_NAMING) -> KernelTiling:
     """A (possibly modified, e.g. re-staged) tiling with its schedule rebuilt, verified and
     predicted again."""
-    schedule = build_schedule(t, libs, naming)
+    schedule = build_schedule(t, libs, naming, platform)
     verify(schedule, t)
     predicted = predict(schedule, platform, [c.name for c in t.kernel.cargs]) if platform is not None else None
     return replace(t, schedule=schedule, predicted=predicted)

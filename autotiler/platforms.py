@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field, replace
+from typing import Optional
 
 from .errors import PlatformError
 
@@ -16,17 +17,36 @@ from .errors import PlatformError
 @dataclass(frozen=True)
 class DmaEngine:
     """Cost of one transfer on a DMA engine: ``setup + bytes / bytes_per_cycle``, plus
-    ``line_cycles`` for every line of a 2D (strided) transfer."""
+    ``line_cycles`` for every line of a 2D (strided) transfer. ``duplex``: reads (ext -> loc)
+    and writes (loc -> ext) queue on two channels that run at once, each a FIFO; else one FIFO
+    carries both."""
 
     setup_cycles: int
     bytes_per_cycle: float
     line_cycles: int = 0
+    duplex: bool = False
 
     def transfer_cycles(self, nbytes: int, lines: int = 1) -> int:
         if nbytes <= 0:
             return 0
         extra = self.line_cycles * lines if lines > 1 else 0
         return int(self.setup_cycles + -(-nbytes // self.bytes_per_cycle) + extra)
+
+
+@dataclass(frozen=True)
+class ComputeScale:
+    """A basic kernel's compute cycles on a platform from its ``Cost=`` value (written for GAP8):
+    ``Cost * percent / 100 + per_call`` (integer arithmetic, as the generated code evaluates
+    it). ``percent`` 100 and ``per_call`` 0 leave the Cost as written."""
+
+    percent: int
+    per_call: int = 0
+
+    def __post_init__(self) -> None:
+        for key, minimum in (("percent", 1), ("per_call", 0)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+                raise PlatformError(f"ComputeScale.{key} must be an int >= {minimum}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -44,6 +64,9 @@ class Platform:
     fork_cycles: int                # core cycles of one parallel dispatch (fork + join)
     ops_per_cycle_per_core: float   # default compute throughput of a basic kernel
     notes: dict = field(default_factory=dict, compare=False)
+    # basic-kernel name -> ComputeScale of its Cost= on this platform; "*": any other kernel.
+    # Empty: every Cost as written (the GAP8 figures the basic kernels declare).
+    compute: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         """A platform every user can divide by: at least one core and some L1 and L2, counts that
@@ -57,6 +80,15 @@ class Platform:
         rate = self.ops_per_cycle_per_core
         if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not rate > 0:
             raise PlatformError(f"platform '{self.name}': ops_per_cycle_per_core must be a number > 0, got {rate!r}")
+        for name, scale in self.compute.items():
+            if not isinstance(name, str) or not isinstance(scale, ComputeScale):
+                raise PlatformError(f"platform '{self.name}': compute maps basic-kernel names to ComputeScale, "
+                                    f"got {name!r}: {scale!r}")
+
+    def compute_scale(self, kernel: str) -> Optional[ComputeScale]:
+        """How ``kernel``'s Cost= becomes cycles here (None: as written)."""
+        scale = self.compute.get(kernel, self.compute.get("*"))
+        return None if scale is None or (scale.percent, scale.per_call) == (100, 0) else scale
 
     def with_overrides(self, **changes) -> Platform:
         unknown = sorted(set(changes) - set(self.__dataclass_fields__))
@@ -66,6 +98,12 @@ class Platform:
         return replace(self, **changes)
 
 
+# Why the three cluster DMAs are duplex (cited once, used by each platform's notes).
+_MCHAN = ("MCHAN, the cluster DMA of GAP8 (gap_sdk archi/chips/gap/properties.h: MCHAN_VERSION 6), "
+          "GAP9 (MCHAN_VERSION 7) and pulp-open, queues reads and writes separately (GVSoC "
+          "pulp/pulp/mchan/mchan_v7_impl.cpp: pending read and write command queues; measured on GVSoC: "
+          "a read and a write overlap 0.80-0.99, bench/gvsoc_micro.py): duplex.")
+
 GAP8 = Platform(
     name="gap8",
     cores=8,
@@ -73,7 +111,7 @@ GAP8 = Platform(
     l2_size=512 * 1024,
     l3_ram_size=8 * 1024 * 1024,
     l3_flash_size=64 * 1024 * 1024,
-    cluster_dma=DmaEngine(setup_cycles=30, bytes_per_cycle=8.0, line_cycles=4),
+    cluster_dma=DmaEngine(setup_cycles=30, bytes_per_cycle=8.0, line_cycles=4, duplex=True),
     udma={
         "ram": DmaEngine(setup_cycles=200, bytes_per_cycle=1.0, line_cycles=20),
         "flash": DmaEngine(setup_cycles=300, bytes_per_cycle=1.0, line_cycles=20),
@@ -87,7 +125,7 @@ GAP8 = Platform(
         "l1_size": "64 KiB shared L1 (AutoTiler guide, 'GAP's memory hierarchy').",
         "l2_size": "512 KiB L2 (AutoTiler guide; gap_sdk#160).",
         "cluster_dma": "8 B/cycle from DORY's GAP8 HW_description (peers-and-limits.md 3.4); "
-                       "setup 30 cycles and 4 cycles per 2D line are assumptions.",
+                       "setup 30 cycles and 4 cycles per 2D line are assumptions. " + _MCHAN,
         "udma": "HyperBus is 8-bit DDR, 2 B per bus clock theoretical (peers-and-limits.md 3.5); "
                 "1 B per cluster cycle and the setup costs are assumptions.",
         "dma_issue_cycles": "assumption: programming a cluster-DMA command.",
@@ -104,7 +142,7 @@ GAP9 = Platform(
     l2_size=1536 * 1024,
     l3_ram_size=8 * 1024 * 1024,
     l3_flash_size=64 * 1024 * 1024,
-    cluster_dma=DmaEngine(setup_cycles=25, bytes_per_cycle=16.0, line_cycles=2),
+    cluster_dma=DmaEngine(setup_cycles=25, bytes_per_cycle=16.0, line_cycles=2, duplex=True),
     udma={
         "ram": DmaEngine(setup_cycles=200, bytes_per_cycle=2.0, line_cycles=20),
         "flash": DmaEngine(setup_cycles=300, bytes_per_cycle=1.0, line_cycles=20),
@@ -118,7 +156,7 @@ GAP9 = Platform(
         "cores": "8 compute cores plus the cluster controller (GAP9 product brief).",
         "l1_size": "128 KiB shared L1 (GAP9 product brief).",
         "l2_size": "1.5 MiB L2 (GAP9 product brief).",
-        "cluster_dma": "assumption: 64-bit cluster DMA at 2x GAP8's width (16 B/cycle).",
+        "cluster_dma": "assumption: 64-bit cluster DMA at 2x GAP8's width (16 B/cycle). " + _MCHAN,
         "udma": "assumptions; MRAM is GAP9's on-chip privileged flash (AutoTiler guide, "
                 "SetMemoryDeviceInfos).",
         "ops_per_cycle_per_core": "assumption, as for gap8.",
@@ -128,11 +166,11 @@ GAP9 = Platform(
 PULP_OPEN = Platform(
     name="pulp_open",
     cores=8,
-    l1_size=64 * 1024,
+    l1_size=64 * 1024 - 8 * 2048 - 256,
     l2_size=448 * 1024,
     l3_ram_size=8 * 1024 * 1024,
     l3_flash_size=64 * 1024 * 1024,
-    cluster_dma=DmaEngine(setup_cycles=21, bytes_per_cycle=8.0, line_cycles=1),
+    cluster_dma=DmaEngine(setup_cycles=21, bytes_per_cycle=8.0, line_cycles=1, duplex=True),
     udma={
         "ram": DmaEngine(setup_cycles=200, bytes_per_cycle=1.0, line_cycles=20),
         "flash": DmaEngine(setup_cycles=300, bytes_per_cycle=1.0, line_cycles=20),
@@ -144,22 +182,55 @@ PULP_OPEN = Platform(
     notes={
         "cores": "8 cluster cores (pulp-runtime include/archi/chips/pulp/properties.h, ARCHI_CLUSTER_NB_PE; "
                  "GVSoC's pulp-open target).",
-        "l1_size": "64 KiB TCDM (../shared/tools/gvsoc/README.md, pulp-open).",
+        "l1_size": "what the kernels can have of the 64 KiB TCDM (../shared/tools/gvsoc/README.md, "
+                   "pulp-open): pulp-runtime's cluster_start puts the 8 cores' stacks there (CLUSTER_STACK_SIZE "
+                   "2 KiB each, pulp.h), and the target runtime's fork mailbox takes a few words (measured 40 B "
+                   "with nm; 256 B kept, an assumption). A larger budget leaves the cluster unstarted "
+                   "(host_harness/gvsoc.py says so).",
         "l2_size": "448 KiB shared L2 (properties.h: ARCHI_L2_SHARED_SIZE 0x70000; the two 32 KiB private "
                    "banks hold the runtime).",
         "l3": "assumption: pulp-open has no L3 the back-end drives; sizes as gap8 for the host simulator.",
         "cluster_dma": "measured on GVSoC pulp-open (bench/gvsoc_micro.py, bench/results/gvsoc_micro.json): "
                        "from 256 B on, issue to completed wait is exactly 42 + bytes/8 (in; out adds 1 cycle per "
                        "256-B burst), less the 21 issue cycles: set-up 21, 8 B/cycle; 2D out costs 1 cycle per "
-                       "burst, in nothing: line_cycles 1. MCHAN has separate read and write "
-                       "channels (a read and a write overlap: 0.8-0.99 measured), which the single-queue model "
-                       "does not express yet (docs/gvsoc-calibration.md).",
+                       "burst, in nothing: line_cycles 1 (docs/gvsoc-calibration.md). " + _MCHAN,
         "udma": "assumption, as gap8 (the GVSoC back-end refuses L3 devices).",
         "dma_issue_cycles": "measured on GVSoC: plp_dma_memcpy issue 21 cycles (bench/gvsoc_micro.py).",
         "wait_cycles": "measured on GVSoC: plp_dma_wait on a finished transfer 15 cycles (bench/gvsoc_micro.py).",
         "fork_cycles": "measured on GVSoC: the target runtime's fork + join round trip on 8 cores, 50 cycles "
                        "(bench/gvsoc_micro.py).",
         "ops_per_cycle_per_core": "assumption, as gap8.",
+        "compute": "measured on GVSoC: per basic kernel, Cost= (GAP8 figures: SIMD, hardware loops) to "
+                   "rv32imc cycles, fitted by `bench/calibrate.py --fit-compute --quick` over the example "
+                   "kernels and the MNIST layers at two L1 budgets each (GvsocProgram.profile: the fork "
+                   "cycles against the summed Cost=; fit errors in bench/results/calibration_fit.json); '*' "
+                   "(kernels not measured) is the geometric mean, an assumption.",
+    },
+    compute={
+        "Image2Complex": ComputeScale(203, 52),
+        "KerDP_IO_fp": ComputeScale(1544, 0),
+        "KerDP_fp": ComputeScale(313, 57),
+        "KerDirectConv5x5_fp": ComputeScale(404, 0),
+        "KerMatMultParallel16": ComputeScale(362, 82),
+        "KerMatMultParallelVectorial16": ComputeScale(475, 0),
+        "KerMatrixMax": ComputeScale(418, 0),
+        "KerParConv5x5Stride1_DP_fp": ComputeScale(949, 86301),
+        "KerParConvNxMStrideSxSy_DP_fp": ComputeScale(259, 0),
+        "KerParLinearLayerReLU_fp": ComputeScale(515, 0),
+        "KerParPool2x2Stride2_fp": ComputeScale(1872, 427),
+        "KerParSetBias_DP_fp": ComputeScale(543, 10),
+        "KerParSoftMax_fp": ComputeScale(1542, 0),
+        "KerPrime": ComputeScale(756, 0),
+        "KerProcess": ComputeScale(269, 121),
+        "KerSetInBias": ComputeScale(510, 0),
+        "KerSetZero32": ComputeScale(490, 0),
+        "MatSumPar": ComputeScale(278, 26),
+        "MatrixAdd": ComputeScale(192, 0),
+        "Radix2FFT_DIF_2D_Horizontal": ComputeScale(234, 85),
+        "Radix2FFT_DIF_2D_Vertical": ComputeScale(234, 99),
+        "SwapSamples_2D_Horizontal_Par": ComputeScale(375, 27),
+        "SwapSamples_2D_Vertical_Par": ComputeScale(389, 5),
+        "*": ComputeScale(453, 0),
     },
 )
 

@@ -55,7 +55,7 @@ from autotiler.generators import cnn_conv_reference as CONV_REF  # noqa: E402
 from autotiler.generators import cnn_dense_reference as DENSE_REF  # noqa: E402
 from autotiler.generators.cnn_conv import CNN_ConvolutionPoolReLU  # noqa: E402
 from autotiler.generators.cnn_dense import CNN_LinearReLU, CNN_SoftMax  # noqa: E402
-from autotiler.platforms import get_platform  # noqa: E402
+from autotiler.platforms import DmaEngine, get_platform  # noqa: E402
 from host_harness import gvsoc  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "results" / "calibration.json"
@@ -76,9 +76,10 @@ class Call:
 
 
 def _example_calls(name: str, plat, scale: float, rng) -> tuple:
-    """(model, calls, sources, include dirs) of an example at ``scale`` times its L1 budget."""
+    """(model, calls, sources, include dirs) of an example at ``scale`` times its L1 budget (at
+    most the platform's L1)."""
     mod, ref = load_example(name)
-    budget = max(256, int(mod.L1_BUDGET * scale))
+    budget = max(256, int(min(mod.L1_BUDGET, plat.l1_size) * scale))
     with Model(plat) as m:
         mod.declare(l1=budget)
         files = generate(m)
@@ -181,7 +182,7 @@ def _tiling(m, name: str):
     return [m.tilings[c.name] for c in m.groups[name].calls]
 
 
-def run_case(m, files, calls, sources, includes, plat, work: Path) -> list:
+def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool = False) -> list:
     gen_dir = work / "gen"
     write_files(files, str(gen_dir))
     host = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat)
@@ -194,13 +195,15 @@ def run_case(m, files, calls, sources, includes, plat, work: Path) -> list:
             check_outputs(a_host, c.expected, f"{c.case}/{c.kernel} on the host simulator")
             got = target.call(c.kernel, **a_gv)
             check_outputs(a_gv, c.expected, f"{c.case}/{c.kernel} on GVSoC")
+            forks = target.profile(c.kernel, **_copy_args(c.args))["forks"] if profile else {}
             ts = _tiling(m, c.kernel)
             predicted = sum(t.predicted.cycles for t in ts)
             rows.append({"case": c.case, "kernel": c.kernel, "budget": c.budget,
                          "tiling": "; ".join(t.describe() for t in ts), "host": counters["cycles"],
                          "predicted": predicted, "gvsoc": got["cycles"],
                          "compute": counters["compute_cycles"], "dma": counters["dma_busy_cycles"]["cluster"],
-                         "dma_bound": counters["dma_busy_cycles"]["cluster"] > counters["compute_cycles"]})
+                         "dma_bound": counters["dma_busy_cycles"]["cluster"] > counters["compute_cycles"],
+                         "forks": {k: list(v) for k, v in forks.items()}})
     finally:
         target.close()
     for r in rows:
@@ -244,6 +247,61 @@ def summary(rows: list) -> dict:
     return out
 
 
+def fit_compute(rows: list, fork_cycles: int) -> dict:
+    """Per basic kernel, the :class:`ComputeScale` that best maps its ``Cost=`` to GVSoC's cycles:
+    over every profiled run (calls n, measured fork cycles y, summed Cost= c; the Cost= values
+    as written, so run with ``compute={}``), y = f * c + k * n in the least-squares sense on
+    relative errors; ``percent`` = 100 f, ``per_call`` = k less the fork the model charges apart
+    (``fork_cycles``), never below 0. One run, runs in one proportion, or a per-call part that
+    would be more than half of some run's cycles (the Cost= then does not follow the code's shape:
+    the fit would trade the proportion for a fixed cost) fit f alone."""
+    points: dict = {}
+    for r in rows:
+        for name, (calls, cycles, cost) in r.get("forks", {}).items():
+            if calls and cost > 0:
+                points.setdefault(name, []).append((calls, cycles, cost))
+    out = {}
+    for name, pts in sorted(points.items()):
+        n, y, c = (np.array([p[i] for p in pts], dtype=float) for i in range(3))
+        a = np.stack([c / y, n / y], axis=1)
+        f, k = np.linalg.lstsq(a, np.ones_like(y), rcond=None)[0] if np.linalg.matrix_rank(a) == 2 else (0.0, -1.0)
+        if f <= 0 or k < fork_cycles or np.any(k * n > 0.5 * y):   # then the rest scales with Cost=
+            k = float(fork_cycles)
+            f = max(float(np.mean((y - k * n) / c)), 0.01)
+        fit = f * c + k * n
+        out[name] = {"percent": max(1, round(100 * f)), "per_call": max(0, round(k - fork_cycles)),
+                     "runs": len(pts), "calls": int(n.sum()), "worst_fit_error": float(np.max(np.abs(fit / y - 1)))}
+    if out:
+        out["*"] = {"percent": round(float(np.exp(np.mean([np.log(v["percent"]) for v in out.values()])))),
+                    "per_call": 0, "runs": 0, "calls": 0, "worst_fit_error": 0.0}
+    return out
+
+
+def compute_literal(fit: dict) -> str:
+    """The fit as the platform entry's ``compute=`` literal (autotiler/platforms.py)."""
+    lines = ["compute={"]
+    lines += [f'    "{k}": ComputeScale({v["percent"]}, {v["per_call"]}),' for k, v in fit.items()]
+    return "\n".join(lines + ["},"])
+
+
+def format_comparison(before: list, after: list) -> str:
+    """Before and after side by side, per kernel and budget both runs have: GVSoC's cycles (the
+    same code when the tiling did not change), the host simulator's and the predictor's, and the
+    predictor's error."""
+    old = {(r["case"], r["kernel"], r["budget"]): r for r in before}
+    head = (f"{'kernel':34} {'L1':>6} | {'gvsoc':>9} {'host':>9} {'pred':>9} {'err%':>7} | "
+            f"{'gvsoc':>9} {'host':>9} {'pred':>9} {'err%':>7}")
+    lines = [f"{'':41} | {'before':^37} | {'after':^37}", head, "-" * len(head)]
+    for r in after:
+        b = old.get((r["case"], r["kernel"], r["budget"]))
+        if b is None:
+            continue
+        lines.append(f"{r['kernel']:34} {r['budget']:>6} | {b['gvsoc']:>9} {b['host']:>9} {b['predicted']:>9} "
+                     f"{100 * b['err_predicted']:>+7.1f} | {r['gvsoc']:>9} {r['host']:>9} {r['predicted']:>9} "
+                     f"{100 * r['err_predicted']:>+7.1f}")
+    return "\n".join(lines)
+
+
 def format_rows(rows: list) -> str:
     head = f"{'case':14} {'kernel':34} {'L1':>6} {'host':>9} {'pred':>9} {'gvsoc':>9} {'host%':>7} {'pred%':>7} dma"
     lines = [head, "-" * len(head)]
@@ -268,7 +326,32 @@ def parse_args(argv):
     p.add_argument("--examples", help="comma-separated example names (default: every example the back-end runs)")
     p.add_argument("--platform", default="pulp_open")
     p.add_argument("--quick", action="store_true", help="two budgets per example, two MNIST budgets")
+    p.add_argument("--compare", metavar="JSON", help="a results file of an earlier run (e.g. --before's) to print "
+                                                   "side by side with this one")
+    p.add_argument("--before", action="store_true",
+                   help="the model before this calibration (pulp_open's first constants, one cluster-DMA queue, "
+                        "every Cost= as written)")
+    p.add_argument("--fit-compute", action="store_true",
+                   help="also profile each call's forks and fit the platform's compute model (runs with every "
+                        "Cost= as written); prints the compute= entry for autotiler/platforms.py")
     return p.parse_args(argv)
+
+
+# pulp_open as first defined (commit 7441534: DMA figures from the GVSoC README and gap8's
+# assumptions), before the micro-benchmarks, the duplex channels and the compute model.
+BEFORE = {"cluster_dma": DmaEngine(setup_cycles=40, bytes_per_cycle=8.0, line_cycles=4, duplex=False),
+          "dma_issue_cycles": 10, "wait_cycles": 4, "fork_cycles": 60, "compute": {}}
+
+
+def model_platform(name: str, before: bool, fit: bool):
+    """The platform to calibrate: as defined; as before this calibration (``before``, pulp_open
+    only); or with every Cost= as written (``fit``: the compute model is fitted on them)."""
+    plat = get_platform(name)
+    if before:
+        plat = plat.with_overrides(**BEFORE)
+    if fit:
+        plat = plat.with_overrides(compute={})
+    return plat
 
 
 def main(argv=None) -> int:
@@ -276,14 +359,17 @@ def main(argv=None) -> int:
     if not gvsoc.available():
         print(f"GVSoC is not installed: {gvsoc.INSTALL_HINT}", file=sys.stderr)
         return 2
-    plat = get_platform(args.platform)
+    if args.before and args.platform != "pulp_open":
+        print(f"--before describes pulp_open's first model, not {args.platform}'s", file=sys.stderr)
+        return 2
+    plat = model_platform(args.platform, args.before, args.fit_compute)
     examples = args.examples.split(",") if args.examples else [n for n in example_names() if _calibratable(n)]
     rng = np.random.default_rng(0)
     rows, skipped = [], []
     for name, make in cases(examples, plat, args.quick, rng):
         work = Path(tempfile.mkdtemp(prefix="calib-"))
         try:
-            rows += run_case(*make(), plat, work)
+            rows += run_case(*make(), plat, work, profile=args.fit_compute)
             print(f"{name}: done", flush=True)
         except WrongOutput as err:
             print(f"CALIBRATION ABORTED, generated code computes a wrong result: {err}", file=sys.stderr)
@@ -301,11 +387,22 @@ def main(argv=None) -> int:
           f"pairs ({100 * s['rank_ratio']:.0f}%)")
     for k, ok in s["targets"].items():
         print(f"  [{'PASS' if ok else 'FAIL'}] {k}")
+    if args.compare:
+        print("\n" + format_comparison(json.loads(Path(args.compare).read_text())["rows"], rows))
+    fit = fit_compute(rows, plat.fork_cycles) if args.fit_compute else {}
+    if fit:
+        print("\nfitted compute model (basic kernel: percent of Cost=, cycles per call beyond the fork; "
+              "worst fit error):")
+        for k, v in fit.items():
+            print(f"  {k:40} {v['percent']:>6}% +{v['per_call']:<5} {v['runs']:>3} runs  {100 * v['worst_fit_error']:.1f}%")
+        print(compute_literal(fit))
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps({"platform": plat.name, "constants": {
-        "cluster_dma": vars(plat.cluster_dma), "dma_issue_cycles": plat.dma_issue_cycles,
-        "wait_cycles": plat.wait_cycles, "fork_cycles": plat.fork_cycles}, "summary": s, "rows": rows,
-        "skipped": skipped}, indent=1) + "\n")
+    constants = {"cluster_dma": vars(plat.cluster_dma), "dma_issue_cycles": plat.dma_issue_cycles,
+                 "wait_cycles": plat.wait_cycles, "fork_cycles": plat.fork_cycles,
+                 "compute": {k: vars(v) for k, v in plat.compute.items()}}
+    Path(args.json).write_text(json.dumps({"platform": plat.name, "model": "before" if args.before else "current",
+                                           "constants": constants, "summary": s, "rows": rows, "compute_fit": fit,
+                                           "skipped": skipped}, indent=1) + "\n")
     print(f"wrote {args.json}")
     return 0
 

@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 
 import host_harness  # noqa: E402
 from autotiler import Model, SetTilingObjective  # noqa: E402
-from autotiler.bounds import compulsory, compulsory_l3, kernel_figures, movement_bound  # noqa: E402
+from autotiler.bounds import compulsory, compulsory_l3, dma_bound_cycles, kernel_figures, movement_bound  # noqa: E402
 from autotiler.codegen import generate, write_files  # noqa: E402
 from autotiler.constants import Object_Type_T  # noqa: E402
 from autotiler.errors import PlatformError, TilingError  # noqa: E402
@@ -220,8 +220,7 @@ def lower_bounds(t, libs: dict, plat) -> dict:
     except Unsupported:  # e.g. KER_ARG_TILE_NEXTDB has no next buffer in one tile: the calls' costs alone
         compute = Estimator(t.kernel, libs, plat).compute(whole_tiling(t))
     c_in, c_out = compulsory(t)
-    moved = max(c_in + c_out, movement_bound(t, t.budget) or 0)
-    dma = math.ceil(moved / plat.cluster_dma.bytes_per_cycle)
+    dma = dma_bound_cycles(plat, c_in, c_out, movement_bound(t, t.budget))
     l3 = compulsory_l3(t)
     udma = math.ceil(l3 / plat.udma["ram"].bytes_per_cycle) if l3 else 0
     return {"compute_bound_cycles": compute, "dma_bound_cycles": dma, "udma_bound_cycles": udma,

@@ -168,8 +168,9 @@ class GvsocProgram(KernelTable):
         return self._call(kernel_name, args, False)
 
     def profile(self, kernel_name: str, /, **args) -> dict:
-        """As :meth:`call`, with ``"forks": {basic kernel: (calls, cycles)}`` (a fork's cycles:
-        the master's, from releasing the cores to the join); the accounting slows the call a
+        """As :meth:`call`, with ``"forks": {basic kernel: (calls, cycles, cost)}`` (a fork's
+        cycles: the master's, from releasing the cores to the join; cost: the sum of the calls'
+        ``Cost=`` values as the generated code computed them); the accounting slows the call a
         little, so ``cycles`` is not the kernel's own here."""
         return self._call(kernel_name, args, True)
 
@@ -239,7 +240,7 @@ class GvsocProgram(KernelTable):
         return subprocess.run(["bash", "-c", cmd], capture_output=True, text=True).stdout
 
     def _fork_names(self, forks: dict) -> dict:
-        """{basic-kernel name: (calls, cycles)} from {entry address: ...}, named by the ELF's symbols."""
+        """{basic-kernel name: (calls, cycles, cost)} from {entry address: ...}, named by the ELF's symbols."""
         if not forks:
             return {}
         names = {}
@@ -257,8 +258,8 @@ class GvsocProgram(KernelTable):
 
 
 def _parse(out: str, what: str) -> tuple:
-    """(cycles, {argument index: bytes}, {fork entry address: (calls, cycles)}) from the
-    application's printed lines."""
+    """(cycles, {argument index: bytes}, {fork entry address: (calls, cycles, cost)}) from the
+    application's printed lines (cost: the sum of the calls' Cost= values)."""
     cycles, parts, forks = None, {}, {}
     for line in out.splitlines():
         m = _RESULT.match(line.strip())
@@ -271,8 +272,8 @@ def _parse(out: str, what: str) -> tuple:
             index, offset, hexdata = rest.split(" ")
             parts.setdefault(int(index), []).append((int(offset), bytes.fromhex(hexdata)))
         elif kind == "K":
-            addr, calls, cyc = rest.split(" ")
-            forks[int(addr, 16)] = (int(calls), int(cyc))
+            addr, calls, cyc, cost = rest.split(" ")
+            forks[int(addr, 16)] = (int(calls), int(cyc), int(cost))
     if cycles is None:
         raise HarnessError("GVSoC printed no cycle count", kernel=what)
     dumps = {i: b"".join(d for _, d in sorted(chunks)) for i, chunks in parts.items()}

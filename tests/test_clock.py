@@ -2,6 +2,8 @@
 that never picks a tiling the simulator shows to be slower than one it considered."""
 
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -9,8 +11,10 @@ import host_harness
 from autotiler import *
 from autotiler.api.kernels import solve_options
 from autotiler.codegen import generate, write_files
+from autotiler.errors import PlatformError
 from autotiler.objectives import TRIPLE_MIN_GAIN, candidates, reschedule
-from autotiler.platforms import GAP8, get_platform
+from autotiler.platforms import GAP8, ComputeScale, get_platform
+from autotiler.schedule.cost import predict
 from autotiler.tiler.tiling import with_stages
 
 from .conftest import EXAMPLES, ROOT, example_reference, load_module
@@ -74,6 +78,79 @@ def test_hand_computed_single_tile(tmp_path):
     now = max(now + p.wait_cycles, out_end)
     assert c["cycles"] == now == 347
     assert c["compute_cycles"] == 100 and c["transfers"] == 3 and c["dma_busy_cycles"]["cluster"] == 38 + 31 + 38
+
+
+def test_duplex_cluster_dma_runs_reads_and_writes_at_once(tmp_path):
+    """MCHAN's reads and writes queue on two channels: on a DMA-bound kernel the duplex engine
+    finishes sooner than one queue would, and the simulator agrees with the predictor, cycle for
+    cycle, on both structures."""
+    shared = PLATFORM.with_overrides(cluster_dma=dataclasses.replace(PLATFORM.cluster_dma, duplex=False))
+    assert PLATFORM.cluster_dma.duplex
+    with Model() as m:
+        SetL1MemorySize(2048)
+        t = win_kernel(h=200, cost="0")
+        gen = tmp_path / "gen"
+        write_files(generate(m), str(gen))
+    assert t.ntiles > 4
+    inp = np.arange(200 * 16, dtype=np.uint32).reshape(200, 16)
+    cycles = {}
+    for plat in (PLATFORM, shared):
+        prog = host_harness.build(gen, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS], platform=plat)
+        out = np.full((200, 16), 0xA5A5A5A5, dtype=np.uint32)
+        c = prog.call("K", In=inp, Out=out, Wt=np.array([3], dtype=np.uint32))
+        np.testing.assert_array_equal(out, inp * 3)
+        assert c["cycles"] == predict(t.schedule, plat).cycles
+        cycles[plat.cluster_dma.duplex] = c
+    duplex, one = cycles[True], cycles[False]
+    assert duplex["dma_busy_cycles"] == one["dma_busy_cycles"]   # the same work ...
+    assert duplex["cycles"] < one["cycles"]                      # ... on two channels
+    assert one["cycles"] >= one["dma_busy_cycles"]["cluster"]    # one queue carries it all
+
+
+def test_platform_compute_model_scales_each_basic_kernels_cost(tmp_path):
+    """A platform's measured compute model (Platform.compute) turns a call's Cost= into cycles:
+    the generated code carries the scaled figure (in long long: the product may not fit the
+    Cost's int), the simulator charges it, and the predictor agrees cycle for cycle; a kernel
+    the model does not name keeps its Cost= as written."""
+    plat = PLATFORM.with_overrides(compute={"KerWin_u32": ComputeScale(250, 7)})
+    runs = {}
+    for cost, text in (("100", "AT_SIM_COMPUTE(257);"), ("W*H", "*250/100 + 7);")):
+        with Model(plat) as m:
+            SetL1MemorySize(2048)
+            t = win_kernel(h=100, cost=cost)
+            gen = tmp_path / cost.replace("*", "x")
+            write_files(generate(m), str(gen))
+        kernels = (gen / "ClockGen.c").read_text()
+        assert text in kernels and "AT_SIM_COMPUTE(0);" in kernels   # KerInit_u32: Cost=0, not in the model
+        if cost != "100":
+            assert "(long long)" in kernels
+        prog = host_harness.build(gen, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS], platform=plat)
+        inp = np.arange(100 * 16, dtype=np.uint32).reshape(100, 16)
+        out = np.full((100, 16), 0xA5A5A5A5, dtype=np.uint32)
+        c = prog.call("K", In=inp, Out=out, Wt=np.array([3], dtype=np.uint32))
+        np.testing.assert_array_equal(out, inp * 3)
+        assert c["cycles"] == t.predicted.cycles and c["compute_cycles"] == t.predicted["compute_cycles"]
+        runs[cost] = (t, c)
+    t, c = runs["100"]
+    assert c["compute_cycles"] == t.ntiles * 257
+    t, c = runs["W*H"]
+    assert c["compute_cycles"] == 100 * 16 * 250 // 100 + 7 * t.ntiles   # tiles of whole lines: exact
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(percent=0), r"ComputeScale.percent must be an int >= 1, got 0"),
+    (dict(percent=1.5), r"ComputeScale.percent must be an int >= 1, got 1.5"),
+    (dict(percent=100, per_call=-1), r"ComputeScale.per_call must be an int >= 0, got -1"),
+])
+def test_compute_scale_is_checked(bad, match):
+    with pytest.raises(PlatformError, match=match):
+        ComputeScale(**bad)
+
+
+def test_platform_compute_entries_are_checked():
+    with pytest.raises(PlatformError, match=r"platform 'gap8': compute maps basic-kernel names to ComputeScale, "
+                                            r"got 'K': 2"):
+        GAP8.with_overrides(compute={"K": 2})
 
 
 def test_clock_is_deterministic(tmp_path):

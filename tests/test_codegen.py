@@ -88,7 +88,7 @@ def test_cli_runs_model_and_reports_one_line_errors(tmp_path):
     ok = subprocess.run(["python", "-m", "autotiler", str(EXAMPLES / "matrix_add" / "model.py"), "-o", str(tmp_path)],
                         capture_output=True, text=True, env=env)
     assert ok.returncode == 0, ok.stderr
-    assert "MatAdd: 30 tiles of 10 lines" in ok.stdout and (tmp_path / "MatAddKernels.c").exists()
+    assert "MatAdd: 38 tiles of 8 lines (last 4)" in ok.stdout and (tmp_path / "MatAddKernels.c").exists()
     bad = subprocess.run(["python", "-m", "autotiler", str(EXAMPLES / "matrix_add" / "model.py"), "--L1", "100",
                           "-o", str(tmp_path / "x")], capture_output=True, text=True, env=env)
     assert bad.returncode == 1

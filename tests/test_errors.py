@@ -46,7 +46,7 @@ def raises(exc, *fragments):
 
 
 def test_valid_kernel_declares():
-    assert add_kernel().ntiles == 30
+    assert add_kernel().ntiles == 34
 
 
 def test_unknown_basic_kernel_names_line_kernel_and_suggests():

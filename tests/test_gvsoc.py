@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 import host_harness
-from autotiler import Model
+from autotiler import Model, SetTilingObjective
 from autotiler.codegen import generate, write_files
-from autotiler.errors import HarnessError
+from autotiler.errors import HarnessError, ModelError
+from autotiler.platforms import get_platform
 from host_harness import gvsoc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,9 +28,11 @@ needs_gvsoc = pytest.mark.skipif(not gvsoc.available(), reason="GVSoC not instal
 pytestmark = pytest.mark.usefixtures("private_harness_cache")
 
 
-def _generate(example: str, out: Path, platform="pulp_open", **kw) -> Path:
+def _generate(example: str, out: Path, platform="pulp_open", objective=None, **kw) -> Path:
     mod = runpy.run_path(str(EXAMPLES / example / "model.py"))
     with Model(platform) as m:
+        if objective:   # e.g. "original": the largest tiles, the whole budget used
+            SetTilingObjective(objective)
         mod["declare"](**kw)
         files = generate(m)
     write_files(files, str(out))
@@ -85,11 +88,12 @@ def test_matadd_on_gvsoc_is_bit_exact(tmp_path):
         np.testing.assert_array_equal(out, a + b)
         assert got["backend"] == "gvsoc" and got["cycles"] > 0
         out2 = np.full_like(out, 0x5A5A5A5A)
-        host.call("MatADD", In1=a, In2=b, Out=out2)
+        on_host = host.call("MatADD", In1=a, In2=b, Out=out2)
         np.testing.assert_array_equal(out, out2)
         prof = target.profile("MatADD", In1=a, In2=b, Out=np.full_like(out, 7))
-        calls, cycles = prof["forks"]["MatSumPar"]
+        calls, cycles, cost = prof["forks"]["MatSumPar"]
         assert calls >= 1 and 0 < cycles < prof["cycles"]
+        assert cost == on_host["compute_cycles"]   # the Cost= values the host simulator charged
     finally:
         target.close()
 
@@ -106,8 +110,13 @@ def test_l3_devices_are_refused_on_gvsoc(tmp_path):
 @pytest.mark.gvsoc
 def test_l1_too_full_for_the_cluster_stacks_is_said(tmp_path):
     """pulp-runtime starts no cluster when its 8 stacks do not fit in L1 after the static data:
-    a typed error with the figures, not a silent empty run."""
-    gen = _generate("matadd_v3", tmp_path / "gen", l1=60000)
+    a typed error with the figures, not a silent empty run. (pulp_open's l1_size leaves them
+    room: the model refuses such a budget; a platform given the whole TCDM does not.)"""
+    with pytest.raises(ModelError, match=r"the L1 budget of 60000 bytes exceeds the 48896 bytes of L1 of platform "
+                                         r"'pulp_open'"):
+        _generate("matadd_v3", tmp_path / "refused", l1=60000)
+    whole_tcdm = get_platform("pulp_open", l1_size=64 * 1024)
+    gen = _generate("matadd_v3", tmp_path / "gen", platform=whole_tcdm, l1=60000, objective="original")
     target = host_harness.build(gen, sources=[EXAMPLES / "matadd_v3" / "MatAddBasicKernels.c"],
                                 include_dirs=[EXAMPLES / "matadd_v3"], backend="gvsoc")
     try:

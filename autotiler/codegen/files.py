@@ -174,7 +174,7 @@ def render_kernel(model, name: str) -> RenderKernel:
     names = naming(model)
     schedule = t.schedule
     if schedule.naming != names:  # symbols renamed after the kernel was declared
-        schedule = build_schedule(t, model.libs, names)
+        schedule = build_schedule(t, model.libs, names, model.platform)
     body = Printer(schedule, names.family, names.device).body()
     attributes = noinline(model)
     return RenderKernel(name, [f"{c.ctype} {c.name}" for c in t.kernel.cargs], kernel_comment(t, model.platform),

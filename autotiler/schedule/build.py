@@ -45,7 +45,7 @@ from ..model.ir import (
 )
 from ..tiler.geometry import ArgKind
 from ..tiler.tiling import ArgTiling, DimTiling, KernelTiling
-from .cost import cost_to_expr, default_cost
+from .cost import cost_to_expr, default_cost, scaled_cost
 from .expr import (
     FALSE,
     ONE,
@@ -222,9 +222,10 @@ def _sig(made: tuple) -> Optional[int]:
 
 
 class Builder:
-    def __init__(self, tiling: KernelTiling, libs: dict, naming: Optional[Naming] = None):
+    def __init__(self, tiling: KernelTiling, libs: dict, naming: Optional[Naming] = None, platform=None):
         self.t = tiling
         self.libs = libs
+        self.platform = platform   # its compute model scales each call's Cost= (None: as written)
         self.n = naming or DEFAULT_NAMING
         self.uk = tiling.kernel
         self.loops = [lp for lp in tiling.loops]
@@ -651,6 +652,7 @@ class Builder:
             fields.append(Field(formal.name, formal.ctype, value))
             accesses += acc
         cost = cost_to_expr(lib.cost, self.cost_values(fields)) if lib.cost else self._default_cost(call, lib, ix)
+        cost = scaled_cost(cost, self.platform, call.name)
         comment = f"{L(call.location).name}: {call.name}"
         if not lib.struct_call:
             return [Compute(call.name, L(call.location).name, tuple(fields), cost, False, accesses=tuple(accesses),
@@ -967,12 +969,13 @@ def _loop_comment(t: KernelTiling, space) -> str:
     return f"{_short(space)}: {lp.count} {what}{extra}"
 
 
-def build_schedule(tiling: KernelTiling, libs: dict, naming: Optional[Naming] = None) -> Schedule:
-    """The schedule of a tiling; :class:`Unsupported` when the generated code cannot express it."""
+def build_schedule(tiling: KernelTiling, libs: dict, naming: Optional[Naming] = None, platform=None) -> Schedule:
+    """The schedule of a tiling on ``platform`` (whose compute model scales the calls' Cost=;
+    None: as written); :class:`Unsupported` when the generated code cannot express it."""
     if tiling.kernel is not _KERNEL[0]:  # what is shared is shared by one kernel's candidates
         _VIEWS.clear()
         _KERNEL[0] = tiling.kernel
-    return Builder(tiling, libs, naming or DEFAULT_NAMING).build()
+    return Builder(tiling, libs, naming or DEFAULT_NAMING, platform).build()
 
 
 _KERNEL: list = [None]  # the kernel whose candidates _VIEWS holds parts of

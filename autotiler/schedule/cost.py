@@ -4,15 +4,19 @@ Rules (the same as ``host_harness/runtime/at_sim.c``, which the property tests h
 cycle for cycle):
 
 * programming a DMA transfer costs the core ``dma_issue_cycles``; the transfer then queues on
-  its engine (the cluster DMA for L2 <-> L1, the micro-DMA for L3 <-> L2; each a FIFO, both
-  running concurrently with the cores and with each other) and takes
+  its engine's channel (the cluster DMA for L2 <-> L1, the micro-DMA for L3 <-> L2; all running
+  concurrently with the cores and with each other) and takes
   ``setup + ceil(bytes / bytes_per_cycle)`` cycles, plus ``line_cycles`` per line of a 2D
-  transfer;
+  transfer. A channel is a FIFO; a ``duplex`` engine (MCHAN, the cluster DMA of GAP8, GAP9
+  and pulp-open) has two, one for reads (ext -> loc) and one for writes (loc -> ext), else
+  one carries both;
 * a wait costs ``wait_cycles`` and then stalls the core until its transfer has landed;
 * a basic-kernel call costs its ``Cost=`` expression evaluated on the bound values (C
   arguments, unknown when generating, count as 1; without ``Cost=``: one cycle per item of the
   largest tile bound to it, over the cores for a parallel call, plus ``DEFAULT_CALL_CYCLES``),
-  and a parallel call adds ``fork_cycles``.
+  scaled by the platform's measured compute model of that basic kernel where it has one
+  (:func:`scaled_cost`: the schedule carries the scaled figure, so the generated code's
+  ``AT_SIM_COMPUTE`` and this clock agree), and a parallel call adds ``fork_cycles``.
 
 :func:`predict` walks the schedule with :mod:`autotiler.schedule.walk`, which skips repeated
 iterations exactly, so a prediction costs a few dozen loop bodies whatever the tile counts.
@@ -25,8 +29,8 @@ from typing import Optional
 
 from ..model.cost import parse_cost
 from ..model.devices import device_engine
-from .expr import CallExpr, Const, Expr, add, div, mod, mul, sub
-from .ir import Copy, Engine, Schedule
+from .expr import CallExpr, Const, Expr, add, cast, div, mod, mul, sub
+from .ir import Copy, Direction, Engine, Schedule
 from .walk import Machine, Program, Walker, environment
 
 DEFAULT_CALL_CYCLES = 10
@@ -60,6 +64,22 @@ def _ast_expr(node, values: dict) -> Expr:
     return mod(a, b)
 
 
+def scaled_cost(cost: Expr, platform, kernel: str) -> Expr:
+    """A call's cycles on ``platform`` from its GAP8 ``Cost=`` (or default cost): the platform's
+    measured :class:`~autotiler.platforms.ComputeScale` of the basic kernel, evaluated in long
+    long (the scaled product can exceed the int the Cost= is computed in)."""
+    s = platform.compute_scale(kernel) if platform is not None else None
+    if s is None:
+        return cost
+    wide = cost if isinstance(cost, Const) else cast("long long", cost)   # a constant folds
+    return add(div(mul(wide, s.percent), 100), s.per_call)
+
+
+def scaled_cycles(cycles: int, platform, kernel: str) -> int:
+    """:func:`scaled_cost` of a known number of cycles."""
+    return scaled_cost(Const(cycles), platform, kernel).value
+
+
 def default_cost(items: Optional[Expr], parallel: bool) -> Expr:
     """Cost of a call without ``Cost=``: one cycle per item of its largest tile (over the cores
     when parallel), plus ``DEFAULT_CALL_CYCLES``."""
@@ -68,6 +88,20 @@ def default_cost(items: Optional[Expr], parallel: bool) -> Expr:
     if parallel:
         return add(DEFAULT_CALL_CYCLES, div(add(items, sub(NCORES, 1)), NCORES))
     return add(DEFAULT_CALL_CYCLES, items)
+
+
+def channel_of(platform, engine: Engine, direction: Direction) -> tuple:
+    """The FIFO a transfer queues on: its engine's, split by direction on a duplex cluster DMA
+    (the uDMA's L3 links are half-duplex: one FIFO)."""
+    if engine is Engine.CLUSTER and platform.cluster_dma.duplex:
+        return (engine, direction)
+    return (engine, None)
+
+
+def channels(platform) -> list:
+    """Every DMA channel of ``platform``, in a fixed order."""
+    return sorted({channel_of(platform, e, d) for e in Engine for d in Direction},
+                  key=lambda c: (c[0].value, c[1].value if c[1] else ""))
 
 
 class Prediction(dict):
@@ -81,14 +115,15 @@ class Prediction(dict):
 
 class Clock(Machine):
     """The simulator's clock. Figures: (now, compute, stall, fork, cluster busy, uDMA busy,
-    transfers); state: time left on each engine and on each pending event."""
+    transfers); state: time left on each DMA channel and on each pending event."""
 
     def __init__(self, platform):
         p = platform
         self.issue_cycles, self.wait_cycles, self.fork_cycles = p.dma_issue_cycles, p.wait_cycles, p.fork_cycles
         self.engines = {Engine.CLUSTER: p.cluster_dma, Engine.UDMA: p.udma["ram"]}
         self.platform = p   # a flash copy takes its device's numbers on the same uDMA channel
-        self.free = {Engine.CLUSTER: 0, Engine.UDMA: 0}
+        self.channels = tuple(channels(p))
+        self.free = dict.fromkeys(self.channels, 0)
         self.pending: dict = {}
         self.f = [0, 0, 0, 0, 0, 0, 0]
 
@@ -97,8 +132,9 @@ class Clock(Machine):
         engine = device_engine(self.platform, node.device) if node.device is not None else self.engines[node.engine]
         duration = engine.transfer_cycles(size, lines)
         f[0] += self.issue_cycles
-        start = max(f[0], self.free[node.engine])
-        end = self.free[node.engine] = start + duration
+        channel = channel_of(self.platform, node.engine, node.direction)
+        start = max(f[0], self.free[channel])
+        end = self.free[channel] = start + duration
         f[4 if node.engine is Engine.CLUSTER else 5] += duration
         f[6] += 1
         self.pending[event] = end
@@ -122,7 +158,7 @@ class Clock(Machine):
 
     def key(self):
         now = self.f[0]
-        return (max(0, self.free[Engine.CLUSTER] - now), max(0, self.free[Engine.UDMA] - now),
+        return (tuple(max(0, self.free[c] - now) for c in self.channels),
                 tuple(sorted((k, max(0, end - now)) for k, end in self.pending.items())))
 
     def figures(self) -> tuple:
@@ -131,14 +167,14 @@ class Clock(Machine):
     def repeat(self, delta: tuple, reps: int) -> None:
         self.f = [x + reps * d for x, d in zip(self.f, delta)]
         shift = reps * delta[0]
-        self.free = {e: t + shift for e, t in self.free.items()}
+        self.free = {c: t + shift for c, t in self.free.items()}
         self.pending = {k: t + shift for k, t in self.pending.items()}
 
     def restore(self, key, delta: tuple) -> None:
         self.f = [x + d for x, d in zip(self.f, delta)]
         now = self.f[0]
-        self.free = {Engine.CLUSTER: now + key[0], Engine.UDMA: now + key[1]}
-        self.pending = {k: now + t for k, t in key[2]}
+        self.free = {c: now + t for c, t in zip(self.channels, key[0])}
+        self.pending = {k: now + t for k, t in key[1]}
 
     def prediction(self) -> Prediction:
         f = self.f
@@ -155,5 +191,5 @@ def predict(schedule: Schedule, platform, cargs=(), program: Optional[Program] =
     return clock.prediction()
 
 
-__all__ = ["DEFAULT_CALL_CYCLES", "NCORES", "cost_to_expr", "default_cost", "Prediction", "Clock",
-           "predict"]
+__all__ = ["DEFAULT_CALL_CYCLES", "NCORES", "cost_to_expr", "scaled_cost", "scaled_cycles", "default_cost", "Prediction", "Clock",
+           "channel_of", "channels", "predict"]

@@ -9,7 +9,8 @@ It sums, per loop class (first, middle, last iteration of every loop the quantit
 weighted by how many iterations fall in the class), the basic-kernel ``Cost=`` of every call
 (compiled once per basic kernel) and the DMA time of every transfer, with the simulator's
 transfer rule, and returns the larger of the cores' work plus what cannot overlap it (the first
-reads, the last writes, single-buffered transfers) and the busiest DMA engine's work.
+reads, the last writes, single-buffered transfers) and the busiest DMA channel's work (on a
+duplex cluster DMA, its reads and its writes apart).
 
 Many choices of one kernel share most of this work, so one :class:`Estimator` keeps it: the
 transfer figures per argument tiling, each call's cycles per distinct boxes of the arguments it
@@ -44,7 +45,7 @@ from ..model.ir import (
 )
 from ..tiler.tiling import ArgTiling, KernelTiling
 from .build import transfer_shape
-from .cost import DEFAULT_CALL_CYCLES, cost_to_expr
+from .cost import DEFAULT_CALL_CYCLES, cost_to_expr, scaled_cost, scaled_cycles
 from .expr import Var, compile_expr, names
 
 _OPS: dict = {"+": operator.add, "-": operator.sub, "*": operator.mul, "<<": operator.lshift, ">>": operator.rshift,
@@ -66,7 +67,7 @@ class Estimator:
             cost: Optional[Callable] = None
             reads: tuple = ()
             if lib.cost:
-                expr = cost_to_expr(lib.cost, {n: Var(n) for n in formals})
+                expr = scaled_cost(cost_to_expr(lib.cost, {n: Var(n) for n in formals}), platform, call.name)
                 cost = compile_expr(expr)
                 used = names(expr)
                 reads = tuple((n, b) for b, n in zip(call.bindings, formals)
@@ -94,14 +95,17 @@ class Estimator:
         count = {lp.space: lp.count for lp in loops}
         order = [lp.space for lp in loops]
         core = self._compute(kernel, count, order, {a.name: a for a in args})
-        cluster = udma = ends = 0
+        reads = writes = udma = ends = 0
         for a in args:
             if a.reads or a.writes:
-                core_a, ends_a, cluster_a, udma_a = self._moves_of(a, shapes, order, count)
+                core_a, ends_a, reads_a, writes_a, udma_a = self._moves_of(a, shapes, order, count)
                 core += core_a
                 ends += ends_a
-                cluster += cluster_a
+                reads += reads_a
+                writes += writes_a
                 udma += udma_a
+        # a duplex cluster DMA runs its reads and writes at once: the busier channel bounds
+        cluster = max(reads, writes) if self.p.cluster_dma.duplex else reads + writes
         return max(core + ends, cluster, udma)
 
     def compute(self, t: KernelTiling) -> int:
@@ -129,7 +133,8 @@ class Estimator:
                 continue
             deps = self._default_spaces(call, args)
             for idx, weight in _classes(live, count, deps):
-                core += weight * (max(0, self._default_cost(call, lib, idx, args)) + fork)
+                cost = scaled_cycles(self._default_cost(call, lib, idx, args), p, call.name)
+                core += weight * (max(0, cost) + fork)
         return core
 
     def _call_cycles_of(self, k: int, plan: tuple, kernel, reads: tuple, cost, live: list, count: dict, args: dict,
@@ -228,8 +233,8 @@ class Estimator:
         return hit[1]
 
     def _moves_of(self, a: ArgTiling, shapes: Optional[dict], order: list, count: dict) -> tuple:
-        """(core cycles, cycles that cannot overlap compute, cluster-DMA cycles, micro-DMA
-        cycles) of an argument's transfers (:meth:`_moves`), once per argument tiling: the
+        """(core cycles, cycles that cannot overlap compute, cluster-DMA read and write cycles,
+        micro-DMA cycles) of an argument's transfers (:meth:`_moves`), once per argument tiling: the
         counts of the loops up to its level are those of its dimensions, except for loops it
         does not depend on, which only multiply (``a.instances`` says by how much)."""
         hit = self._moves_memo.get(id(a))
@@ -245,16 +250,16 @@ class Estimator:
             if unit is None:
                 shape = shapes[a.name] if shapes is not None else transfer_shape(a)
                 unit = self._unit_moves[key] = (a.dims,) + self._moves(a, shape, order, count)
-            _, core, ends, cluster, udma, whole = unit
+            _, core, ends, reads, writes, udma, whole = unit
             # the argument tiling (and above, its dims) is kept with the result: its id stays its
             # own while the entry lives
-            hit = self._moves_memo[id(a)] = (a, rest * core, ends, rest * cluster, rest * udma + whole)
+            hit = self._moves_memo[id(a)] = (a, rest * core, ends, rest * reads, rest * writes, rest * udma + whole)
         return hit[1:]
 
     def _moves(self, a: ArgTiling, shape, order: list, count: dict) -> tuple:
-        """(core cycles, cycles that cannot overlap compute, cluster-DMA cycles, micro-DMA
-        cycles, micro-DMA cycles of a whole staging) of an argument's transfers, the loops up
-        to its level that it does not depend on counted once."""
+        """(core cycles, cycles that cannot overlap compute, cluster-DMA read cycles, cluster-DMA
+        write cycles, micro-DMA cycles, micro-DMA cycles of a whole staging) of an argument's
+        transfers, the loops up to its level that it does not depend on counted once."""
         p = self.p
         live = order[: order.index(a.level) + 1] if a.level is not None else []
         spaces = {d.space for d in a.dims}
@@ -263,13 +268,13 @@ class Estimator:
         udma = device_engine(p, a.decl.l3_device)
         ring = a.l3 and not a.whole_stage  # L3 <-> L2 per instance (else once, whole, around the loops)
         per_copy = (p.dma_issue_cycles + p.wait_cycles) * (2 if ring else 1)
-        core = ends = busy_cluster = busy_udma = whole = 0
+        core = ends = busy = busy_udma = whole = 0
         boxes = [(_box(a, shape, idx), weight) for idx, weight in _classes([sp for sp in live if sp in spaces], count,
                                                                            spaces)]
         single = a.nbuf == 1 and a.level is not None
         for (nbytes, lines), weight in boxes:
             d = cluster.transfer_cycles(nbytes, lines)
-            busy_cluster += weight * d * directions
+            busy += weight * d
             if ring:
                 busy_udma += weight * udma.transfer_cycles(nbytes, lines) * directions
             core += weight * directions * (per_copy + (d if single else 0))
@@ -281,7 +286,7 @@ class Estimator:
         if a.whole_stage:
             whole = udma.transfer_cycles(a.geom.l2_bytes) * directions
             ends += whole
-        return core, ends, busy_cluster, busy_udma, whole
+        return core, ends, busy * int(a.reads), busy * int(a.writes), busy_udma, whole
 
     # -- one call ------------------------------------------------------------------------------------
     @staticmethod

@@ -63,20 +63,22 @@ static struct {
     int cores;
     long long capacity[4]; /* indexed by level */
     long long dma_setup, dma_line, dma_issue, wait, fork;
+    int dma_duplex;        /* cluster DMA: reads and writes on two FIFOs (MCHAN) */
     double dma_bpc;
     long long udma_setup, udma_line;
     double udma_bpc;
     long long flash_size, flash_setup, flash_line, mram_setup, mram_line;
     double flash_bpc, mram_bpc;
 } cfg = {.cores = AT_SIM_NCORES, .capacity = {0, 64 * 1024, 512 * 1024, 8 * 1024 * 1024},
-         .dma_setup = 30, .dma_line = 4, .dma_issue = 10, .wait = 4, .fork = 60, .dma_bpc = 8.0,
+         .dma_setup = 30, .dma_line = 4, .dma_issue = 10, .wait = 4, .fork = 60, .dma_bpc = 8.0, .dma_duplex = 1,
          .udma_setup = 200, .udma_line = 20, .udma_bpc = 1.0,
          .flash_size = 64 * 1024 * 1024, .flash_setup = 300, .flash_line = 20, .flash_bpc = 1.0,
          .mram_setup = 300, .mram_line = 20, .mram_bpc = 1.0};
 
 static at_sim_counters_t counters;
-/* The clock, and the cycle at which each FIFO DMA engine is next free. */
-static long long now, engine_free, udma_free;
+/* The clock, and the cycle at which each DMA FIFO is next free: the cluster DMA's per direction
+ * (one shared FIFO, index 0, unless cfg.dma_duplex) and the uDMA's. */
+static long long now, engine_free[2], udma_free;
 /* Per-node figures of a graph run (AT_SIM_NODE_BEGIN / AT_SIM_NODE_END). */
 static at_sim_counters_t *node_figures, node_start;
 static int node_capacity, n_node_figures, node_open = -1;
@@ -622,12 +624,13 @@ static void clear_pending(void)
         drop_pending(&pending[n_pending - 1]);
 }
 
-/* Clock: program the command, then queue it on its engine (each engine is one FIFO, and the
- * two run concurrently with each other and with the cores). */
+/* Clock: program the command, then queue it on its channel (a FIFO: the uDMA's, or the cluster
+ * DMA's for its direction on a duplex engine, else its one; all run concurrently with each other
+ * and with the cores). Same rules as autotiler/schedule/cost.py's Clock. */
 static long long schedule(const at_xfer_t *x)
 {
     long long duration = xfer_cycles(x), start;
-    long long *engine = x->udma ? &udma_free : &engine_free;
+    long long *engine = x->udma ? &udma_free : &engine_free[cfg.dma_duplex ? x->dir : 0];
     now += cfg.dma_issue;
     start = now > *engine ? now : *engine;
     *engine = start + duration;
@@ -1355,7 +1358,7 @@ void at_sim_compute(long long cycles) { at_sim_compute_at(cycles, "(unknown)", 0
 void at_sim_configure(int cores, long long l1_size, long long l2_size,
                       long long dma_setup_cycles, double dma_bytes_per_cycle,
                       long long dma_line_cycles, long long dma_issue_cycles,
-                      long long wait_cycles, long long fork_cycles)
+                      long long wait_cycles, long long fork_cycles, int dma_duplex)
 {
     cfg.cores = cores;
     cfg.capacity[AT_SIM_L1] = l1_size;
@@ -1366,6 +1369,7 @@ void at_sim_configure(int cores, long long l1_size, long long l2_size,
     cfg.dma_issue = dma_issue_cycles;
     cfg.wait = wait_cycles;
     cfg.fork = fork_cycles;
+    cfg.dma_duplex = dma_duplex != 0;
 }
 
 void at_sim_configure_l3(long long l3_size, long long udma_setup_cycles,
@@ -1399,7 +1403,7 @@ void at_sim_begin_call(void)
     counters.peak_l1 = live[AT_SIM_L1]; /* a session's kept areas are in use from the start */
     counters.peak_l2 = live[AT_SIM_L2];
     counters.peak_l3 = live[AT_SIM_L3];
-    now = engine_free = udma_free = 0;
+    now = engine_free[0] = engine_free[1] = udma_free = 0;
     transfer_number = udma_number = 0;
     n_node_figures = 0;
     node_open = -1;

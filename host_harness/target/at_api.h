@@ -104,7 +104,11 @@ void at_target_wait(at_target_event_t *event);
 
 /* ---- host-simulator hooks: nothing to do on a chip ------------------------------------- */
 
-#define AT_SIM_COMPUTE(cycles) ((void)0)
+/* AT_SIM_COMPUTE: the call's Cost=, kept only while GvsocProgram.profile runs (a flag test
+ * otherwise, a few cycles per call) so the fork accounting can pair it with measured cycles. */
+extern long long at_target_cost;
+#define AT_SIM_COMPUTE(cycles) \
+    do { if (at_target_profile_forks) at_target_cost = (long long)(cycles); } while (0)
 /* Graph runners: per-node cycles, read back by the back-end (at_target.c). */
 void at_target_node_begin(int node);
 void at_target_node_end(int node);

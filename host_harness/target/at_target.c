@@ -88,15 +88,21 @@ void at_target_copy2d(char *ext, char *loc, int size, int stride, int length, in
 
 void at_target_wait(at_target_event_t *event) { plp_dma_wait((unsigned int)event->id); }
 
-/* Per entry (basic kernel): calls and master cycles from the release to the join, what the
- * calibration compares with the basic kernel's Cost= (at_target_print_forks). */
+/* Per entry (basic kernel): calls, master cycles from the release to the join and the sum of
+ * the Cost= values the generated code computed for those calls (AT_SIM_COMPUTE just before each
+ * fork), what the calibration fits the compute model on (at_target_print_forks). The tables
+ * live in L2 (only profiling touches them) to leave the TCDM to the kernels' L1 area and the
+ * cores' stacks: pulp_open's l1_size counts on that. */
 #define AT_TARGET_MAX_ENTRIES 64
-static L1_DATA void (*fork_entries[AT_TARGET_MAX_ENTRIES])(void *);
-static L1_DATA unsigned int fork_calls[AT_TARGET_MAX_ENTRIES];
-static L1_DATA unsigned int fork_cycles[AT_TARGET_MAX_ENTRIES];
-static L1_DATA int fork_count;
+static void (*fork_entries[AT_TARGET_MAX_ENTRIES])(void *);
+static unsigned int fork_calls[AT_TARGET_MAX_ENTRIES];
+static unsigned int fork_cycles[AT_TARGET_MAX_ENTRIES];
+static long long fork_costs[AT_TARGET_MAX_ENTRIES];
+static int fork_count;
 /* Off by default: the accounting costs the master ~100 cycles per fork (GvsocProgram.profile). */
 L1_DATA int at_target_profile_forks;
+/* The last AT_SIM_COMPUTE value (recorded only while profiling). */
+long long at_target_cost;
 
 static void fork_account(void (*entry)(void *), unsigned int cycles)
 {
@@ -108,10 +114,12 @@ static void fork_account(void (*entry)(void *), unsigned int cycles)
     if (i == fork_count) {
         fork_entries[i] = entry;
         fork_calls[i] = fork_cycles[i] = 0;
+        fork_costs[i] = 0;
         fork_count++;
     }
     fork_calls[i]++;
     fork_cycles[i] += cycles;
+    fork_costs[i] += at_target_cost;
 }
 
 void at_target_reset_forks(void) { fork_count = 0; }
@@ -120,7 +128,8 @@ void at_target_print_forks(void)
 {
     int i;
     for (i = 0; i < fork_count; i++)
-        printf("@ATK %x %u %u\n", (unsigned int)fork_entries[i], fork_calls[i], fork_cycles[i]);
+        printf("@ATK %x %u %u %u\n", (unsigned int)fork_entries[i], fork_calls[i], fork_cycles[i],
+               (unsigned int)fork_costs[i]);
 }
 
 void at_target_fork(int ncores, void (*entry)(void *), void *arg)
@@ -150,7 +159,8 @@ static void at_target_worker_loop(void)
 /* ---- per-node cycles of graph runners ------------------------------------------------- */
 
 #define AT_TARGET_MAX_NODES 512
-L1_DATA unsigned int at_target_node_cycles[AT_TARGET_MAX_NODES];
+/* In L2, as the fork tables: touched twice per node. */
+unsigned int at_target_node_cycles[AT_TARGET_MAX_NODES];
 static L1_DATA unsigned int node_start;
 
 void at_target_node_begin(int node)

@@ -12,7 +12,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
  *   Filter     5x5x2B [D1,D0*] partial  in      L1 @1920: 2 x 152 B, moved at D1 x4 (1D)
  *   Out        36x32x2B [D1,H] tile     out     L1 @2224: 2 x 576 B, moved at T0 x16 (1D)
  * Predicted 145171 cycles on gap8 (compute 140096, DMA busy 9028, stalls 283).
- * Bounds: compute 143936, DMA 2307 cycles (compulsory 18456 B); roofline 143936 cycles (compute-bound).
+ * Bounds: compute 143936, DMA 1155 cycles (compulsory 18456 B); roofline 143936 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 3.03.
  */
 void Conv5x5(

@@ -14,7 +14,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
  *   Out        24x24x2B [D1,H] tile     out     L1 @1760: 2 x 1536 B, moved at T0 x24 (2D)
  *   ConvOut    24x24x4B [D1,H] onetile  L1 only L1 @4832: 1 x 3072 B
  * Predicted 1971436 cycles on gap8 (compute 1950912, DMA busy 45392, stalls 356).
- * Bounds: compute 1965312, DMA 8072 cycles (compulsory 64576 B, reuse bound 31880 B); roofline 1965312 cycles (compute-bound).
+ * Bounds: compute 1965312, DMA 4608 cycles (compulsory 64576 B, reuse bound 31880 B); roofline 1965312 cycles (compute-bound).
  * Ratios: time / roofline 1.00, traffic / compulsory 3.05.
  */
 void ConvV3(

@@ -11,7 +11,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
  *   In         128x128x1B [H] tile     in      L1 @0: 2 x 3072 B, moved at T0 x6 (1D)
  *   Out        128x128x4B [H] tile     out     L1 @6144: 2 x 12288 B, moved at T0 x6 (1D)
  * Predicted 240124 cycles on gap8 (compute 237928, DMA busy 10600, stalls 948).
- * Bounds: compute 239008, DMA 10240 cycles (compulsory 81920 B); roofline 239008 cycles (compute-bound).
+ * Bounds: compute 239008, DMA 8192 cycles (compulsory 81920 B); roofline 239008 cycles (compute-bound).
  * Ratios: time / roofline 1.00, traffic / compulsory 1.00.
  */
 void FFT2D_128Horizontal(
@@ -76,7 +76,7 @@ void FFT2D_128Horizontal(
  * L2<->L1 traffic: 65536 B in, 65536 B out.
  *   InOut      128x128x4B [W] tile     in+out  L1 @0: 2 x 16384 B, moved at T0 x4 (2D)
  * Predicted 243046 cycles on gap8 (compute 229536, DMA busy 20720, stalls 12918).
- * Bounds: compute 230016, DMA 16384 cycles (compulsory 131072 B); roofline 230016 cycles (compute-bound).
+ * Bounds: compute 230016, DMA 8192 cycles (compulsory 131072 B); roofline 230016 cycles (compute-bound).
  * Ratios: time / roofline 1.06, traffic / compulsory 1.00.
  */
 void FFT2D_128Vertical(

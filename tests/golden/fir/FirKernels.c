@@ -12,7 +12,7 @@ L1_CL_MEM AT_L1_POINTER FIR_L1_Memory;
  *   KerCoeffs  1x10x2B [-] resident in      L1 @16200: 1 x 20 B, moved once
  *   KerOut     1x32768x2B [H] tile     out     L1 @16220: 2 x 8080 B, moved at T0 x9 (1D)
  * Predicted 158183 cycles on gap8 (compute 156120, DMA busy 16957, stalls 1197).
- * Bounds: compute 156720, DMA 16387 cycles (compulsory 131092 B); roofline 156720 cycles (compute-bound).
+ * Bounds: compute 156720, DMA 8195 cycles (compulsory 131092 B); roofline 156720 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void TiledFir10GenericScalar(
@@ -73,7 +73,7 @@ void TiledFir10GenericScalar(
  *   KerCoeffs  1x10x2B [-] resident in      L1 @16200: 1 x 20 B, moved once
  *   KerOut     1x32768x2B [H] tile     out     L1 @16220: 2 x 8080 B, moved at T0 x9 (1D)
  * Predicted 178663 cycles on gap8 (compute 176600, DMA busy 16957, stalls 1197).
- * Bounds: compute 177200, DMA 16387 cycles (compulsory 131092 B); roofline 177200 cycles (compute-bound).
+ * Bounds: compute 177200, DMA 8195 cycles (compulsory 131092 B); roofline 177200 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void TiledFir10Generic(
@@ -134,7 +134,7 @@ void TiledFir10Generic(
  *   KerCoeffs  1x10x2B [-] resident in      L1 @16200: 1 x 20 B, moved once
  *   KerOut     1x32768x2B [H] tile     out     L1 @16220: 2 x 8080 B, moved at T0 x9 (1D)
  * Predicted 117403 cycles on gap8 (compute 115340, DMA busy 16957, stalls 1197).
- * Bounds: compute 115940, DMA 16387 cycles (compulsory 131092 B); roofline 115940 cycles (compute-bound).
+ * Bounds: compute 115940, DMA 8195 cycles (compulsory 131092 B); roofline 115940 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void TiledFir10Opt(
@@ -195,7 +195,7 @@ void TiledFir10Opt(
  *   KerCoeffs  1x20x2B [-] resident in      L1 @16400: 1 x 40 B, moved once
  *   KerOut     1x32768x2B [H] tile     out     L1 @16440: 2 x 8160 B, moved at T0 x9 (1D)
  * Predicted 281176 cycles on gap8 (compute 279181, DMA busy 16959, stalls 1129).
- * Bounds: compute 279781, DMA 16389 cycles (compulsory 131112 B); roofline 279781 cycles (compute-bound).
+ * Bounds: compute 279781, DMA 8197 cycles (compulsory 131112 B); roofline 279781 cycles (compute-bound).
  * Ratios: time / roofline 1.00, traffic / compulsory 1.00.
  */
 void TiledFir20GenericScalar(
@@ -256,7 +256,7 @@ void TiledFir20GenericScalar(
  *   KerCoeffs  1x20x2B [-] resident in      L1 @16400: 1 x 40 B, moved once
  *   KerOut     1x32768x2B [H] tile     out     L1 @16440: 2 x 8160 B, moved at T0 x9 (1D)
  * Predicted 322136 cycles on gap8 (compute 320141, DMA busy 16959, stalls 1129).
- * Bounds: compute 320741, DMA 16389 cycles (compulsory 131112 B); roofline 320741 cycles (compute-bound).
+ * Bounds: compute 320741, DMA 8197 cycles (compulsory 131112 B); roofline 320741 cycles (compute-bound).
  * Ratios: time / roofline 1.00, traffic / compulsory 1.00.
  */
 void TiledFir20Generic(
@@ -317,7 +317,7 @@ void TiledFir20Generic(
  *   KerCoeffs  1x20x2B [-] resident in      L1 @18480: 1 x 40 B, moved once
  *   KerOut     1x32768x2B [H] tile     out     L1 @18520: 2 x 9200 B, moved at T0 x8 (1D)
  * Predicted 199658 cycles on gap8 (compute 197511, DMA busy 16899, stalls 1369).
- * Bounds: compute 198051, DMA 16389 cycles (compulsory 131112 B); roofline 198051 cycles (compute-bound).
+ * Bounds: compute 198051, DMA 8197 cycles (compulsory 131112 B); roofline 198051 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void TiledFir20Opt(

@@ -14,7 +14,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
  *   Out        16x16x2B [D1,H] tile     out     L1 @1744: 2 x 2048 B, moved at T0 x2 (2D)
  *   ConvOut    16x16x4B [D1,H] onetile  L1 only L1 @5840: 1 x 4096 B
  * Predicted 45386 cycles on gap8 (compute 44320, DMA busy 1500, stalls 432).
- * Bounds: compute 44800, DMA 842 cycles (compulsory 6736 B); roofline 44800 cycles (compute-bound).
+ * Bounds: compute 44800, DMA 512 cycles (compulsory 6736 B); roofline 44800 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.12.
  */
 void Conv1(
@@ -113,7 +113,7 @@ void Conv1(
  *   Out        16x16x2B [D1,H] tile     out     L1 @2344: 1 x 2048 B, moved once
  *   ConvOut    16x16x4B [D1,H] onetile  L1 only L1 @4392: 1 x 4096 B
  * Predicted 77739 cycles on gap8 (compute 76792, DMA busy 1205, stalls 447).
- * Bounds: compute 77152, DMA 841 cycles (compulsory 6728 B); roofline 77152 cycles (compute-bound).
+ * Bounds: compute 77152, DMA 585 cycles (compulsory 6728 B); roofline 77152 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void ConvA(
@@ -209,7 +209,7 @@ void ConvA(
  *   Out        16x16x2B [D1,H] tile     out     L1 @2344: 1 x 2048 B, moved once
  *   ConvOut    16x16x4B [D1,H] onetile  L1 only L1 @4392: 1 x 4096 B
  * Predicted 77739 cycles on gap8 (compute 76792, DMA busy 1205, stalls 447).
- * Bounds: compute 77152, DMA 841 cycles (compulsory 6728 B); roofline 77152 cycles (compute-bound).
+ * Bounds: compute 77152, DMA 585 cycles (compulsory 6728 B); roofline 77152 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void ConvB(
@@ -305,7 +305,7 @@ void ConvB(
  *   Out        16x16x2B [D1,H] tile     out     L1 @1744: 2 x 2048 B, moved at T0 x2 (2D)
  *   ConvOut    16x16x4B [D1,H] onetile  L1 only L1 @5840: 1 x 4096 B
  * Predicted 88442 cycles on gap8 (compute 87024, DMA busy 2332, stalls 432).
- * Bounds: compute 87744, DMA 1170 cycles (compulsory 9360 B); roofline 87744 cycles (compute-bound).
+ * Bounds: compute 87744, DMA 658 cycles (compulsory 9360 B); roofline 87744 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.18.
  */
 void Conv2(
@@ -404,7 +404,7 @@ void Conv2(
  *   Out        16x16x2B [D1,H] tile     out     L1 @2344: 1 x 2048 B, moved once
  *   ConvOut    16x16x4B [D1,H] onetile  L1 only L1 @4392: 1 x 4096 B
  * Predicted 77739 cycles on gap8 (compute 76792, DMA busy 1205, stalls 447).
- * Bounds: compute 77152, DMA 841 cycles (compulsory 6728 B); roofline 77152 cycles (compute-bound).
+ * Bounds: compute 77152, DMA 585 cycles (compulsory 6728 B); roofline 77152 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void Conv3(
@@ -497,9 +497,9 @@ void Conv3(
  *   In1        16x128x2B [H] tile     in      L1 @0: 2 x 1248 B, moved at T0 x4 (1D)
  *   In2        16x128x2B [H] tile     in      L1 @2496: 2 x 1248 B, moved at T0 x4 (1D)
  *   Out        16x128x2B [H] tile     out     L1 @4992: 2 x 1248 B, moved at T0 x4 (1D)
- * Predicted 2210 cycles on gap8 (compute 1360, DMA busy 1896, stalls 442).
- * Bounds: compute 1600, DMA 1536 cycles (compulsory 12288 B); roofline 1600 cycles (compute-bound).
- * Ratios: time / roofline 1.38, traffic / compulsory 1.00.
+ * Predicted 2182 cycles on gap8 (compute 1360, DMA busy 1896, stalls 414).
+ * Bounds: compute 1600, DMA 1024 cycles (compulsory 12288 B); roofline 1600 cycles (compute-bound).
+ * Ratios: time / roofline 1.36, traffic / compulsory 1.00.
  */
 void Add1(
 	short int * __restrict__ In1,
@@ -550,9 +550,9 @@ void Add1(
  *   In1        16x128x2B [H] tile     in      L1 @0: 2 x 1248 B, moved at T0 x4 (1D)
  *   In2        16x128x2B [H] tile     in      L1 @2496: 2 x 1248 B, moved at T0 x4 (1D)
  *   Out        16x128x2B [H] tile     out     L1 @4992: 2 x 1248 B, moved at T0 x4 (1D)
- * Predicted 2210 cycles on gap8 (compute 1360, DMA busy 1896, stalls 442).
- * Bounds: compute 1600, DMA 1536 cycles (compulsory 12288 B); roofline 1600 cycles (compute-bound).
- * Ratios: time / roofline 1.38, traffic / compulsory 1.00.
+ * Predicted 2182 cycles on gap8 (compute 1360, DMA busy 1896, stalls 414).
+ * Bounds: compute 1600, DMA 1024 cycles (compulsory 12288 B); roofline 1600 cycles (compute-bound).
+ * Ratios: time / roofline 1.36, traffic / compulsory 1.00.
  */
 void AddIP(
 	short int * __restrict__ In1,

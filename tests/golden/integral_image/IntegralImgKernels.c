@@ -12,7 +12,7 @@ L1_CL_MEM AT_L1_POINTER II_L1_Memory;
  *   KerBuffer  161x1x4B [-] scratch  L1 only L1 @5152: 1 x 644 B
  *   KerOut     161x121x4B [H] tile     out     L1 @5796: 2 x 10304 B, moved at T0 x8 (1D)
  * Predicted 17762 cycles on gap8 (compute 16000, DMA busy 12657, stalls 998).
- * Bounds: compute 16540, DMA 12176 cycles (compulsory 97405 B); roofline 16540 cycles (compute-bound).
+ * Bounds: compute 16540, DMA 9741 cycles (compulsory 97405 B); roofline 16540 cycles (compute-bound).
  * Ratios: time / roofline 1.07, traffic / compulsory 1.00.
  */
 void BodyIntegralImage(

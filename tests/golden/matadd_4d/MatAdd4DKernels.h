@@ -10,8 +10,8 @@
 #define AT_SIM_COMPUTE(Cycles)
 #endif
 
-#define _L1_Memory_SIZE 46800
-extern AT_L1_POINTER L1_Memory; /* Size given for generation: 51200 bytes, used: 46800 bytes */
+#define _L1_Memory_SIZE 45000
+extern AT_L1_POINTER L1_Memory; /* Size given for generation: 51200 bytes, used: 45000 bytes */
 
 void MyFavoriteKernel(
 	Word32 * __restrict__ In1,

@@ -15,7 +15,7 @@ L2_MEM AT_L2_POINTER L2_Memory;
  *   In2        512x1024x4B [H] tile     in      L1 @16384: 2 x 8192 B, moved at T0 x256 (1D uDMA, 1D DMA); home L3, L2 staging @16384: 2 x 8192 B
  *   Out        512x1024x4B [H] tile     out     L1 @32768: 2 x 8192 B, moved at T0 x256 (1D uDMA, 1D DMA); home L3, L2 staging @32768: 2 x 8192 B
  * Predicted 6445066 cycles on gap8 (compute 267264, DMA busy 809472, uDMA busy 6445056, stalls 6140938).
- * Bounds: compute 282624, DMA 786432 cycles (compulsory 6291456 B); L3 6291456 cycles (compulsory 6291456 B); roofline 6291456 cycles (L3-bound).
+ * Bounds: compute 282624, DMA 524288 cycles (compulsory 6291456 B); L3 6291456 cycles (compulsory 6291456 B); roofline 6291456 cycles (L3-bound).
  * Ratios: time / roofline 1.02, traffic / compulsory 1.00.
  */
 void MatAddL3(

@@ -12,7 +12,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
  *   M2         150x70x2B [W] tile     in      L1 @6160: 1 x 21000 B, moved once
  *   Out        150x200x2B [H] tile     out     L1 @27160: 2 x 6600 B, moved at T1 x10 (1D)
  * Predicted 832651 cycles on gap8 (compute 828600, DMA busy 14255, stalls 3157).
- * Bounds: compute 829200, DMA 13625 cycles (compulsory 109000 B); roofline 829200 cycles (compute-bound).
+ * Bounds: compute 829200, DMA 7500 cycles (compulsory 109000 B); roofline 829200 cycles (compute-bound).
  * Ratios: time / roofline 1.00, traffic / compulsory 1.00.
  */
 void ParMatMult(
@@ -71,7 +71,7 @@ void ParMatMult(
  *   M2         150x70x2B [W] tile     in      L1 @11480: 2 x 4200 B, moved at T0 x25 (2D)
  *   Out        150x200x2B [H] tile     out     L1 @19880: 2 x 12000 B, moved at T1 x5 (1D)
  * Predicted 380553 cycles on gap8 (compute 375500, DMA busy 32175, stalls 3063).
- * Bounds: compute 377000, DMA 13625 cycles (compulsory 109000 B); roofline 377000 cycles (compute-bound).
+ * Bounds: compute 377000, DMA 7500 cycles (compulsory 109000 B); roofline 377000 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.77.
  */
 void ParVectMatMult(

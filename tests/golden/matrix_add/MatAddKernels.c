@@ -5,15 +5,15 @@
 L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
- * MatAdd: 30 tiles of 10 lines (last 10) on 'In1', 48000 B of 51200 B L1.
- * Iteration space T0[30]; objective 'time' over 10 candidate tiling(s) (4 predicted exactly).
+ * MatAdd: 38 tiles of 8 lines (last 4) on 'In1', 38400 B of 51200 B L1.
+ * Iteration space T0[38]; objective 'time' over 10 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 480000 B in, 240000 B out.
- *   In1        200x300x4B [H] tile     in      L1 @0: 2 x 8000 B, moved at T0 x30 (1D)
- *   In2        200x300x4B [H] tile     in      L1 @16000: 2 x 8000 B, moved at T0 x30 (1D)
- *   Out        200x300x4B [H] tile     out     L1 @32000: 2 x 8000 B, moved at T0 x30 (1D)
- * Predicted 92774 cycles on gap8 (compute 30600, DMA busy 92700, stalls 59114).
- * Bounds: compute 32400, DMA 90000 cycles (compulsory 720000 B); roofline 90000 cycles (memory-bound).
- * Ratios: time / roofline 1.03, traffic / compulsory 1.00.
+ *   In1        200x300x4B [H] tile     in      L1 @0: 2 x 6400 B, moved at T0 x38 (1D)
+ *   In2        200x300x4B [H] tile     in      L1 @12800: 2 x 6400 B, moved at T0 x38 (1D)
+ *   Out        200x300x4B [H] tile     out     L1 @25600: 2 x 6400 B, moved at T0 x38 (1D)
+ * Predicted 63604 cycles on gap8 (compute 30760, DMA busy 93420, stalls 28968).
+ * Bounds: compute 33040, DMA 60000 cycles (compulsory 720000 B); roofline 60000 cycles (memory-bound).
+ * Ratios: time / roofline 1.06, traffic / compulsory 1.00.
  */
 void MatAdd(
 	Word32 * __restrict__ In1,
@@ -28,30 +28,30 @@ void MatAdd(
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->W = (unsigned int) (200);
-	KerArg0->H = (unsigned int) (10);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 8000, AT_L2_EXT2LOC, &DmaR_Evt_In1); /* first instance of 'In1' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 16000), 8000, AT_L2_EXT2LOC, &DmaR_Evt_In2); /* first instance of 'In2' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 6400, AT_L2_EXT2LOC, &DmaR_Evt_In1); /* first instance of 'In1' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 12800), 6400, AT_L2_EXT2LOC, &DmaR_Evt_In2); /* first instance of 'In2' */
 	/* Iteration */
-	for (T0Ind=0; T0Ind<30; T0Ind++, T0Ind_Total++) { /* T0: 30 tiles */
-		int NextT0Ind = (T0Ind==29)?0:(T0Ind + 1);
+	for (T0Ind=0; T0Ind<38; T0Ind++, T0Ind_Total++) { /* T0: 38 tiles */
+		int NextT0Ind = (T0Ind==37)?0:(T0Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_In1); /* 'In1': the instance of this iteration has landed */
-		if (T0Ind!=29) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1 + NextT0Ind*8000), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 8000*((T0Ind_Total + 1)%2)), 8000, AT_L2_EXT2LOC, &DmaR_Evt_In1); /* prefetch the next instance of 'In1' */
+		if (T0Ind!=37) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1 + NextT0Ind*6400), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6400*((T0Ind_Total + 1)%2)), ((T0Ind==36)?4:8)*800, AT_L2_EXT2LOC, &DmaR_Evt_In1); /* prefetch the next instance of 'In1' */
 		AT_L2_WAIT(0, &DmaR_Evt_In2); /* 'In2': the instance of this iteration has landed */
-		if (T0Ind!=29) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2 + NextT0Ind*8000), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 8000*((T0Ind_Total + 1)%2) + 16000), 8000, AT_L2_EXT2LOC, &DmaR_Evt_In2); /* prefetch the next instance of 'In2' */
+		if (T0Ind!=37) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2 + NextT0Ind*6400), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6400*((T0Ind_Total + 1)%2) + 12800), ((T0Ind==36)?4:8)*800, AT_L2_EXT2LOC, &DmaR_Evt_In2); /* prefetch the next instance of 'In2' */
 		/* LOC_LOOP: MatSumPar */
-		KerArg0->In1 = (Word32 * __restrict__) (L1_Memory + 8000*(T0Ind_Total%2));
-		KerArg0->In2 = (Word32 * __restrict__) (L1_Memory + 8000*(T0Ind_Total%2) + 16000);
-		KerArg0->Out = (Word32 * __restrict__) (L1_Memory + 8000*(T0Ind_Total%2) + 32000);
-		AT_SIM_COMPUTE(4*(((unsigned int) (200)*(unsigned int) (10) + gap_ncore() - 1)/gap_ncore()) + 20);
+		KerArg0->In1 = (Word32 * __restrict__) (L1_Memory + 6400*(T0Ind_Total%2));
+		KerArg0->In2 = (Word32 * __restrict__) (L1_Memory + 6400*(T0Ind_Total%2) + 12800);
+		KerArg0->Out = (Word32 * __restrict__) (L1_Memory + 6400*(T0Ind_Total%2) + 25600);
+		KerArg0->H = (unsigned int) ((T0Ind==37)?4:8);
+		AT_SIM_COMPUTE(4*(((unsigned int) (200)*(unsigned int) ((T0Ind==37)?4:8) + gap_ncore() - 1)/gap_ncore()) + 20);
 		AT_FORK(gap_ncore(), (void *) MatSumPar, (void *) KerArg0);
 		__CALL(MatSumPar, KerArg0);
 		if (T0Ind_Total>=1) /* 'Out': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_Out);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*8000), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 8000*(T0Ind_Total%2) + 32000), 8000, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*6400), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6400*(T0Ind_Total%2) + 25600), ((T0Ind==37)?4:8)*800, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_Out); /* last write-back of 'Out' */

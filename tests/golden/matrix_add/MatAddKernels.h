@@ -10,8 +10,8 @@
 #define AT_SIM_COMPUTE(Cycles)
 #endif
 
-#define _L1_Memory_SIZE 48000
-extern AT_L1_POINTER L1_Memory; /* Size given for generation: 51200 bytes, used: 48000 bytes */
+#define _L1_Memory_SIZE 38400
+extern AT_L1_POINTER L1_Memory; /* Size given for generation: 51200 bytes, used: 38400 bytes */
 
 void MatAdd(
 	Word32 * __restrict__ In1,

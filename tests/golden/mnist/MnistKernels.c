@@ -14,7 +14,7 @@ L1_CL_MEM AT_L1_POINTER Mnist_L1_Memory;
  *   Out        12x12x2B [D1,H] tile     out     L1 @2400: 2 x 2304 B, moved at D1 x4 (1D)
  *   ConvOut    24x24x4B [D1,H] onetile  L1 only L1 @7008: 1 x 18432 B
  * Predicted 120792 cycles on gap8 (compute 119040, DMA busy 1946, stalls 610).
- * Bounds: compute 120000, DMA 1556 cycles (compulsory 12448 B); roofline 120000 cycles (compute-bound).
+ * Bounds: compute 120000, DMA 1152 cycles (compulsory 12448 B); roofline 120000 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void Conv5x5ReLUMaxPool2x2_0(
@@ -125,7 +125,7 @@ void Conv5x5ReLUMaxPool2x2_0(
  *   Out        4x4x2B [D1,H] tile     out     L1 @14080: 1 x 2048 B, moved once
  *   ConvOut    8x8x4B [D1,H] onetile  L1 only L1 @16128: 1 x 16384 B
  * Predicted 1159498 cycles on gap8 (compute 1157000, DMA busy 19340, stalls 882).
- * Bounds: compute 1158140, DMA 14224 cycles (compulsory 113792 B); roofline 1158140 cycles (compute-bound).
+ * Bounds: compute 1158140, DMA 13968 cycles (compulsory 113792 B); roofline 1158140 cycles (compute-bound).
  * Ratios: time / roofline 1.00, traffic / compulsory 1.00.
  */
 void Conv5x5ReLUMaxPool2x2_1(
@@ -233,7 +233,7 @@ void Conv5x5ReLUMaxPool2x2_1(
  *   Bias       1x1x2B [D0] plane    in      L1 @34816: 2 x 16 B, moved at D0 x2 (1D)
  *   Out        1x1x2B [D0] plane    out     L1 @34848: 2 x 16 B, moved at D0 x2 (1D)
  * Predicted 7107 cycles on gap8 (compute 4508, DMA busy 3032, stalls 2381).
- * Bounds: compute 4628, DMA 2821 cycles (compulsory 22568 B); roofline 4628 cycles (compute-bound).
+ * Bounds: compute 4628, DMA 2819 cycles (compulsory 22568 B); roofline 4628 cycles (compute-bound).
  * Ratios: time / roofline 1.54, traffic / compulsory 1.00.
  */
 void LinearLayerReLU_0(
@@ -296,7 +296,7 @@ void LinearLayerReLU_0(
  *   In         1x10x2B [-] resident in      L1 @0: 1 x 20 B, moved once
  *   Out        1x10x2B [-] resident out     L1 @20: 1 x 20 B, moved once
  * Predicted 266 cycles on gap8 (compute 120, DMA busy 66, stalls 58).
- * Bounds: compute 180, DMA 5 cycles (compulsory 40 B); roofline 180 cycles (compute-bound).
+ * Bounds: compute 180, DMA 3 cycles (compulsory 40 B); roofline 180 cycles (compute-bound).
  * Ratios: time / roofline 1.48, traffic / compulsory 1.00.
  */
 void SoftMax_0(

@@ -14,7 +14,7 @@ L1_CL_MEM AT_L1_POINTER MobileNet_L1_Memory;
  *   Out        64x64x1B [D1,H] tile     out     L1 @22496: 2 x 7168 B, moved at T0 x5 (2D)
  *   ConvOut    64x64x4B [D1,H] onetile  L1 only L1 @36832: 1 x 28672 B
  * Predicted 101400 cycles on gap8 (compute 98316, DMA busy 11040, stalls 2016).
- * Bounds: compute 99216, DMA 10268 cycles (compulsory 82144 B); roofline 99216 cycles (compute-bound).
+ * Bounds: compute 99216, DMA 6172 cycles (compulsory 82144 B); roofline 99216 cycles (compute-bound).
  * Ratios: time / roofline 1.02, traffic / compulsory 1.02.
  */
 void Conv0(
@@ -105,7 +105,7 @@ void Conv0(
  *   Filter     1x1x9B [D0] plane    in      L1 @32776: 1 x 72 B, moved once
  *   Out        64x64x1B [D0,H] tile     out     L1 @32848: 2 x 15360 B, moved at T0 x3 (2D)
  * Predicted 35666 cycles on gap8 (compute 32792, DMA busy 8890, stalls 2402).
- * Bounds: compute 33152, DMA 8202 cycles (compulsory 65616 B); roofline 33152 cycles (compute-bound).
+ * Bounds: compute 33152, DMA 4106 cycles (compulsory 65616 B); roofline 33152 cycles (compute-bound).
  * Ratios: time / roofline 1.08, traffic / compulsory 1.03.
  */
 void DW1(
@@ -186,7 +186,7 @@ void DW1(
  *   Out        64x64x1B [D1,H] tile     out     L1 @9360: 2 x 9216 B, moved at T0 x8 (2D)
  *   ConvOut    64x64x4B [D1,H] onetile  L1 only L1 @27792: 1 x 36864 B
  * Predicted 93190 cycles on gap8 (compute 90592, DMA busy 13614, stalls 906).
- * Bounds: compute 92032, DMA 12306 cycles (compulsory 98448 B); roofline 92032 cycles (compute-bound).
+ * Bounds: compute 92032, DMA 8192 cycles (compulsory 98448 B); roofline 92032 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.00.
  */
 void PW1(
@@ -277,7 +277,7 @@ void PW1(
  *   Filter     1x1x9B [D0] plane    in      L1 @23568: 2 x 72 B, moved at D0 x2 (1D)
  *   Out        32x32x1B [D0,H] tile     out     L1 @23712: 2 x 2816 B, moved at T0 x6 (2D)
  * Predicted 19400 cycles on gap8 (compute 16576, DMA busy 11380, stalls 1880).
- * Bounds: compute 17296, DMA 10260 cycles (compulsory 82080 B); roofline 17296 cycles (compute-bound).
+ * Bounds: compute 17296, DMA 8212 cycles (compulsory 82080 B); roofline 17296 cycles (compute-bound).
  * Ratios: time / roofline 1.12, traffic / compulsory 1.02.
  */
 void DW2(
@@ -364,7 +364,7 @@ void DW2(
  *   Out        32x32x1B [D1,H] tile     out     L1 @6688: 2 x 6144 B, moved at T0 x6 (2D)
  *   ConvOut    32x32x4B [D1,H] onetile  L1 only L1 @18976: 1 x 24576 B
  * Predicted 68160 cycles on gap8 (compute 65896, DMA busy 7784, stalls 988).
- * Bounds: compute 66976, DMA 6212 cycles (compulsory 49696 B); roofline 66976 cycles (compute-bound).
+ * Bounds: compute 66976, DMA 4096 cycles (compulsory 49696 B); roofline 66976 cycles (compute-bound).
  * Ratios: time / roofline 1.02, traffic / compulsory 1.00.
  */
 void PW2(
@@ -455,7 +455,7 @@ void PW2(
  *   Filter     1x1x9B [D0] plane    in      L1 @16400: 2 x 72 B, moved at D0 x4 (1D)
  *   Out        32x32x1B [D0,H] tile     out     L1 @16544: 2 x 8192 B, moved at D0 x4 (1D)
  * Predicted 34218 cycles on gap8 (compute 31392, DMA busy 8712, stalls 2122).
- * Bounds: compute 31872, DMA 8232 cycles (compulsory 65856 B); roofline 31872 cycles (compute-bound).
+ * Bounds: compute 31872, DMA 4136 cycles (compulsory 65856 B); roofline 31872 cycles (compute-bound).
  * Ratios: time / roofline 1.07, traffic / compulsory 1.00.
  */
 void DW3(
@@ -540,7 +540,7 @@ void DW3(
  *   Out        32x32x1B [D1,H] tile     out     L1 @13344: 2 x 6144 B, moved at T0 x6 (2D)
  *   ConvOut    32x32x4B [D1,H] onetile  L1 only L1 @25632: 1 x 24576 B
  * Predicted 109632 cycles on gap8 (compute 106856, DMA busy 10280, stalls 1500).
- * Bounds: compute 107936, DMA 8324 cycles (compulsory 66592 B); roofline 107936 cycles (compute-bound).
+ * Bounds: compute 107936, DMA 4228 cycles (compulsory 66592 B); roofline 107936 cycles (compute-bound).
  * Ratios: time / roofline 1.02, traffic / compulsory 1.00.
  */
 void PW3(
@@ -631,7 +631,7 @@ void PW3(
  *   Filter     1x1x9B [D0] plane    in      L1 @16400: 2 x 72 B, moved at D0 x4 (1D)
  *   Out        16x16x1B [D0,H] tile     out     L1 @16544: 2 x 2048 B, moved at D0 x4 (1D)
  * Predicted 10026 cycles on gap8 (compute 7968, DMA busy 5640, stalls 1354).
- * Bounds: compute 8448, DMA 5160 cycles (compulsory 41280 B); roofline 8448 cycles (compute-bound).
+ * Bounds: compute 8448, DMA 4136 cycles (compulsory 41280 B); roofline 8448 cycles (compute-bound).
  * Ratios: time / roofline 1.19, traffic / compulsory 1.00.
  */
 void DW4(
@@ -716,7 +716,7 @@ void DW4(
  *   Out        16x16x1B [D1,H] tile     out     L1 @11888: 2 x 7168 B, moved at T0 x4 (2D)
  *   ConvOut    16x16x4B [D1,H] onetile  L1 only L1 @26224: 1 x 28672 B
  * Predicted 55485 cycles on gap8 (compute 53488, DMA busy 5744, stalls 1109).
- * Bounds: compute 54208, DMA 3336 cycles (compulsory 26688 B); roofline 54208 cycles (compute-bound).
+ * Bounds: compute 54208, DMA 2048 cycles (compulsory 26688 B); roofline 54208 cycles (compute-bound).
  * Ratios: time / roofline 1.02, traffic / compulsory 1.31.
  */
 void PW4(
@@ -812,7 +812,7 @@ void PW4(
  *   Filter     1x1x9B [D0] plane    in      L1 @8224: 2 x 144 B, moved at D0 x4 (1D)
  *   Out        16x16x1B [D0,H] tile     out     L1 @8512: 2 x 4096 B, moved at D0 x4 (1D)
  * Predicted 17588 cycles on gap8 (compute 15776, DMA busy 4656, stalls 1108).
- * Bounds: compute 16256, DMA 4176 cycles (compulsory 33408 B); roofline 16256 cycles (compute-bound).
+ * Bounds: compute 16256, DMA 2128 cycles (compulsory 33408 B); roofline 16256 cycles (compute-bound).
  * Ratios: time / roofline 1.08, traffic / compulsory 1.00.
  */
 void DW5(
@@ -897,7 +897,7 @@ void DW5(
  *   Out        16x16x1B [D1,H] tile     out     L1 @11328: 2 x 7168 B, moved at T0 x3 (2D)
  *   ConvOut    16x16x4B [D1,H] onetile  L1 only L1 @25664: 1 x 28672 B
  * Predicted 96550 cycles on gap8 (compute 94448, DMA busy 9192, stalls 1158).
- * Bounds: compute 95168, DMA 4616 cycles (compulsory 36928 B); roofline 95168 cycles (compute-bound).
+ * Bounds: compute 95168, DMA 2568 cycles (compulsory 36928 B); roofline 95168 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.22.
  */
 void PW5(
@@ -991,7 +991,7 @@ void PW5(
  *   Filter     1x1x9B [D0] plane    in      L1 @8224: 2 x 144 B, moved at D0 x4 (1D)
  *   Out        8x8x1B [D0,H] tile     out     L1 @8512: 2 x 1024 B, moved at D0 x4 (1D)
  * Predicted 5492 cycles on gap8 (compute 4064, DMA busy 3120, stalls 724).
- * Bounds: compute 4544, DMA 2640 cycles (compulsory 21120 B); roofline 4544 cycles (compute-bound).
+ * Bounds: compute 4544, DMA 2128 cycles (compulsory 21120 B); roofline 4544 cycles (compute-bound).
  * Ratios: time / roofline 1.21, traffic / compulsory 1.00.
  */
 void DW6(
@@ -1076,7 +1076,7 @@ void DW6(
  *   Out        8x8x1B [D1,H] tile     out     L1 @7792: 2 x 3584 B, moved at D1 x3 (1D)
  *   ConvOut    8x8x4B [D1,H] onetile  L1 only L1 @14960: 1 x 14336 B
  * Predicted 48769 cycles on gap8 (compute 47344, DMA busy 5164, stalls 453).
- * Bounds: compute 48064, DMA 2576 cycles (compulsory 20608 B); roofline 48064 cycles (compute-bound).
+ * Bounds: compute 48064, DMA 1552 cycles (compulsory 20608 B); roofline 48064 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.40.
  */
 void PW6(
@@ -1173,7 +1173,7 @@ void PW6(
  *   Filter     1x1x9B [D0] plane    in      L1 @7280: 2 x 504 B, moved at D0 x3 (1D)
  *   Out        8x8x1B [D0,H] tile     out     L1 @8288: 2 x 3584 B, moved at D0 x3 (1D)
  * Predicted 9166 cycles on gap8 (compute 7928, DMA busy 2568, stalls 710).
- * Bounds: compute 8288, DMA 2208 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
+ * Bounds: compute 8288, DMA 1184 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
  * Ratios: time / roofline 1.11, traffic / compulsory 1.00.
  */
 void DW7(
@@ -1258,7 +1258,7 @@ void DW7(
  *   Out        8x8x1B [D1,H] tile     out     L1 @12016: 2 x 7680 B, moved at D1 x2 (1D)
  *   ConvOut    8x8x4B [D1,H] onetile  L1 only L1 @27376: 1 x 30720 B
  * Predicted 89701 cycles on gap8 (compute 88304, DMA busy 7784, stalls 397).
- * Bounds: compute 89024, DMA 4112 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
+ * Bounds: compute 89024, DMA 3088 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.25.
  */
 void PW7(
@@ -1355,7 +1355,7 @@ void PW7(
  *   Filter     1x1x9B [D0] plane    in      L1 @7280: 2 x 504 B, moved at D0 x3 (1D)
  *   Out        8x8x1B [D0,H] tile     out     L1 @8288: 2 x 3584 B, moved at D0 x3 (1D)
  * Predicted 9166 cycles on gap8 (compute 7928, DMA busy 2568, stalls 710).
- * Bounds: compute 8288, DMA 2208 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
+ * Bounds: compute 8288, DMA 1184 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
  * Ratios: time / roofline 1.11, traffic / compulsory 1.00.
  */
 void DW8(
@@ -1440,7 +1440,7 @@ void DW8(
  *   Out        8x8x1B [D1,H] tile     out     L1 @12016: 2 x 7680 B, moved at D1 x2 (1D)
  *   ConvOut    8x8x4B [D1,H] onetile  L1 only L1 @27376: 1 x 30720 B
  * Predicted 89701 cycles on gap8 (compute 88304, DMA busy 7784, stalls 397).
- * Bounds: compute 89024, DMA 4112 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
+ * Bounds: compute 89024, DMA 3088 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.25.
  */
 void PW8(
@@ -1537,7 +1537,7 @@ void PW8(
  *   Filter     1x1x9B [D0] plane    in      L1 @7280: 2 x 504 B, moved at D0 x3 (1D)
  *   Out        8x8x1B [D0,H] tile     out     L1 @8288: 2 x 3584 B, moved at D0 x3 (1D)
  * Predicted 9166 cycles on gap8 (compute 7928, DMA busy 2568, stalls 710).
- * Bounds: compute 8288, DMA 2208 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
+ * Bounds: compute 8288, DMA 1184 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
  * Ratios: time / roofline 1.11, traffic / compulsory 1.00.
  */
 void DW9(
@@ -1622,7 +1622,7 @@ void DW9(
  *   Out        8x8x1B [D1,H] tile     out     L1 @12016: 2 x 7680 B, moved at D1 x2 (1D)
  *   ConvOut    8x8x4B [D1,H] onetile  L1 only L1 @27376: 1 x 30720 B
  * Predicted 89701 cycles on gap8 (compute 88304, DMA busy 7784, stalls 397).
- * Bounds: compute 89024, DMA 4112 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
+ * Bounds: compute 89024, DMA 3088 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.25.
  */
 void PW9(
@@ -1719,7 +1719,7 @@ void PW9(
  *   Filter     1x1x9B [D0] plane    in      L1 @7280: 2 x 504 B, moved at D0 x3 (1D)
  *   Out        8x8x1B [D0,H] tile     out     L1 @8288: 2 x 3584 B, moved at D0 x3 (1D)
  * Predicted 9166 cycles on gap8 (compute 7928, DMA busy 2568, stalls 710).
- * Bounds: compute 8288, DMA 2208 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
+ * Bounds: compute 8288, DMA 1184 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
  * Ratios: time / roofline 1.11, traffic / compulsory 1.00.
  */
 void DW10(
@@ -1804,7 +1804,7 @@ void DW10(
  *   Out        8x8x1B [D1,H] tile     out     L1 @12016: 2 x 7680 B, moved at D1 x2 (1D)
  *   ConvOut    8x8x4B [D1,H] onetile  L1 only L1 @27376: 1 x 30720 B
  * Predicted 89701 cycles on gap8 (compute 88304, DMA busy 7784, stalls 397).
- * Bounds: compute 89024, DMA 4112 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
+ * Bounds: compute 89024, DMA 3088 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.25.
  */
 void PW10(
@@ -1901,7 +1901,7 @@ void PW10(
  *   Filter     1x1x9B [D0] plane    in      L1 @7280: 2 x 504 B, moved at D0 x3 (1D)
  *   Out        8x8x1B [D0,H] tile     out     L1 @8288: 2 x 3584 B, moved at D0 x3 (1D)
  * Predicted 9166 cycles on gap8 (compute 7928, DMA busy 2568, stalls 710).
- * Bounds: compute 8288, DMA 2208 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
+ * Bounds: compute 8288, DMA 1184 cycles (compulsory 17664 B); roofline 8288 cycles (compute-bound).
  * Ratios: time / roofline 1.11, traffic / compulsory 1.00.
  */
 void DW11(
@@ -1986,7 +1986,7 @@ void DW11(
  *   Out        8x8x1B [D1,H] tile     out     L1 @12016: 2 x 7680 B, moved at D1 x2 (1D)
  *   ConvOut    8x8x4B [D1,H] onetile  L1 only L1 @27376: 1 x 30720 B
  * Predicted 89701 cycles on gap8 (compute 88304, DMA busy 7784, stalls 397).
- * Bounds: compute 89024, DMA 4112 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
+ * Bounds: compute 89024, DMA 3088 cycles (compulsory 32896 B); roofline 89024 cycles (compute-bound).
  * Ratios: time / roofline 1.01, traffic / compulsory 1.25.
  */
 void PW11(
@@ -2083,7 +2083,7 @@ void PW11(
  *   Filter     1x1x9B [D0] plane    in      L1 @8320: 2 x 576 B, moved at D0 x2 (1D)
  *   Out        4x4x1B [D0,H] tile     out     L1 @9472: 2 x 1024 B, moved at D0 x2 (1D)
  * Predicted 3168 cycles on gap8 (compute 2032, DMA busy 1680, stalls 784).
- * Bounds: compute 2272, DMA 1440 cycles (compulsory 11520 B); roofline 2272 cycles (compute-bound).
+ * Bounds: compute 2272, DMA 1184 cycles (compulsory 11520 B); roofline 2272 cycles (compute-bound).
  * Ratios: time / roofline 1.39, traffic / compulsory 1.00.
  */
 void DW12(
@@ -2168,7 +2168,7 @@ void DW12(
  *   Out        4x4x1B [D1,H] tile     out     L1 @9472: 2 x 2048 B, moved at D1 x2 (1D)
  *   ConvOut    4x4x4B [D1,H] onetile  L1 only L1 @13568: 1 x 8192 B
  * Predicted 46360 cycles on gap8 (compute 44272, DMA busy 9848, stalls 1088).
- * Bounds: compute 44992, DMA 4896 cycles (compulsory 39168 B); roofline 44992 cycles (compute-bound).
+ * Bounds: compute 44992, DMA 4384 cycles (compulsory 39168 B); roofline 44992 cycles (compute-bound).
  * Ratios: time / roofline 1.03, traffic / compulsory 1.05.
  */
 void PW12(
@@ -2265,7 +2265,7 @@ void PW12(
  *   Filter     1x1x9B [D0] plane    in      L1 @4080: 2 x 1080 B, moved at D0 x3 (1D)
  *   Out        4x4x1B [D0,H] tile     out     L1 @6240: 2 x 1920 B, moved at D0 x3 (1D)
  * Predicted 5038 cycles on gap8 (compute 4024, DMA busy 1704, stalls 486).
- * Bounds: compute 4384, DMA 1344 cycles (compulsory 10752 B); roofline 4384 cycles (compute-bound).
+ * Bounds: compute 4384, DMA 832 cycles (compulsory 10752 B); roofline 4384 cycles (compute-bound).
  * Ratios: time / roofline 1.15, traffic / compulsory 1.00.
  */
 void DW13(
@@ -2350,7 +2350,7 @@ void DW13(
  *   Out        4x4x1B [D1,H] tile     out     L1 @15232: 2 x 2048 B, moved at D1 x2 (1D)
  *   ConvOut    4x4x4B [D1,H] onetile  L1 only L1 @19328: 1 x 8192 B
  * Predicted 87896 cycles on gap8 (compute 85272, DMA busy 15600, stalls 1448).
- * Bounds: compute 86112, DMA 9248 cycles (compulsory 73984 B); roofline 86112 cycles (compute-bound).
+ * Bounds: compute 86112, DMA 8736 cycles (compulsory 73984 B); roofline 86112 cycles (compute-bound).
  * Ratios: time / roofline 1.02, traffic / compulsory 1.06.
  */
 void PW13(
@@ -2445,7 +2445,7 @@ void PW13(
  *   In         16x256x1B [H] tile     in      L1 @0: 2 x 2048 B, moved at T0 x2 (1D)
  *   Out        1x256x1B [H] tile     out     L1 @4096: 2 x 128 B, moved at T0 x2 (1D)
  * Predicted 1052 cycles on gap8 (compute 552, DMA busy 664, stalls 324).
- * Bounds: compute 672, DMA 544 cycles (compulsory 4352 B); roofline 672 cycles (compute-bound).
+ * Bounds: compute 672, DMA 512 cycles (compulsory 4352 B); roofline 672 cycles (compute-bound).
  * Ratios: time / roofline 1.57, traffic / compulsory 1.00.
  */
 void Pool(
@@ -2495,7 +2495,7 @@ void Pool(
  *   Bias       1x1x1B [D0] plane    in      L1 @12544: 2 x 24 B, moved at D0 x9 (1D)
  *   Out        1x1x1B [D0] plane    out     L1 @12592: 2 x 24 B, moved at D0 x9 (1D)
  * Predicted 8965 cycles on gap8 (compute 7155, DMA busy 7322, stalls 878).
- * Bounds: compute 7695, DMA 6482 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
+ * Bounds: compute 7695, DMA 6457 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
  * Ratios: time / roofline 1.17, traffic / compulsory 1.00.
  */
 void Linear0(
@@ -2560,7 +2560,7 @@ void Linear0(
  *   Bias       1x1x1B [D0] plane    in      L1 @12544: 2 x 24 B, moved at D0 x9 (1D)
  *   Out        1x1x1B [D0] plane    out     L1 @12592: 2 x 24 B, moved at D0 x9 (1D)
  * Predicted 8965 cycles on gap8 (compute 7155, DMA busy 7322, stalls 878).
- * Bounds: compute 7695, DMA 6482 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
+ * Bounds: compute 7695, DMA 6457 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
  * Ratios: time / roofline 1.17, traffic / compulsory 1.00.
  */
 void Linear1(
@@ -2625,7 +2625,7 @@ void Linear1(
  *   Bias       1x1x1B [D0] plane    in      L1 @12544: 2 x 24 B, moved at D0 x9 (1D)
  *   Out        1x1x1B [D0] plane    out     L1 @12592: 2 x 24 B, moved at D0 x9 (1D)
  * Predicted 8965 cycles on gap8 (compute 7155, DMA busy 7322, stalls 878).
- * Bounds: compute 7695, DMA 6482 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
+ * Bounds: compute 7695, DMA 6457 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
  * Ratios: time / roofline 1.17, traffic / compulsory 1.00.
  */
 void Linear2(
@@ -2690,7 +2690,7 @@ void Linear2(
  *   Bias       1x1x1B [D0] plane    in      L1 @12544: 2 x 24 B, moved at D0 x9 (1D)
  *   Out        1x1x1B [D0] plane    out     L1 @12592: 2 x 24 B, moved at D0 x9 (1D)
  * Predicted 8965 cycles on gap8 (compute 7155, DMA busy 7322, stalls 878).
- * Bounds: compute 7695, DMA 6482 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
+ * Bounds: compute 7695, DMA 6457 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
  * Ratios: time / roofline 1.17, traffic / compulsory 1.00.
  */
 void Linear3(
@@ -2755,7 +2755,7 @@ void Linear3(
  *   Bias       1x1x1B [D0] plane    in      L1 @12544: 2 x 24 B, moved at D0 x9 (1D)
  *   Out        1x1x1B [D0] plane    out     L1 @12592: 2 x 24 B, moved at D0 x9 (1D)
  * Predicted 8965 cycles on gap8 (compute 7155, DMA busy 7322, stalls 878).
- * Bounds: compute 7695, DMA 6482 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
+ * Bounds: compute 7695, DMA 6457 cycles (compulsory 51856 B); roofline 7695 cycles (compute-bound).
  * Ratios: time / roofline 1.17, traffic / compulsory 1.00.
  */
 void Linear4(
@@ -2818,7 +2818,7 @@ void Linear4(
  *   In         1x1000x1B [-] resident in      L1 @0: 1 x 1000 B, moved once
  *   Out        1x1000x2B [-] resident out     L1 @1000: 1 x 2000 B, moved once
  * Predicted 6170 cycles on gap8 (compute 5655, DMA busy 435, stalls 427).
- * Bounds: compute 5715, DMA 375 cycles (compulsory 3000 B); roofline 5715 cycles (compute-bound).
+ * Bounds: compute 5715, DMA 250 cycles (compulsory 3000 B); roofline 5715 cycles (compute-bound).
  * Ratios: time / roofline 1.08, traffic / compulsory 1.00.
  */
 void SoftMax(

@@ -12,7 +12,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
  *   In2        8x4x4B [H] resident in      L1 @128: 1 x 128 B, moved once
  *   Out        8x4x4B [H] resident out     L1 @256: 1 x 128 B, moved once
  * Predicted 232 cycles on gap8 (compute 14, DMA busy 138, stalls 116).
- * Bounds: compute 74, DMA 48 cycles (compulsory 384 B); roofline 74 cycles (compute-bound).
+ * Bounds: compute 74, DMA 32 cycles (compulsory 384 B); roofline 74 cycles (compute-bound).
  * Ratios: time / roofline 3.14, traffic / compulsory 1.00.
  */
 void K1(
@@ -56,7 +56,7 @@ void K1(
  *   In2        8x4x4B [H] resident in      L1 @128: 1 x 128 B, moved once
  *   Out        8x4x4B [H] resident out     L1 @256: 1 x 128 B, moved once
  * Predicted 232 cycles on gap8 (compute 14, DMA busy 138, stalls 116).
- * Bounds: compute 74, DMA 48 cycles (compulsory 384 B); roofline 74 cycles (compute-bound).
+ * Bounds: compute 74, DMA 32 cycles (compulsory 384 B); roofline 74 cycles (compute-bound).
  * Ratios: time / roofline 3.14, traffic / compulsory 1.00.
  */
 void K2(
@@ -100,7 +100,7 @@ void K2(
  *   In2        8x4x4B [H] resident in      L1 @128: 1 x 128 B, moved once
  *   Out        8x4x4B [H] resident out     L1 @256: 1 x 128 B, moved once
  * Predicted 232 cycles on gap8 (compute 14, DMA busy 138, stalls 116).
- * Bounds: compute 74, DMA 48 cycles (compulsory 384 B); roofline 74 cycles (compute-bound).
+ * Bounds: compute 74, DMA 32 cycles (compulsory 384 B); roofline 74 cycles (compute-bound).
  * Ratios: time / roofline 3.14, traffic / compulsory 1.00.
  */
 void K3(
