@@ -46,7 +46,7 @@ from .tiler.search import (
     smallest_choice,
     total_iterations,
 )
-from .tiler.tiling import Choice, KernelTiling, arg_tilings, build_tiling, l2_fits, with_stages
+from .tiler.tiling import Choice, KernelTiling, arg_tilings, build_tiling, l2_fits, staging_bytes, with_stages
 
 TRIPLE_MIN_GAIN = 0.005   # a third L2 staging slot must save at least 0.5% of the predicted time
 RESTAGED_CANDIDATES = 4   # tilings whose L2 staging depths the time objective varies
@@ -119,6 +119,9 @@ OBJECTIVES: dict = {
 }
 
 
+_BUILT_IN = dict(OBJECTIVES)   # whose keys read no L2 budget
+
+
 def register_objective(name: str, key: Callable, doc: str = "", **restrictions) -> None:
     """Add an objective: ``key(KernelTiling, SolveOptions)`` returns a sort key, smallest is best."""
     OBJECTIVES[name] = Objective(key, doc, **restrictions)
@@ -135,8 +138,8 @@ class _Evaluator:
         self.kg, self.o, self.obj = kg, options, objective
         self.fp = Footprint(kg)
         self.built: dict = {}
-        self.shapes: dict = {}
         self.done: dict = {}
+        self.finals: dict = {}            # (choice, L2 staging depths) -> finished tiling (finished_as)
         self.unsupported: Optional[Unsupported] = None
         self.evaluated = 0
         self.estimates: dict = {}
@@ -144,8 +147,7 @@ class _Evaluator:
         self.transfer_shapes: dict = {}   # id(dims) -> (dims, shape or Unsupported)
         self.expressible: dict = {}       # id(argument tiling) -> it, when its transfers can be expressed
         self.estimator = Estimator(kg.kernel, options.libs or {}, options.platform) if objective.timed else None
-        # no L3 argument: no L2 staging to fit, the estimate needs no built candidate
-        self.light = not any(g.decl.in_l3 and (g.reads or g.writes) for g in kg.args)
+        self.staged: dict = {}            # id(argument tiling) -> (it, its least L2 staging bytes)
 
     def fits(self, c: Choice) -> bool:
         return self.fp.l1(c) <= self.o.budget
@@ -164,7 +166,9 @@ class _Evaluator:
         out = None
         if t.l1_bytes <= self.o.budget and l2_fits(t, self.o.l2_budget):
             try:
-                self.shapes[key] = {a.name: self.shape(a) for a in t.args if a.reads or a.writes}
+                for a in t.args:   # every transfer can be expressed
+                    if a.reads or a.writes:
+                        self.shape(a)
                 out = t
             except Unsupported as err:
                 self.unsupported = self.unsupported or err
@@ -193,11 +197,27 @@ class _Evaluator:
         t = self.candidate(c, stages)
         out = None
         if t is not None:
-            try:
-                out = self.finish(t)
-            except Unsupported as err:
-                self.unsupported = self.unsupported or err
+            out = self.finished_as(c, t)
         self.done[key] = out
+        return out
+
+    def finished_as(self, c: Choice, t: KernelTiling) -> Optional[KernelTiling]:
+        """``finish(t)``, once per distinct tiling: a choice's tiling is decided by its L2
+        staging depths, and asking for other depths often gives the same ones (depths capped by
+        the instances, the default depth asked again by the re-staging). A repeat counts as
+        predicted again, as it was before it was shared (the count is reported)."""
+        key = (c, tuple([a.stage for a in t.args if a.l3]))
+        if key in self.finals:
+            out = self.finals[key]
+            if out is not None and self.o.platform is not None:
+                self.evaluated += 1
+            return out
+        out = None
+        try:
+            out = self.finish(t)
+        except Unsupported as err:
+            self.unsupported = self.unsupported or err
+        self.finals[key] = out
         return out
 
     def finish(self, t: KernelTiling) -> KernelTiling:
@@ -210,28 +230,40 @@ class _Evaluator:
 
     def estimate(self, c: Choice) -> Optional[int]:
         """The quick estimate of a choice's cycles (None when it does not fit or cannot be
-        expressed). Without L3 arguments it is read off :func:`arg_tilings` (the argument tilings
-        without their L1 layout), else off the built candidate."""
+        expressed), read off :func:`arg_tilings` (the argument tilings without their L1 layout
+        and L2 staging slots, which the estimate does not read): the same number as off the
+        built candidate, which fits or not as :meth:`candidate` decides (L1, then the L2
+        staging at one slot, then the transfers' shapes; ``tests/test_tiler_memo.py``)."""
         if c in self.estimates:
             return self.estimates[c]
         e = None
-        if self.light:
-            loops, args, l1 = arg_tilings(self.kg, c, self.memo)
-            if l1 <= self.o.budget:
-                try:
-                    for a in args:
-                        if id(a) not in self.expressible:   # (args from the memo: their ids are theirs)
-                            if a.reads or a.writes:
-                                self.shape(a)
-                            self.expressible[id(a)] = a
-                    e = self.estimator.parts(self.kg.kernel, loops, args)
-                except Unsupported as err:
-                    self.unsupported = self.unsupported or err
-        else:
-            t = self.candidate(c)
-            e = self.estimator(t, self.shapes[(c, ())]) if t is not None else None
+        loops, args, l1 = arg_tilings(self.kg, c, self.memo)
+        if l1 <= self.o.budget and self.stages_fit(args):
+            try:
+                for a in args:
+                    if id(a) not in self.expressible:   # (args from the memo: their ids are theirs)
+                        if a.reads or a.writes:
+                            self.shape(a)
+                        self.expressible[id(a)] = a
+                e = self.estimator.parts(self.kg.kernel, loops, args)
+            except Unsupported as err:
+                self.unsupported = self.unsupported or err
         self.estimates[c] = e
         return e
+
+    def stages_fit(self, args: tuple) -> bool:
+        """Whether the L3 arguments' L2 staging fits the L2 budget at one slot each, the least
+        :meth:`candidate` falls back to (so: whether the built candidate fits L2)."""
+        if self.o.l2_budget is None:
+            return True
+        need = 0
+        for a in args:
+            if a.l3:
+                hit = self.staged.get(id(a))
+                if hit is None:   # (args from the memo: their ids are theirs; kept alive with the entry)
+                    hit = self.staged[id(a)] = (a, staging_bytes(a, 1))
+                need += hit[1]
+        return need <= self.o.l2_budget
 
     @property
     def estimated(self) -> int:
@@ -399,11 +431,28 @@ _CACHE: dict = {}
 
 
 def _cache_key(uk: UserKernelDecl, options: SolveOptions):
-    """Everything that decides a kernel's tiling but its names and source lines."""
-    libs = tuple(sorted((n, lib) for n, lib in (options.libs or {}).items()
-                        if any(c.name == n for c in uk.calls)))
+    """Everything that decides a kernel's tiling but its names and source lines. The L2 budget
+    only bounds the L2 staging of L3 arguments: without any, it decides nothing (unless it is
+    negative, or a registered objective's key may read it), so a kernel tiled at one L2 budget
+    is not tiled again at another."""
+    libs = options.libs or {}
+    libs = tuple((n, libs[n]) for n in sorted({c.name for c in uk.calls}) if n in libs)
+    if (options.l2_budget is not None and options.l2_budget >= 0 and not any(a.in_l3 for a in uk.kerargs)
+            and OBJECTIVES.get(options.objective) is _BUILT_IN.get(options.objective)):
+        options = replace(options, l2_budget=None)
     return (replace(uk, name="", where="", group=None), libs, replace(options, libs=None, platform=None),
             id(options.platform))
+
+
+def tiling_key(uk: UserKernelDecl, options: SolveOptions):
+    """What decides the tiling :func:`solve` gives ``uk``: kernels of equal keys get the same
+    tiling (but for their names), tiled once."""
+    return _cache_key(uk, options)
+
+
+def is_solved(key) -> bool:
+    """Whether :func:`solve` answers a kernel of :func:`tiling_key` ``key`` from its cache."""
+    return key in _CACHE
 
 
 def solve(uk: UserKernelDecl, options: SolveOptions) -> KernelTiling:
@@ -615,5 +664,6 @@ def solve_options(model, uk: UserKernelDecl) -> SolveOptions:
                         libs=dict(model.libs), l2_budget=model.l2_budget, naming=naming(model))
 
 
-__all__ = ["Objective", "SolveOptions", "OBJECTIVES", "register_objective", "solve", "candidates",
+__all__ = ["Objective", "SolveOptions", "OBJECTIVES", "register_objective", "solve", "tiling_key", "is_solved",
+           "candidates",
            "reschedule", "footprint_range", "TRIPLE_MIN_GAIN", "Prediction", "naming", "solve_options"]

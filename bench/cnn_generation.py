@@ -17,7 +17,7 @@ a linear layer 256->1000. ReLU after every convolution (``KOP_RELU``), DP convol
 Per layer: the candidates the objective considered, the chosen tiling, its predicted cycles and
 the wall-clock seconds of its generator call (best of the runs). ``--baseline PATH`` compares
 the predicted cycles of each layer with a previous run's JSON (quality must not drop: at most
-x1.005).
+x1.005) and says which layers' tilings changed (description, L1 bytes, cycles, candidates).
 """
 
 from __future__ import annotations
@@ -94,6 +94,12 @@ def run_once(objective: str) -> tuple:
     return total, per, m, cpu
 
 
+def _tiling_of(row: dict) -> tuple:
+    """What says a layer's tiling is the same as a baseline's: its description (tile counts and
+    sizes, staging), L1 bytes, predicted cycles and the candidates compared."""
+    return row["tiling"], row["l1_bytes"], row["cycles"], row["candidates"], row["predicted_exactly"]
+
+
 def _git() -> dict:
     def out(*cmd):
         try:
@@ -131,12 +137,16 @@ def main(argv=None) -> int:
     print(f"MobileNet v1 0.25 @128x128 fps, gap8 L1 {L1} B, L2 {L2} B, objective '{args.objective}', "
           f"best of {len(runs)}")
     print(f"{'layer':8} {'cand':>5} {'exact':>5} {'cycles':>9} {'ms':>7}  tiling")
+    changed = []
     for r in rows:
         extra = ""
         if base and r["kernel"] in base:
             ratio = r["cycles"] / base[r["kernel"]]["cycles"]
             extra = f"  x{ratio:.4f} vs baseline" + ("  <-- WORSE" if ratio > QUALITY_SLACK else "")
             r["vs_baseline"] = ratio
+            if _tiling_of(r) != _tiling_of(base[r["kernel"]]):
+                changed.append(r["kernel"])
+                extra += "  (tiling changed)"
         print(f"{r['kernel']:8} {r['candidates']:>5} {r['predicted_exactly']:>5} {r['cycles']:>9} "
               f"{r['seconds'] * 1e3:>7.1f}  {r['tiling']}{extra}")
     cycles = sum(r["cycles"] for r in rows)
@@ -150,13 +160,17 @@ def main(argv=None) -> int:
         worse = [r for r in rows if r.get("vs_baseline", 1.0) > QUALITY_SLACK]
         quality = not worse
         print(f"quality vs {args.baseline}: {'PASS' if quality else 'FAIL'} "
-              f"(worst x{max(r.get('vs_baseline', 1.0) for r in rows):.4f}, limit x{QUALITY_SLACK})")
+              f"(worst x{max(r.get('vs_baseline', 1.0) for r in rows):.4f}, limit x{QUALITY_SLACK}); tilings "
+              + (f"changed: {', '.join(changed)}" if changed else
+                 f"unchanged ({sum(r['kernel'] in base for r in rows)} kernels: description, L1 bytes, cycles, "
+                 "candidates)"))
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps({
         "network": "MobileNet v1 0.25 128x128x3 fps", "platform": "gap8", "l1": L1, "l2": L2,
         "objective": args.objective, "repeat": len(runs), "total_seconds": total, "cpu_seconds": cpu,
         "all_totals": [r[0] for r in runs], "all_cpu": [r[3] for r in runs], "target_seconds": TARGET_SECONDS, "ok": ok,
-        "quality_vs_baseline": quality, "predicted_cycles": cycles, "git": _git(), "layers": rows}, indent=1) + "\n")
+        "quality_vs_baseline": quality, "tilings_changed": changed if base else None, "predicted_cycles": cycles,
+        "git": _git(), "layers": rows}, indent=1) + "\n")
     print(f"wrote {args.json}")
     return 0 if ok in (True, None) and quality in (True, None) else 1
 

@@ -100,18 +100,41 @@ def _check_kernel(uk, budget: int, rng: random.Random, limit: int = 80) -> int:
         assert build_tiling(kg, c, budget, memo=memo) == plain
         loops, args, l1 = arg_tilings(kg, c, memo)
         assert loops == plain.loops and l1 == plain.l1_bytes == fp.l1(c)
-        if not any(a.l3 for a in plain.args):
-            assert args == tuple(replace(a, offset=0) for a in plain.args)
+        # the L1 layout and the L2 staging slots apart, the same argument tilings
+        assert args == tuple(replace(a, offset=0, stage=0, stage_offset=0) for a in plain.args)
         try:
             want = reference_estimate(E.Estimator(uk, options.libs, PLATFORM), plain)
         except Exception as err:  # an inexpressible transfer: both paths refuse it
             assert type(err).__name__ == "Unsupported"
             continue
         assert est_shared(plain) == want
-        if not any(a.l3 for a in plain.args):
-            assert est_shared.parts(uk, loops, args) == want
+        assert est_shared.parts(uk, loops, args) == want
         checked += 1
     return checked
+
+
+def _check_evaluator(uk, l2_budgets: tuple, rng: random.Random, limit: int = 150) -> int:
+    """The time objective's estimate of every feasible choice (read off ``arg_tilings``) equals
+    the estimate of the built candidate, None exactly when there is none (L1, the L2 staging at
+    one slot, the transfers' shapes), at each L2 budget."""
+    kg = kernel_geometry(uk)
+    base = objectives_mod.solve_options(current_model(), uk)
+    spaces, lists = grid(kg, thinned=False)
+    variants = [frozenset()] + ([frozenset(partial_candidates(kg))] if partial_candidates(kg) else [])
+    cands = [c for part in variants for single in (False, True) for c in choices(kg, lists, spaces, part, single)]
+    cands = rng.sample(cands, min(limit, len(cands))) + [promoted_choice(kg)]
+    compared = 0
+    for l2 in l2_budgets:
+        options = replace(base, l2_budget=l2, platform=PLATFORM)
+        ev = objectives_mod._Evaluator(kg, options, objectives_mod.OBJECTIVES["time"])
+        ref = objectives_mod._Evaluator(kg, options, objectives_mod.OBJECTIVES["time"])
+        for c in cands:
+            if not ev.fits(c):
+                continue
+            t = ref.candidate(c)
+            assert ev.estimate(c) == (ref.estimator(t) if t is not None else None)
+            compared += t is not None
+    return compared
 
 
 CONFIGS = st.tuples(st.sampled_from([KOP_CONV_DP, KOP_CONV, KOP_CONV_DWDP, KOP_CONV_DW]),
@@ -136,6 +159,25 @@ def test_memoised_paths_equal_plain_ones(cfg, budget):
         assert _check_kernel(uk, budget, random.Random(repr(cfg))) > 0
 
 
+@settings(max_examples=12, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(cfg=CONFIGS, budget=st.sampled_from([6000, 16000]))
+def test_l3_estimates_equal_built_candidates(cfg, budget):
+    """With L3 arguments, the estimate needs no built candidate: same numbers, same refusals,
+    L2 budgets from none to tighter than most stagings."""
+    objectives_mod._CACHE.clear()
+    with Model(PLATFORM):
+        SetMemorySizes(budget, 4 * 1024 * 1024)
+        SetTilingObjective("original")
+        AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_OFF)
+        LoadCNNLibrary()
+        _layer(cfg[:-1] + (1,))
+        uk = current_model().kernels.get("L")
+        if uk is None:
+            return
+        _check_evaluator(uk, (None, 4 * 1024 * 1024, 3000, 600), random.Random(repr(cfg)))
+
+
 def test_time_objective_unchanged_by_its_memos():
     """The time objective over a layer equals the exhaustive objective's figures on the choices
     it predicts (same tiling and cycles as when every choice is estimated afresh)."""
@@ -148,8 +190,8 @@ def test_time_objective_unchanged_by_its_memos():
         options = objectives_mod.solve_options(m, uk)
         t = m.tilings["L"]
         fresh = objectives_mod._Evaluator(kernel_geometry(uk), options, objectives_mod.OBJECTIVES["time"])
-        fresh.light = False   # every estimate off a built candidate, the original path
-        assert fresh.estimate(t.choice) == objectives_mod._Evaluator(
+        built = fresh.candidate(t.choice)   # the estimate off the built candidate, the original path
+        assert fresh.estimator(built) == objectives_mod._Evaluator(
             kernel_geometry(uk), options, objectives_mod.OBJECTIVES["time"]).estimate(t.choice)
         ex = objectives_mod.solve(uk, replace(options, objective="time_exhaustive"))
         assert t.predicted.cycles <= ex.predicted.cycles * 1.01

@@ -24,12 +24,16 @@ planned: which symbol lives where, from which node to which.
   user kernel, ``<Kernel>_L3_<node>``, tiled again with those C arguments homed in L3 (O_L2DB):
   its L2 staging ring is the node's extra L2 (``@node<i>`` in the dynamic area), and its schedule
   addresses the staging at ``<G>_L2_Memory_Dyn + <offset of the node's slot>``. Re-tiling may
-  change the staging, so the spill is planned again until every variant fits its slot.
+  change the staging, so the spill is planned again until every variant fits its slot. A
+  candidate's kernels are tiled with it in L3 only when the plan reads its staging
+  (:class:`_Staging`): at 80 KiB, MobileNet's plan reads 4 of its 28 candidates.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
@@ -40,7 +44,7 @@ from ..model.devices import FLASH_LOCATIONS, declared_flash, flash_device, flash
 from ..model.graph import GraphDecl, NodeArgDecl, NodeArgForm, load_const
 from ..model.ir import CArg, CArgBinding, CArgForm, UserKernelDecl
 from ..model.validate import validate_user_kernel
-from ..objectives import solve, solve_options
+from ..objectives import is_solved, solve, solve_options, tiling_key
 from ..tiler.geometry import kernel_geometry
 from .flash import FlashImage, Prefetch, pack_constants, prefetch_schedule
 from .plan import (
@@ -353,26 +357,110 @@ class _Variants:
 
     def __init__(self, model, graph: GraphDecl):
         self.model, self.graph, self.cache = model, graph, {}
+        self.keys: dict = {}   # (node, C arguments, devices) -> the variant's tiling key
 
     def get(self, node: int, cargs: tuple, devices: Optional[dict] = None):
         """The tiling, or None when no tiling of the kernel fits with those arguments in L3."""
-        devices = devices or {}
-        key = (node, tuple(sorted(cargs)), tuple(sorted(devices.items(), key=lambda kv: kv[0])))
+        key = self._key(node, cargs, devices)
         if key not in self.cache:
-            self.cache[key] = self._solve(node, key[1], devices)
+            self.cache[key] = self._solve(node, key[1], devices or {})
         return self.cache[key]
 
-    def _solve(self, node: int, cargs: tuple, devices: dict):
+    def pending(self, node: int, cargs: tuple, devices: Optional[dict] = None):
+        """None when :meth:`get` would answer at once (asked before, or a kernel of the same shape
+        already tiled), else the work it would do: the variant's tiling key (variants of one key
+        are tiled once)."""
+        key = self._key(node, cargs, devices)
+        if key in self.cache:
+            return None
+        if key not in self.keys:
+            uk = self._kernel(node, key[1], devices or {})
+            self.keys[key] = tiling_key(uk, solve_options(self.model, uk))
+        return None if is_solved(self.keys[key]) else self.keys[key]
+
+    @staticmethod
+    def _key(node: int, cargs: tuple, devices: Optional[dict]) -> tuple:
+        return node, tuple(sorted(cargs)), tuple(sorted((devices or {}).items(), key=lambda kv: kv[0]))
+
+    def _kernel(self, node: int, cargs: tuple, devices: dict) -> UserKernelDecl:
         uk = self.model.kernels[self.graph.nodes[node].name]
-        name = f"{uk.name}_L3_{node}"
-        new = replace(uk, name=name, kerargs=tuple(
+        return replace(uk, name=f"{uk.name}_L3_{node}", kerargs=tuple(
             replace(a, obj_type=int(a.obj_type | Object_Type_T.O_L2DB), l3_device=devices.get(a.carg_name))
             if a.carg_name in cargs else a for a in uk.kerargs))
+
+    def _solve(self, node: int, cargs: tuple, devices: dict):
+        new = self._kernel(node, cargs, devices)
         try:
             validate_user_kernel(new, self.model.libs)
             return solve(new, solve_options(self.model, new))
         except (ModelError, TilingError):
             return None
+
+
+class _Refused(Exception):
+    """A buffer some of whose nodes' kernels cannot be tiled with it in L3: it is not spillable
+    (deliberately not a KeyError: ``Mapping.get`` must not read it as a missing entry)."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+class _Staging(Mapping):
+    """{buffer: L2 staging bytes} of the spillable buffers: the largest staging of its nodes'
+    kernels tiled with it in L3, rounded up to ALIGN. A buffer is spillable when every one of
+    those kernels can be tiled so, which only tiling them tells: each candidate (``candidates``,
+    :func:`_spillable`) is tiled when :func:`plan_levels` first reads its staging, and is taken as
+    spillable until then. Reading a candidate that turns out not to be raises :class:`_Refused`
+    (it is then left out: plan again). A candidate never read decides nothing but, at times, the
+    count of spillable buffers, which the plan asks for (:meth:`more_than`)."""
+
+    def __init__(self, variants: _Variants, candidates: dict):
+        self.variants, self.candidates = variants, candidates
+        self.known: dict = {}       # name -> staging bytes (confirmed spillable; raised by re-plans)
+        self.refused: set = set()
+
+    def __getitem__(self, name: str) -> int:
+        if name not in self.known:
+            if name not in self.candidates or name in self.refused:
+                raise KeyError(name)
+            need = []
+            for i, cargs in self.candidates[name].items():
+                t = self.variants.get(i, cargs)
+                if t is None:
+                    self.refused.add(name)
+                    raise _Refused(name)
+                need.append(round_up(t.l2_bytes, ALIGN))
+            self.known[name] = max(need)
+        return self.known[name]
+
+    def __setitem__(self, name: str, value: int) -> None:
+        self[name]   # (known before it is raised)
+        self.known[name] = value
+
+    def __iter__(self):
+        return (n for n in self.candidates if n not in self.refused)
+
+    def __len__(self) -> int:
+        return len(self.candidates) - len(self.refused)
+
+    def more_than(self, k: int) -> bool:
+        """Whether more than ``k`` candidates are spillable: confirm candidates, the cheapest to
+        tile first, until it is known (:class:`_Refused` when one turns out not to be)."""
+        while len(self.known) <= k:
+            unknown = [n for n in self if n not in self.known]
+            if not unknown:
+                return False
+            self[self._cheapest(unknown)]
+        return True
+
+    def _cheapest(self, names: list) -> str:
+        """The candidate needing the fewest new tilings, a tiling that other candidates need too
+        counting for its share (the order only saves time: each answer is the same)."""
+        needs = {n: {k for i, c in self.candidates[n].items() if (k := self.variants.pending(i, c)) is not None}
+                 for n in names}
+        users = Counter(k for keys in needs.values() for k in keys)
+        return min(names, key=lambda n: sum(1 / users[k] for k in needs[n]))
 
 
 def _flash_exec_variants(model, graph: GraphDecl, consts: dict, homes: dict) -> tuple:
@@ -409,33 +497,21 @@ def _plan_spill(model, graph: GraphDecl, l2: int, merged, prefetches) -> Optiona
     """(LevelPlan, NodeVariant tuple) with the fewest access-weighted activation bytes in L3, or
     None when no spillable buffer exists (the caller reports L2 as too small). Each spillable
     buffer's staging starts as the largest L2 staging of its nodes' kernels tiled with that one
-    argument in L3; after each plan every touching node is tiled with all its L3 arguments, and
-    a node whose staging outgrew its slot raises its buffers' staging for the next round."""
+    argument in L3 (tiled when the plan first needs it, :class:`_Staging`); after each plan every
+    touching node is tiled with all its L3 arguments, and a node whose staging outgrew its slot
+    raises its buffers' staging for the next round."""
     names = [n.name for n in graph.nodes]
     candidates = _spillable(model, graph, merged)
     variants = _Variants(model, graph)
-    staging: dict = {}
-    for name, nodes in candidates.items():
-        need = [variants.get(i, cargs) for i, cargs in nodes.items()]
-        if all(t is not None for t in need):
-            staging[name] = max(round_up(t.l2_bytes, ALIGN) for t in need)
-    if not staging:
-        return None
+    staging = _Staging(variants, candidates)
     buffers = merged.buffers + tuple(p.buffer(ALIGN) for p in prefetches)
-    pinned = {b.name for b in buffers} - set(staging)
-    touches = {n: tuple(candidates[n]) for n in staging}
-    accesses = {n: sum(len(c) for c in candidates[n].values()) for n in staging}   # moves per run
+    touches = {n: tuple(nodes) for n, nodes in candidates.items()}
+    accesses = {n: sum(len(c) for c in nodes.values()) for n, nodes in candidates.items()}   # moves per run
+    kept: set = set()   # spillable buffers the rounds keep in L2
     for _ in range(SPILL_ROUNDS):
-        try:
-            levels = plan_levels(buffers, l2, model.l3_size, accesses=accesses, staging=staging, touches=touches,
-                                 pinned=pinned, node_names=names)
-        except PlanError as err:
-            more = ("give the graph more L2 (SetMemoryDeviceInfos AT_MEM_L2, --L2) or smaller layers"
-                    if err.level == "L2" else "give the graph more L3 RAM (SetMemorySizes' L3, SetMemoryDeviceInfos "
-                    "AT_MEM_L3_HRAM, --L3)")
-            why = " with every spillable buffer in L3 RAM" if err.level == "L2" else ""
-            raise PlanError(f"graph '{graph.name}': {err.message}{why}", level=err.level, missing=err.missing,
-                            node=err.node, node_name=err.node_name, where=graph.close_where, hint=more) from None
+        levels = _levels(graph, buffers, l2, model.l3_size, staging, touches, accesses, kept, names)
+        if levels is None:
+            return None
         chosen, short = [], {}
         for i in range(len(graph.nodes)):
             cargs = tuple(sorted({c for n in levels.spilled for c in candidates[n].get(i, ())}))
@@ -453,7 +529,7 @@ def _plan_spill(model, graph: GraphDecl, l2: int, merged, prefetches) -> Optiona
         for i, need in short.items():
             spilled_here = [n for n in levels.spilled if i in candidates[n]]
             if need is None:   # no tiling with all of them in L3: keep the largest in L2 from now on
-                pinned.add(max(spilled_here, key=lambda n: (staging[n], n)))
+                kept.add(max(spilled_here, key=lambda n: (staging[n], n)))
                 continue
             more = math.ceil((need - levels.extra[i]) / len(spilled_here))
             for n in spilled_here:
@@ -462,6 +538,30 @@ def _plan_spill(model, graph: GraphDecl, l2: int, merged, prefetches) -> Optiona
                     "tiled again with L3 arguments keep needing more L2 staging than planned)", level="L2",
                     missing=0, node=min(short), node_name=names[min(short)], where=graph.close_where,
                     hint="give the graph more L2 (SetMemoryDeviceInfos AT_MEM_L2, --L2)")
+
+
+def _levels(graph: GraphDecl, buffers: tuple, l2: int, l3: int, staging: _Staging, touches: dict, accesses: dict,
+            kept: set, names: list) -> Optional[LevelPlan]:
+    """:func:`plan_levels` over the spillable buffers (None when none is), planned again whenever
+    one of the candidates taken as spillable turns out not to be (:class:`_Staging`): the plan
+    made knowing every candidate's staging from the start."""
+    while staging:
+        pinned = {b.name for b in buffers} - set(staging) | kept
+        try:
+            levels = plan_levels(buffers, l2, l3, accesses=accesses, staging=staging, touches=touches, pinned=pinned,
+                                 node_names=names, confirm=staging.more_than)
+            if levels.spilled or staging.more_than(0):   # (no spillable buffer at all: None)
+                return levels
+        except _Refused:
+            continue
+        except PlanError as err:
+            more = ("give the graph more L2 (SetMemoryDeviceInfos AT_MEM_L2, --L2) or smaller layers"
+                    if err.level == "L2" else "give the graph more L3 RAM (SetMemorySizes' L3, SetMemoryDeviceInfos "
+                    "AT_MEM_L3_HRAM, --L3)")
+            why = " with every spillable buffer in L3 RAM" if err.level == "L2" else ""
+            raise PlanError(f"graph '{graph.name}': {err.message}{why}", level=err.level, missing=err.missing,
+                            node=err.node, node_name=err.node_name, where=graph.close_where, hint=more) from None
+    return None
 
 
 def _promote(consts: dict, uses: dict, budget: int, l2: int, layout) -> list:

@@ -606,18 +606,26 @@ def arg_tilings(kg: KernelGeom, choice: Choice, memo: dict) -> tuple:
                 lp = per[one] = _loop_tiling(s, choice)
             loops.append(lp)
         loops = tuple(loops)
-        hit = memo[lkey] = (loops, {lp.space: lp for lp in loops}, [lp.space for lp in loops],
-                            {lp.space: lp.count for lp in loops}, dict(choice.sizes))
-    loops, by_space, order, count, sizes = hit
+        # instances of an argument moved at a loop: the iterations of that loop and the outer ones
+        instances, n = {}, 1
+        for lp in loops:
+            n *= lp.count
+            instances[lp.space] = n
+        hit = memo[lkey] = (loops, {lp.space: lp for lp in loops}, [lp.space for lp in loops], instances,
+                            dict(choice.sizes))
+    loops, by_space, order, instances_at, sizes = hit
     static = memo.get("args")
     if static is None:
         static = memo["args"] = [(g, _arg_spaces(g), _resident_spaces(g, Choice()), _resident_spaces(g, Choice(
             promoted=True)), g.kind not in (ArgKind.BUFFER, ArgKind.SCRATCH, ArgKind.DYNTILE)) for g in kg.args]
-    prefixes = memo.setdefault(("prefixes", tuple(order)), {})
     promoted, partial = choice.promoted, choice.partial
+    mines = memo.get(("partial", partial))
+    if mines is None:   # per argument, the spaces it is promoted over individually
+        mines = memo["partial", partial] = [frozenset(sp for name, sp in partial if name == g.name)
+                                            if partial and own else _NONE for g, _, _, _, own in static]
     args, end = [], 0
-    for i, (g, spaces, base, every, own) in enumerate(static):
-        mine = frozenset(sp for name, sp in partial if name == g.name) if partial and own else _NONE
+    for i, (g, spaces, base, every, _) in enumerate(static):
+        mine = mines[i]
         # the argument's dims depend on these (the loops of its spaces follow from their sizes)
         key = (i, promoted, mine, tuple([sizes.get(sp) for sp in spaces]))
         part = memo.get(key)
@@ -625,13 +633,7 @@ def arg_tilings(kg: KernelGeom, choice: Choice, memo: dict) -> tuple:
             res = every if promoted else base | mine
             part = memo[key] = _arg_dims(g, by_space, res, order)
         dims, level, box, tile, stack = part
-        instances = 1
-        if level is not None:
-            prefix = prefixes.get(level)
-            if prefix is None:
-                prefix = prefixes[level] = order[: order.index(level) + 1]
-            for sp in prefix:
-                instances *= count[sp]
+        instances = instances_at[level] if level is not None else 1
         akey = (key, instances, choice.single_buffer)
         a = memo.get(akey)
         if a is None:
@@ -651,11 +653,22 @@ def with_stages(t: KernelTiling, stages: dict) -> KernelTiling:
     args, offset = [], 0
     for a in t.args:
         if a.l3:
-            depth = 1 if a.whole_stage else max(1, min(stages.get(a.name, 2), a.instances))
-            a = replace(a, stage=depth, stage_offset=offset)
+            a = replace(a, stage=stage_depth(a, stages.get(a.name, 2)), stage_offset=offset)
             offset += a.l2_bytes
         args.append(a)
     return replace(t, args=tuple(args), l2_bytes=offset)
+
+
+def stage_depth(a: ArgTiling, depth: int) -> int:
+    """The L2 staging slots an L3 argument gets when ``depth`` are asked for: one for an argument
+    staged whole, else at least one and no more than its instances."""
+    return 1 if a.whole_stage else max(1, min(depth, a.instances))
+
+
+def staging_bytes(a: ArgTiling, depth: int) -> int:
+    """L2 staging bytes of the L3 argument ``a`` given ``depth`` slots (as :func:`with_stages`
+    lays it out), without laying out the kernel's other arguments."""
+    return replace(a, stage=stage_depth(a, depth)).l2_bytes
 
 
 def l2_fits(t: KernelTiling, l2_budget: Optional[int]) -> bool:
@@ -663,4 +676,4 @@ def l2_fits(t: KernelTiling, l2_budget: Optional[int]) -> bool:
 
 
 __all__ = ["Choice", "LoopTiling", "DimTiling", "ArgTiling", "KernelTiling", "align", "loop_tilings", "build_tiling",
-           "arg_tilings", "arg_traffic", "with_stages", "l2_fits", "L1_ALIGN", "SpaceGeom"]
+           "arg_tilings", "arg_traffic", "with_stages", "stage_depth", "staging_bytes", "l2_fits", "L1_ALIGN", "SpaceGeom"]
