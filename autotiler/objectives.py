@@ -430,8 +430,9 @@ def _prefer_less_staging(best: KernelTiling, scored: list, ev: _Evaluator) -> Ke
 _CACHE: dict = {}
 
 
-def _cache_key(uk: UserKernelDecl, options: SolveOptions):
-    """Everything that decides a kernel's tiling but its names and source lines. The L2 budget
+def tiling_key(uk: UserKernelDecl, options: SolveOptions):
+    """Everything that decides the tiling :func:`solve` gives ``uk`` but its names and source
+    lines: kernels of equal keys get the same tiling, tiled once. The L2 budget
     only bounds the L2 staging of L3 arguments: without any, it decides nothing (unless it is
     negative, or a registered objective's key may read it), so a kernel tiled at one L2 budget
     is not tiled again at another."""
@@ -444,12 +445,6 @@ def _cache_key(uk: UserKernelDecl, options: SolveOptions):
             id(options.platform))
 
 
-def tiling_key(uk: UserKernelDecl, options: SolveOptions):
-    """What decides the tiling :func:`solve` gives ``uk``: kernels of equal keys get the same
-    tiling (but for their names), tiled once."""
-    return _cache_key(uk, options)
-
-
 def is_solved(key) -> bool:
     """Whether :func:`solve` answers a kernel of :func:`tiling_key` ``key`` from its cache."""
     return key in _CACHE
@@ -460,7 +455,7 @@ def solve(uk: UserKernelDecl, options: SolveOptions) -> KernelTiling:
     if options.objective not in OBJECTIVES:
         raise ModelError(f"unknown tiling objective '{options.objective}'", where=uk.where, kernel=uk.name,
                          hint=f"objectives: {', '.join(sorted(OBJECTIVES))}")
-    key = _cache_key(uk, options)
+    key = tiling_key(uk, options)
     hit = _CACHE.get(key)
     if hit is not None:
         return _rename(hit, uk, options)
