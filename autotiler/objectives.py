@@ -340,6 +340,7 @@ def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants
     near = [c for i, (e, c) in enumerate(ranked)
             if i < EXACT_TOP or (i < EXACT_MAX and e <= ranked[0][0] * (1 + EXACT_TIE))]
     scored = [t for c in near if (t := ev.tiling(c)) is not None]
+    scored += _below_best(ev, ranked, len(near), scored)
     for part in variants:  # the original's choice, so that time is never predicted worse than it
         seed = _largest_first(ev, spaces, full, [part])
         if seed is not None:
@@ -351,6 +352,23 @@ def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants
         if t is not None:
             scored.append(t)
     return scored
+
+
+def _below_best(ev: _Evaluator, ranked: list, start: int, scored: list) -> list:
+    """The next estimates, in order, while they are below the best exact prediction so far (up
+    to EXACT_MAX in all): the estimate leaves out the pipeline's bubbles (an iteration waits for
+    the larger of its transfers and its compute, not for their totals' larger), so it is about a
+    lower bound, and a candidate estimated below the best prediction may still beat it."""
+    best = min((t.predicted.cycles for t in scored), default=None)
+    out = []
+    for e, c in ranked[start:EXACT_MAX]:
+        if best is None or e >= best:
+            break
+        t = ev.tiling(c)
+        if t is not None:
+            out.append(t)
+            best = min(best, t.predicted.cycles)
+    return out
 
 
 def _seeds(ranked: list, spaces: list) -> list:

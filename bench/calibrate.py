@@ -255,14 +255,9 @@ def fit_compute(rows: list, fork_cycles: int) -> dict:
     (``fork_cycles``), never below 0. One run, runs in one proportion, or a per-call part that
     would be more than half of some run's cycles (the Cost= then does not follow the code's shape:
     the fit would trade the proportion for a fixed cost) fit f alone."""
-    points: dict = {}
-    for r in rows:
-        for name, (calls, cycles, cost) in r.get("forks", {}).items():
-            if calls and cost > 0:
-                points.setdefault(name, []).append((calls, cycles, cost))
     out = {}
-    for name, pts in sorted(points.items()):
-        n, y, c = (np.array([p[i] for p in pts], dtype=float) for i in range(3))
+    for name, pts in sorted(_fork_points(rows).items()):
+        n, y, c = (np.array([p[i] for p in pts], dtype=float) for i in range(1, 4))
         a = np.stack([c / y, n / y], axis=1)
         f, k = np.linalg.lstsq(a, np.ones_like(y), rcond=None)[0] if np.linalg.matrix_rank(a) == 2 else (0.0, -1.0)
         if f <= 0 or k < fork_cycles or np.any(k * n > 0.5 * y):   # then the rest scales with Cost=
@@ -275,6 +270,48 @@ def fit_compute(rows: list, fork_cycles: int) -> dict:
         out["*"] = {"percent": round(float(np.exp(np.mean([np.log(v["percent"]) for v in out.values()])))),
                     "per_call": 0, "runs": 0, "calls": 0, "worst_fit_error": 0.0}
     return out
+
+
+def _fork_points(rows: list) -> dict:
+    """{basic kernel: [(row index, calls, fork cycles, summed Cost=)]} of profiled rows."""
+    points: dict = {}
+    for i, r in enumerate(rows):
+        for name, (calls, cycles, cost) in r.get("forks", {}).items():
+            if calls and cost > 0:
+                points.setdefault(name, []).append((i, calls, cycles, cost))
+    return points
+
+
+def holdout(rows: list, fork_cycles: int) -> dict:
+    """Out-of-sample check of :func:`fit_compute`: per basic kernel profiled in at least two
+    runs (other tilings, other budgets), each run's fork cycles predicted by the table fitted
+    on the other runs alone (leave one run out). {name: {"runs", "in_sample", "held_out"}}:
+    the worst relative errors of the in-sample fit and of the held-out predictions."""
+    fit_all = fit_compute(rows, fork_cycles)
+    out = {}
+    for name, pts in sorted(_fork_points(rows).items()):
+        if len(pts) < 2:
+            continue
+        errors = []
+        for i, calls, cycles, cost in pts:
+            scale = fit_compute([r for j, r in enumerate(rows) if j != i], fork_cycles)[name]
+            predicted = scale["percent"] / 100 * cost + (scale["per_call"] + fork_cycles) * calls
+            errors.append(predicted / cycles - 1)
+        out[name] = {"runs": len(pts), "in_sample": fit_all[name]["worst_fit_error"],
+                     "held_out": float(max(errors, key=abs))}
+    return out
+
+
+def format_holdout(result: dict) -> str:
+    head = f"{'basic kernel':40} {'runs':>4} {'in-sample':>10} {'held-out':>9}"
+    lines = [head, "-" * len(head)]
+    for name, v in result.items():
+        lines.append(f"{name:40} {v['runs']:>4} {100 * v['in_sample']:>9.1f}% {100 * v['held_out']:>+8.1f}%")
+    held = [abs(v["held_out"]) for v in result.values()]
+    if held:
+        lines.append(f"held-out |error|: median {100 * float(np.median(held)):.1f}%, worst {100 * max(held):.1f}%, "
+                     f"{sum(h <= WHOLE_TARGET for h in held)}/{len(held)} within {100 * WHOLE_TARGET:.0f}%")
+    return "\n".join(lines)
 
 
 def compute_literal(fit: dict) -> str:
@@ -331,6 +368,9 @@ def parse_args(argv):
     p.add_argument("--before", action="store_true",
                    help="the model before this calibration (pulp_open's first constants, one cluster-DMA queue, "
                         "every Cost= as written)")
+    p.add_argument("--holdout", metavar="JSON",
+                   help="no simulation: the out-of-sample check of the compute fit on a --fit-compute results file "
+                        "(each profiled run predicted by the table fitted on the other runs)")
     p.add_argument("--fit-compute", action="store_true",
                    help="also profile each call's forks and fit the platform's compute model (runs with every "
                         "Cost= as written); prints the compute= entry for autotiler/platforms.py")
@@ -356,6 +396,10 @@ def model_platform(name: str, before: bool, fit: bool):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.holdout:
+        data = json.loads(Path(args.holdout).read_text())
+        print(format_holdout(holdout(data["rows"], data["constants"]["fork_cycles"])))
+        return 0
     if not gvsoc.available():
         print(f"GVSoC is not installed: {gvsoc.INSTALL_HINT}", file=sys.stderr)
         return 2

@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * MyFavoriteKernel: D1 x 4, 3 tiles of 25 lines (last 25) on 'KerIn1', D0 x 4, 45000 B of 51200 B L1.
- * Iteration space D1[4] > T0[3] > D0[4]; objective 'time' over 27 candidate tiling(s) (4 predicted exactly).
+ * Iteration space D1[4] > T0[3] > D0[4]; objective 'time' over 27 candidate tiling(s) (12 predicted exactly).
  * L2<->L1 traffic: 720000 B in, 90000 B out.
  *   KerIn1     75x75x4B [D0,H] tile     in      L1 @0: 2 x 7500 B, moved at D0 x48 (1D)
  *   KerIn2     75x75x4B [D0,H] tile     in      L1 @15000: 2 x 7500 B, moved at D0 x48 (1D)

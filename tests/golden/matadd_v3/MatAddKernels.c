@@ -5,15 +5,15 @@
 L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
- * MatADD: 7 tiles of 15 lines (last 10) on 'In1', 36000 B of 45000 B L1.
- * Iteration space T0[7]; objective 'time' over 18 candidate tiling(s) (4 predicted exactly).
+ * MatADD: 13 tiles of 8 lines (last 4) on 'In1', 19200 B of 45000 B L1.
+ * Iteration space T0[13]; objective 'time' over 18 candidate tiling(s) (12 predicted exactly).
  * L2<->L1 traffic: 80000 B in, 40000 B out.
- *   In1        100x100x4B [H] tile     in      L1 @0: 2 x 6000 B, moved at T0 x7 (1D)
- *   In2        100x100x4B [H] tile     in      L1 @12000: 2 x 6000 B, moved at T0 x7 (1D)
- *   Out        100x100x4B [H] tile     out     L1 @24000: 2 x 6000 B, moved at T0 x7 (1D)
- * Predicted 11604 cycles on gap8 (compute 5540, DMA busy 15630, stalls 5350).
- * Bounds: compute 5960, DMA 10000 cycles (compulsory 120000 B); roofline 10000 cycles (memory-bound).
- * Ratios: time / roofline 1.16, traffic / compulsory 1.00.
+ *   In1        100x100x4B [H] tile     in      L1 @0: 2 x 3200 B, moved at T0 x13 (1D)
+ *   In2        100x100x4B [H] tile     in      L1 @6400: 2 x 3200 B, moved at T0 x13 (1D)
+ *   Out        100x100x4B [H] tile     out     L1 @12800: 2 x 3200 B, moved at T0 x13 (1D)
+ * Predicted 11536 cycles on gap8 (compute 5660, DMA busy 16170, stalls 4550).
+ * Bounds: compute 6440, DMA 10000 cycles (compulsory 120000 B); roofline 10000 cycles (memory-bound).
+ * Ratios: time / roofline 1.15, traffic / compulsory 1.00.
  */
 void MatADD(
 	int * __restrict__ In1,
@@ -30,28 +30,28 @@ void MatADD(
 	KerArg0->W = (unsigned int) (100);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 6000, AT_L2_EXT2LOC, &DmaR_Evt_In1); /* first instance of 'In1' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 12000), 6000, AT_L2_EXT2LOC, &DmaR_Evt_In2); /* first instance of 'In2' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1), (AT_L2_INT_ADDR_TYPE) (L1_Memory), 3200, AT_L2_EXT2LOC, &DmaR_Evt_In1); /* first instance of 'In1' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6400), 3200, AT_L2_EXT2LOC, &DmaR_Evt_In2); /* first instance of 'In2' */
 	/* Iteration */
-	for (T0Ind=0; T0Ind<7; T0Ind++, T0Ind_Total++) { /* T0: 7 tiles */
-		int NextT0Ind = (T0Ind==6)?0:(T0Ind + 1);
+	for (T0Ind=0; T0Ind<13; T0Ind++, T0Ind_Total++) { /* T0: 13 tiles */
+		int NextT0Ind = (T0Ind==12)?0:(T0Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_In1); /* 'In1': the instance of this iteration has landed */
-		if (T0Ind!=6) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1 + NextT0Ind*6000), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6000*((T0Ind_Total + 1)%2)), ((T0Ind==5)?10:15)*400, AT_L2_EXT2LOC, &DmaR_Evt_In1); /* prefetch the next instance of 'In1' */
+		if (T0Ind!=12) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In1 + NextT0Ind*3200), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 3200*((T0Ind_Total + 1)%2)), ((T0Ind==11)?4:8)*400, AT_L2_EXT2LOC, &DmaR_Evt_In1); /* prefetch the next instance of 'In1' */
 		AT_L2_WAIT(0, &DmaR_Evt_In2); /* 'In2': the instance of this iteration has landed */
-		if (T0Ind!=6) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2 + NextT0Ind*6000), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6000*((T0Ind_Total + 1)%2) + 12000), ((T0Ind==5)?10:15)*400, AT_L2_EXT2LOC, &DmaR_Evt_In2); /* prefetch the next instance of 'In2' */
+		if (T0Ind!=12) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In2 + NextT0Ind*3200), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 3200*((T0Ind_Total + 1)%2) + 6400), ((T0Ind==11)?4:8)*400, AT_L2_EXT2LOC, &DmaR_Evt_In2); /* prefetch the next instance of 'In2' */
 		/* LOC_LOOP: MatSumPar */
-		KerArg0->In1 = (int * __restrict__) (L1_Memory + 6000*(T0Ind_Total%2));
-		KerArg0->In2 = (int * __restrict__) (L1_Memory + 6000*(T0Ind_Total%2) + 12000);
-		KerArg0->Out = (int * __restrict__) (L1_Memory + 6000*(T0Ind_Total%2) + 24000);
-		KerArg0->H = (unsigned int) ((T0Ind==6)?10:15);
-		AT_SIM_COMPUTE((unsigned int) ((T0Ind==6)?10:15)*(4*(((unsigned int) (100) + gap_ncore() - 1)/gap_ncore()) + 2) + 20);
+		KerArg0->In1 = (int * __restrict__) (L1_Memory + 3200*(T0Ind_Total%2));
+		KerArg0->In2 = (int * __restrict__) (L1_Memory + 3200*(T0Ind_Total%2) + 6400);
+		KerArg0->Out = (int * __restrict__) (L1_Memory + 3200*(T0Ind_Total%2) + 12800);
+		KerArg0->H = (unsigned int) ((T0Ind==12)?4:8);
+		AT_SIM_COMPUTE((unsigned int) ((T0Ind==12)?4:8)*(4*(((unsigned int) (100) + gap_ncore() - 1)/gap_ncore()) + 2) + 20);
 		AT_FORK(gap_ncore(), (void *) MatSumPar, (void *) KerArg0);
 		__CALL(MatSumPar, KerArg0);
 		if (T0Ind_Total>=1) /* 'Out': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_Out);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*6000), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 6000*(T0Ind_Total%2) + 24000), ((T0Ind==6)?10:15)*400, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*3200), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 3200*(T0Ind_Total%2) + 12800), ((T0Ind==12)?4:8)*400, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_Out); /* last write-back of 'Out' */

@@ -10,8 +10,8 @@
 #define AT_SIM_COMPUTE(Cycles)
 #endif
 
-#define _L1_Memory_SIZE 36000
-extern AT_L1_POINTER L1_Memory; /* Size given for generation: 45000 bytes, used: 36000 bytes */
+#define _L1_Memory_SIZE 19200
+extern AT_L1_POINTER L1_Memory; /* Size given for generation: 45000 bytes, used: 19200 bytes */
 
 void MatADD(
 	int * __restrict__ In1,

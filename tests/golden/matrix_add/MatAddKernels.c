@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * MatAdd: 38 tiles of 8 lines (last 4) on 'In1', 38400 B of 51200 B L1.
- * Iteration space T0[38]; objective 'time' over 10 candidate tiling(s) (4 predicted exactly).
+ * Iteration space T0[38]; objective 'time' over 10 candidate tiling(s) (6 predicted exactly).
  * L2<->L1 traffic: 480000 B in, 240000 B out.
  *   In1        200x300x4B [H] tile     in      L1 @0: 2 x 6400 B, moved at T0 x38 (1D)
  *   In2        200x300x4B [H] tile     in      L1 @12800: 2 x 6400 B, moved at T0 x38 (1D)
