@@ -55,7 +55,8 @@ rv32: $(STAMP)
 
 # Calibration on GVSoC (issue 11 item 3): the micro-benchmarks (bench/results/gvsoc_micro.json),
 # then every example kernel and MNIST layer at several budgets on the model as first calibrated
-# (one DMA queue, Cost= as written: calibration_before.json) and on the current pulp_open model
+# (one DMA queue, Cost= as written: calibration_before.json), the compute fit and its out-of-sample
+# check (calibration_fit.json, --holdout), and on the current pulp_open model
 # (calibration.json). Needs GVSoC: ../shared/tools/gvsoc/setup.sh builds it (about 10 minutes).
 .PHONY: calibrate
 GVSOC_ENV ?= $(HOME)/.cache/gvsoc/env.sh
@@ -66,4 +67,6 @@ calibrate: $(STAMP)
 	bash -c 'source "$(GVSOC_ENV)" >/dev/null && \
 		$(CURDIR)/$(PY) bench/gvsoc_micro.py && \
 		$(CURDIR)/$(PY) bench/calibrate.py --before --json bench/results/calibration_before.json && \
+		$(CURDIR)/$(PY) bench/calibrate.py --fit-compute --json bench/results/calibration_fit.json && \
+		$(CURDIR)/$(PY) bench/calibrate.py --holdout bench/results/calibration_fit.json && \
 		$(CURDIR)/$(PY) bench/calibrate.py --compare bench/results/calibration_before.json --json bench/results/calibration.json'

@@ -194,7 +194,7 @@ PULP_OPEN = Platform(
                        "from 256 B on, issue to completed wait is exactly 42 + bytes/8 (in; out adds 1 cycle per "
                        "256-B burst), less the 21 issue cycles: set-up 21, 8 B/cycle; 2D out costs 1 cycle per "
                        "burst, in nothing: line_cycles 1 (docs/gvsoc-calibration.md). " + _MCHAN,
-        "udma": "assumption, as gap8 (the GVSoC back-end refuses L3 devices).",
+        "udma": "assumption, as gap8 (on GVSoC the L3 devices are an emulation in L2: docs/gvsoc.md).",
         "dma_issue_cycles": "measured on GVSoC: plp_dma_memcpy issue 21 cycles (bench/gvsoc_micro.py).",
         "wait_cycles": "measured on GVSoC: plp_dma_wait on a finished transfer 15 cycles (bench/gvsoc_micro.py).",
         "fork_cycles": "measured on GVSoC: the target runtime's fork + join round trip on 8 cores, 50 cycles "

@@ -10,15 +10,36 @@ pulp-runtime's make rules in the program's work directory (the generated code, t
 and the target runtime ``target/at_target.c`` are compiled once, as make sees them unchanged)
 and runs it on GVSoC; the printed results are parsed back.
 
+Graphs: ``graph(name)`` gives a :class:`GvsocGraph` with the common path of
+:class:`~host_harness.runner.Graph`: ``construct()``, ``run(**arrays)``, ``destruct()``,
+``memory(which)``. A GVSoC run is a fresh process, so nothing constructed can be kept from one
+run to the next: ``construct()`` only records that the graph is constructed, and every ``run()``
+is one application doing ``<G>_Construct`` (its status and cycles in ``counters["construct"]``; a
+non-zero status is a HarnessError naming what failed, as on the host), ``<G>(args)`` (``cycles``,
+and ``nodes``: per node its ``name`` and ``cycles`` from the runner's AT_SIM_NODE_BEGIN/END, the
+keys of the host Graph's ``counters["nodes"]``) and ``<G>_Destruct`` (``counters["destruct"]``).
+What the host Graph offers beyond that (warm construct/destruct arguments, the application's L1,
+a reentrant graph's stepping: ``until=``, ``resume``, ``step``, ``control``, ``layer_index``) is a
+HarnessError saying it is not supported on GVSoC; reentrant graphs (-R) are refused as a whole.
+
+L3 devices are an emulation, not a HyperBus (``target/at_api.h``): the L3 RAM (the arguments a
+kernel homes in L3, the area a graph spills activations to) and the flash images a graph's
+constructor opens (``<base>_L3_Flash_Const.dat``, found next to the generated C as the host
+harness finds it, embedded into the application as C arrays in ``at_flash.c``) all live in
+pulp-open's L2, and a copy from or to them is a memcpy by the calling core: L3 timings on GVSoC
+are not a real chip's. Everything an application places in L2 must fit the platform's
+``l2_size`` (448 KiB): a generation that does not is a HarnessError with the figures before
+compiling.
+
 The target runtime (``target/at_api.h``) maps the runtime macros onto the cluster DMA, fork and
 barrier; the harness's ``Gap.h`` serves both builds (it is staged next to the target's
-``at_api.h``). Not supported on this back-end yet, refused before compiling: L3 devices (RAM
-and flash), hence graphs with constants in flash. GVSoC is optional: without it (``GVSOC_HOME``
-unset) the back-end says how to install it.
+``at_api.h``). GVSoC is optional: without it (``GVSOC_HOME`` unset) the back-end says how to
+install it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -30,8 +51,8 @@ import numpy as np
 
 from autotiler.errors import HarnessError
 
-from .manifest import KernelSpec, Manifest
-from .runner import KernelTable, check_args
+from .manifest import L3_FAMILIES, GraphSpec, KernelSpec, Manifest
+from .runner import CONSTRUCT_ERRORS, MEMORY_KINDS, WARM_MODES, KernelTable, check_args
 from .toolchain import first_error_lines
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
@@ -45,7 +66,21 @@ CORES = 8   # pulp-open's cluster (ARCHI_CLUSTER_NB_PE; at_target.c checks it)
 L1_BASE, L1_TCDM = 0x10000000, 64 * 1024   # pulp-open's cluster TCDM (properties.h, README)
 STACKS = CORES * 0x800                     # cluster_start's stacks: CLUSTER_STACK_SIZE (pulp.h) per core
 RUN_TIMEOUT = 600  # seconds for one compile + simulation
-_RESULT = re.compile(r"^@AT(C|D|E|K) (.*)$")
+# The lines an application prints: @ATC cycles, @ATD dump, @ATE end, @ATK fork profile, @ATG graph
+# step (construct/run/destruct: status, cycles), @ATN node cycles, @ATF fault, @ATW warning.
+_RESULT = re.compile(r"^@AT([CDEKGNFW]) (.*)$")
+_L2_OVERFLOW = re.compile(r"region `L2' overflowed by (\d+) bytes")
+# Every graph run calls the full constructor and destructor of the graph's AT_GRAPH_WARM_CONSTRUCT
+# mode, as the host Graph's construct()/destruct() without arguments: Warm = 0 (everything), or
+# WARM_ALL's flags all 1; WARM_ALL's runner gets _L1_Memory = 0 (the constructor's L1).
+FULL_CONSTRUCT = {0: "", 1: "0", 2: "0", 3: "1, 1, 1, 1, 1, 1"}
+FULL_DESTRUCT = {0: "", 1: "0", 2: "0", 3: "1, 1, 1, 1, 1"}
+# pos_alloc (the L3 arena's allocator) aligns the arena's start and every size to 8 bytes.
+ARENA_ALIGN = 8
+# <G>_Memory(Which) by AT_MEM_TYPE index: the manifest's sizes, which the generated function returns.
+MEMORY_KEYS = ("L1", "L2", "L2_DYN", "L3", "L3_DYN")
+NOT_ON_GVSOC = "is not supported on the GVSoC back-end"
+HOST_HINT = "run it on the host simulator (host_harness.build(..., backend='host'))"
 
 
 def gvsoc_home() -> Path:
@@ -68,61 +103,174 @@ def available() -> bool:
     return True
 
 
-def _c_bytes(data: bytes) -> str:
+# ---------------------------------------------------------------------------------------------
+# The application's C: main.c (one call, or one graph's Construct + run + Destruct), at_flash.c
+# ---------------------------------------------------------------------------------------------
+
+def _c_bytes(data: bytes, per_line: int = 0) -> str:
+    """``0x..,0x..`` (``per_line`` > 0: that many bytes a line, for the large flash images)."""
     if not data:
         return "0"
-    return ",".join(f"0x{b:02x}" for b in data)
+    if per_line <= 0:
+        return ",".join(f"0x{b:02x}" for b in data)
+    return ",\n".join(",".join(f"0x{b:02x}" for b in data[i:i + per_line]) for i in range(0, len(data), per_line))
 
 
 def _scalar(arg, value) -> str:
     return repr(float(value)) if arg.is_float else f"({arg.ctype})({int(value)}LL)"
 
 
+def _headers(manifests: list[Manifest]) -> list[str]:
+    return ["#include <stdio.h>", '#include "at_api.h"'] + [f'#include "{h}"'
+                                                            for h in dict.fromkeys(m.header for m in manifests)]
+
+
+def _arg_arrays(args, values: dict) -> list[str]:
+    """The pointer arguments as initialised arrays, their bytes as given (outputs keep the
+    caller's sentinel): L1-homed in the TCDM, the others in L2, L3-homed ones too (the L3 RAM
+    emulation: a pointer into "L3" is an L2 address)."""
+    lines = []
+    for i, arg in enumerate(args):
+        if arg.pointer:
+            data = np.ascontiguousarray(values[arg.name]).tobytes()
+            section = "AT_TARGET_L1_SECTION " if arg.home == "L1" else ""
+            where = " /* homed in L3: the emulated L3 RAM is L2 */" if arg.home == "L3" else ""
+            lines.append(f"static {section}unsigned char __at_arg{i}[{max(1, len(data))}] "
+                         f"__attribute__((aligned(8))) = {{{_c_bytes(data)}}};{where}")
+    return lines
+
+
+def _call_args(args, values: dict) -> list[str]:
+    return [f"({a.ctype})__at_arg{i}" if a.pointer else _scalar(a, values[a.name]) for i, a in enumerate(args)]
+
+
+_DUMP_FUNCTION = ["static void __at_dump(int index, const unsigned char *p, int size)", "{", "    int i, j;",
+                  "    for (i = 0; i < size; i += 32) {", '        printf("@ATD %d %d ", index, i);',
+                  "        for (j = i; j < size && j < i + 32; j++)", '            printf("%02x", p[j]);',
+                  '        printf("\\n");', "    }", "}", ""]
+
+
+def _dumps(args, values: dict) -> list[str]:
+    """Print every argument the call may write (``@ATD <arg> <offset> <hex>``)."""
+    return [f"    __at_dump({i}, __at_arg{i}, {values[a.name].nbytes});"
+            for i, a in enumerate(args) if a.pointer and a.direction != "in"]
+
+
+def _device_opens(devices) -> list[str]:
+    """The L3 RAM devices of the manifest opened around a call, as the host trampoline does (the
+    application opens them on a chip)."""
+    lines = []
+    for d in devices:
+        lines += ["    {", f"        AT_{d.family}_CONF_T conf;", "        int err;",
+                  f"        AT_{d.family}_CONF_INIT(&conf, {int(L3_FAMILIES[d.family])}, 0);",
+                  f"        AT_{d.family}_OPEN(&{d.symbol}, &conf, &err);",
+                  f'        if (err) at_target_fault("AT_{d.family}_OPEN", "the device did not open");', "    }"]
+    return lines
+
+
 def main_source(manifests: list[Manifest], kernel: KernelSpec, values: dict, profile: bool = False) -> str:
     """The application of one call: the pointer arguments as initialised arrays in their home
-    memory (their bytes as given: outputs keep the caller's sentinel), the L1/L2 symbols, the
-    call timed on cluster core 0 and the results printed as ``@ATD <arg> <offset> <hex>``."""
-    lines = ["/* Generated by host_harness.gvsoc: one user-kernel call on the cluster. */",
-             "#include <stdio.h>", '#include "at_api.h"']
-    lines += [f'#include "{h}"' for h in dict.fromkeys(m.header for m in manifests)]
+    memory, the L1/L2 symbols, the manifest's L3 RAM devices defined and opened, the call timed
+    on cluster core 0 and the results printed as ``@ATD <arg> <offset> <hex>``."""
+    lines = ["/* Generated by host_harness.gvsoc: one user-kernel call on the cluster. */", *_headers(manifests)]
     for mem in (kernel.l1, kernel.l2):
         if mem.size > 0 and mem.dynamic:
             section = "AT_TARGET_L1_SECTION " if mem is kernel.l1 else ""
             lines.append(f"static {section}char __at_area_{mem.symbol}[{mem.size}] __attribute__((aligned(8)));")
-    for i, arg in enumerate(kernel.args):
-        if arg.pointer:
-            data = np.ascontiguousarray(values[arg.name]).tobytes()
-            section = "AT_TARGET_L1_SECTION " if arg.home == "L1" else ""
-            lines.append(f"static {section}unsigned char __at_arg{i}[{max(1, len(data))}] "
-                         f"__attribute__((aligned(8))) = {{{_c_bytes(data)}}};")
-    call_args = ", ".join(f"({a.ctype})__at_arg{i}" if a.pointer else _scalar(a, values[a.name])
-                          for i, a in enumerate(kernel.args))
-    lines += ["", "static void __at_dump(int index, const unsigned char *p, int size)", "{",
-              "    int i, j;", "    for (i = 0; i < size; i += 32) {", '        printf("@ATD %d %d ", index, i);',
-              "        for (j = i; j < size && j < i + 32; j++)", '            printf("%02x", p[j]);',
-              '        printf("\\n");', "    }", "}", "", "void at_target_master(void)", "{",
-              "    unsigned int t0, t1;"]
+    lines += [f"AT_{d.family}_T {d.symbol};" for d in kernel.devices]
+    lines += _arg_arrays(kernel.args, values)
+    lines += ["", *_DUMP_FUNCTION, "void at_target_master(void)", "{", "    unsigned int t0, t1;"]
     for mem in (kernel.l1, kernel.l2):
         if mem.size > 0 and mem.dynamic:
             lines.append(f"    {mem.symbol} = __at_area_{mem.symbol};")
-    lines += ["    at_target_reset_forks();", f"    at_target_profile_forks = {int(profile)};", "    t0 = at_target_clock();", f"    {kernel.name}({call_args});",
+    lines += _device_opens(kernel.devices)
+    lines += ["    at_target_reset_forks();", f"    at_target_profile_forks = {int(profile)};", "    t0 = at_target_clock();",
+              f"    {kernel.name}({', '.join(_call_args(kernel.args, values))});",
               "    t1 = at_target_clock();", '    printf("@ATC %u\\n", t1 - t0);', "    at_target_print_forks();"]
-    for i, arg in enumerate(kernel.args):
-        if arg.pointer and arg.direction != "in":
-            lines.append(f"    __at_dump({i}, __at_arg{i}, {values[arg.name].nbytes});")
+    lines += [f"    AT_{d.family}_CLOSE(&{d.symbol});" for d in kernel.devices]
+    lines += _dumps(kernel.args, values)
     lines += ['    printf("@ATE done\\n");', "}", ""]
     return "\n".join(lines)
 
 
-def _app_main() -> str:
-    """The fabric controller's main: start the cluster on every core, wait for it."""
-    return "\n".join(["#include <pulp.h>", "int at_target_cluster_main(void);",
-                      "int main(void)", "{", "    cluster_start(0, at_target_cluster_main);",
-                      "    return cluster_wait(0);", "}", ""])
+def _timed(step: str, call: str) -> list[str]:
+    """``code = call`` timed on core 0, printed as ``@ATG <step> <code> <cycles>``."""
+    return ["    t0 = at_target_clock();", f"    code = {call};", "    t1 = at_target_clock();",
+            f'    printf("@ATG {step} %d %u\\n", code, t1 - t0);']
+
+
+def _round_up(size: int) -> int:
+    return -(-size // ARENA_ALIGN) * ARENA_ALIGN
+
+
+def heap_bytes(*sizes: int) -> int:
+    """An arena holding one allocation of each of ``sizes`` bytes (0: none): pos_alloc rounds each
+    up to 8 bytes and aligns the arena's start."""
+    sizes = [s for s in sizes if s > 0]
+    return sum(_round_up(s) for s in sizes) + ARENA_ALIGN if sizes else 0
+
+
+def graph_source(manifests: list[Manifest], spec: GraphSpec, values: dict, heap: int, arena: int) -> str:
+    """The application of one graph run: its arguments as arrays (as for a call), the L2 heap of
+    the graph's areas (``heap`` bytes) and the emulated L3 RAM (``arena`` bytes; none when 0), the
+    manifest's L3 RAM devices defined (not opened: the host's graph entries do not open them
+    either), then on cluster core 0 ``<G>_Construct`` and, when it returns 0, ``<G>(args)`` with
+    its per-node cycles, the outputs, and ``<G>_Destruct``, each step's status and cycles printed."""
+    devices = {d.symbol: d for m in manifests for d in m.devices}.values()
+    runner = _call_args(spec.args, values) + (["0"] if spec.warm == 3 else [])
+    lines = [f"/* Generated by host_harness.gvsoc: graph {spec.name} constructed, run and destructed on the "
+             "cluster. */", *_headers(manifests)]
+    lines += [f"AT_{d.family}_T {d.symbol};" for d in devices]
+    if heap:
+        lines.append(f"static char __at_l2_heap[{heap}] __attribute__((aligned({ARENA_ALIGN}))); "
+                     "/* the graph's L2 areas */")
+    if arena:
+        lines.append(f"static char __at_l3_arena[{arena}] __attribute__((aligned({ARENA_ALIGN}))); "
+                     "/* the emulated L3 RAM */")
+    lines += _arg_arrays(spec.args, values)
+    lines += ["", *_DUMP_FUNCTION, "void at_target_master(void)", "{", "    unsigned int t0, t1;", "    int code;"]
+    lines += [f"    at_target_l2_init(__at_l2_heap, {heap});"] if heap else []
+    lines += [f"    at_target_l3_init(__at_l3_arena, {arena});"] if arena else []
+    lines += ["    at_target_reset_forks();", "    at_target_profile_forks = 0;"]
+    lines += _timed("construct", f"{spec.construct}({FULL_CONSTRUCT[spec.warm]})")
+    lines += ["    if (code == 0) {", "        at_target_reset_nodes();"]
+    lines += ["    " + line for line in _timed("run", f"{spec.name}({', '.join(runner)})")]
+    lines += [f"        at_target_print_nodes({len(spec.nodes)});"]
+    lines += ["    " + line for line in _dumps(spec.args, values)]
+    lines += ["    " + line for line in _timed("destruct", f"{spec.destruct}({FULL_DESTRUCT[spec.warm]})")]
+    lines += ["    }", '    printf("@ATE done\\n");', "}", ""]
+    return "\n".join(lines)
+
+
+def flash_source(images: list[tuple[str, bytes]]) -> str:
+    """``at_flash.c``: the flash images an application's graph opens, as const arrays (in L2) and
+    the table at_target_flash_open looks them up in by name."""
+    lines = ["/* Generated by host_harness.gvsoc: the flash images of the application (the emulated flash). */",
+             '#include "at_api.h"', ""]
+    for i, (name, data) in enumerate(images):
+        lines += [f"/* {name}: {len(data)} bytes */",
+                  f"static const unsigned char __at_image{i}[{max(1, len(data))}] __attribute__((aligned(8))) = {{",
+                  _c_bytes(data, 32), "};", ""]
+    # json's string escapes are C's for the names generated code uses
+    table = [f"    {{{json.dumps(name)}, __at_image{i}, {len(data)}}}," for i, (name, data) in enumerate(images)]
+    lines += [f"const at_target_image_t at_target_images[{max(1, len(images))}] = {{",
+              *(table or ["    {0, 0, 0},"]), "};", f"const int at_target_image_count = {len(images)};", ""]
+    return "\n".join(lines)
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """make rebuilds what is newer than its object: an unchanged file keeps its time stamp."""
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def _pointer_bytes(args, values: dict, homes: tuple) -> int:
+    return sum(values[a.name].nbytes for a in args if a.pointer and a.home in homes)
 
 
 class GvsocProgram(KernelTable):
-    """Generated user kernels built for GVSoC's pulp-open cluster (see the module comment)."""
+    """Generated user kernels and graphs built for GVSoC's pulp-open cluster (see the module
+    comment)."""
 
     backend = "gvsoc"
 
@@ -132,18 +280,15 @@ class GvsocProgram(KernelTable):
         self.platform = platform
         self._manifests = manifests
         self._kernels = {k.name: k for m in manifests for k in m.kernels}
-        self._graphs = [g.name for m in manifests for g in m.graphs]
-        devices = sorted({d.symbol for m in manifests for d in m.devices})
-        if devices:
-            raise HarnessError(f"L3 devices ({', '.join(devices)}) are not supported on the GVSoC back-end yet",
-                               hint="run this generation on the host simulator (backend='host'), or home its "
-                                    "arguments in L2")
+        self._graph_specs = {g.name: g for m in manifests for g in m.graphs}
+        self._graph_manifest = {g.name: m for m in manifests for g in m.graphs}
+        self._graphs: dict = {}
         self.work = Path(tempfile.mkdtemp(prefix="autotiler-gvsoc-"))
         self._stage(gen_dir, sources, include_dirs, cflags)
 
     def _stage(self, gen_dir: Path, sources: tuple, include_dirs: tuple, cflags: tuple) -> None:
-        """The work directory: staged headers, the Makefile (its sources fixed; main.c rewritten
-        per call)."""
+        """The work directory: staged headers, the Makefile (its sources fixed; main.c and
+        at_flash.c rewritten per application)."""
         inc = self.work / "include"
         inc.mkdir()
         shutil.copy(TARGET_DIR / "at_api.h", inc / "at_api.h")
@@ -157,10 +302,12 @@ class GvsocProgram(KernelTable):
         # pulp-runtime compiles every source with one PULP_CFLAGS (GNU C: pulp.h needs it); the
         # strict C99 check of the generated code for rv32 is bench/rv32.py's.
         rules = ["PULP_APP = kernels", f"PULP_APP_SRCS = {' '.join(gen + user)} "
-                 f"{TARGET_DIR / 'at_target.c'} app_main.c main.c",
+                 f"{TARGET_DIR / 'at_target.c'} app_main.c at_flash.c main.c",
                  f"PULP_CFLAGS = -O2 -Wall {defines} {includes} {' '.join(cflags)}",
                  "include $(PULPRT_HOME)/rules/pulp.mk"]
         (self.work / "Makefile").write_text("\n".join(rules) + "\n")
+
+    # ---- user kernels --------------------------------------------------------------------
 
     def call(self, kernel_name: str, /, **args) -> dict:
         """Run ``kernel_name`` on GVSoC with numpy arrays (updated in place) and scalars; returns
@@ -177,29 +324,92 @@ class GvsocProgram(KernelTable):
     def _call(self, kernel_name: str, args: dict, profile: bool) -> dict:
         kernel = self.kernel(kernel_name)
         check_args(kernel, args)
-        homes = sorted({a.home for a in kernel.args if a.pointer} - {"L1", "L2"})
-        if homes:
-            raise HarnessError(f"arguments homed in {', '.join(homes)} are not supported on the GVSoC back-end yet",
-                               kernel=kernel_name)
-        (self.work / "main.c").write_text(main_source(self._manifests, kernel, args, profile))
-        out = self._run(kernel)
-        cycles, dumps, forks = _parse(out, kernel_name)
-        for i, arg in enumerate(kernel.args):
-            if arg.pointer and arg.direction != "in":
-                array = args[arg.name]
-                data = dumps.get(i, b"")
-                if len(data) != array.nbytes:
-                    raise HarnessError(f"GVSoC returned {len(data)} bytes for '{arg.name}', expected {array.nbytes}",
-                                       kernel=kernel_name, arg=arg.name)
-                array.reshape(-1).view(np.uint8)[:] = np.frombuffer(data, dtype=np.uint8)
-        out = {"cycles": cycles, "backend": "gvsoc"}
+        self._check_l2(kernel_name, {"arguments in L2": _pointer_bytes(kernel.args, args, ("L2",)),
+                                     "arguments homed in L3 (the emulated L3 RAM)":
+                                         _pointer_bytes(kernel.args, args, ("L3",)),
+                                     f"the L2 area ({kernel.l2.symbol})": kernel.l2.size})
+        out = self._application(kernel_name, main_source(self._manifests, kernel, args, profile), [], kernel.l1.size)
+        result = _parse(out)
+        if result["cycles"] is None:
+            raise HarnessError("GVSoC printed no cycle count", kernel=kernel_name)
+        _copy_back(kernel_name, kernel.args, args, result["dumps"])
+        counters = {"cycles": result["cycles"], "backend": "gvsoc"}
         if profile:
-            out["forks"] = self._fork_names(forks)
-        return out
+            counters["forks"] = self._fork_names(result["forks"])
+        return counters
 
-    def _run(self, kernel: KernelSpec) -> str:
-        """Compile (make rebuilds what changed) and simulate; the combined output."""
-        what = kernel.name
+    # ---- graphs --------------------------------------------------------------------------
+
+    @property
+    def graphs(self) -> list[str]:
+        return list(self._graph_specs)
+
+    def graph(self, name: str) -> GvsocGraph:
+        """The generated graph ``name``: construct(), run(**arrays), memory(which), destruct()
+        (see :class:`GvsocGraph`)."""
+        if name not in self._graph_specs:
+            raise HarnessError(f"unknown graph '{name}'", hint=f"graphs are {', '.join(self._graph_specs) or '(none)'}")
+        spec = self._graph_specs[name]
+        if spec.reentrant:
+            raise HarnessError(f"graph '{name}' has a reentrant runner (-R): its context, stepping and control "
+                               f"{NOT_ON_GVSOC}", hint=f"generate it without -R for GVSoC, or {HOST_HINT}")
+        if any(f'"{name}_TensorDump.txt"' in c.read_text() for c in self._graph_manifest[name].c_files):
+            raise HarnessError(f"graph '{name}' writes its tensor dumps to a file (AT_GRAPH_DUMP_TENSOR_TO_FILE), "
+                               f"which {NOT_ON_GVSOC} (pulp-runtime has no file system)",
+                               hint=f"dump to the output instead (drop AT_GRAPH_DUMP_TENSOR_TO_FILE), or {HOST_HINT}")
+        return self._graphs.setdefault(name, GvsocGraph(self, spec))
+
+    def _flash_images(self, spec: GraphSpec) -> list[tuple[str, bytes]]:
+        """(name, bytes) of every flash image the graph's constructor opens, read next to the
+        generated C as the host harness reads them."""
+        manifest = self._graph_manifest[spec.name]
+        data = json.loads(manifest.path.read_text())
+        graph = next(g for g in data.get("graphs", []) if g.get("name") == spec.name)
+        files = [f["file"] for f in graph.get("flashes") or ([graph["flash"]] if graph.get("flash") else [])]
+        images = []
+        for name in dict.fromkeys(files):
+            path = manifest.path.parent / name
+            if not path.is_file():
+                raise HarnessError(f"graph '{spec.name}': its flash image {path} is missing",
+                                   hint="regenerate the model: the flash image is written next to the generated C")
+            images.append((Path(name).name, path.read_bytes()))   # at_target_flash_open matches base names
+        return images
+
+    def _graph_run(self, spec: GraphSpec, values: dict) -> dict:
+        """One application: Construct + run + Destruct of ``spec`` on ``values``; the parsed output."""
+        images = self._flash_images(spec)
+        sizes = spec.sizes
+        heap, arena = heap_bytes(sizes.get("L2", 0), sizes.get("L2_DYN", 0)), heap_bytes(sizes.get("L3", 0))
+        self._check_l2(spec.name, {"arguments": _pointer_bytes(spec.args, values, ("L2", "L3")),
+                                   "flash images (the emulated flash)": sum(len(d) for _, d in images),
+                                   "L3 area (the emulated L3 RAM)": arena, "static and dynamic L2 areas": heap})
+        out = self._application(spec.name, graph_source(self._manifests, spec, values, heap, arena), images, 0)
+        result = _parse(out)
+        result.update(heap=heap, arena=arena)
+        return result
+
+    # ---- one application -----------------------------------------------------------------
+
+    def _check_l2(self, what: str, figures: dict) -> None:
+        """What an application places in L2 (the arguments, the emulated L3 RAM and flash, the
+        areas its code allocates) against the platform's l2_size, before anything is compiled;
+        the code and the runtime's data take the rest of pulp-open's 512 KiB."""
+        need, capacity = sum(figures.values()), self.platform.l2_size
+        if need > capacity:
+            parts = ", ".join(f"{k} {v}" for k, v in figures.items() if v)
+            raise HarnessError(f"the application needs {need} bytes of L2 ({parts}), over the {capacity} bytes of "
+                               f"L2 of platform '{self.platform.name}'", kernel=what,
+                               hint="on GVSoC the L3 RAM and the flash are emulated in L2: generate smaller "
+                                    f"arguments and constants for it, or {HOST_HINT}")
+
+    def _application(self, what: str, main: str, images: list, l1_area: int) -> str:
+        """Write main.c and at_flash.c, compile (make rebuilds what changed) and simulate; the
+        combined output."""
+        (self.work / "main.c").write_text(main)
+        _write_if_changed(self.work / "at_flash.c", flash_source(images))
+        return self._run(what, l1_area)
+
+    def _run(self, what: str, l1_area: int) -> str:
         cmd = f'source "{self.home}/env.sh" >/dev/null && make -s all run "${{RT_MAKE_ARGS[@]}}"'
         try:
             proc = subprocess.run(["bash", "-c", cmd], cwd=self.work, capture_output=True, text=True,
@@ -209,18 +419,29 @@ class GvsocProgram(KernelTable):
                                hint=f"the application is in {self.work}") from None
         out = proc.stdout + proc.stderr
         hint = f"the application is in {self.work}; rerun `make all run` there after sourcing env.sh"
+        fault = _parse(out)["faults"]
+        if fault:
+            raise HarnessError(f"the application stopped on GVSoC: {fault[0]}", kernel=what,
+                               hint=f"the host simulator (backend='host') checks such uses in more detail; {hint}")
+        overflow = _L2_OVERFLOW.search(out)
+        if overflow:
+            raise HarnessError(f"the application does not fit in pulp-open's L2: the linker is {overflow.group(1)} "
+                               "bytes short (code, runtime and data together)", kernel=what,
+                               hint="on GVSoC the L3 RAM and the flash are emulated in L2: generate smaller arguments "
+                                    f"and constants for it, or {HOST_HINT}")
         if proc.returncode != 0:
             raise HarnessError(f"the GVSoC build or run failed: {first_error_lines(out)}", kernel=what, hint=hint)
         if "@ATE done" not in out:
-            self._check_l1(kernel)
+            self._check_l1(what, l1_area)
             raise HarnessError("the application ran on GVSoC but did not finish the call (no results printed)",
                                kernel=what, hint=hint)
         return out
 
-    def _check_l1(self, kernel: KernelSpec) -> None:
+    def _check_l1(self, what: str, l1_area: int) -> None:
         """pulp-runtime's cluster_start allocates the cores' stacks in L1 after the static L1
         data and, when they do not fit, returns without starting the cluster (nothing runs,
-        nothing is said): say so with the figures."""
+        nothing is said): say so with the figures (``l1_area``: the generated code's L1 area
+        among the static data)."""
         sizes = {}
         for line in self._tool("size", "-A").splitlines():
             parts = line.split()
@@ -229,9 +450,9 @@ class GvsocProgram(KernelTable):
         static = sum(sizes.values())
         if static + STACKS > L1_TCDM:
             raise HarnessError(f"the cluster did not start: its L1 data is {static} bytes and the 8 cores' stacks "
-                               f"{STACKS} more, over the {L1_TCDM} bytes of pulp-open's TCDM", kernel=kernel.name,
+                               f"{STACKS} more, over the {L1_TCDM} bytes of pulp-open's TCDM", kernel=what,
                                hint="generate with an L1 budget of at most "
-                                    f"{L1_TCDM - STACKS - (static - kernel.l1.size)} bytes (SetL1MemorySize)")
+                                    f"{L1_TCDM - STACKS - (static - l1_area)} bytes (SetL1MemorySize)")
 
     def _tool(self, name: str, *flags: str) -> str:
         """The output of a cross binutils tool (riscv64-unknown-elf-<name>) on the application's ELF."""
@@ -254,27 +475,194 @@ class GvsocProgram(KernelTable):
         shutil.rmtree(self.work, ignore_errors=True)
 
     def __repr__(self) -> str:
-        return f"<GvsocProgram kernels={self.kernels} work={self.work}>"
+        return f"<GvsocProgram kernels={self.kernels} graphs={self.graphs} work={self.work}>"
 
 
-def _parse(out: str, what: str) -> tuple:
-    """(cycles, {argument index: bytes}, {fork entry address: (calls, cycles, cost)}) from the
-    application's printed lines (cost: the sum of the calls' Cost= values)."""
-    cycles, parts, forks = None, {}, {}
+class GvsocGraph:
+    """A generated graph of a :class:`GvsocProgram`, with the common path of the host's
+    :class:`~host_harness.runner.Graph`: ``construct()``, ``run(**arrays)`` (outputs copied back
+    in place; the counters), ``destruct()``, ``memory(which)``; ``counters`` those of the last run.
+
+    Each GVSoC run is a fresh application, so what a construct builds cannot outlive it:
+    ``construct()`` runs nothing (it records that the graph is constructed, so that the calls
+    keep the host's order) and every ``run()`` does ``<G>_Construct``, ``<G>(args)`` and
+    ``<G>_Destruct`` in one application. Its counters: ``cycles`` (the runner's, ``mcycle`` on
+    core 0), ``nodes`` (per node ``{"name", "cycles"}``, the host's keys), ``construct`` and
+    ``destruct`` (``{"status", "cycles"}``), ``backend``. A constructor returning non-zero is a
+    HarnessError naming what failed, as on the host; so is a non-zero runner or destructor.
+    Warm construct arguments, ``run(L1=...)``, ``until=``, ``resume``, ``step``, ``control`` and
+    ``layer_index`` are HarnessErrors: not supported on GVSoC."""
+
+    def __init__(self, program: GvsocProgram, spec: GraphSpec):
+        self._program, self.spec = program, spec
+        self.counters: dict = {}
+        self._constructed = False
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def warm_mode(self) -> str:
+        return WARM_MODES[self.spec.warm]
+
+    @property
+    def constructed(self) -> bool:
+        return self._constructed
+
+    @property
+    def reentrant(self) -> bool:
+        return False   # GvsocProgram.graph refuses reentrant graphs
+
+    @property
+    def suspended(self) -> bool:
+        return False   # no run stops between layers here
+
+    def _unsupported(self, what: str, hint: str = HOST_HINT) -> HarnessError:
+        return HarnessError(f"graph '{self.name}': {what} {NOT_ON_GVSOC} (each GVSoC run is one application doing "
+                            "Construct, run and Destruct: nothing is kept between runs)", hint=hint)
+
+    def _check_full(self, what: str, warm, flags: dict) -> None:
+        if warm is not None or flags:
+            given = ", ".join([f"warm={warm!r}"] * (warm is not None) + [f"{k}={v!r}" for k, v in flags.items()])
+            raise self._unsupported(f"{what}({given}): a partial (warm) {what}",
+                                    hint=f"call {what}() for the full one, or {HOST_HINT}")
+
+    def construct(self, warm=None, **flags) -> None:
+        """Mark the graph constructed (see the class: every run constructs it on GVSoC)."""
+        self._check_full("construct", warm, flags)
+        if self._constructed:
+            raise HarnessError(f"graph '{self.name}' is already constructed", hint="destruct() it first")
+        self._constructed = True
+
+    def run(self, *, L1=None, until=None, **args) -> dict:
+        """``<G>_Construct``, ``<G>(args)`` and ``<G>_Destruct`` on GVSoC (see the class); returns
+        the counters."""
+        if until is not None:
+            raise self._unsupported("run(until=...) (stopping a reentrant runner between layers)")
+        if L1 is not None:
+            raise self._unsupported("run(L1=...) (the application's L1 given to a WARM_ALL runner)",
+                                    hint=f"drop L1= (the constructor's L1 is used), or {HOST_HINT}")
+        if not self._constructed:
+            raise HarnessError(f"graph '{self.name}' is not constructed", hint="call construct() first")
+        check_args(self.spec, args)
+        result = self._program._graph_run(self.spec, args)
+        construct = self._step(result, "construct")
+        if construct[0]:
+            raise self._construct_error(construct[0], result)
+        code, cycles = self._step(result, "run")
+        if code:
+            raise HarnessError(f"{self.name}() returned {code}", kernel=self.name)
+        _copy_back(self.name, self.spec.args, args, result["dumps"])
+        destruct = self._step(result, "destruct")
+        if destruct[0]:
+            raise HarnessError(f"{self.spec.destruct}({FULL_DESTRUCT[self.spec.warm]}) returned {destruct[0]}")
+        nodes = [{"name": self.spec.nodes[i] if i < len(self.spec.nodes) else f"node{i}", "cycles": c}
+                 for i, c in sorted(result["nodes"].items())]
+        self.counters = {"cycles": cycles, "backend": "gvsoc", "nodes": nodes,
+                         "construct": {"status": 0, "cycles": construct[1]},
+                         "destruct": {"status": 0, "cycles": destruct[1]}}
+        return self.counters
+
+    def _step(self, result: dict, step: str) -> tuple:
+        if step not in result["graph"]:
+            raise HarnessError(f"GVSoC printed no status for the graph's {step}", kernel=self.name,
+                               hint=f"the application is in {self._program.work}")
+        return result["graph"][step]
+
+    def _construct_error(self, code: int, result: dict) -> HarnessError:
+        """<G>_Construct's non-zero code, said as the host Graph says it, with GVSoC's figures."""
+        fn, sizes = f"{self.spec.construct}({FULL_CONSTRUCT[self.spec.warm]})", self.spec.sizes
+        what = CONSTRUCT_ERRORS.get(code, "unknown error code")
+        detail = {1: f" ('{self.spec.flash_file}'): {'; '.join(result['warnings']) or 'the open failed'}",
+                  2: f" (L3: {sizes.get('L3', 0)} bytes asked; the emulated L3 RAM arena holds {result['arena']} "
+                     "bytes)",
+                  3: f" (static {sizes.get('L2', 0)} + dynamic {sizes.get('L2_DYN', 0)} bytes asked; the "
+                     f"application's L2 heap holds {result['heap']} bytes)",
+                  4: f" ({sizes.get('L1', 0)} bytes asked; pulp-open's TCDM holds {L1_TCDM} bytes, {STACKS} of them "
+                     "the cluster cores' stacks)"}.get(code, "")
+        hint = {1: "regenerate the model: the flash image is written next to the generated C",
+                3: f"generate with a smaller L2 budget for GVSoC, or {HOST_HINT}",
+                4: f"generate with an L1 budget of at most {L1_TCDM - STACKS - 256} bytes (pulp_open's l1_size)"}
+        return HarnessError(f"{fn} returned {code}: {what}{detail}", kernel=self.name, hint=hint.get(code, HOST_HINT))
+
+    def destruct(self, warm=None, **flags) -> None:
+        """Mark the graph destructed (every run destructed it on GVSoC)."""
+        self._check_full("destruct", warm, flags)
+        if not self._constructed:
+            raise HarnessError(f"graph '{self.name}' is not constructed", hint="call construct() first")
+        self._constructed = False
+
+    def memory(self, which) -> int:
+        """``<G>_Memory(Which)``: the manifest's sizes, which the generated function returns."""
+        if which not in MEMORY_KINDS:
+            raise HarnessError(f"unknown memory {which!r}", hint=f"use one of {', '.join(MEMORY_KINDS)}")
+        kind = MEMORY_KINDS[which]
+        return int(self.spec.sizes.get(MEMORY_KEYS[kind], 0)) if kind < len(MEMORY_KEYS) else 0
+
+    @property
+    def layer_index(self) -> int:
+        raise self._unsupported("layer_index (a reentrant runner's progress)")
+
+    def resume(self, until=None) -> dict:
+        raise self._unsupported("resume() (a reentrant runner's stepping)")
+
+    def step(self) -> dict:
+        raise self._unsupported("step() (a reentrant runner's stepping)")
+
+    def control(self, action) -> int:
+        raise self._unsupported("control() (a reentrant runner's ControlCtxt)")
+
+    def __repr__(self) -> str:
+        return f"GvsocGraph({self.name!r}, {self.warm_mode}, constructed={self._constructed})"
+
+
+def _app_main() -> str:
+    """The fabric controller's main: start the cluster on every core, wait for it."""
+    return "\n".join(["#include <pulp.h>", "int at_target_cluster_main(void);",
+                      "int main(void)", "{", "    cluster_start(0, at_target_cluster_main);",
+                      "    return cluster_wait(0);", "}", ""])
+
+
+def _copy_back(what: str, args, values: dict, dumps: dict) -> None:
+    """The printed bytes of every argument the call may write, into the caller's arrays."""
+    for i, arg in enumerate(args):
+        if arg.pointer and arg.direction != "in":
+            array = values[arg.name]
+            data = dumps.get(i, b"")
+            if len(data) != array.nbytes:
+                raise HarnessError(f"GVSoC returned {len(data)} bytes for '{arg.name}', expected {array.nbytes}",
+                                   kernel=what, arg=arg.name)
+            array.reshape(-1).view(np.uint8)[:] = np.frombuffer(data, dtype=np.uint8)
+
+
+def _parse(out: str) -> dict:
+    """The application's printed lines: ``cycles`` (None: not printed), ``dumps`` {argument index:
+    bytes}, ``forks`` {entry address: (calls, cycles, cost)} (cost: the sum of the calls' Cost=
+    values), ``graph`` {step: (status, cycles)}, ``nodes`` {node: cycles}, ``faults`` and
+    ``warnings`` (text)."""
+    res = {"cycles": None, "forks": {}, "graph": {}, "nodes": {}, "faults": [], "warnings": []}
+    parts: dict = {}
     for line in out.splitlines():
         m = _RESULT.match(line.strip())
         if not m:
             continue
         kind, rest = m.groups()
         if kind == "C":
-            cycles = int(rest)
+            res["cycles"] = int(rest)
         elif kind == "D":
             index, offset, hexdata = rest.split(" ")
             parts.setdefault(int(index), []).append((int(offset), bytes.fromhex(hexdata)))
         elif kind == "K":
             addr, calls, cyc, cost = rest.split(" ")
-            forks[int(addr, 16)] = (int(calls), int(cyc), int(cost))
-    if cycles is None:
-        raise HarnessError("GVSoC printed no cycle count", kernel=what)
-    dumps = {i: b"".join(d for _, d in sorted(chunks)) for i, chunks in parts.items()}
-    return cycles, dumps, forks
+            res["forks"][int(addr, 16)] = (int(calls), int(cyc), int(cost))
+        elif kind == "G":
+            step, code, cyc = rest.split(" ")
+            res["graph"][step] = (int(code), int(cyc))
+        elif kind == "N":
+            node, cyc = rest.split(" ")
+            res["nodes"][int(node)] = int(cyc)
+        elif kind in "FW":
+            res["faults" if kind == "F" else "warnings"].append(rest)
+    res["dumps"] = {i: b"".join(d for _, d in sorted(chunks)) for i, chunks in parts.items()}
+    return res

@@ -1,25 +1,35 @@
-"""The GVSoC back-end (host_harness/gvsoc.py): generated user kernels cross-compiled for rv32imc
-and run on GVSoC's pulp-open cluster, bit-exact with numpy and with the host simulator.
+"""The GVSoC back-end (host_harness/gvsoc.py): generated user kernels and graphs cross-compiled
+for rv32imc and run on GVSoC's pulp-open cluster, bit-exact with numpy and with the host
+simulator: a kernel, a kernel with L3-homed arguments (the L3 RAM emulated in L2) and the guide's
+MNIST graph (constructed, run and destructed in one application, its flash image embedded).
 
 The runs need GVSoC (``../shared/tools/gvsoc/setup.sh``, then ``source ~/.cache/gvsoc/env.sh``):
-they are marked ``gvsoc`` and skipped when GVSOC_HOME is not set; CI runs without it. The
-back-end's refusals and its install hint are checked everywhere.
+they are marked ``gvsoc`` and skipped when GVSOC_HOME is not set; CI runs without it. Each run
+costs seconds to minutes of CPU, so there is one per feature. The back-end's refusals (what a
+graph cannot do on GVSoC, an application over pulp-open's L2), its install hint and the target
+at_api.h's L3 macro families are checked everywhere: they stop before anything is compiled (a
+stand-in GVSOC_HOME with an empty env.sh).
 """
 
 from __future__ import annotations
 
+import re
 import runpy
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import host_harness
-from autotiler import Model, SetTilingObjective
+from autotiler import Model, SetConstDir, SetTilingObjective, TilerParseOptions
 from autotiler.codegen import generate, write_files
 from autotiler.errors import HarnessError, ModelError
 from autotiler.platforms import get_platform
 from host_harness import gvsoc
+
+from .graph_helpers import ITEMS, declare_residual_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -100,14 +110,6 @@ def test_matadd_on_gvsoc_is_bit_exact(tmp_path):
 
 @needs_gvsoc
 @pytest.mark.gvsoc
-def test_l3_devices_are_refused_on_gvsoc(tmp_path):
-    gen = _generate("matadd_l3", tmp_path / "gen", platform="gap8")
-    with pytest.raises(HarnessError, match=r"L3 devices .* are not supported on the GVSoC back-end yet"):
-        host_harness.build(gen, sources=[EXAMPLES / "matadd_l3" / "MatAddBasicKernels.c"], backend="gvsoc")
-
-
-@needs_gvsoc
-@pytest.mark.gvsoc
 def test_l1_too_full_for_the_cluster_stacks_is_said(tmp_path):
     """pulp-runtime starts no cluster when its 8 stacks do not fit in L1 after the static data:
     a typed error with the figures, not a silent empty run. (pulp_open's l1_size leaves them
@@ -127,3 +129,228 @@ def test_l1_too_full_for_the_cluster_stacks_is_said(tmp_path):
             target.call("MatADD", In1=a, In2=b, Out=out)
     finally:
         target.close()
+
+
+# ---- L3 devices and graphs -----------------------------------------------------------------
+
+MNIST = EXAMPLES / "mnist"
+MNIST_NODES = ["Conv5x5ReLUMaxPool2x2_0", "Conv5x5ReLUMaxPool2x2_1", "LinearLayerReLU_0", "SoftMax_0"]
+MATADD_L3 = EXAMPLES / "matadd_l3"
+FAST = ["-fno-sanitize=thread", "-O2"]   # the host simulator's access checks off
+
+
+@pytest.fixture
+def stand_in_gvsoc(tmp_path, monkeypatch):
+    """A GVSOC_HOME with an empty env.sh: enough for the back-end's refusals, which come before
+    anything is compiled or run."""
+    home = tmp_path / "gvsoc_home"
+    home.mkdir()
+    (home / "env.sh").write_text("")
+    monkeypatch.setenv("GVSOC_HOME", str(home))
+    return home
+
+
+def _mnist(out: Path) -> Path:
+    mod = runpy.run_path(str(MNIST / "model.py"))
+    with Model("pulp_open") as m:
+        SetConstDir(str(MNIST))
+        mod["MnistModel"](48000, 300 * 1024, 8 * 1024 * 1024, 20 * 1024 * 1024)
+        files = generate(m)
+    write_files(files, str(out))
+    return out
+
+
+def _residual(tmp_path: Path, *options, warm=None) -> Path:
+    """tests/graph_helpers' residual graph G (three MatAdd nodes, two constants in flash)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    with Model() as m:
+        assert TilerParseOptions(["model.py", *options]) == 0
+        declare_residual_graph(tmp_path, 64 * 1024, warm=warm)
+        files = generate(m)
+    gen = tmp_path / "gen"
+    write_files(files, str(gen))
+    return gen
+
+
+@needs_gvsoc
+@pytest.mark.gvsoc
+def test_mnist_graph_on_gvsoc_is_bit_exact_with_per_node_cycles(tmp_path):
+    """The guide's MNIST graph generated for pulp_open, constructed, run on one held-out digit and
+    destructed on GVSoC (its flash image embedded in the application): the output bit-exact with
+    the host simulator and the numpy fixed-point reference, every node's cycles measured."""
+    gen = _mnist(tmp_path / "gen")
+    ref = runpy.run_path(str(MNIST / "reference.py"))
+    x = runpy.run_path(str(MNIST / "data.py"))["heldout_inputs"]()[0][7]
+    want = ref["fixed_forward"](x, ref["load_weights"]())
+    host = host_harness.build(gen, sources=ref["SOURCES"], include_dirs=ref["INCLUDE_DIRS"], platform="pulp_open",
+                              cflags=FAST).graph("MnistCNN")
+    on_host = np.full(10, -21846, dtype=np.int16)
+    host.construct()
+    host_counters = host.run(Input0=x, Output0=on_host)
+    host.destruct()
+    prog = host_harness.build(gen, sources=ref["SOURCES"], include_dirs=ref["INCLUDE_DIRS"], backend="gvsoc")
+    try:
+        graph = prog.graph("MnistCNN")
+        out = np.full(10, -21846, dtype=np.int16)
+        graph.construct()
+        counters = graph.run(Input0=x, Output0=out)
+        graph.destruct()
+    finally:
+        prog.close()
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(out, on_host)
+    assert counters["backend"] == "gvsoc" and counters["construct"]["status"] == 0
+    assert counters["construct"]["cycles"] > 0 and counters["destruct"]["status"] == 0
+    assert [n["name"] for n in counters["nodes"]] == [n["name"] for n in host_counters["nodes"]] == MNIST_NODES
+    assert all(n["cycles"] > 0 for n in counters["nodes"])
+    assert sum(n["cycles"] for n in counters["nodes"]) <= counters["cycles"]
+
+
+@needs_gvsoc
+@pytest.mark.gvsoc
+def test_l3_homed_kernel_on_gvsoc_is_bit_exact(tmp_path):
+    """examples/matadd_l3 (its three matrices homed in HyperRAM, staged through L2 by
+    AT_HYPERRAM_CL_COPY) at 128 x 64, small enough for the L3 RAM emulated in L2."""
+    gen = _generate("matadd_l3", tmp_path / "gen", l1=20000, W=64, H=128)
+    src, inc = [MATADD_L3 / "MatAddBasicKernels.c"], [MATADD_L3]
+    prog = host_harness.build(gen, sources=src, include_dirs=inc, backend="gvsoc")
+    host = host_harness.build(gen, sources=src, include_dirs=inc, platform="pulp_open")
+    assert {a.home for a in prog.kernel("MatAddL3").args} == {"L3"}
+    rng = np.random.default_rng(3)
+    a = rng.integers(-(1 << 30), 1 << 30, size=(128, 64), dtype=np.int32)
+    b = rng.integers(-(1 << 30), 1 << 30, size=(128, 64), dtype=np.int32)
+    out, out_host = (np.full((128, 64), 0x5A5A5A5A, dtype=np.int32) for _ in range(2))
+    try:
+        got = prog.call("MatAddL3", In1=a, In2=b, Out=out)
+    finally:
+        prog.close()
+    host.call("MatAddL3", In1=a, In2=b, Out=out_host)
+    np.testing.assert_array_equal(out, a + b)
+    np.testing.assert_array_equal(out, out_host)
+    assert got["cycles"] > 0
+
+
+def test_an_application_over_l2_is_refused_before_compiling(tmp_path, stand_in_gvsoc):
+    """examples/matadd_l3 at its own size: 3 x 2 MiB homed in L3, which GVSoC emulates in L2."""
+    gen = _generate("matadd_l3", tmp_path / "gen", l1=20000)
+    prog = host_harness.build(gen, sources=[MATADD_L3 / "MatAddBasicKernels.c"], include_dirs=[MATADD_L3],
+                              backend="gvsoc")
+    a = np.zeros((1024, 512), dtype=np.int32)
+    try:
+        with pytest.raises(HarnessError, match=r"kernel 'MatAddL3': the application needs \d+ bytes of L2 "
+                                               r"\(arguments homed in L3 \(the emulated L3 RAM\) 6291456, the L2 "
+                                               r"area \(L2_Memory\) \d+\), over the 458752 bytes of L2 of platform "
+                                               r"'pulp_open' \(on GVSoC the L3 RAM and the flash are emulated in L2"):
+            prog.call("MatAddL3", In1=a, In2=a.copy(), Out=a.copy())
+        assert not (prog.work / "main.c").exists() and not (prog.work / "build").exists()
+    finally:
+        prog.close()
+
+
+def test_what_a_graph_cannot_do_on_gvsoc_is_refused(tmp_path, stand_in_gvsoc):
+    """Warm construct arguments, the application's L1, a reentrant runner's stepping: typed
+    errors saying GVSoC does not support them, before anything runs."""
+    gen = _residual(tmp_path, warm=1)   # WARM_L1
+    prog = host_harness.build(gen, sources=[EXAMPLES / "matrix_add" / "MatAddBasicKernels.c"],
+                              include_dirs=[EXAMPLES / "matrix_add"], backend="gvsoc")
+    try:
+        graph = prog.graph("G")
+        assert graph.warm_mode == "WARM_L1" and not graph.constructed
+        x, out = np.zeros(ITEMS, dtype=np.int32), np.zeros(ITEMS, dtype=np.int32)
+        with pytest.raises(HarnessError, match=r"graph 'G' is not constructed"):
+            graph.run(In=x, Out=out)
+        not_here = r"is not supported on the GVSoC back-end \(each GVSoC run is one application"
+        with pytest.raises(HarnessError, match=r"graph 'G': construct\(warm=1\): a partial \(warm\) construct "
+                                               + not_here):
+            graph.construct(warm=1)
+        graph.construct()
+        with pytest.raises(HarnessError, match=r"graph 'G' is already constructed"):
+            graph.construct()
+        with pytest.raises(HarnessError, match=r"run\(until=...\) \(stopping a reentrant runner between layers\) "
+                                               + not_here):
+            graph.run(In=x, Out=out, until=1)
+        with pytest.raises(HarnessError, match=r"run\(L1=...\) .* " + not_here):
+            graph.run(In=x, Out=out, L1=True)
+        for call in (graph.step, graph.resume, lambda: graph.control("reset"), lambda: graph.layer_index):
+            with pytest.raises(HarnessError, match=not_here):
+                call()
+        with pytest.raises(HarnessError, match=r"destruct\(warm=1\): a partial \(warm\) destruct " + not_here):
+            graph.destruct(warm=1)
+        assert graph.memory("AT_L2_MEM") == graph.spec.sizes["L2"] and graph.memory("L3") == 0
+        graph.destruct()
+        assert not graph.constructed and not (prog.work / "build").exists()
+    finally:
+        prog.close()
+    gen = _residual(tmp_path / "reentrant", "-R")
+    prog = host_harness.build(gen, sources=[EXAMPLES / "matrix_add" / "MatAddBasicKernels.c"],
+                              include_dirs=[EXAMPLES / "matrix_add"], backend="gvsoc")
+    try:
+        with pytest.raises(HarnessError, match=r"graph 'G' has a reentrant runner \(-R\): its context, stepping "
+                                               r"and control is not supported on the GVSoC back-end"):
+            prog.graph("G")
+    finally:
+        prog.close()
+
+
+def _defined_macros(path: Path) -> set:
+    """The device macros a header gives generated code (its own helpers, AT_SIM_* / AT_TARGET_*, aside)."""
+    names = re.findall(r"^#define (AT_[A-Z_]+(?:RAM|FLASH)(?:_FS)?_[A-Z0-9_]+)\b", path.read_text(), re.M)
+    return {n for n in names if not n.startswith(("AT_SIM_", "AT_TARGET_"))}
+
+
+def test_the_target_runtime_has_every_l3_macro_of_the_host():
+    """Every AT_<DEV>RAM_* / AT_<DEV>FLASH[_FS]_* name the host at_api.h gives generated code, the
+    target's gives too (so that code using L3 compiles for GVSoC as for the host)."""
+    host = _defined_macros(gvsoc.RUNTIME_DIR / "at_api.h")
+    target = _defined_macros(gvsoc.TARGET_DIR / "at_api.h")
+    assert len(host) > 150 and host <= target, sorted(host - target)
+
+
+RV32 = shutil.which("riscv64-unknown-elf-gcc")
+L3_USES = """
+#include "at_api.h"
+#include "KernelLibStdTypes.h"
+AT_HYPERRAM_T Ram;
+AT_QSPIFLASH_FS_T Fs;
+int use(char *l2);
+int use(char *l2)
+{
+    AT_HYPERRAM_CONF_T rc;
+    AT_QSPIFLASH_FS_CONF_T fc;
+    AT_HYPERRAM_CL_EVENT e1;
+    AT_QSPIFLASH_FS_FC_EVENT e2;
+    int err;
+    char *l3;
+    AT_HYPERRAM_CONF_INIT(&rc, 3, 0);
+    AT_HYPERRAM_OPEN(&Ram, &rc, &err);
+    l3 = AT_HYPERRAM_ALLOC(&Ram, 64);
+    AT_HYPERRAM_CL_COPY2D(&Ram, (AT_HYPERRAM_EXT_ADDR_TYPE) l3, (AT_HYPERRAM_INT_ADDR_TYPE) l2, 32, 16, 8,
+                          AT_HYPERRAM_EXT2LOC, &e1);
+    AT_HYPERRAM_CL_WAIT(&Ram, &e1);
+    AT_HYPERRAM_FREE(&Ram, l3, 64);
+    AT_HYPERRAM_CLOSE(&Ram);
+    AT_QSPIFLASH_FS_CONF_INIT(&fc, 8, 0);
+    AT_QSPIFLASH_FS_OPEN(&Fs, &fc, "x.dat", &err);
+    AT_QSPIFLASH_FS_FC_COPY(&Fs, (AT_QSPIFLASH_FS_EXT_ADDR_TYPE) 0 + 4, (AT_QSPIFLASH_FS_INT_ADDR_TYPE) l2, 8, 0, &e2);
+    AT_QSPIFLASH_FS_FC_WAIT(&Fs, &e2);
+    AT_QSPIFLASH_FS_CL_COPY2D(&Fs, 0, (AT_QSPIFLASH_FS_EXT_ADDR_TYPE) 0, (AT_QSPIFLASH_FS_INT_ADDR_TYPE) l2, 8, 4, 4, 0,
+                              &e2);
+    AT_QSPIFLASH_FS_CL_WAIT(&Fs, &e2);
+    AT_QSPIFLASH_FS_CLOSE(&Fs);
+    return err;
+}
+"""
+
+
+@pytest.mark.skipif(RV32 is None, reason="riscv64-unknown-elf-gcc not installed")
+def test_l3_macros_compile_warning_free_for_rv32(tmp_path):
+    """The target's L3 layer as generated code uses it, strict C99 for the cluster cores."""
+    for h in ("at_api.h",):
+        shutil.copy(gvsoc.TARGET_DIR / h, tmp_path / h)
+    for h in gvsoc.SHARED_HEADERS:
+        shutil.copy(gvsoc.RUNTIME_DIR / h, tmp_path / h)
+    (tmp_path / "use.c").write_text(L3_USES)
+    proc = subprocess.run([RV32, "-march=rv32imc", "-mabi=ilp32", "--specs=picolibc.specs", "-std=c99", "-Wall",
+                           "-Wextra", "-Werror", "-O2", "-DAT_SIM_NCORES=8", f"-I{tmp_path}", "-c",
+                           str(tmp_path / "use.c"), "-o", str(tmp_path / "use.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -8,9 +8,13 @@
  * in at_target_worker_loop: AT_FORK publishes entry and argument, releases them with a barrier,
  * runs the entry itself and joins with a second barrier, as pi_cl_team_fork does. Basic kernels'
  * own gap_waitbarrier() calls are the same hardware barrier across the 8 cores.
+ *
+ * L3 devices: an emulation in L2 (at_api.h says what it is and is not), at the end.
  */
 #include <pulp.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "at_api.h"
 
@@ -38,11 +42,34 @@ unsigned int at_target_clock(void)
     return value;
 }
 
+/* An allocator over an L2 array the application hands over (pulp-runtime's pos_alloc, the one
+ * behind pi_l2_malloc): the graph's L2 heap and the emulated L3 RAM. */
+typedef struct {
+    pos_alloc_t alloc;
+    int ready;
+} at_target_heap_t;
+
+static at_target_heap_t l2_heap, l3_arena;
+
+static void heap_init(at_target_heap_t *heap, char *area, int size)
+{
+    pos_alloc_init(&heap->alloc, area, size);
+    heap->ready = 1;
+}
+
+/* A graph's L2 areas come from a heap main.c sizes for them: pulp-runtime's pi_l2_malloc serves
+ * private bank 0 only (32 KiB less the FC's data, nothing once the application's static data,
+ * flash images included, overflow it), and its shared-banks allocator starts at a linker symbol
+ * that pulp-open's link.ld computes in L1. Without one (user-kernel calls), pi_l2_malloc. */
+void at_target_l2_init(char *heap, int size) { heap_init(&l2_heap, heap, size); }
+
 void *at_target_alloc(int level, long long size)
 {
     if (size <= 0 || size > 0x7fffffff)
         return 0;
-    return level == AT_SIM_L1 ? pi_l1_malloc(0, (int)size) : pi_l2_malloc((int)size);
+    if (level == AT_SIM_L1)
+        return pi_l1_malloc(0, (int)size);
+    return l2_heap.ready ? pos_alloc(&l2_heap.alloc, (int)size) : pi_l2_malloc((int)size);
 }
 
 void at_target_free(int level, void *ptr, long long size)
@@ -51,6 +78,8 @@ void at_target_free(int level, void *ptr, long long size)
         return;
     if (level == AT_SIM_L1)
         pi_l1_free(0, ptr, (int)size);
+    else if (l2_heap.ready)
+        pos_free(&l2_heap.alloc, ptr, (int)size);
     else
         pi_l2_free(ptr, (int)size);
 }
@@ -175,6 +204,21 @@ void at_target_node_end(int node)
         at_target_node_cycles[node] += at_target_clock() - node_start;
 }
 
+void at_target_reset_nodes(void)
+{
+    int i;
+    for (i = 0; i < AT_TARGET_MAX_NODES; i++)
+        at_target_node_cycles[i] = 0;
+}
+
+/* One line per node the back-end reads: "@ATN <node> <cycles>". */
+void at_target_print_nodes(int count)
+{
+    int i;
+    for (i = 0; i < count && i < AT_TARGET_MAX_NODES; i++)
+        printf("@ATN %d %u\n", i, at_target_node_cycles[i]);
+}
+
 /* ---- cluster entry ---------------------------------------------------------------------- */
 
 void at_target_master(void); /* the back-end's application (main.c) */
@@ -190,4 +234,156 @@ int at_target_cluster_main(void)
         at_target_worker_loop();
     }
     return 0;
+}
+
+/* ---- L3 devices: the emulation in L2 (at_api.h, "L3 devices") ---------------------------- */
+
+/* A fault of the generated code's use of a device: said on one line the back-end reads, then
+ * the application stops (exit sets the SoC's end-of-computation status, GVSoC ends). */
+void at_target_fault(const char *api, const char *why)
+{
+    printf("@ATF %s: %s\n", api, why);
+    exit(3);
+}
+
+/* The emulated L3 RAM: an arena main.c hands over when the application allocates L3 (a graph
+ * spilling activations); L3-homed user-kernel arguments are plain L2 arrays of main.c. */
+void at_target_l3_init(char *arena, int size) { heap_init(&l3_arena, arena, size); }
+
+void at_target_ram_open(const char *family, at_target_ram_t *dev, int *err)
+{
+    (void)family;
+    dev->open = 1;
+    *err = 0;
+}
+
+void at_target_ram_close(const char *family, at_target_ram_t *dev)
+{
+    (void)family;
+    dev->open = 0;
+}
+
+static void need_open(const char *api, int open)
+{
+    if (!open)
+        at_target_fault(api, "the device is not open (missing AT_<DEV>_OPEN, or closed already)");
+}
+
+char *at_target_l3_alloc(const char *api, at_target_ram_t *dev, long long size)
+{
+    need_open(api, dev->open);
+    if (size <= 0 || size > 0x7fffffff)
+        return 0;
+    if (!l3_arena.ready)
+        at_target_fault(api, "no L3 arena: the back-end sized it from the manifest, which says this "
+                             "application allocates no L3");
+    /* NULL when full, as on the chip: the generated constructor returns 2 */
+    return (char *)pos_alloc(&l3_arena.alloc, (int)size);
+}
+
+void at_target_l3_free(const char *api, at_target_ram_t *dev, void *ptr, long long size)
+{
+    (void)api;
+    (void)dev;
+    if (ptr && l3_arena.ready)
+        pos_free(&l3_arena.alloc, ptr, (int)size);
+}
+
+/* size bytes in lines of `length`: the ext (L3 or flash) side steps by `stride` per line, the
+ * loc (L2) side is contiguous; a 1D copy is one line. Done now by this core: the emulation has no
+ * engine running beside the cores. */
+static void copy_lines(char *ext, char *loc, int size, int stride, int length, int dir)
+{
+    while (size > 0) {
+        int n = size < length ? size : length;
+        if (dir == AT_TARGET_EXT2LOC)
+            memcpy(loc, ext, (size_t)n);
+        else
+            memcpy(ext, loc, (size_t)n);
+        ext += stride;
+        loc += n;
+        size -= n;
+    }
+}
+
+static void issue(const char *api, int dir, int size, int length, at_target_udma_event_t *event)
+{
+    if (dir != AT_TARGET_EXT2LOC && dir != AT_TARGET_LOC2EXT)
+        at_target_fault(api, "the direction is neither EXT2LOC (0) nor LOC2EXT (1)");
+    if (size > 0 && length <= 0)
+        at_target_fault(api, "a 2D copy with a line length <= 0");
+    event->pending = 1;
+}
+
+void at_target_ram_copy(const char *api, at_target_ram_t *dev, char *ext, char *loc, int size, int stride,
+                        int length, int dir, at_target_udma_event_t *event)
+{
+    need_open(api, dev->open);
+    issue(api, dir, size, length, event);
+    copy_lines(ext, loc, size, stride, length, dir);
+}
+
+/* The image named `filename` (compared by base name: the generated code opens it by the name it
+ * was written under, next to the generated C). */
+static const at_target_image_t *find_image(const char *filename)
+{
+    const char *base = filename, *p;
+    int i;
+    for (p = filename; *p; p++)
+        if (*p == '/')
+            base = p + 1;
+    for (i = 0; i < at_target_image_count; i++)
+        if (strcmp(at_target_images[i].name, base) == 0)
+            return &at_target_images[i];
+    return 0;
+}
+
+void at_target_flash_open(const char *family, at_target_flash_t *dev, const char *filename, int *err)
+{
+    const at_target_image_t *image = filename ? find_image(filename) : 0;
+    (void)family;
+    dev->image = 0;
+    dev->size = 0;
+    dev->open = 0;
+    *err = 1;
+    if (filename && !image) {
+        /* not a fault: the generated constructor returns 1, which the back-end reports */
+        printf("@ATW flash image '%s' is not embedded in the application\n", filename);
+        return;
+    }
+    if (image) {
+        dev->image = image->data;
+        dev->size = image->size;
+    }
+    dev->open = 1;
+    *err = 0;
+}
+
+void at_target_flash_close(const char *family, at_target_flash_t *dev)
+{
+    (void)family;
+    dev->open = 0;
+}
+
+void at_target_flash_copy(const char *api, at_target_flash_t *dev, at_target_flash_addr_t ext, char *loc,
+                          int size, int stride, int length, int dir, at_target_udma_event_t *event)
+{
+    long long last;
+    need_open(api, dev->open);
+    issue(api, dir, size, length, event);
+    if (dir != AT_TARGET_EXT2LOC)
+        at_target_fault(api, "a write into flash (LOC2EXT): the flash images are read-only on GVSoC");
+    /* the last byte read: the start of the last line plus its length */
+    last = size <= 0 ? 0 : (long long)ext + (long long)((size - 1) / length) * stride
+                           + (size - (long long)((size - 1) / length) * length);
+    if (last > dev->size)
+        at_target_fault(api, "the copy reads past the end of the flash image");
+    copy_lines((char *)dev->image + ext, loc, size, stride, length, dir);
+}
+
+void at_target_udma_wait(const char *api, at_target_udma_event_t *event)
+{
+    if (!event->pending)
+        at_target_fault(api, "a wait on an event no copy was issued on (or waited already)");
+    event->pending = 0;
 }
