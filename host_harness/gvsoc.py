@@ -52,7 +52,7 @@ import numpy as np
 from autotiler.errors import HarnessError
 
 from .manifest import L3_FAMILIES, GraphSpec, KernelSpec, Manifest
-from .runner import CONSTRUCT_ERRORS, MEMORY_KINDS, WARM_MODES, KernelTable, check_args
+from .runner import CONSTRUCT_ERRORS, MEMORY_KINDS, GraphBase, KernelTable, check_args
 from .toolchain import first_error_lines
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
@@ -478,7 +478,7 @@ class GvsocProgram(KernelTable):
         return f"<GvsocProgram kernels={self.kernels} graphs={self.graphs} work={self.work}>"
 
 
-class GvsocGraph:
+class GvsocGraph(GraphBase):
     """A generated graph of a :class:`GvsocProgram`, with the common path of the host's
     :class:`~host_harness.runner.Graph`: ``construct()``, ``run(**arrays)`` (outputs copied back
     in place; the counters), ``destruct()``, ``memory(which)``; ``counters`` those of the last run.
@@ -497,14 +497,6 @@ class GvsocGraph:
         self._program, self.spec = program, spec
         self.counters: dict = {}
         self._constructed = False
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def warm_mode(self) -> str:
-        return WARM_MODES[self.spec.warm]
 
     @property
     def constructed(self) -> bool:

@@ -513,7 +513,22 @@ _DESTRUCT_PARTS = {"DoL1Dealloc": ("L1",), "DoL2Dealloc": ("L2",), "DoL2DynDeall
                    "DoL3Dealloc": ("L3",), "DoL3DeInit": ("flash", "ram")}
 
 
-class Graph:
+class GraphBase:
+    """What every back-end's graph reads off its manifest entry ``spec``."""
+
+    spec: object
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def warm_mode(self) -> str:
+        """The graph's AT_GRAPH_WARM_CONSTRUCT: WARM_DISABLED, WARM_L1, WARM_L2_DYN_L1 or WARM_ALL."""
+        return WARM_MODES[self.spec.warm]
+
+
+class Graph(GraphBase):
     """A generated graph of a :class:`Program`: ``construct()`` (allocations and promoted
     constants, kept between calls), ``run(**arrays)`` (counters; outputs copied back), as many
     times as wanted, ``memory(which)``, ``destruct()`` (then construct again if wanted).
@@ -549,15 +564,6 @@ class Graph:
         self.counters: dict = {}
         self._live: set = set()
         self._session = False  # between the first construct and the destruct that frees the last part
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def warm_mode(self) -> str:
-        """The graph's AT_GRAPH_WARM_CONSTRUCT: WARM_DISABLED, WARM_L1, WARM_L2_DYN_L1 or WARM_ALL."""
-        return WARM_MODES[self.spec.warm]
 
     @property
     def constructed(self) -> bool:
