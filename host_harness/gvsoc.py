@@ -340,16 +340,10 @@ class GvsocProgram(KernelTable):
 
     # ---- graphs --------------------------------------------------------------------------
 
-    @property
-    def graphs(self) -> list[str]:
-        return list(self._graph_specs)
-
     def graph(self, name: str) -> GvsocGraph:
         """The generated graph ``name``: construct(), run(**arrays), memory(which), destruct()
         (see :class:`GvsocGraph`)."""
-        if name not in self._graph_specs:
-            raise HarnessError(f"unknown graph '{name}'", hint=f"graphs are {', '.join(self._graph_specs) or '(none)'}")
-        spec = self._graph_specs[name]
+        spec = self.graph_spec(name)
         if spec.reentrant:
             raise HarnessError(f"graph '{name}' has a reentrant runner (-R): its context, stepping and control "
                                f"{NOT_ON_GVSOC}", hint=f"generate it without -R for GVSoC, or {HOST_HINT}")
@@ -362,13 +356,10 @@ class GvsocProgram(KernelTable):
     def _flash_images(self, spec: GraphSpec) -> list[tuple[str, bytes]]:
         """(name, bytes) of every flash image the graph's constructor opens, read next to the
         generated C as the host harness reads them."""
-        manifest = self._graph_manifest[spec.name]
-        data = json.loads(manifest.path.read_text())
-        graph = next(g for g in data.get("graphs", []) if g.get("name") == spec.name)
-        files = [f["file"] for f in graph.get("flashes") or ([graph["flash"]] if graph.get("flash") else [])]
+        folder = self._graph_manifest[spec.name].path.parent
         images = []
-        for name in dict.fromkeys(files):
-            path = manifest.path.parent / name
+        for name in dict.fromkeys(spec.flash_files):
+            path = folder / name
             if not path.is_file():
                 raise HarnessError(f"graph '{spec.name}': its flash image {path} is missing",
                                    hint="regenerate the model: the flash image is written next to the generated C")

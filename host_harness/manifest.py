@@ -107,8 +107,8 @@ class KernelSpec:
 class GraphSpec:
     """A generated graph: ``<name>_Construct()``, ``<name>(args)``, ``<name>_Destruct()``,
     ``<name>_Memory(Which)`` (their parameters per ``warm``, the graph's AT_GRAPH_WARM_CONSTRUCT); ``sizes`` the bytes its constructor allocates per memory ("L1",
-    "L2", "L2_DYN", ...); ``flash_file`` the flash image(s) it opens (None: no constants; several:
-    their names joined by ", "). The
+    "L2", "L2_DYN", ...); ``flash_files`` the flash images its constructor opens (none: no
+    constants); ``flash_file`` their names joined by ", " for messages (None: none). The
     runner's arguments are checked like a kernel's (``name``, ``args``, ``arg_names``)."""
 
     name: str
@@ -117,10 +117,14 @@ class GraphSpec:
     destruct: str
     memory: str
     sizes: dict
-    flash_file: Optional[str] = None
+    flash_files: tuple[str, ...] = ()
     warm: int = 0   # AT_GRAPH_WARM_CONSTRUCT: 0 (none), 1 WARM_L1, 2 WARM_L2_DYN_L1, 3 WARM_ALL
     nodes: tuple = ()   # the names of the nodes (their user kernels or groups), in execution order
     reentrant: bool = False   # -R: Construct(Descr) + AllocCtxt, a runner taking the context and yielding
+
+    @property
+    def flash_file(self) -> Optional[str]:
+        return ", ".join(self.flash_files) or None
 
     @property
     def arg_names(self) -> list[str]:
@@ -280,13 +284,12 @@ def _graph(data, where: str) -> GraphSpec:
     sizes = _field(data, "sizes", dict, here)
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in sizes.values()):
         raise HarnessError(f"{here}: field 'sizes' must map memories to byte counts")
-    flash = data.get("flash")
+    flash = data.get("flash")   # the main flash device, one of ``flashes`` when that is given
     file = _field(flash, "file", str, f"{here} flash") if isinstance(flash, dict) else None
     flashes = data.get("flashes") or []
     if not isinstance(flashes, list) or not all(isinstance(f, dict) for f in flashes):
         raise HarnessError(f"{here}: field 'flashes' must be a list of flash devices")
-    if len(flashes) > 1:   # every image the constructor opens, for its error messages
-        file = ", ".join(_field(f, "file", str, f"{here} flashes") for f in flashes)
+    files = tuple(_field(f, "file", str, f"{here} flashes") for f in flashes) or ((file,) if file else ())
     warm = data.get("warm", 0)
     if warm not in (0, 1, 2, 3) or isinstance(warm, bool):
         raise HarnessError(f"{here}: field 'warm' must be 0, 1, 2 or 3 (AT_GRAPH_WARM_CONSTRUCT), got {warm!r}")
@@ -297,7 +300,7 @@ def _graph(data, where: str) -> GraphSpec:
     if not isinstance(reentrant, bool):
         raise HarnessError(f"{here}: field 'reentrant' must be true or false, got {reentrant!r}")
     return GraphSpec(name, args, _field(data, "construct", str, here), _field(data, "destruct", str, here),
-                     _field(data, "memory", str, here), dict(sizes), file, warm, tuple(nodes), reentrant)
+                     _field(data, "memory", str, here), dict(sizes), files, warm, tuple(nodes), reentrant)
 
 
 def _load_json(path: Path):

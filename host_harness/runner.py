@@ -410,9 +410,11 @@ def run_sanitized(library: Path, config: dict, kernel: KernelSpec, values: dict)
 # ---------------------------------------------------------------------------------------------
 
 class KernelTable:
-    """The user kernels of a built program by name (``self._kernels``), for every back-end."""
+    """The user kernels and graphs of a built program by name (``self._kernels``,
+    ``self._graph_specs``), for every back-end."""
 
     _kernels: dict
+    _graph_specs: dict
 
     @property
     def kernels(self) -> list[str]:
@@ -422,6 +424,16 @@ class KernelTable:
         if name not in self._kernels:
             raise HarnessError(f"unknown kernel '{name}'", hint=f"kernels are {', '.join(self._kernels)}")
         return self._kernels[name]
+
+    @property
+    def graphs(self) -> list[str]:
+        return list(self._graph_specs)
+
+    def graph_spec(self, name: str):
+        """The manifest entry of graph ``name``."""
+        if name not in self._graph_specs:
+            raise HarnessError(f"unknown graph '{name}'", hint=f"graphs are {', '.join(self._graph_specs) or '(none)'}")
+        return self._graph_specs[name]
 
 
 class Program(KernelTable):
@@ -468,18 +480,13 @@ class Program(KernelTable):
             return run_sanitized(self.library, self._config, kernel, args)
         return run_kernel(self._ffi, self._lib, self._config, kernel, args)
 
-    @property
-    def graphs(self) -> list[str]:
-        return list(self._graph_specs)
-
     def graph(self, name: str) -> Graph:
         """The generated graph ``name``: construct(), run(**arrays), memory(which), destruct()."""
-        if name not in self._graph_specs:
-            raise HarnessError(f"unknown graph '{name}'", hint=f"graphs are {', '.join(self._graph_specs) or '(none)'}")
+        spec = self.graph_spec(name)
         if self.sanitize:
             raise HarnessError(f"graph '{name}': sanitized runs of graphs are not supported yet (the constructed "
                                "state would have to live in the child process)", hint="build with sanitize=False")
-        return self._graphs.setdefault(name, Graph(self, self._graph_specs[name]))
+        return self._graphs.setdefault(name, Graph(self, spec))
 
     def __repr__(self) -> str:
         return f"Program({self.library}, kernels={self.kernels}, platform={self.platform.name!r})"
