@@ -57,6 +57,7 @@ REFINE_SEEDS = 4         # best estimates (of distinct tile-count cells) whose n
 REFINE_ROUNDS = 16       # ... for at most this many rounds
 EXACT_TOP = 4            # candidates the time objective predicts exactly, best estimates first ...
 EXACT_TIE = 0.01         # ... and those estimated within 1% of the best (the estimate cannot tell them apart) ...
+EXACT_TIE_MAX = 8        # ... up to this many; then those estimated below the best prediction so far ...
 EXACT_MAX = 12           # ... up to this many
 FULL_GRID = 20_000       # the cheap objectives look at every candidate of grids this small, else at the thinned grid
 WALK_RADIUS = 2          # neighbours tried on each side, per space, when refining a thinned-grid result
@@ -292,6 +293,25 @@ def _feasible(ev: _Evaluator, spaces: list, lists: list, variants: list, single:
     return out
 
 
+def _distinct(cs: list, spaces: list) -> list:
+    """``cs`` without repeats, each with the partial promotions of spaces it cuts into one
+    chunk left out: an argument resident along a space of one chunk is the same tiling as one
+    fetched per chunk (same transfers, same L1), and predicting both would waste the exact
+    predictions on duplicates."""
+    dims = {s.space: s.dim for s in spaces}
+    out, seen = [], set()
+    for c in cs:
+        if c.partial:
+            sizes = dict(c.sizes)
+            keep = frozenset(p for p in c.partial if p[1] not in sizes or sizes[p[1]] < dims[p[1]])
+            if keep != c.partial:
+                c = replace(c, partial=keep)
+        if c not in seen:
+            seen.add(c)
+            out.append(c)
+    return out
+
+
 def _neighbours(c: Choice, spaces: list, lists: list) -> list:
     """Choices next to ``c`` in the grid ``lists``: every combination of one step either way in
     each space, and up to WALK_RADIUS steps along one space."""
@@ -317,28 +337,31 @@ def _neighbours(c: Choice, spaces: list, lists: list) -> list:
 def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants: list, single: bool) -> list:
     """Tilings the time objective compares. Every feasible choice of the grid (of a coarse grid
     when large: per space, the ends of the size ranges of geometrically spread tile counts) is
-    estimated; the
-    neighbourhoods of the ``REFINE_SEEDS`` best estimates in the full grid are estimated in
-    turn until the best estimates stop changing; then the ``EXACT_TOP`` best estimates (and any
-    within ``EXACT_TIE`` of the best, up to ``EXACT_MAX``) and the original's choice are
-    predicted exactly."""
+    estimated (once per distinct tiling: :func:`_distinct`); the neighbourhoods of the
+    ``REFINE_SEEDS`` best estimates in the full grid are estimated in turn until the best
+    estimates stop changing; then the ``EXACT_TOP`` best estimates (and any within
+    ``EXACT_TIE`` of the best, up to ``EXACT_TIE_MAX``), the next ones while estimated below
+    the best prediction so far (up to ``EXACT_MAX``) and the original's choice are predicted
+    exactly."""
     small = prod(len(v) for v in full) * len(variants) <= ESTIMATE_ALL
     dims, cores = [s.dim for s in spaces], ev.o.platform.cores
     if small:
-        ranked = _ranked(ev, _feasible(ev, spaces, full, variants, single))
+        ranked = _ranked(ev, _distinct(_feasible(ev, spaces, full, variants, single), spaces))
     else:  # the variants promoting inputs on the kept counts only (their seeds are refined as well)
-        ranked = _ranked(ev, _feasible(ev, spaces, _coarse(full, dims, cores), variants[:1], single)
-                         + _feasible(ev, spaces, _coarse(full, dims, cores, every=False), variants[1:], single))
+        ranked = _ranked(ev, _distinct(_feasible(ev, spaces, _coarse(full, dims, cores), variants[:1], single)
+                                       + _feasible(ev, spaces, _coarse(full, dims, cores, every=False),
+                                                   variants[1:], single), spaces))
     for _ in range(REFINE_ROUNDS):
         seeds = _seeds(ranked, spaces)
-        fresh = {n for c in seeds for n in _neighbours(c, spaces, full) if n not in ev.estimates and ev.fits(n)}
+        fresh = {n for c in seeds for n in _distinct(_neighbours(c, spaces, full), spaces)
+                 if n not in ev.estimates and ev.fits(n)}
         if not fresh:
             break
         ranked = sorted(ranked + _ranked(ev, sorted(fresh, key=str)), key=lambda x: x[0])
         if _seeds(ranked, spaces) == seeds:
             break
     near = [c for i, (e, c) in enumerate(ranked)
-            if i < EXACT_TOP or (i < EXACT_MAX and e <= ranked[0][0] * (1 + EXACT_TIE))]
+            if i < EXACT_TOP or (i < EXACT_TIE_MAX and e <= ranked[0][0] * (1 + EXACT_TIE))]
     scored = [t for c in near if (t := ev.tiling(c)) is not None]
     scored += _below_best(ev, ranked, len(near), scored)
     for part in variants:  # the original's choice, so that time is never predicted worse than it
@@ -406,7 +429,10 @@ def _coarse(full: list, dims: list, cores: int, every: bool = True) -> list:
                 keep.add(min(counts, key=lambda n: abs(n - target)))
             counts = sorted(keep)
         chosen = {by_count[n][-1] for n in counts}
-        multiples = by_count.values() if every else [by_count[n] for n in counts]
+        # balanced stepping stones for the walk, which steps through a fine grid (not needed
+        # where every size is a multiple of the core count: the walk steps on those already)
+        fine = any(v % cores for v in values)
+        multiples = by_count.values() if every and fine else [by_count[n] for n in counts]
         chosen |= {next(v for v in vs if v % cores == 0) for vs in multiples if any(v % cores == 0 for v in vs)}
         out.append(sorted(chosen, reverse=True))
     return out
@@ -575,7 +601,7 @@ def _largest_first(ev: _Evaluator, spaces: list, full: list, variants: list) -> 
                 if ev.fits(c) and check(c) is not None:
                     sizes = trial
                     break
-        t = ev.tiling(Choice(tuple((x.space, sizes[x.space]) for x in spaces), partial=part))
+        t = ev.tiling(_distinct([Choice(tuple((x.space, sizes[x.space]) for x in spaces), partial=part)], spaces)[0])
         if t is not None:
             return t
     return None

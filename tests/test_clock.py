@@ -9,6 +9,7 @@ import pytest
 
 import host_harness
 from autotiler import *
+from autotiler import objectives
 from autotiler.api.kernels import solve_options
 from autotiler.codegen import generate, write_files
 from autotiler.errors import PlatformError
@@ -231,6 +232,30 @@ def test_time_objective_finds_the_exhaustive_optimum_where_the_estimate_misses_p
         chosen = m.tilings["AddLines"]
     assert chosen.predicted.cycles == best.predicted.cycles == 2090
     assert [(a.tile_h(), a.tile_h(last=True)) for a in chosen.args] == [(19, 8)] * 3
+
+
+
+def test_time_objective_predicts_each_distinct_tiling_once():
+    """A 1x1 convolution of 64 to 128 features on 8x8 (MobileNet's PW6) at 64 KiB: its filter
+    may be partially promoted along the input features (D0). Where D0 is one chunk, that
+    promotion changes nothing (same transfers, same L1), so the choice is the same tiling as
+    without it: the time objective estimates and predicts it once. Before, the two forms took
+    half of the exact predictions of every such layer (same cycles, in pairs)."""
+    with Model() as m:
+        SetL1MemorySize(65536)
+        LoadCNNLibrary()
+        CNN_ConvolutionPoolReLU("PW", 0, 1, 1, 1, 1, 7, 7, 7, 7, 0, 0, 0, 0, 64, 128, 8, 8,
+                                KOP_CONV_DP, 1, 1, 1, 1, 1, 1, 0, KOP_NONE, 0, 0, 0, 0, 0, 0, 0, KOP_RELU)
+        uk = m.kernels["PW"]
+        kg, ev, scored = objectives._candidates(uk, solve_options(m, uk))
+    dims = {s.space: s.dim for s in kg.spaces}
+    estimated = [c for c, e in ev.estimates.items() if e is not None]
+    assert any(c.partial for c in estimated)
+    for c in estimated + [t.choice for t in scored]:
+        sizes = dict(c.sizes)
+        assert all(sizes.get(sp, 0) < dims[sp] for _, sp in c.partial), c
+    tiled = {t.choice: t for t in scored if not t.promoted}.values()   # (the original's choice may repeat one)
+    assert len({(t.choice.sizes, t.predicted.cycles, t.l1_bytes, t.traffic) for t in tiled}) == len(tiled)
 
 
 # ---------------------------------------------------------------------------------------------

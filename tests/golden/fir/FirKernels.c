@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER FIR_L1_Memory;
 
 /*
  * TiledFir10GenericScalar: 9 tiles of 4040 lines (last 448) on 'KerIn', 32380 B of 51200 B L1.
- * Iteration space T0[9]; objective 'time' over 152 candidate tiling(s) (13 predicted exactly).
+ * Iteration space T0[9]; objective 'time' over 152 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 65556 B in, 65536 B out.
  *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8100 B, moved at T0 x9 (1D)
  *   KerCoeffs  1x10x2B [-] resident in      L1 @16200: 1 x 20 B, moved once
@@ -67,7 +67,7 @@ void TiledFir10GenericScalar(
 
 /*
  * TiledFir10Generic: 9 tiles of 4040 lines (last 448) on 'KerIn', 32380 B of 51200 B L1.
- * Iteration space T0[9]; objective 'time' over 152 candidate tiling(s) (13 predicted exactly).
+ * Iteration space T0[9]; objective 'time' over 152 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 65556 B in, 65536 B out.
  *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8100 B, moved at T0 x9 (1D)
  *   KerCoeffs  1x10x2B [-] resident in      L1 @16200: 1 x 20 B, moved once
@@ -128,7 +128,7 @@ void TiledFir10Generic(
 
 /*
  * TiledFir10Opt: 9 tiles of 4040 lines (last 448) on 'KerIn', 32380 B of 51200 B L1.
- * Iteration space T0[9]; objective 'time' over 152 candidate tiling(s) (13 predicted exactly).
+ * Iteration space T0[9]; objective 'time' over 152 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 65556 B in, 65536 B out.
  *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8100 B, moved at T0 x9 (1D)
  *   KerCoeffs  1x10x2B [-] resident in      L1 @16200: 1 x 20 B, moved once
@@ -189,7 +189,7 @@ void TiledFir10Opt(
 
 /*
  * TiledFir20GenericScalar: 9 tiles of 4080 lines (last 128) on 'KerIn', 32760 B of 51200 B L1.
- * Iteration space T0[9]; objective 'time' over 202 candidate tiling(s) (13 predicted exactly).
+ * Iteration space T0[9]; objective 'time' over 202 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 65576 B in, 65536 B out.
  *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8200 B, moved at T0 x9 (1D)
  *   KerCoeffs  1x20x2B [-] resident in      L1 @16400: 1 x 40 B, moved once
@@ -250,7 +250,7 @@ void TiledFir20GenericScalar(
 
 /*
  * TiledFir20Generic: 9 tiles of 4080 lines (last 128) on 'KerIn', 32760 B of 51200 B L1.
- * Iteration space T0[9]; objective 'time' over 202 candidate tiling(s) (13 predicted exactly).
+ * Iteration space T0[9]; objective 'time' over 202 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 65576 B in, 65536 B out.
  *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 8200 B, moved at T0 x9 (1D)
  *   KerCoeffs  1x20x2B [-] resident in      L1 @16400: 1 x 40 B, moved once
@@ -311,7 +311,7 @@ void TiledFir20Generic(
 
 /*
  * TiledFir20Opt: 8 tiles of 4600 lines (last 568) on 'KerIn', 36920 B of 51200 B L1.
- * Iteration space T0[8]; objective 'time' over 202 candidate tiling(s) (13 predicted exactly).
+ * Iteration space T0[8]; objective 'time' over 202 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 65576 B in, 65536 B out.
  *   KerIn      1x32768x2B [H] tile     in      L1 @0: 2 x 9240 B, moved at T0 x8 (1D)
  *   KerCoeffs  1x20x2B [-] resident in      L1 @18480: 1 x 40 B, moved once

@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER MobileNet_L1_Memory;
 
 /*
  * Conv0: 5 tiles of 29 lines (last 17) on 'In', 65504 B of 65536 B L1.
- * Iteration space D1[1] > T0[5] > D0[1]; objective 'time' over 28 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D1[1] > T0[5] > D0[1]; objective 'time' over 14 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 50912 B in, 32768 B out.
  *   In         128x128x1B [D0,H] tile     in      L1 @0: 2 x 11136 B, moved at T0 x5 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @22272: 1 x 8 B, moved once
@@ -178,7 +178,7 @@ void DW1(
 
 /*
  * PW1: 8 tiles of 9 lines (last 1) on 'In', 64656 B of 65536 B L1.
- * Iteration space D1[1] > T0[8] > D0[1]; objective 'time' over 52 candidate tiling(s) (5 predicted exactly).
+ * Iteration space D1[1] > T0[8] > D0[1]; objective 'time' over 44 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 32912 B in, 65536 B out.
  *   In         64x64x1B [D0,H] tile     in      L1 @0: 2 x 4608 B, moved at T0 x8 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @9216: 1 x 16 B, moved once
@@ -356,7 +356,7 @@ void DW2(
 
 /*
  * PW2: 6 tiles of 6 lines (last 2) on 'In', 43552 B of 65536 B L1.
- * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 165 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 143 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 16928 B in, 32768 B out.
  *   In         32x32x1B [D0,H] tile     in      L1 @0: 2 x 3072 B, moved at T0 x6 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @6144: 1 x 32 B, moved once
@@ -532,7 +532,7 @@ void DW3(
 
 /*
  * PW3: 6 tiles of 6 lines (last 2) on 'In', 50208 B of 65536 B L1.
- * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 254 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 238 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 33824 B in, 32768 B out.
  *   In         32x32x1B [D0,H] tile     in      L1 @0: 2 x 6144 B, moved at T0 x6 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @12288: 1 x 32 B, moved once
@@ -708,7 +708,7 @@ void DW4(
 
 /*
  * PW4: D1 in 2 chunks of 56 (last 8), 2 tiles of 8 lines (last 8) on 'In', 54896 B of 65536 B L1.
- * Iteration space D1[2] > T0[2] > D0[1]; objective 'time' over 486 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[2] > T0[2] > D0[1]; objective 'time' over 444 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 18496 B in, 16384 B out.
  *   In         16x16x1B [D0,H] tile     in      L1 @0: 2 x 4096 B, moved at T0 x4 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @8192: 2 x 56 B, moved at D1 x2 (1D)
@@ -889,7 +889,7 @@ void DW5(
 
 /*
  * PW5: 3 tiles of 7 lines (last 2) on 'In', D0 in 2 chunks of 32 (last 32), 54336 B of 65536 B L1.
- * Iteration space D1[1] > T0[3] > D0[2]; objective 'time' over 583 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[1] > T0[3] > D0[2]; objective 'time' over 552 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 28736 B in, 16384 B out.
  *   In         16x16x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x6 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @7168: 1 x 64 B, moved once
@@ -1068,7 +1068,7 @@ void DW6(
 
 /*
  * PW6: D1 in 3 chunks of 56 (last 16), D0 in 2 chunks of 32 (last 32), 29296 B of 65536 B L1.
- * Iteration space D1[3] > T0[1] > D0[2]; objective 'time' over 757 candidate tiling(s) (15 predicted exactly).
+ * Iteration space D1[3] > T0[1] > D0[2]; objective 'time' over 680 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 20608 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x6 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 56 B, moved at D1 x3 (1D)
@@ -1250,7 +1250,7 @@ void DW7(
 
 /*
  * PW7: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 1043 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1432,7 +1432,7 @@ void DW8(
 
 /*
  * PW8: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 1043 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1614,7 +1614,7 @@ void DW9(
 
 /*
  * PW9: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 1043 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1796,7 +1796,7 @@ void DW10(
 
 /*
  * PW10: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 1043 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1978,7 +1978,7 @@ void DW11(
 
 /*
  * PW11: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 1043 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -2160,7 +2160,7 @@ void DW12(
 
 /*
  * PW12: D1 in 2 chunks of 128 (last 128), D0 in 4 chunks of 32 (last 32), 21760 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 769 candidate tiling(s) (15 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 570 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 37120 B in, 4096 B out.
  *   In         4x4x1B [D0,H] tile     in      L1 @0: 2 x 512 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @1024: 2 x 128 B, moved at D1 x2 (1D)
@@ -2342,7 +2342,7 @@ void DW13(
 
 /*
  * PW13: D1 in 2 chunks of 128 (last 128), D0 in 5 chunks of 52 (last 48), 27520 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[5]; objective 'time' over 863 candidate tiling(s) (14 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[5]; objective 'time' over 608 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 73984 B in, 4096 B out.
  *   In         4x4x1B [D0,H] tile     in      L1 @0: 2 x 832 B, moved at D0 x10 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @1664: 2 x 128 B, moved at D1 x2 (1D)
