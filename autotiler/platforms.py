@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from .errors import PlatformError
+from .model.cost import cost_problem
 
 
 @dataclass(frozen=True)
@@ -37,16 +38,30 @@ class DmaEngine:
 class ComputeScale:
     """A basic kernel's compute cycles on a platform from its ``Cost=`` value (written for GAP8):
     ``Cost * percent / 100 + per_call`` (integer arithmetic, as the generated code evaluates
-    it). ``percent`` 100 and ``per_call`` 0 leave the Cost as written."""
+    it). ``percent`` 100 and ``per_call`` 0 leave the Cost as written.
+
+    ``cost``: the platform's own Cost= of the basic kernel, used instead of the library's (or of
+    the default cost) before ``percent`` and ``per_call``, for code whose cycles on this platform
+    do not follow the library's shape. Same grammar as ``Cost=`` (:mod:`autotiler.model.cost`)
+    over the basic kernel's scalar formal arguments and ``ncores``, evaluated in ``long long``;
+    its names are checked against the basic kernel when a user kernel calls it."""
 
     percent: int
     per_call: int = 0
+    cost: Optional[str] = None
 
     def __post_init__(self) -> None:
         for key, minimum in (("percent", 1), ("per_call", 0)):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
                 raise PlatformError(f"ComputeScale.{key} must be an int >= {minimum}, got {value!r}")
+        if self.cost is not None and not isinstance(self.cost, str):
+            raise PlatformError(f"ComputeScale.cost must be a Cost expression (a string) or None, got {self.cost!r}")
+
+    @property
+    def identity(self) -> bool:
+        """Charges the library's Cost= as written."""
+        return (self.percent, self.per_call, self.cost) == (100, 0, None)
 
 
 @dataclass(frozen=True)
@@ -84,11 +99,25 @@ class Platform:
             if not isinstance(name, str) or not isinstance(scale, ComputeScale):
                 raise PlatformError(f"platform '{self.name}': compute maps basic-kernel names to ComputeScale, "
                                     f"got {name!r}: {scale!r}")
+            self._check_cost(name, scale.cost)
+
+    def _check_cost(self, kernel: str, cost: Optional[str]) -> None:
+        """A platform's own Cost= is a valid Cost expression; its names are the basic kernel's
+        formals, which only the model knows (checked there: check_platform_cost)."""
+        if cost is None:
+            return
+        if kernel == "*":
+            raise PlatformError(f"platform '{self.name}': compute['*'].cost: {cost!r} is given for any basic kernel, "
+                                "but a cost names the formal arguments of one",
+                                hint="give the cost to the basic kernel's own entry; '*' takes percent and per_call")
+        problem = cost_problem(cost, None)
+        if problem is not None:
+            raise PlatformError(f"platform '{self.name}': compute['{kernel}'].cost: {problem.message}", hint=problem.hint)
 
     def compute_scale(self, kernel: str) -> Optional[ComputeScale]:
         """How ``kernel``'s Cost= becomes cycles here (None: as written)."""
         scale = self.compute.get(kernel, self.compute.get("*"))
-        return None if scale is None or (scale.percent, scale.per_call) == (100, 0) else scale
+        return None if scale is None or scale.identity else scale
 
     def with_overrides(self, **changes) -> Platform:
         unknown = sorted(set(changes) - set(self.__dataclass_fields__))
@@ -201,36 +230,48 @@ PULP_OPEN = Platform(
                        "(bench/gvsoc_micro.py).",
         "ops_per_cycle_per_core": "assumption, as gap8.",
         "compute": "measured on GVSoC: per basic kernel, Cost= (GAP8 figures: SIMD, hardware loops) to "
-                   "rv32imc cycles, fitted by `bench/calibrate.py --fit-compute --quick` over the example "
-                   "kernels and the MNIST layers at two L1 budgets each (GvsocProgram.profile: the fork "
-                   "cycles against the summed Cost=; fit errors in bench/results/calibration_fit.json); '*' "
-                   "(kernels not measured) is the geometric mean, an assumption.",
+                   "rv32imc cycles, fitted by `bench/calibrate.py --fit-compute` (make calibrate, the full run: the "
+                   "example kernels at three L1 budgets each and the MNIST layers at 48000, 16000 and 6000 B; "
+                   "GvsocProgram.profile: each basic kernel's fork cycles against its summed Cost=; fit errors and "
+                   "the leave-one-out check in bench/results/calibration_fit.json, docs/gvsoc-calibration.md). The "
+                   "entries with a cost= are this platform's own Cost= of the kernel (the convolutions: one term "
+                   "per valid output and input feature on the busiest core, times the taps for NxM, as their C "
+                   "computes, where the library's Cost= counts the halo too; KerDP_IO_fp: its items per core, the Cost='s 20*ncores fixed part "
+                   "being too large for the code): its terms are chosen by hand from the C "
+                   "(autotiler/generators/cnn_kernels/, examples/cnn_conv_v3/ConvV3BasicKernels.c), their "
+                   "coefficients (hundredths of a cycle) and per_call fitted on the term sums the fit walks off the "
+                   "runs' schedules. '*' (kernels not measured) is the geometric mean of the scaled kernels' "
+                   "percent, an assumption.",
     },
     compute={
         "Image2Complex": ComputeScale(203, 52),
-        "KerDP_IO_fp": ComputeScale(1544, 0),
-        "KerDP_fp": ComputeScale(313, 57),
+        "KerDPLinearLayer_fp": ComputeScale(519, 0),
+        "KerDP_IO_fp": ComputeScale(100, 791, cost="(9067*((W * H * InFeatures + ncores - 1) / ncores)) / 100"),
+        "KerDP_fp": ComputeScale(319, 52),
+        "KerDP_fps": ComputeScale(848, 71),
         "KerDirectConv5x5_fp": ComputeScale(404, 0),
-        "KerMatMultParallel16": ComputeScale(362, 82),
-        "KerMatMultParallelVectorial16": ComputeScale(475, 0),
-        "KerMatrixMax": ComputeScale(418, 0),
-        "KerParConv5x5Stride1_DP_fp": ComputeScale(949, 86301),
-        "KerParConvNxMStrideSxSy_DP_fp": ComputeScale(259, 0),
+        "KerMatMultParallel16": ComputeScale(362, 78),
+        "KerMatMultParallelVectorial16": ComputeScale(466, 0),
+        "KerMatrixMax": ComputeScale(401, 145),
+        "KerParConv3x3Stride2_DP_fps": ComputeScale(100, 656, cost="(30795*((OutFeatures + ncores - 1) / ncores)*InFeatures*((UsedW - 3) / 2 + 1)*((UsedH - 3) / 2 + 1)) / 100"),
+        "KerParConv5x5Stride1_DP_fp": ComputeScale(100, 386, cost="(72909*((OutFeatures + ncores - 1) / ncores)*InFeatures*(UsedW - 4)*(UsedH - 4)) / 100"),
+        "KerParConvNxMStrideSxSy_DP_fp": ComputeScale(100, 177, cost="(2158*((OutFeatures + ncores - 1) / ncores)*InFeatures*((UsedW - N) / S + 1)*((UsedH - Ny) / Sy + 1)*N*Ny) / 100"),
         "KerParLinearLayerReLU_fp": ComputeScale(515, 0),
-        "KerParPool2x2Stride2_fp": ComputeScale(1872, 427),
-        "KerParSetBias_DP_fp": ComputeScale(543, 10),
-        "KerParSoftMax_fp": ComputeScale(1542, 0),
-        "KerPrime": ComputeScale(756, 0),
-        "KerProcess": ComputeScale(269, 121),
+        "KerParPool2x2Stride2_fp": ComputeScale(1902, 150),
+        "KerParSetBias_DP_fp": ComputeScale(544, 22),
+        "KerParSetBias_DP_fps": ComputeScale(505, 33),
+        "KerParSoftMax_fp": ComputeScale(1538, 0),
+        "KerPrime": ComputeScale(746, 0),
+        "KerProcess": ComputeScale(275, 27),
         "KerSetInBias": ComputeScale(510, 0),
-        "KerSetZero32": ComputeScale(490, 0),
-        "MatSumPar": ComputeScale(278, 26),
-        "MatrixAdd": ComputeScale(192, 0),
+        "KerSetZero32": ComputeScale(489, 0),
+        "MatSumPar": ComputeScale(273, 44),
+        "MatrixAdd": ComputeScale(185, 56),
         "Radix2FFT_DIF_2D_Horizontal": ComputeScale(234, 85),
         "Radix2FFT_DIF_2D_Vertical": ComputeScale(234, 99),
         "SwapSamples_2D_Horizontal_Par": ComputeScale(375, 27),
         "SwapSamples_2D_Vertical_Par": ComputeScale(389, 5),
-        "*": ComputeScale(453, 0),
+        "*": ComputeScale(441, 0),
     },
 )
 

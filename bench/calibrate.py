@@ -25,6 +25,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -55,7 +56,11 @@ from autotiler.generators import cnn_conv_reference as CONV_REF  # noqa: E402
 from autotiler.generators import cnn_dense_reference as DENSE_REF  # noqa: E402
 from autotiler.generators.cnn_conv import CNN_ConvolutionPoolReLU  # noqa: E402
 from autotiler.generators.cnn_dense import CNN_LinearReLU, CNN_SoftMax  # noqa: E402
-from autotiler.platforms import DmaEngine, get_platform  # noqa: E402
+from autotiler.model.cost import LinearCost, linear_cost  # noqa: E402
+from autotiler.platforms import ComputeScale, DmaEngine, get_platform  # noqa: E402
+from autotiler.schedule.build import build_schedule  # noqa: E402
+from autotiler.schedule.cost import check_platform_cost  # noqa: E402
+from autotiler.schedule.walk import Machine, Program, Walker, environment  # noqa: E402
 from host_harness import gvsoc  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "results" / "calibration.json"
@@ -182,7 +187,8 @@ def _tiling(m, name: str):
     return [m.tilings[c.name] for c in m.groups[name].calls]
 
 
-def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool = False) -> list:
+def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool = False,
+             shapes: Optional[dict] = None) -> list:
     gen_dir = work / "gen"
     write_files(files, str(gen_dir))
     host = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat)
@@ -197,13 +203,14 @@ def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool
             check_outputs(a_gv, c.expected, f"{c.case}/{c.kernel} on GVSoC")
             forks = target.profile(c.kernel, **_copy_args(c.args))["forks"] if profile else {}
             ts = _tiling(m, c.kernel)
+            terms = shape_sums(ts, m.libs, plat, {k: v for k, v in (shapes or {}).items() if k in forks}, forks)
             predicted = sum(t.predicted.cycles for t in ts)
             rows.append({"case": c.case, "kernel": c.kernel, "budget": c.budget,
                          "tiling": "; ".join(t.describe() for t in ts), "host": counters["cycles"],
                          "predicted": predicted, "gvsoc": got["cycles"],
                          "compute": counters["compute_cycles"], "dma": counters["dma_busy_cycles"]["cluster"],
                          "dma_bound": counters["dma_busy_cycles"]["cluster"] > counters["compute_cycles"],
-                         "forks": {k: list(v) for k, v in forks.items()}})
+                         "forks": {k: list(v) for k, v in forks.items()}, "terms": terms})
     finally:
         target.close()
     for r in rows:
@@ -247,29 +254,184 @@ def summary(rows: list) -> dict:
     return out
 
 
-def fit_compute(rows: list, fork_cycles: int) -> dict:
-    """Per basic kernel, the :class:`ComputeScale` that best maps its ``Cost=`` to GVSoC's cycles:
-    over every profiled run (calls n, measured fork cycles y, summed Cost= c; the Cost= values
-    as written, so run with ``compute={}``), y = f * c + k * n in the least-squares sense on
-    relative errors; ``percent`` = 100 f, ``per_call`` = k less the fork the model charges apart
-    (``fork_cycles``), never below 0. One run, runs in one proportion, or a per-call part that
-    would be more than half of some run's cycles (the Cost= then does not follow the code's shape:
-    the fit would trade the proportion for a fixed cost) fit f alone."""
+class WrongTermSums(Exception):
+    """The schedules walked for the term sums are not the code GVSoC profiled (a bug: abort)."""
+
+
+class _CallTally(Machine):
+    """Counts one basic kernel's calls in a walk of a schedule and sums their cost (the walker
+    skips repeated iterations: the figures are additive and there is no state)."""
+
+    def __init__(self, kernel: str):
+        self.kernel = kernel
+        self.f = [0, 0]     # calls, summed cost
+
+    def copy(self, node, env: dict, size: int, lines: int, event: tuple) -> None:
+        pass
+
+    def wait(self, node, env: dict, event: tuple) -> None:
+        pass
+
+    def compute(self, node, env: dict, cost: int) -> None:
+        if node.kernel == self.kernel:
+            self.f[0] += 1
+            self.f[1] += cost
+
+    def key(self):
+        return ()
+
+    def figures(self) -> tuple:
+        return tuple(self.f)
+
+    def repeat(self, delta: tuple, reps: int) -> None:
+        self.f = [x + reps * d for x, d in zip(self.f, delta)]
+
+    def restore(self, key, delta: tuple) -> None:
+        self.repeat(delta, 1)
+
+
+def call_sums(tilings: list, libs: dict, plat, kernel: str) -> tuple:
+    """(calls, summed cost) of basic kernel ``kernel`` in the schedules of ``tilings`` on
+    ``plat``: what the generated code's ``AT_SIM_COMPUTE`` adds up for it (C arguments count as
+    1, as in the prediction)."""
+    calls = total = 0
+    for t in tilings:
+        schedule = build_schedule(t, libs, None, plat)
+        tally = _CallTally(kernel)
+        Walker(Program(schedule), tally, environment(schedule, [c.name for c in t.kernel.cargs], plat.cores)).run()
+        calls, total = calls + tally.f[0], total + tally.f[1]
+    return calls, total
+
+
+def shape_sums(tilings: list, libs: dict, plat, shapes: dict, forks: dict) -> dict:
+    """{basic kernel: [sum of each term of its shape over its calls]} of a run, for the fit of a
+    platform's own Cost= (``shapes``: {basic kernel: terms}). GVSoC's profile gives a basic
+    kernel's summed Cost= only; the term sums come from walking the very schedules the generated
+    code runs, each term in turn made the kernel's cost. The walk of the Cost= the run charged
+    must give the profile's calls and summed Cost= (``forks``), else the sums are not the run's."""
+    out = {}
+    for kernel, terms in shapes.items():
+        check_platform_cost(plat.with_overrides(compute={kernel: ComputeScale(100, 0, "+".join(terms))}),
+                            libs[kernel])
+        calls, cost = call_sums(tilings, libs, plat, kernel)
+        if [calls, cost] != list(forks[kernel][::2]):
+            raise WrongTermSums(f"the schedules give {calls} calls of '{kernel}' costing {cost} in all, GVSoC's "
+                                f"profile {forks[kernel][0]} costing {forks[kernel][2]}: the term sums would not be "
+                                "the run's")
+        out[kernel] = [call_sums(tilings, libs, plat.with_overrides(compute={kernel: ComputeScale(100, 0, term)}),
+                                 kernel)[1] for term in terms]
+    return out
+
+
+def platform_shapes(plat) -> dict:
+    """{basic kernel: its terms} of every basic kernel the platform gives its own Cost= (the
+    constant part left to ``per_call``)."""
+    return {k: [t for t in linear_cost(v.cost).terms if t != "1"] for k, v in plat.compute.items() if v.cost}
+
+
+SHAPE_DIVISOR = 100   # a fitted shape's coefficients are in hundredths of a cycle
+
+
+@dataclass(frozen=True)
+class ForkFit:
+    """A basic kernel's fitted compute model: ``percent`` of its Cost= or, for a shaped kernel,
+    ``coefficients`` (cycles per unit of each of ``terms``), plus ``per_call`` beyond the fork;
+    over ``runs`` profiled runs (``calls`` calls), worst relative error ``worst_fit_error``."""
+
+    percent: int
+    per_call: int
+    runs: int
+    calls: int
+    worst_fit_error: float
+    terms: tuple = ()
+    coefficients: tuple = ()
+
+    def cost(self) -> Optional[str]:
+        """The platform's own Cost= of a shaped kernel (coefficients in hundredths of a cycle)."""
+        if not self.terms:
+            return None
+        hundredths = tuple(round(SHAPE_DIVISOR * k) for k in self.coefficients)
+        return LinearCost(self.terms, hundredths, SHAPE_DIVISOR).text()
+
+    def cycles(self, calls: float, cost: float, sums, fork_cycles: int) -> float:
+        """The fork cycles this model charges for ``calls`` calls of summed Cost= ``cost`` and
+        summed terms ``sums`` (as the generated code computes them, per call, in integers)."""
+        if self.terms:
+            hundredths = [round(SHAPE_DIVISOR * k) for k in self.coefficients]
+            work = sum(c * x for c, x in zip(hundredths, sums)) / SHAPE_DIVISOR
+        else:
+            work = self.percent / 100 * cost
+        return work + (self.per_call + fork_cycles) * calls
+
+    def entry(self) -> dict:
+        out = {"percent": self.percent, "per_call": self.per_call, "runs": self.runs, "calls": self.calls,
+               "worst_fit_error": self.worst_fit_error}
+        if self.terms:
+            out.update(terms=list(self.terms), coefficients=list(self.coefficients), cost=self.cost())
+        return out
+
+
+def fit_compute(rows: list, fork_cycles: int, shapes: Optional[dict] = None) -> dict:
+    """Per basic kernel, the :class:`ForkFit` that best maps its runs to GVSoC's fork cycles, over
+    every profiled run (calls n, measured fork cycles y, summed Cost= c; the Cost= values as
+    written, so run with ``compute={}``), in the least-squares sense on relative errors.
+
+    A kernel of ``shapes`` ({basic kernel: terms}, the platform's own Cost= of it) fits
+    y = sum_i k_i * T_i + k * n (T_i: the run's sum of term i, ``row["terms"]``), every
+    coefficient >= 0 (:func:`_fit_shape`); any other y = f * c + k * n: ``percent`` = 100 f,
+    ``per_call`` = k less the fork the model charges apart (``fork_cycles``), never below 0. One
+    run, runs in one proportion, or a per-call part that would be more than half of some run's
+    cycles (the Cost= then does not follow the code's shape: the fit would trade the proportion
+    for a fixed cost) fit f alone."""
+    shapes = shapes or {}
     out = {}
     for name, pts in sorted(_fork_points(rows).items()):
         n, y, c = (np.array([p[i] for p in pts], dtype=float) for i in range(1, 4))
-        a = np.stack([c / y, n / y], axis=1)
-        f, k = np.linalg.lstsq(a, np.ones_like(y), rcond=None)[0] if np.linalg.matrix_rank(a) == 2 else (0.0, -1.0)
-        if f <= 0 or k < fork_cycles or np.any(k * n > 0.5 * y):   # then the rest scales with Cost=
-            k = float(fork_cycles)
-            f = max(float(np.mean((y - k * n) / c)), 0.01)
-        fit = f * c + k * n
-        out[name] = {"percent": max(1, round(100 * f)), "per_call": max(0, round(k - fork_cycles)),
-                     "runs": len(pts), "calls": int(n.sum()), "worst_fit_error": float(np.max(np.abs(fit / y - 1)))}
+        if name in shapes:
+            sums = np.array([rows[p[0]]["terms"][name] for p in pts], dtype=float)
+            if sums.shape[1] != len(shapes[name]):
+                raise ValueError(f"'{name}': the runs sum {sums.shape[1]} terms, its shape has {len(shapes[name])}")
+            coefficients, per_call = _fit_shape(sums, n, y, fork_cycles)
+            fit = ForkFit(100, per_call, len(pts), int(n.sum()), 0.0, tuple(shapes[name]), coefficients)
+        else:
+            fit = ForkFit(*_fit_scale(n, y, c, fork_cycles), len(pts), int(n.sum()), 0.0)
+            sums = [()] * len(pts)
+        model = np.array([fit.cycles(n[j], c[j], sums[j], fork_cycles) for j in range(len(pts))])
+        out[name] = ForkFit(fit.percent, fit.per_call, fit.runs, fit.calls, float(np.max(np.abs(model / y - 1))),
+                            fit.terms, fit.coefficients)
     if out:
-        out["*"] = {"percent": round(float(np.exp(np.mean([np.log(v["percent"]) for v in out.values()])))),
-                    "per_call": 0, "runs": 0, "calls": 0, "worst_fit_error": 0.0}
+        mean = float(np.exp(np.mean([np.log(v.percent) for k, v in out.items() if k not in shapes] or [0.0])))
+        out["*"] = ForkFit(round(mean), 0, 0, 0, 0.0)
     return out
+
+
+def _fit_scale(n, y, c, fork_cycles: int) -> tuple:
+    """(percent, per_call) of y = f * c + k * n (see :func:`fit_compute`)."""
+    a = np.stack([c / y, n / y], axis=1)
+    f, k = np.linalg.lstsq(a, np.ones_like(y), rcond=None)[0] if np.linalg.matrix_rank(a) == 2 else (0.0, -1.0)
+    if f <= 0 or k < fork_cycles or np.any(k * n > 0.5 * y):   # then the rest scales with Cost=
+        k = float(fork_cycles)
+        f = max(float(np.mean((y - k * n) / c)), 0.01)
+    return max(1, round(100 * f)), max(0, round(k - fork_cycles))
+
+
+def _fit_shape(sums, n, y, fork_cycles: int) -> tuple:
+    """((k_1, ...), per_call) of y = sum_i k_i * sums[:, i] + (per_call + fork) * n, relative
+    least squares with every unknown >= 0 (an active set: the most negative unknown is fixed at
+    0 and the rest fitted again). The per-call part is fitted only when the runs separate it
+    from the terms (their matrix has full rank), else it is 0: the terms carry all."""
+    columns = np.column_stack([sums, n]) / y[:, None]
+    target = 1 - fork_cycles * n / y
+    free = list(range(columns.shape[1]))
+    if np.linalg.matrix_rank(columns) < len(free):
+        free.pop()
+    while True:
+        x = np.zeros(columns.shape[1])
+        x[free] = np.linalg.lstsq(columns[:, free], target, rcond=None)[0]
+        if x.min() >= 0 or not free:
+            break
+        free.remove(int(np.argmin(x)))
+    return tuple(float(v) for v in x[:-1]), max(0, round(float(x[-1])))
 
 
 def _fork_points(rows: list) -> dict:
@@ -282,22 +444,22 @@ def _fork_points(rows: list) -> dict:
     return points
 
 
-def holdout(rows: list, fork_cycles: int) -> dict:
+def holdout(rows: list, fork_cycles: int, shapes: Optional[dict] = None) -> dict:
     """Out-of-sample check of :func:`fit_compute`: per basic kernel profiled in at least two
     runs (other tilings, other budgets), each run's fork cycles predicted by the table fitted
     on the other runs alone (leave one run out). {name: {"runs", "in_sample", "held_out"}}:
     the worst relative errors of the in-sample fit and of the held-out predictions."""
-    fit_all = fit_compute(rows, fork_cycles)
+    fit_all = fit_compute(rows, fork_cycles, shapes)
     out = {}
     for name, pts in sorted(_fork_points(rows).items()):
         if len(pts) < 2:
             continue
         errors = []
         for i, calls, cycles, cost in pts:
-            scale = fit_compute([r for j, r in enumerate(rows) if j != i], fork_cycles)[name]
-            predicted = scale["percent"] / 100 * cost + (scale["per_call"] + fork_cycles) * calls
-            errors.append(predicted / cycles - 1)
-        out[name] = {"runs": len(pts), "in_sample": fit_all[name]["worst_fit_error"],
+            fit = fit_compute([r for j, r in enumerate(rows) if j != i], fork_cycles, shapes)[name]
+            sums = rows[i]["terms"][name] if fit.terms else ()
+            errors.append(fit.cycles(calls, cost, sums, fork_cycles) / cycles - 1)
+        out[name] = {"runs": len(pts), "in_sample": fit_all[name].worst_fit_error,
                      "held_out": float(max(errors, key=abs))}
     return out
 
@@ -317,7 +479,9 @@ def format_holdout(result: dict) -> str:
 def compute_literal(fit: dict) -> str:
     """The fit as the platform entry's ``compute=`` literal (autotiler/platforms.py)."""
     lines = ["compute={"]
-    lines += [f'    "{k}": ComputeScale({v["percent"]}, {v["per_call"]}),' for k, v in fit.items()]
+    for k, v in fit.items():
+        cost = f', cost="{v.cost()}"' if v.terms else ""
+        lines.append(f'    "{k}": ComputeScale({v.percent}, {v.per_call}{cost}),')
     return "\n".join(lines + ["},"])
 
 
@@ -373,7 +537,8 @@ def parse_args(argv):
                         "(each profiled run predicted by the table fitted on the other runs)")
     p.add_argument("--fit-compute", action="store_true",
                    help="also profile each call's forks and fit the platform's compute model (runs with every "
-                        "Cost= as written); prints the compute= entry for autotiler/platforms.py")
+                        "Cost= as written; a basic kernel the platform gives its own cost= gets the coefficients of "
+                        "that cost's terms); prints the compute= entry for autotiler/platforms.py")
     return p.parse_args(argv)
 
 
@@ -398,7 +563,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.holdout:
         data = json.loads(Path(args.holdout).read_text())
-        print(format_holdout(holdout(data["rows"], data["constants"]["fork_cycles"])))
+        print(format_holdout(holdout(data["rows"], data["constants"]["fork_cycles"], data.get("shapes"))))
         return 0
     if not gvsoc.available():
         print(f"GVSoC is not installed: {gvsoc.INSTALL_HINT}", file=sys.stderr)
@@ -407,16 +572,21 @@ def main(argv=None) -> int:
         print(f"--before describes pulp_open's first model, not {args.platform}'s", file=sys.stderr)
         return 2
     plat = model_platform(args.platform, args.before, args.fit_compute)
+    # the terms of each platform's own Cost=, summed per run to fit their coefficients
+    shapes = platform_shapes(get_platform(args.platform)) if args.fit_compute else {}
     examples = args.examples.split(",") if args.examples else [n for n in example_names() if _calibratable(n)]
     rng = np.random.default_rng(0)
     rows, skipped = [], []
     for name, make in cases(examples, plat, args.quick, rng):
         work = Path(tempfile.mkdtemp(prefix="calib-"))
         try:
-            rows += run_case(*make(), plat, work, profile=args.fit_compute)
+            rows += run_case(*make(), plat, work, profile=args.fit_compute, shapes=shapes)
             print(f"{name}: done", flush=True)
         except WrongOutput as err:
             print(f"CALIBRATION ABORTED, generated code computes a wrong result: {err}", file=sys.stderr)
+            return 2
+        except WrongTermSums as err:
+            print(f"CALIBRATION ABORTED, the compute fit's term sums are not the run's: {err}", file=sys.stderr)
             return 2
         except (AutoTilerError, HarnessError) as err:
             skipped.append({"case": name, "why": str(err).splitlines()[0][:300]})
@@ -433,19 +603,21 @@ def main(argv=None) -> int:
         print(f"  [{'PASS' if ok else 'FAIL'}] {k}")
     if args.compare:
         print("\n" + format_comparison(json.loads(Path(args.compare).read_text())["rows"], rows))
-    fit = fit_compute(rows, plat.fork_cycles) if args.fit_compute else {}
+    fit = fit_compute(rows, plat.fork_cycles, shapes) if args.fit_compute else {}
     if fit:
-        print("\nfitted compute model (basic kernel: percent of Cost=, cycles per call beyond the fork; "
-              "worst fit error):")
+        print("\nfitted compute model (basic kernel: percent of Cost= or its own cost, cycles per call beyond "
+              "the fork; worst fit error):")
         for k, v in fit.items():
-            print(f"  {k:40} {v['percent']:>6}% +{v['per_call']:<5} {v['runs']:>3} runs  {100 * v['worst_fit_error']:.1f}%")
+            model = v.cost() if v.terms else f"{v.percent}%"
+            print(f"  {k:40} {model} +{v.per_call}  {v.runs} runs  {100 * v.worst_fit_error:.1f}%")
         print(compute_literal(fit))
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     constants = {"cluster_dma": vars(plat.cluster_dma), "dma_issue_cycles": plat.dma_issue_cycles,
                  "wait_cycles": plat.wait_cycles, "fork_cycles": plat.fork_cycles,
                  "compute": {k: vars(v) for k, v in plat.compute.items()}}
     Path(args.json).write_text(json.dumps({"platform": plat.name, "model": "before" if args.before else "current",
-                                           "constants": constants, "summary": s, "rows": rows, "compute_fit": fit,
+                                           "constants": constants, "summary": s, "rows": rows, "shapes": shapes,
+                                           "compute_fit": {k: v.entry() for k, v in fit.items()},
                                            "skipped": skipped}, indent=1) + "\n")
     print(f"wrote {args.json}")
     return 0

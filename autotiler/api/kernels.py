@@ -21,6 +21,7 @@ from ..model.session import Model, current_model
 from ..model.v2 import V2Dims, V2Order, translate
 from ..model.validate import check_name, suggest, validate_group, validate_user_kernel
 from ..objectives import solve, solve_options
+from ..schedule.cost import check_platform_cost
 from ..tiler.tiling import ArgTiling, KernelTiling
 from .common import (
     bind,
@@ -89,6 +90,8 @@ def _tile_and_record(model: Model, uk: UserKernelDecl) -> Optional[KernelTiling]
                          f"'{p.name}'", where=uk.where, kernel=uk.name,
                          hint="lower SetL1MemorySize / --L1, or model a chip with more L1: "
                               f"Model(autotiler.platforms.get_platform('{p.name}', l1_size=...))")
+    for call in uk.calls:   # the platform's own Cost= of a basic kernel names its formals
+        check_platform_cost(p, model.libs[call.name], call.where, uk.name)
     try:
         tiling = solve(uk, solve_options(model, uk))
     except TilingError as err:

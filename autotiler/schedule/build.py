@@ -45,7 +45,7 @@ from ..model.ir import (
 )
 from ..tiler.geometry import ArgKind
 from ..tiler.tiling import ArgTiling, DimTiling, KernelTiling
-from .cost import cost_to_expr, default_cost, scaled_cost
+from .cost import default_cost, platform_cost, scaled_cost
 from .expr import (
     FALSE,
     ONE,
@@ -651,8 +651,9 @@ class Builder:
             value, acc = self.binding(b, formal, ix, live)
             fields.append(Field(formal.name, formal.ctype, value))
             accesses += acc
-        cost = cost_to_expr(lib.cost, self.cost_values(fields)) if lib.cost else self._default_cost(call, lib, ix)
-        cost = scaled_cost(cost, self.platform, call.name)
+        cost = platform_cost(lib.cost, self.cost_values(fields), self.platform, call.name)
+        if cost is None:
+            cost = scaled_cost(self._default_cost(call, lib, ix), self.platform, call.name)
         comment = f"{L(call.location).name}: {call.name}"
         if not lib.struct_call:
             return [Compute(call.name, L(call.location).name, tuple(fields), cost, False, accesses=tuple(accesses),

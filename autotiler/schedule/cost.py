@@ -14,9 +14,10 @@ cycle for cycle):
 * a basic-kernel call costs its ``Cost=`` expression evaluated on the bound values (C
   arguments, unknown when generating, count as 1; without ``Cost=``: one cycle per item of the
   largest tile bound to it, over the cores for a parallel call, plus ``DEFAULT_CALL_CYCLES``),
-  scaled by the platform's measured compute model of that basic kernel where it has one
-  (:func:`scaled_cost`: the schedule carries the scaled figure, so the generated code's
-  ``AT_SIM_COMPUTE`` and this clock agree), and a parallel call adds ``fork_cycles``.
+  scaled by the platform's measured compute model of that basic kernel where it has one, which
+  may replace the ``Cost=`` by the platform's own (:func:`platform_cost`: the schedule carries
+  the resulting figure, so the generated code's ``AT_SIM_COMPUTE``, this clock and the tiler's
+  estimate agree), and a parallel call adds ``fork_cycles``.
 
 :func:`predict` walks the schedule with :mod:`autotiler.schedule.walk`, which skips repeated
 iterations exactly, so a prediction costs a few dozen loop bodies whatever the tile counts.
@@ -27,7 +28,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..model.cost import parse_cost
+from ..errors import PlatformError
+from ..model.cost import cost_problem, parse_cost
 from ..model.devices import device_engine
 from .expr import CallExpr, Const, Expr, add, cast, div, mod, mul, sub
 from .ir import Copy, Direction, Engine, Schedule
@@ -64,6 +66,36 @@ def _ast_expr(node, values: dict) -> Expr:
     return mod(a, b)
 
 
+def platform_cost(text: Optional[str], values: dict, platform, kernel: str) -> Optional[Expr]:
+    """A call's cycles on ``platform`` as an expression: the platform's own Cost= of the basic
+    kernel (``ComputeScale.cost``, evaluated in long long: its coefficients are the platform's
+    cycles, the products can exceed an int) or else the library's ``Cost=`` ``text``, each
+    argument name replaced by its bound value in ``values``, then :func:`scaled_cost`. None when
+    neither exists (the caller charges :func:`default_cost`, scaled). The one place a Cost=
+    becomes cycles: the schedule builder (hence the generated ``AT_SIM_COMPUTE``, the host
+    simulator and the predictor) and the tiler's estimate both call it."""
+    s = platform.compute_scale(kernel) if platform is not None else None
+    if s is not None and s.cost is not None:
+        wide = {name: cast("long long", v) for name, v in values.items()}
+        return scaled_cost(cost_to_expr(s.cost, wide), platform, kernel)
+    if not text:
+        return None
+    return scaled_cost(cost_to_expr(text, values), platform, kernel)
+
+
+def check_platform_cost(platform, lib, where: str = "", kernel: Optional[str] = None) -> None:
+    """The platform's own Cost= of basic kernel ``lib`` (if any) names only its scalar formal
+    arguments and ``ncores``: a :class:`~autotiler.errors.PlatformError` otherwise (the
+    platform cannot check this when it is built, as it does not know the kernel's formals)."""
+    s = platform.compute_scale(lib.name)
+    if s is None or s.cost is None:
+        return
+    problem = cost_problem(s.cost, frozenset(c.name for c in lib.cargs if not c.is_pointer))
+    if problem is not None:
+        raise PlatformError(f"platform '{platform.name}': compute['{lib.name}'].cost: {problem.message}", where=where,
+                            kernel=kernel, hint=problem.hint)
+
+
 def scaled_cost(cost: Expr, platform, kernel: str) -> Expr:
     """A call's cycles on ``platform`` from its GAP8 ``Cost=`` (or default cost): the platform's
     measured :class:`~autotiler.platforms.ComputeScale` of the basic kernel, evaluated in long
@@ -72,7 +104,7 @@ def scaled_cost(cost: Expr, platform, kernel: str) -> Expr:
     if s is None:
         return cost
     wide = cost if isinstance(cost, Const) else cast("long long", cost)   # a constant folds
-    return add(div(mul(wide, s.percent), 100), s.per_call)
+    return add(wide if s.percent == 100 else div(mul(wide, s.percent), 100), s.per_call)
 
 
 def scaled_cycles(cycles: int, platform, kernel: str) -> int:
@@ -191,5 +223,5 @@ def predict(schedule: Schedule, platform, cargs=(), program: Optional[Program] =
     return clock.prediction()
 
 
-__all__ = ["DEFAULT_CALL_CYCLES", "NCORES", "cost_to_expr", "scaled_cost", "scaled_cycles", "default_cost", "Prediction", "Clock",
-           "channel_of", "channels", "predict"]
+__all__ = ["DEFAULT_CALL_CYCLES", "NCORES", "cost_to_expr", "platform_cost", "check_platform_cost", "scaled_cost",
+           "scaled_cycles", "default_cost", "Prediction", "Clock", "channel_of", "channels", "predict"]

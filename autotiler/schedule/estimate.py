@@ -45,7 +45,7 @@ from ..model.ir import (
 )
 from ..tiler.tiling import ArgTiling, KernelTiling
 from .build import transfer_shape
-from .cost import DEFAULT_CALL_CYCLES, cost_to_expr, scaled_cost, scaled_cycles
+from .cost import DEFAULT_CALL_CYCLES, platform_cost, scaled_cycles
 from .expr import Var, compile_expr, names
 
 _OPS: dict = {"+": operator.add, "-": operator.sub, "*": operator.mul, "<<": operator.lshift, ">>": operator.rshift,
@@ -66,8 +66,8 @@ class Estimator:
             formals = [f.name for f in lib.cargs]
             cost: Optional[Callable] = None
             reads: tuple = ()
-            if lib.cost:
-                expr = scaled_cost(cost_to_expr(lib.cost, {n: Var(n) for n in formals}), platform, call.name)
+            expr = platform_cost(lib.cost, {n: Var(n) for n in formals}, platform, call.name)
+            if expr is not None:
                 cost = compile_expr(expr)
                 used = names(expr)
                 reads = tuple((n, b) for b, n in zip(call.bindings, formals)
