@@ -51,7 +51,13 @@ def win_kernel(h, w=16, in_type=OBJ_IN_DB, out_type=OBJ_OUT_DB, cons=0, pref=0, 
 def run(model, tmp_path, h, w=16):
     gen = tmp_path / "gen"
     write_files(generate(model), str(gen))
-    prog = host_harness.build(gen, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS], platform=PLATFORM)
+    return run_generated(gen, h, w)
+
+
+def run_generated(gen, h, w=16, platform=PLATFORM):
+    """Build the window kernel ``K`` generated in ``gen`` for ``platform``, call it on an h x w
+    ramp and check its output (the ramp times 3): the call's counters."""
+    prog = host_harness.build(gen, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS], platform=platform)
     inp = np.arange(h * w, dtype=np.uint32).reshape(h, w)
     out = np.full((h, w), 0xA5A5A5A5, dtype=np.uint32)
     counters = prog.call("K", In=inp, Out=out, Wt=np.array([3], dtype=np.uint32))
@@ -93,13 +99,9 @@ def test_duplex_cluster_dma_runs_reads_and_writes_at_once(tmp_path):
         gen = tmp_path / "gen"
         write_files(generate(m), str(gen))
     assert t.ntiles > 4
-    inp = np.arange(200 * 16, dtype=np.uint32).reshape(200, 16)
     cycles = {}
     for plat in (PLATFORM, shared):
-        prog = host_harness.build(gen, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS], platform=plat)
-        out = np.full((200, 16), 0xA5A5A5A5, dtype=np.uint32)
-        c = prog.call("K", In=inp, Out=out, Wt=np.array([3], dtype=np.uint32))
-        np.testing.assert_array_equal(out, inp * 3)
+        c = run_generated(gen, 200, platform=plat)
         assert c["cycles"] == predict(t.schedule, plat).cycles
         cycles[plat.cluster_dma.duplex] = c
     duplex, one = cycles[True], cycles[False]
@@ -125,11 +127,7 @@ def test_platform_compute_model_scales_each_basic_kernels_cost(tmp_path):
         assert text in kernels and "AT_SIM_COMPUTE(0);" in kernels   # KerInit_u32: Cost=0, not in the model
         if cost != "100":
             assert "(long long)" in kernels
-        prog = host_harness.build(gen, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS], platform=plat)
-        inp = np.arange(100 * 16, dtype=np.uint32).reshape(100, 16)
-        out = np.full((100, 16), 0xA5A5A5A5, dtype=np.uint32)
-        c = prog.call("K", In=inp, Out=out, Wt=np.array([3], dtype=np.uint32))
-        np.testing.assert_array_equal(out, inp * 3)
+        c = run_generated(gen, 100, platform=plat)
         assert c["cycles"] == t.predicted.cycles and c["compute_cycles"] == t.predicted["compute_cycles"]
         runs[cost] = (t, c)
     t, c = runs["100"]

@@ -13,7 +13,6 @@ import sys
 import numpy as np
 import pytest
 
-import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
 from autotiler.errors import PlatformError
@@ -25,7 +24,7 @@ from autotiler.schedule.cost import check_platform_cost
 from autotiler.schedule.estimate import Estimator
 
 from .conftest import EXAMPLES, ROOT, load_module
-from .test_clock import KERNELS, PLATFORM, win_kernel
+from .test_clock import PLATFORM, run_generated, win_kernel
 
 SHAPE = "3*W*H + 2*H + 11"     # KerWin_u32's formals W and H: per item, per line, per call
 
@@ -60,11 +59,7 @@ def test_platform_cost_replaces_the_library_cost_everywhere_alike(tmp_path):
     for plat in (PLATFORM, shaped):
         gen = tmp_path / ("shaped" if plat.compute else "library")
         t, uk, libs, code = _generate(plat, gen)
-        prog = host_harness.build(gen, sources=[KERNELS / "WinKernels.c"], include_dirs=[KERNELS], platform=plat)
-        inp = np.arange(100 * 16, dtype=np.uint32).reshape(100, 16)
-        out = np.full((100, 16), 0xA5A5A5A5, dtype=np.uint32)
-        c = prog.call("K", In=inp, Out=out, Wt=np.array([3], dtype=np.uint32))
-        np.testing.assert_array_equal(out, inp * 3)
+        c = run_generated(gen, 100, platform=plat)
         assert c["cycles"] == t.predicted.cycles and c["compute_cycles"] == t.predicted["compute_cycles"]
         estimate = Estimator(uk, libs, plat).compute(t)
         assert estimate == t.predicted["compute_cycles"] + t.predicted["fork_cycles"]
