@@ -43,6 +43,7 @@ from .tiler.search import (
     grid,
     partial_candidates,
     promoted_choice,
+    refetching_loops,
     smallest_choice,
     total_iterations,
 )
@@ -55,7 +56,7 @@ COARSE_POINTS = 200      # ... about this many tile-count combinations in the ti
 COARSE_SMALL = 4         # ... every count up to this one, per space
 REFINE_SEEDS = 4         # best estimates (of distinct tile-count cells) whose neighbourhoods are estimated next ...
 REFINE_ROUNDS = 16       # ... for at most this many rounds
-EXACT_TOP = 4            # candidates the time objective predicts exactly, best estimates first ...
+EXACT_TOP = 3            # candidates the time objective predicts exactly, best estimates first ...
 EXACT_TIE = 0.01         # ... and those estimated within 1% of the best (the estimate cannot tell them apart) ...
 EXACT_TIE_MAX = 8        # ... up to this many; then those estimated below the best prediction so far ...
 EXACT_MAX = 12           # ... up to this many
@@ -138,6 +139,7 @@ class _Evaluator:
     def __init__(self, kg: KernelGeom, options: SolveOptions, objective: Objective):
         self.kg, self.o, self.obj = kg, options, objective
         self.fp = Footprint(kg)
+        self.refetch = refetching_loops(kg)   # (argument, space) -> loops a partial promotion saves re-reads of
         self.built: dict = {}
         self.done: dict = {}
         self.finals: dict = {}            # (choice, L2 staging depths) -> finished tiling (finished_as)
@@ -293,17 +295,21 @@ def _feasible(ev: _Evaluator, spaces: list, lists: list, variants: list, single:
     return out
 
 
-def _distinct(cs: list, spaces: list) -> list:
-    """``cs`` without repeats, each with the partial promotions of spaces it cuts into one
-    chunk left out: an argument resident along a space of one chunk is the same tiling as one
-    fetched per chunk (same transfers, same L1), and predicting both would waste the exact
-    predictions on duplicates."""
+def _distinct(cs: list, spaces: list, refetch: Optional[dict] = None) -> list:
+    """``cs`` without repeats, each with the partial promotions that cannot save traffic left
+    out: along a space it cuts into one chunk (an argument resident along it is the same tiling
+    as one fetched per chunk: same transfers, same L1), or when every loop that would re-read
+    the argument (``refetch``, when given: :func:`~autotiler.tiler.search.refetching_loops`)
+    runs once (the same transfers as without it, in more L1). Predicting both would waste the
+    exact predictions on duplicates."""
     dims = {s.space: s.dim for s in spaces}
     out, seen = [], set()
     for c in cs:
         if c.partial:
             sizes = dict(c.sizes)
-            keep = frozenset(p for p in c.partial if p[1] not in sizes or sizes[p[1]] < dims[p[1]])
+            keep = frozenset(p for p in c.partial if (p[1] not in sizes or sizes[p[1]] < dims[p[1]])
+                             and (refetch is None
+                                  or any(sp not in sizes or sizes[sp] < dims[sp] for sp in refetch.get(p, ()))))
             if keep != c.partial:
                 c = replace(c, partial=keep)
         if c not in seen:
@@ -346,14 +352,15 @@ def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants
     small = prod(len(v) for v in full) * len(variants) <= ESTIMATE_ALL
     dims, cores = [s.dim for s in spaces], ev.o.platform.cores
     if small:
-        ranked = _ranked(ev, _distinct(_feasible(ev, spaces, full, variants, single), spaces))
+        ranked = _ranked(ev, _distinct(_feasible(ev, spaces, full, variants, single), spaces, ev.refetch))
     else:  # the variants promoting inputs on the kept counts only (their seeds are refined as well)
-        ranked = _ranked(ev, _distinct(_feasible(ev, spaces, _coarse(full, dims, cores), variants[:1], single)
-                                       + _feasible(ev, spaces, _coarse(full, dims, cores, every=False),
-                                                   variants[1:], single), spaces))
+        fitting = _fitting(ev, spaces, full, single)
+        ranked = _ranked(ev, _distinct(_feasible(ev, spaces, _coarse(fitting, dims, cores), variants[:1], single)
+                                       + _feasible(ev, spaces, _coarse(fitting, dims, cores, every=False),
+                                                   variants[1:], single), spaces, ev.refetch))
     for _ in range(REFINE_ROUNDS):
         seeds = _seeds(ranked, spaces)
-        fresh = {n for c in seeds for n in _distinct(_neighbours(c, spaces, full), spaces)
+        fresh = {n for c in seeds for n in _distinct(_neighbours(c, spaces, full), spaces, ev.refetch)
                  if n not in ev.estimates and ev.fits(n)}
         if not fresh:
             break
@@ -375,6 +382,21 @@ def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants
         if t is not None:
             scored.append(t)
     return scored
+
+
+def _fitting(ev: _Evaluator, spaces: list, full: list, single: bool) -> list:
+    """Per space, the sizes that fit L1 with every other space at its smallest size (the full
+    lists when none does): the coarse grid spreads its counts over these only, so that under a
+    tight budget its points fall on the small tiles that fit rather than on large ones that do
+    not (a size that does not fit with the others at their smallest seldom fits with larger
+    ones; the refinement still walks the full grid)."""
+    smallest = {s.space: values[-1] for s, values in zip(spaces, full)}
+    out = []
+    for s, values in zip(spaces, full):
+        kept = [v for v in values if ev.fits(Choice(tuple((x.space, v if x.space == s.space else smallest[x.space])
+                                                          for x in spaces), single_buffer=single))]
+        out.append(kept or values)
+    return out
 
 
 def _below_best(ev: _Evaluator, ranked: list, start: int, scored: list) -> list:

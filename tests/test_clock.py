@@ -16,6 +16,8 @@ from autotiler.errors import PlatformError
 from autotiler.objectives import TRIPLE_MIN_GAIN, candidates, reschedule
 from autotiler.platforms import GAP8, ComputeScale, get_platform
 from autotiler.schedule.cost import predict
+from autotiler.tiler.geometry import kernel_geometry
+from autotiler.tiler.search import grid
 from autotiler.tiler.tiling import with_stages
 
 from .conftest import EXAMPLES, ROOT, example_reference, load_module
@@ -238,7 +240,9 @@ def test_time_objective_predicts_each_distinct_tiling_once():
     may be partially promoted along the input features (D0). Where D0 is one chunk, that
     promotion changes nothing (same transfers, same L1), so the choice is the same tiling as
     without it: the time objective estimates and predicts it once. Before, the two forms took
-    half of the exact predictions of every such layer (same cycles, in pairs)."""
+    half of the exact predictions of every such layer (same cycles, in pairs). Likewise where
+    the loop that would re-read the filter (the lines, T0) runs once: the promotion saves no
+    transfer, and only the choice without it is estimated."""
     with Model() as m:
         SetL1MemorySize(65536)
         LoadCNNLibrary()
@@ -252,8 +256,33 @@ def test_time_objective_predicts_each_distinct_tiling_once():
     for c in estimated + [t.choice for t in scored]:
         sizes = dict(c.sizes)
         assert all(sizes.get(sp, 0) < dims[sp] for _, sp in c.partial), c
+        assert all(any(lp not in sizes or sizes[lp] < dims[lp] for lp in ev.refetch[p]) for p in c.partial), c
+    assert {lp for loops in ev.refetch.values() for lp in loops} == {KER_ITER_TILE0}
     tiled = {t.choice: t for t in scored if not t.promoted}.values()   # (the original's choice may repeat one)
     assert len({(t.choice.sizes, t.predicted.cycles, t.l1_bytes, t.traffic) for t in tiled}) == len(tiled)
+
+
+def test_coarse_grid_spreads_over_the_sizes_that_fit():
+    """Under a tight L1 budget (the 1x1 convolution above at 2 KiB) most sizes of each space do
+    not fit even with the other spaces at their smallest. The time objective's coarse grid
+    spreads its tile counts over the sizes that do: fewer points, more of them feasible, than
+    the same spread over every size."""
+    with Model() as m:
+        SetL1MemorySize(2048)
+        LoadCNNLibrary()
+        CNN_ConvolutionPoolReLU("PW", 0, 1, 1, 1, 1, 7, 7, 7, 7, 0, 0, 0, 0, 64, 128, 8, 8,
+                                KOP_CONV_DP, 1, 1, 1, 1, 1, 1, 0, KOP_NONE, 0, 0, 0, 0, 0, 0, 0, KOP_RELU)
+        uk = m.kernels["PW"]
+        kg = kernel_geometry(uk)
+        ev = objectives._Evaluator(kg, solve_options(m, uk), objectives.OBJECTIVES["time"])
+    spaces, full = grid(kg, thinned=False)
+    dims, cores = [s.dim for s in spaces], PLATFORM.cores
+    fitting = objectives._fitting(ev, spaces, full, False)
+    assert all(set(f) <= set(v) for f, v in zip(fitting, full)) and fitting != full
+    spread, over_all = objectives._coarse(fitting, dims, cores), objectives._coarse(full, dims, cores)
+    points = [list(objectives.choices(kg, g, spaces)) for g in (spread, over_all)]
+    feasible = [[c for c in p if ev.fits(c)] for p in points]
+    assert len(points[0]) < len(points[1]) and len(feasible[0]) > len(feasible[1])
 
 
 # ---------------------------------------------------------------------------------------------

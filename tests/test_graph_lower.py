@@ -5,12 +5,13 @@ or prefetched from flash as L2 allows, and a typed error when L2 cannot hold the
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from autotiler import *
-from autotiler.graph.lower import lifetimes, plan_graph, symbol_sizes
+from autotiler.graph.lower import _promote, lifetimes, plan_graph, symbol_sizes
 from autotiler.graph.plan import PlanError, check_placement
 
 from .graph_helpers import ITEMS, const, inp, lib_add, local, mat_add, out, write_bin
@@ -73,3 +74,21 @@ def test_l2_too_small_for_the_activations_names_level_bytes_and_node(graph):
                        + r"\d \('K\d'\).*with every spillable buffer in L3.*give the graph more L2") as err:
         plan_graph(m, g, l2_budget=B)
     assert err.value.level == "L2" and err.value.missing > 0 and "test_graph_lower.py" in str(err.value)
+
+
+def test_promotion_tries_each_refused_constant_once():
+    """The greedy promotion (most flash traffic saved first) tries a constant refused once no
+    more: a promotion only grows static + dynamic L2, so it would be refused again. Here L2 holds
+    300 bytes; 'big' (200 B, read most) fits alone, then 'mid' no longer does, 'small' still
+    does: 'big' and 'small' are promoted, and 'mid' is not tried again after 'small'."""
+    consts = {"big": 200, "mid": 120, "small": 60}
+    uses = {"big": 4, "mid": 4, "small": 1}
+    trials = []
+
+    def layout(promoted):
+        trials.append(tuple(promoted))
+        static = sum(consts[n] for n in promoted)
+        return static, SimpleNamespace(peak=sum(consts[n] for n in consts if n not in promoted) // 4), ()
+
+    assert _promote(consts, uses, budget=300, l2=300, layout=layout) == ["big", "small"]
+    assert trials == [("big",), ("big", "mid"), ("big", "small")]   # not ("big", "small", "mid") again

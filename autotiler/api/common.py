@@ -162,14 +162,30 @@ int_arg = check_int
 def global_c_names(model) -> dict:
     """Global names of the generated files besides the user kernels and groups: memory and L3
     device symbols, basic kernels and their argument struct types (name -> what it is)."""
+    return {**device_and_template_c_names(model), **lib_c_names(model.libs.values()), **symbol_c_names(model)}
+
+
+def device_and_template_c_names(model) -> dict:
+    """The L3 device symbols and the templates' struct types (the first part of global_c_names)."""
     out = {d.symbol: f"the symbol of L3 device {loc.name}" for loc, d in L3_DEVICES.items()}
     out.update({t: f"the argument struct type of template '{t}'" for t in model.templates})
-    for lib in model.libs.values():
+    return out
+
+
+def lib_c_names(libs) -> dict:
+    """The basic kernels' names and struct types (the middle part of global_c_names)."""
+    out = {}
+    for lib in libs:
         out[lib.name] = f"basic kernel '{lib.name}'"
         if lib.par_type:
             out[lib.par_type] = f"the argument struct type of basic kernel '{lib.name}'"
-    out[model.symbols.l1] = "the L1 memory symbol (SetSymbolNames)"
-    out[model.symbols.l2] = "the L2 memory symbol (SetSymbolNames)"
+    return out
+
+
+def symbol_c_names(model) -> dict:
+    """The memory symbols and the graphs' names (the last part of global_c_names: these win)."""
+    out = {model.symbols.l1: "the L1 memory symbol (SetSymbolNames)",
+           model.symbols.l2: "the L2 memory symbol (SetSymbolNames)"}
     out.update(graph_c_names(model))
     return out
 
@@ -263,5 +279,5 @@ def sizeof(ctype: str) -> int:
 
 
 __all__ = ["split_count", "LIST_ITEMS", "describe", "counted", "listed", "enum_hint", "enum", "flags", "bind",
-           "int_arg", "global_c_names", "graph_c_names", "GRAPH_FUNCTIONS", "check_function_name", "check_kernel_c_names", "check_group_c_names",
+           "int_arg", "global_c_names", "device_and_template_c_names", "lib_c_names", "symbol_c_names", "graph_c_names", "GRAPH_FUNCTIONS", "check_function_name", "check_kernel_c_names", "check_group_c_names",
            "check_memory_symbols", "name_or_none", "sizeof", "C_SIZES"]

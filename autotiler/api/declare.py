@@ -8,6 +8,9 @@ form is told apart by the second argument.
 
 from __future__ import annotations
 
+from collections import ChainMap
+from collections.abc import Mapping
+from itertools import islice
 from typing import Optional
 
 from ..constants import (
@@ -68,7 +71,18 @@ from ..model.validate import (
     suggest,
     validate_kerarg_fields,
 )
-from .common import bind, counted, describe, enum, global_c_names, int_arg, listed, name_or_none
+from .common import (
+    bind,
+    counted,
+    describe,
+    device_and_template_c_names,
+    enum,
+    int_arg,
+    lib_c_names,
+    listed,
+    name_or_none,
+    symbol_c_names,
+)
 
 # ----------------------------------------------------------------------------------------------
 # C arguments and basic kernels
@@ -125,20 +139,26 @@ def KerTypeTemplate(TemplateName: str) -> tuple:
 
 
 _COSTS_OK: set = set()   # (Cost text, scalar argument names) already accepted by check_cost
-_GLOBAL_NAMES: list = [None, None, None]  # [model, version, global_c_names(model)]
+_GLOBAL_NAMES: list = [None, None, None, None, 0]  # [model, version, names, lib part, libs counted]
 
 
-def _global_names(model) -> dict:
-    """``global_c_names(model)`` (read only), computed again only when what it reads changed:
-    declarations are only ever added, so the counts and last names of the basic kernels and
-    templates, the symbols and the graphs tell its versions apart."""
-    libs, templates = model.libs, model.templates
-    version = (len(libs), next(reversed(libs), None), len(templates), next(reversed(templates), None),
-               model.symbols.l1, model.symbols.l2, tuple(model.graphs),
-               model.open_graph.name if model.open_graph is not None else None)
-    if _GLOBAL_NAMES[0] is not model or _GLOBAL_NAMES[1] != version:
-        _GLOBAL_NAMES[:] = [model, version, global_c_names(model)]
-    return _GLOBAL_NAMES[2]
+def _global_names(model) -> Mapping:
+    """``global_c_names(model)`` (read only), its parts computed again only when what they read
+    changed: declarations are only ever added, so the counts and last names of the templates,
+    the symbols and the graphs tell the versions of the other parts apart, and each new basic
+    kernel only adds to the basic kernels' part (one update per LibKernel, not a pass over all
+    the basic kernels: a library declares hundreds)."""
+    templates, libs = model.templates, model.libs
+    version = (len(templates), next(reversed(templates), None), model.symbols.l1, model.symbols.l2,
+               tuple(model.graphs), model.open_graph.name if model.open_graph is not None else None)
+    cache = _GLOBAL_NAMES
+    if cache[0] is not model or cache[1] != version or cache[4] > len(libs):
+        part: dict = {}
+        cache[:] = [model, version, ChainMap(symbol_c_names(model), part, device_and_template_c_names(model)), part, 0]
+    if cache[4] < len(libs):
+        cache[3].update(lib_c_names(islice(libs.values(), cache[4], None)))
+        cache[4] = len(libs)
+    return cache[2]
 
 
 def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:

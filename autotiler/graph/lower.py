@@ -568,15 +568,24 @@ def _promote(consts: dict, uses: dict, budget: int, l2: int, layout) -> list:
     """Constants promoted to static L2, greedily: at each step the one saving the most flash
     traffic per run (uses x bytes) among those whose promotion still lets static + dynamic L2
     fit (its prefetch buffer leaves the dynamic area, its bytes join the static one), until
-    none fits. Each trial is a quick placement (greedy orders only): quadratic in constants."""
+    none fits. Each trial is a quick placement (greedy orders only). A constant refused once is
+    not tried again: each promotion adds its bytes to the static area and takes its prefetch
+    buffer, no larger, from the dynamic one, so static + dynamic does not shrink (exactly so for
+    the best placements: the buffer could sit on top of any placement without it) and a refused
+    constant would be refused again. This keeps the trials linear in the constants."""
     promoted: list = []
+    refused: set = set()
+    order = sorted(consts, key=lambda n: (-uses[n] * consts[n], n))
     while True:
         best = None
-        for name in sorted(set(consts) - set(promoted), key=lambda n: (-uses[n] * consts[n], n)):
+        for name in order:
+            if name in refused or name in promoted:
+                continue
             static, dyn, _ = layout(promoted + [name])
             if static <= budget and static + dyn.peak <= l2:
                 best = name
                 break
+            refused.add(name)
         if best is None:
             return promoted
         promoted.append(best)

@@ -15,6 +15,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cache
 from typing import Optional
 
 from ..constants import (
@@ -35,13 +36,21 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def caller_where() -> str:
     """``file:line`` of the first stack frame outside the autotiler package (the model script)."""
-    frame = sys._getframe(1)
+    frame, cwd = sys._getframe(1), os.getcwd()
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PACKAGE_DIR + os.sep):
-            return f"{_short_path(filename)}:{frame.f_lineno}"
+        outside = _outside_package(frame.f_code.co_filename, cwd)
+        if outside is not None:
+            return f"{outside}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>:0"
+
+
+@cache
+def _outside_package(co_filename: str, cwd: str) -> Optional[str]:
+    """The short path (from ``cwd``) of a code object's file outside the autotiler package, else
+    None; once per file and directory: every declaration walks the stack."""
+    filename = os.path.abspath(co_filename)
+    return None if filename.startswith(_PACKAGE_DIR + os.sep) else _short_path(filename)
 
 
 def _short_path(path: str) -> str:

@@ -250,9 +250,12 @@ class Footprint:
         sizes = dict(choice.sizes)
         memo = self._arg_memo
         total = 0
+        partial = choice.partial
         for i, spec in enumerate(self.specs):
-            key = (i, choice.promoted, choice.single_buffer,
-                   tuple((sizes.get(sp), (spec.name, sp) in choice.partial) for sp, _ in spec.varying))
+            # (without partial promotions, the sizes alone: the common case, kept cheap)
+            varying = tuple([(sizes.get(sp), (spec.name, sp) in partial) for sp, _ in spec.varying]) if partial \
+                else tuple([sizes.get(sp) for sp, _ in spec.varying])
+            key = (i, choice.promoted, choice.single_buffer, varying)
             b = memo.get(key)
             if b is None:
                 b = memo[key] = self.arg_bytes(spec, choice)
@@ -268,8 +271,14 @@ def partial_candidates(kg: KernelGeom) -> list:
     """(argument, space) pairs worth promoting individually: an input moved along its innermost
     non-tiled space while a loop that does not concern it runs between that space and the next
     space that moves it, so that every iteration of that loop re-reads it."""
+    return list(refetching_loops(kg))
+
+
+def refetching_loops(kg: KernelGeom) -> dict:
+    """{(argument, space): the loops that may iterate and make it re-read} of the pairs of
+    :func:`partial_candidates`: the promotion saves traffic only when one of them does."""
     order = [s.space for s in kg.spaces]
-    out = []
+    out = {}
     for g in kg.args:
         if g.kind != ArgKind.DATA or not g.reads or g.writes or g.decl.has(O.O_NPBUFF):
             continue
@@ -282,9 +291,10 @@ def partial_candidates(kg: KernelGeom) -> list:
         rest = [sp for sp in mine if sp != inner]
         new_level = max(rest, key=order.index) if rest else None
         lo = order.index(new_level) if new_level is not None else -1
-        between = [sp for sp in order[lo + 1: order.index(inner)] if sp not in mine]
-        if any(_may_iterate(kg.space(sp)) for sp in between):
-            out.append((g.name, inner))
+        between = tuple(sp for sp in order[lo + 1: order.index(inner)]
+                        if sp not in mine and _may_iterate(kg.space(sp)))
+        if between:
+            out[(g.name, inner)] = between
     return out
 
 
@@ -332,5 +342,5 @@ def total_iterations(fp: Footprint, choice: Choice) -> int:
 
 
 __all__ = ["meets_constraints", "tile_steps", "chunk_sizes", "space_values", "thin", "Footprint",
-           "partial_candidates", "choosable", "grid", "choices", "promoted_choice", "smallest_choice",
+           "partial_candidates", "refetching_loops", "choosable", "grid", "choices", "promoted_choice", "smallest_choice",
            "total_iterations"]

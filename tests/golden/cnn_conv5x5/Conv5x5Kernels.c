@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * Conv5x5: D1 x 4, 4 tiles of 12 lines (last 12) on 'In', D0 x 3, partial buffer promotion, 3376 B of 4096 B L1.
- * Iteration space D1[4] > T0[4] > D0[3]; objective 'time' over 21 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D1[4] > T0[4] > D0[3]; objective 'time' over 21 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 46680 B in, 9216 B out.
  *   In         40x36x2B [D0,H] tile     in      L1 @0: 2 x 960 B, moved at D0 x48 (1D)
  *   Filter     5x5x2B [D1,D0*] partial  in      L1 @1920: 2 x 152 B, moved at D1 x4 (1D)

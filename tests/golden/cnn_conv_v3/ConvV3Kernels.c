@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * ConvV3: D1 in 4 chunks of 8 (last 8), 6 tiles of 6 lines (last 6) on 'In', D0 in 8 chunks of 2 (last 2), 7904 B of 9600 B L1.
- * Iteration space D1[4] > T0[6] > D0[8]; objective 'time' over 25 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D1[4] > T0[6] > D0[8]; objective 'time' over 25 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 159808 B in, 36864 B out.
  *   In         24x24x2B [D0,H] tile     in      L1 @0: 2 x 576 B, moved at D0 x192 (2D)
  *   Bias       1x1x2B [D1] plane    in      L1 @1152: 2 x 16 B, moved at D1 x4 (1D)

@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * Conv1: 2 tiles of 10 lines (last 10) on 'In', D0 in 2 chunks of 2 (last 2), 9936 B of 10240 B L1.
- * Iteration space D1[1] > T0[2] > D0[2]; objective 'time' over 23 candidate tiling(s) (4 predicted exactly).
+ * Iteration space D1[1] > T0[2] > D0[2]; objective 'time' over 23 candidate tiling(s) (3 predicted exactly).
  * L2<->L1 traffic: 3472 B in, 4096 B out.
  *   In         16x16x2B [D0,H] tile     in      L1 @0: 2 x 576 B, moved at D0 x4 (2D)
  *   Bias       1x1x2B [D1] plane    in      L1 @1152: 1 x 16 B, moved once
@@ -105,7 +105,7 @@ void Conv1(
 
 /*
  * ConvA: D0 in 4 chunks of 2 (last 2), 8488 B of 10240 B L1.
- * Iteration space D1[1] > T0[1] > D0[4]; objective 'time' over 83 candidate tiling(s) (4 predicted exactly).
+ * Iteration space D1[1] > T0[1] > D0[4]; objective 'time' over 82 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 4680 B in, 2048 B out.
  *   In         16x16x2B [D0,H] tile     in      L1 @0: 2 x 1024 B, moved at D0 x4 (1D)
  *   Bias       1x1x2B [D1] plane    in      L1 @2048: 1 x 8 B, moved once
@@ -201,7 +201,7 @@ void ConvA(
 
 /*
  * ConvB: D0 in 4 chunks of 2 (last 2), 8488 B of 10240 B L1.
- * Iteration space D1[1] > T0[1] > D0[4]; objective 'time' over 83 candidate tiling(s) (4 predicted exactly).
+ * Iteration space D1[1] > T0[1] > D0[4]; objective 'time' over 82 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 4680 B in, 2048 B out.
  *   In         16x16x2B [D0,H] tile     in      L1 @0: 2 x 1024 B, moved at D0 x4 (1D)
  *   Bias       1x1x2B [D1] plane    in      L1 @2048: 1 x 8 B, moved once
@@ -396,7 +396,7 @@ void Conv2(
 
 /*
  * Conv3: D0 in 4 chunks of 2 (last 2), 8488 B of 10240 B L1.
- * Iteration space D1[1] > T0[1] > D0[4]; objective 'time' over 83 candidate tiling(s) (4 predicted exactly).
+ * Iteration space D1[1] > T0[1] > D0[4]; objective 'time' over 82 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 4680 B in, 2048 B out.
  *   In         16x16x2B [D0,H] tile     in      L1 @0: 2 x 1024 B, moved at D0 x4 (1D)
  *   Bias       1x1x2B [D1] plane    in      L1 @2048: 1 x 8 B, moved once

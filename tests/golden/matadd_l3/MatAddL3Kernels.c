@@ -8,7 +8,7 @@ L2_MEM AT_L2_POINTER L2_Memory;
 
 /*
  * MatAddL3: 256 tiles of 4 lines (last 4) on 'In1', 49152 B of 51200 B L1; L3 staging: L2 slots 2 for 'In1', 2 for 'In2', 2 for 'Out' (49152 B of L2).
- * Iteration space T0[256]; objective 'time' over 37 candidate tiling(s) (28 predicted exactly).
+ * Iteration space T0[256]; objective 'time' over 36 candidate tiling(s) (27 predicted exactly).
  * L2<->L1 traffic: 4194304 B in, 2097152 B out.
  * L3<->L2 traffic (micro-DMA): 4194304 B in, 2097152 B out; L2 staging: 49152 B.
  *   In1        512x1024x4B [H] tile     in      L1 @0: 2 x 8192 B, moved at T0 x256 (1D uDMA, 1D DMA); home L3, L2 staging @0: 2 x 8192 B

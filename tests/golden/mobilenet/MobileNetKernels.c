@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER MobileNet_L1_Memory;
 
 /*
  * Conv0: 5 tiles of 29 lines (last 17) on 'In', 65504 B of 65536 B L1.
- * Iteration space D1[1] > T0[5] > D0[1]; objective 'time' over 14 candidate tiling(s) (4 predicted exactly).
+ * Iteration space D1[1] > T0[5] > D0[1]; objective 'time' over 14 candidate tiling(s) (3 predicted exactly).
  * L2<->L1 traffic: 50912 B in, 32768 B out.
  *   In         128x128x1B [D0,H] tile     in      L1 @0: 2 x 11136 B, moved at T0 x5 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @22272: 1 x 8 B, moved once
@@ -178,7 +178,7 @@ void DW1(
 
 /*
  * PW1: 8 tiles of 9 lines (last 1) on 'In', 64656 B of 65536 B L1.
- * Iteration space D1[1] > T0[8] > D0[1]; objective 'time' over 44 candidate tiling(s) (4 predicted exactly).
+ * Iteration space D1[1] > T0[8] > D0[1]; objective 'time' over 50 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 32912 B in, 65536 B out.
  *   In         64x64x1B [D0,H] tile     in      L1 @0: 2 x 4608 B, moved at T0 x8 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @9216: 1 x 16 B, moved once
@@ -356,7 +356,7 @@ void DW2(
 
 /*
  * PW2: 6 tiles of 6 lines (last 2) on 'In', 43552 B of 65536 B L1.
- * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 143 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 142 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 16928 B in, 32768 B out.
  *   In         32x32x1B [D0,H] tile     in      L1 @0: 2 x 3072 B, moved at T0 x6 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @6144: 1 x 32 B, moved once
@@ -448,7 +448,7 @@ void PW2(
 
 /*
  * DW3: D0 in 4 chunks of 8 (last 8), 32928 B of 65536 B L1.
- * Iteration space D0[4] > T0[1]; objective 'time' over 83 candidate tiling(s) (5 predicted exactly).
+ * Iteration space D0[4] > T0[1]; objective 'time' over 83 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 33088 B in, 32768 B out.
  *   In         32x32x1B [D0,H] tile     in      L1 @0: 2 x 8192 B, moved at D0 x4 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @16384: 2 x 8 B, moved at D0 x4 (1D)
@@ -532,7 +532,7 @@ void DW3(
 
 /*
  * PW3: 6 tiles of 6 lines (last 2) on 'In', 50208 B of 65536 B L1.
- * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 238 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 237 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 33824 B in, 32768 B out.
  *   In         32x32x1B [D0,H] tile     in      L1 @0: 2 x 6144 B, moved at T0 x6 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @12288: 1 x 32 B, moved once
@@ -624,7 +624,7 @@ void PW3(
 
 /*
  * DW4: D0 in 4 chunks of 8 (last 8), 20640 B of 65536 B L1.
- * Iteration space D0[4] > T0[1]; objective 'time' over 61 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[4] > T0[1]; objective 'time' over 61 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 33088 B in, 8192 B out.
  *   In         32x32x1B [D0,H] tile     in      L1 @0: 2 x 8192 B, moved at D0 x4 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @16384: 2 x 8 B, moved at D0 x4 (1D)
@@ -708,7 +708,7 @@ void DW4(
 
 /*
  * PW4: D1 in 2 chunks of 56 (last 8), 2 tiles of 8 lines (last 8) on 'In', 54896 B of 65536 B L1.
- * Iteration space D1[2] > T0[2] > D0[1]; objective 'time' over 444 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[2] > D0[1]; objective 'time' over 424 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 18496 B in, 16384 B out.
  *   In         16x16x1B [D0,H] tile     in      L1 @0: 2 x 4096 B, moved at T0 x4 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @8192: 2 x 56 B, moved at D1 x2 (1D)
@@ -805,7 +805,7 @@ void PW4(
 
 /*
  * DW5: D0 in 4 chunks of 16 (last 16), 16704 B of 65536 B L1.
- * Iteration space D0[4] > T0[1]; objective 'time' over 128 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[4] > T0[1]; objective 'time' over 128 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 17024 B in, 16384 B out.
  *   In         16x16x1B [D0,H] tile     in      L1 @0: 2 x 4096 B, moved at D0 x4 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @8192: 2 x 16 B, moved at D0 x4 (1D)
@@ -889,7 +889,7 @@ void DW5(
 
 /*
  * PW5: 3 tiles of 7 lines (last 2) on 'In', D0 in 2 chunks of 32 (last 32), 54336 B of 65536 B L1.
- * Iteration space D1[1] > T0[3] > D0[2]; objective 'time' over 552 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[1] > T0[3] > D0[2]; objective 'time' over 534 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 28736 B in, 16384 B out.
  *   In         16x16x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x6 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @7168: 1 x 64 B, moved once
@@ -984,7 +984,7 @@ void PW5(
 
 /*
  * DW6: D0 in 4 chunks of 16 (last 16), 10560 B of 65536 B L1.
- * Iteration space D0[4] > T0[1]; objective 'time' over 64 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[4] > T0[1]; objective 'time' over 64 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 17024 B in, 4096 B out.
  *   In         16x16x1B [D0,H] tile     in      L1 @0: 2 x 4096 B, moved at D0 x4 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @8192: 2 x 16 B, moved at D0 x4 (1D)
@@ -1067,17 +1067,17 @@ void DW6(
 }
 
 /*
- * PW6: D1 in 3 chunks of 56 (last 16), D0 in 2 chunks of 32 (last 32), 29296 B of 65536 B L1.
- * Iteration space D1[3] > T0[1] > D0[2]; objective 'time' over 680 candidate tiling(s) (10 predicted exactly).
- * L2<->L1 traffic: 20608 B in, 8192 B out.
- *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x6 (1D)
- *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 56 B, moved at D1 x3 (1D)
- *   Filter     1x1x1B [D1,D0] plane    in      L1 @4208: 2 x 1792 B, moved at D0 x6 (2D)
- *   Out        8x8x1B [D1,H] tile     out     L1 @7792: 2 x 3584 B, moved at D1 x3 (1D)
- *   ConvOut    8x8x4B [D1,H] onetile  L1 only L1 @14960: 1 x 14336 B
- * Predicted 48769 cycles on gap8 (compute 47344, DMA busy 5164, stalls 453).
- * Bounds: compute 48064, DMA 1552 cycles (compulsory 20608 B); roofline 48064 cycles (compute-bound).
- * Ratios: time / roofline 1.01, traffic / compulsory 1.40.
+ * PW6: D1 in 2 chunks of 120 (last 8), D0 in 2 chunks of 32 (last 32), 58096 B of 65536 B L1.
+ * Iteration space D1[2] > T0[1] > D0[2]; objective 'time' over 618 candidate tiling(s) (10 predicted exactly).
+ * L2<->L1 traffic: 16512 B in, 8192 B out.
+ *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x4 (1D)
+ *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
+ *   Filter     1x1x1B [D1,D0] plane    in      L1 @4336: 2 x 3840 B, moved at D0 x4 (2D)
+ *   Out        8x8x1B [D1,H] tile     out     L1 @12016: 2 x 7680 B, moved at D1 x2 (1D)
+ *   ConvOut    8x8x4B [D1,H] onetile  L1 only L1 @27376: 1 x 30720 B
+ * Predicted 48309 cycles on gap8 (compute 47264, DMA busy 4472, stalls 397).
+ * Bounds: compute 47744, DMA 1552 cycles (compulsory 20608 B); roofline 47744 cycles (compute-bound).
+ * Ratios: time / roofline 1.01, traffic / compulsory 1.20.
  */
 void PW6(
 	signed char * __restrict__ In,
@@ -1094,7 +1094,7 @@ void PW6(
 	KerDP_fps_T S_KerArg2, *KerArg2 = &S_KerArg2;
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
-	KerArg0->Out = (int * __restrict__) (MobileNet_L1_Memory + 14960);
+	KerArg0->Out = (int * __restrict__) (MobileNet_L1_Memory + 27376);
 	KerArg0->W = (unsigned short int) (8);
 	KerArg0->H = (unsigned short int) (8);
 	KerArg0->NormBias = (signed char) (7);
@@ -1103,12 +1103,12 @@ void PW6(
 	KerArg1->H = (unsigned short int) (8);
 	KerArg1->UsedH = (unsigned short int) (8);
 	KerArg1->InFeatures = (unsigned short int) (32);
-	KerArg1->Out = (int * __restrict__) (MobileNet_L1_Memory + 14960);
+	KerArg1->Out = (int * __restrict__) (MobileNet_L1_Memory + 27376);
 	KerArg1->Norm = (unsigned char) (7);
 	KerArg1->TotalInFeatures = (short int) (32);
 	KerArg1->Pad = (v4s) (((v4s){0, 0, 0, 0}));
 	KerArg1->Orientation = (unsigned char) (1);
-	KerArg2->In = (int * __restrict__) (MobileNet_L1_Memory + 14960);
+	KerArg2->In = (int * __restrict__) (MobileNet_L1_Memory + 27376);
 	KerArg2->W = (unsigned short int) (8);
 	KerArg2->H = (unsigned short int) (8);
 	KerArg2->Norm = (unsigned char) (7);
@@ -1117,48 +1117,48 @@ void PW6(
 
 	/* Prolog: first instances and read-once arguments */
 	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory), 2048, AT_L2_EXT2LOC, &DmaR_Evt_In); /* first instance of 'In' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Bias), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 4096), 56, AT_L2_EXT2LOC, &DmaR_Evt_Bias); /* first instance of 'Bias' */
-	AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 4208), 1792, 64, 32, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* first instance of 'Filter' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Bias), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 4096), 120, AT_L2_EXT2LOC, &DmaR_Evt_Bias); /* first instance of 'Bias' */
+	AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 4336), 3840, 64, 32, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* first instance of 'Filter' */
 	/* Iteration */
-	for (D1Ind=0; D1Ind<3; D1Ind++, D1Ind_Total++) { /* D1: 3 chunks of 56 (last 16) */
-		int NextD1Ind = (D1Ind==2)?0:(D1Ind + 1);
+	for (D1Ind=0; D1Ind<2; D1Ind++, D1Ind_Total++) { /* D1: 2 chunks of 120 (last 8) */
+		int NextD1Ind = (D1Ind==1)?0:(D1Ind + 1);
 		AT_L2_WAIT(0, &DmaR_Evt_Bias); /* 'Bias': the instance of this iteration has landed */
-		if (D1Ind!=2) /* not on the very last iteration */
-			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Bias + NextD1Ind*56), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 56*((D1Ind_Total + 1)%2) + 4096), (D1Ind==1)?16:56, AT_L2_EXT2LOC, &DmaR_Evt_Bias); /* prefetch the next instance of 'Bias' */
+		if (D1Ind!=1) /* not on the very last iteration */
+			AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Bias + NextD1Ind*120), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 120*((D1Ind_Total + 1)%2) + 4096), (D1Ind==0)?8:120, AT_L2_EXT2LOC, &DmaR_Evt_Bias); /* prefetch the next instance of 'Bias' */
 		{ /* T0: a single iteration */
 			/* LOC_D0_PROLOG: KerParSetBias_DP_fps */
-			KerArg0->OutFeatures = (unsigned short int) ((D1Ind==2)?16:56);
-			KerArg0->Bias = (signed char * __restrict__) (MobileNet_L1_Memory + 56*(D1Ind_Total%2) + 4096);
-			AT_SIM_COMPUTE(((unsigned short int) ((D1Ind==2)?16:56) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (8)*(unsigned short int) (8) + 20);
+			KerArg0->OutFeatures = (unsigned short int) ((D1Ind==1)?8:120);
+			KerArg0->Bias = (signed char * __restrict__) (MobileNet_L1_Memory + 120*(D1Ind_Total%2) + 4096);
+			AT_SIM_COMPUTE(((unsigned short int) ((D1Ind==1)?8:120) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (8)*(unsigned short int) (8) + 20);
 			AT_FORK(gap_ncore(), (void *) KerParSetBias_DP_fps, (void *) KerArg0);
 			__CALL(KerParSetBias_DP_fps, KerArg0);
 			for (D0Ind=0; D0Ind<2; D0Ind++, D0Ind_Total++) { /* D0: 2 chunks of 32 (last 32) */
-				int NextD1Ind = (D0Ind==1 && D1Ind==2)?0:((D0Ind==1)?(D1Ind + 1):D1Ind);
+				int NextD1Ind = (D0Ind==1 && D1Ind==1)?0:((D0Ind==1)?(D1Ind + 1):D1Ind);
 				int NextD0Ind = (D0Ind==1)?0:(D0Ind + 1);
 				AT_L2_WAIT(0, &DmaR_Evt_In); /* 'In': the instance of this iteration has landed */
-				if (!(D1Ind==2 && D0Ind==1)) /* not on the very last iteration */
+				if (!(D1Ind==1 && D0Ind==1)) /* not on the very last iteration */
 					AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextD0Ind*2048), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 2048*((D0Ind_Total + 1)%2)), 2048, AT_L2_EXT2LOC, &DmaR_Evt_In); /* prefetch the next instance of 'In' */
 				AT_L2_WAIT(0, &DmaR_Evt_Filter); /* 'Filter': the instance of this iteration has landed */
-				if (!(D1Ind==2 && D0Ind==1)) /* not on the very last iteration */
-					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + NextD1Ind*3584 + NextD0Ind*32), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 1792*((D0Ind_Total + 1)%2) + 4208), (((D0Ind==1 && D1Ind==1) || (D0Ind!=1 && D1Ind==2))?16:56)*32, 64, 32, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch the next instance of 'Filter' */
+				if (!(D1Ind==1 && D0Ind==1)) /* not on the very last iteration */
+					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + NextD1Ind*7680 + NextD0Ind*32), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 3840*((D0Ind_Total + 1)%2) + 4336), (((D0Ind==1 && D1Ind==0) || (D0Ind!=1 && D1Ind==1))?8:120)*32, 64, 32, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch the next instance of 'Filter' */
 				/* LOC_D0: KerParConv1x1Stride1_DP_fps */
 				KerArg1->In = (signed char * __restrict__) (MobileNet_L1_Memory + 2048*(D0Ind_Total%2));
-				KerArg1->OutFeatures = (unsigned short int) ((D1Ind==2)?16:56);
-				KerArg1->Filter = (signed char * __restrict__) (MobileNet_L1_Memory + 1792*(D0Ind_Total%2) + 4208);
-				AT_SIM_COMPUTE(5*(((unsigned short int) ((D1Ind==2)?16:56) + gap_ncore() - 1)/gap_ncore())*(unsigned short int) (32)*(unsigned short int) (8)*(unsigned short int) (8)/8 + 20);
+				KerArg1->OutFeatures = (unsigned short int) ((D1Ind==1)?8:120);
+				KerArg1->Filter = (signed char * __restrict__) (MobileNet_L1_Memory + 3840*(D0Ind_Total%2) + 4336);
+				AT_SIM_COMPUTE(5*(((unsigned short int) ((D1Ind==1)?8:120) + gap_ncore() - 1)/gap_ncore())*(unsigned short int) (32)*(unsigned short int) (8)*(unsigned short int) (8)/8 + 20);
 				AT_FORK(gap_ncore(), (void *) KerParConv1x1Stride1_DP_fps, (void *) KerArg1);
 				__CALL(KerParConv1x1Stride1_DP_fps, KerArg1);
 			}
 			/* LOC_D0_EPILOG: KerDP_fps */
-			KerArg2->Out = (signed char * __restrict__) (MobileNet_L1_Memory + 3584*(D1Ind_Total%2) + 7792);
-			KerArg2->InFeatures = (unsigned short int) ((D1Ind==2)?16:56);
-			AT_SIM_COMPUTE(5*(((unsigned short int) (8)*(unsigned short int) (8)*(unsigned short int) ((D1Ind==2)?16:56) + gap_ncore() - 1)/gap_ncore()) + 20);
+			KerArg2->Out = (signed char * __restrict__) (MobileNet_L1_Memory + 7680*(D1Ind_Total%2) + 12016);
+			KerArg2->InFeatures = (unsigned short int) ((D1Ind==1)?8:120);
+			AT_SIM_COMPUTE(5*(((unsigned short int) (8)*(unsigned short int) (8)*(unsigned short int) ((D1Ind==1)?8:120) + gap_ncore() - 1)/gap_ncore()) + 20);
 			AT_FORK(gap_ncore(), (void *) KerDP_fps, (void *) KerArg2);
 			__CALL(KerDP_fps, KerArg2);
 		}
 		if (D1Ind_Total>=1) /* 'Out': the previous write-back is done */
 			AT_L2_WAIT(0, &DmaW_Evt_Out);
-		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + D1Ind*3584), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 3584*(D1Ind_Total%2) + 7792), ((D1Ind==2)?16:56)*64, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
+		AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + D1Ind*7680), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 7680*(D1Ind_Total%2) + 12016), ((D1Ind==1)?8:120)*64, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
 	}
 	/* Epilog: write-once arguments and last write-backs */
 	AT_L2_WAIT(0, &DmaW_Evt_Out); /* last write-back of 'Out' */
@@ -1166,7 +1166,7 @@ void PW6(
 
 /*
  * DW7: D0 in 3 chunks of 56 (last 16), 15456 B of 65536 B L1.
- * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 9472 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x3 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @7168: 2 x 56 B, moved at D0 x3 (1D)
@@ -1250,7 +1250,7 @@ void DW7(
 
 /*
  * PW7: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1348,7 +1348,7 @@ void PW7(
 
 /*
  * DW8: D0 in 3 chunks of 56 (last 16), 15456 B of 65536 B L1.
- * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 9472 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x3 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @7168: 2 x 56 B, moved at D0 x3 (1D)
@@ -1432,7 +1432,7 @@ void DW8(
 
 /*
  * PW8: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1530,7 +1530,7 @@ void PW8(
 
 /*
  * DW9: D0 in 3 chunks of 56 (last 16), 15456 B of 65536 B L1.
- * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 9472 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x3 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @7168: 2 x 56 B, moved at D0 x3 (1D)
@@ -1614,7 +1614,7 @@ void DW9(
 
 /*
  * PW9: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1712,7 +1712,7 @@ void PW9(
 
 /*
  * DW10: D0 in 3 chunks of 56 (last 16), 15456 B of 65536 B L1.
- * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 9472 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x3 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @7168: 2 x 56 B, moved at D0 x3 (1D)
@@ -1796,7 +1796,7 @@ void DW10(
 
 /*
  * PW10: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1894,7 +1894,7 @@ void PW10(
 
 /*
  * DW11: D0 in 3 chunks of 56 (last 16), 15456 B of 65536 B L1.
- * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[3] > T0[1]; objective 'time' over 128 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 9472 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x3 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @7168: 2 x 56 B, moved at D0 x3 (1D)
@@ -1978,7 +1978,7 @@ void DW11(
 
 /*
  * PW11: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 940 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -2076,7 +2076,7 @@ void PW11(
 
 /*
  * DW12: D0 in 2 chunks of 64 (last 64), 11520 B of 65536 B L1.
- * Iteration space D0[2] > T0[1]; objective 'time' over 64 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[2] > T0[1]; objective 'time' over 64 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 9472 B in, 2048 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 4096 B, moved at D0 x2 (1D)
  *   Bias       1x1x1B [D0] plane    in      L1 @8192: 2 x 64 B, moved at D0 x2 (1D)
@@ -2160,7 +2160,7 @@ void DW12(
 
 /*
  * PW12: D1 in 2 chunks of 128 (last 128), D0 in 4 chunks of 32 (last 32), 21760 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 570 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 506 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 37120 B in, 4096 B out.
  *   In         4x4x1B [D0,H] tile     in      L1 @0: 2 x 512 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @1024: 2 x 128 B, moved at D1 x2 (1D)
@@ -2342,7 +2342,7 @@ void DW13(
 
 /*
  * PW13: D1 in 2 chunks of 128 (last 128), D0 in 5 chunks of 52 (last 48), 27520 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[5]; objective 'time' over 608 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[5]; objective 'time' over 563 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 73984 B in, 4096 B out.
  *   In         4x4x1B [D0,H] tile     in      L1 @0: 2 x 832 B, moved at D0 x10 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @1664: 2 x 128 B, moved at D1 x2 (1D)
@@ -2440,7 +2440,7 @@ void PW13(
 
 /*
  * Pool: 2 tiles of 128 lines (last 128) on 'In', 4352 B of 65536 B L1.
- * Iteration space T0[2]; objective 'time' over 26 candidate tiling(s) (6 predicted exactly).
+ * Iteration space T0[2]; objective 'time' over 26 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 4096 B in, 256 B out.
  *   In         16x256x1B [H] tile     in      L1 @0: 2 x 2048 B, moved at T0 x2 (1D)
  *   Out        1x256x1B [H] tile     out     L1 @4096: 2 x 128 B, moved at T0 x2 (1D)
@@ -2488,7 +2488,7 @@ void Pool(
 
 /*
  * Linear0: D0 in 9 chunks of 24 (last 8), 12640 B of 65536 B L1.
- * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 51656 B in, 200 B out.
  *   In         1x1x256B [-] resident in      L1 @0: 1 x 256 B, moved once
  *   Filter     1x1x256B [D0] plane    in      L1 @256: 2 x 6144 B, moved at D0 x9 (1D)
@@ -2553,7 +2553,7 @@ void Linear0(
 
 /*
  * Linear1: D0 in 9 chunks of 24 (last 8), 12640 B of 65536 B L1.
- * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 51656 B in, 200 B out.
  *   In         1x1x256B [-] resident in      L1 @0: 1 x 256 B, moved once
  *   Filter     1x1x256B [D0] plane    in      L1 @256: 2 x 6144 B, moved at D0 x9 (1D)
@@ -2618,7 +2618,7 @@ void Linear1(
 
 /*
  * Linear2: D0 in 9 chunks of 24 (last 8), 12640 B of 65536 B L1.
- * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 51656 B in, 200 B out.
  *   In         1x1x256B [-] resident in      L1 @0: 1 x 256 B, moved once
  *   Filter     1x1x256B [D0] plane    in      L1 @256: 2 x 6144 B, moved at D0 x9 (1D)
@@ -2683,7 +2683,7 @@ void Linear2(
 
 /*
  * Linear3: D0 in 9 chunks of 24 (last 8), 12640 B of 65536 B L1.
- * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 51656 B in, 200 B out.
  *   In         1x1x256B [-] resident in      L1 @0: 1 x 256 B, moved once
  *   Filter     1x1x256B [D0] plane    in      L1 @256: 2 x 6144 B, moved at D0 x9 (1D)
@@ -2748,7 +2748,7 @@ void Linear3(
 
 /*
  * Linear4: D0 in 9 chunks of 24 (last 8), 12640 B of 65536 B L1.
- * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (6 predicted exactly).
+ * Iteration space D0[9] > T0[1]; objective 'time' over 16 candidate tiling(s) (5 predicted exactly).
  * L2<->L1 traffic: 51656 B in, 200 B out.
  *   In         1x1x256B [-] resident in      L1 @0: 1 x 256 B, moved once
  *   Filter     1x1x256B [D0] plane    in      L1 @256: 2 x 6144 B, moved at D0 x9 (1D)

@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * K1: 1 tile, all arguments promoted to L1 buffers (384 B of 51200 B L1).
- * Iteration space T0[1]; objective 'time' over 6 candidate tiling(s) (5 predicted exactly).
+ * Iteration space T0[1]; objective 'time' over 5 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 256 B in, 128 B out.
  *   In1        8x4x4B [H] resident in      L1 @0: 1 x 128 B, moved once
  *   In2        8x4x4B [H] resident in      L1 @128: 1 x 128 B, moved once
@@ -50,7 +50,7 @@ void K1(
 
 /*
  * K2: 1 tile, all arguments promoted to L1 buffers (384 B of 51200 B L1).
- * Iteration space T0[1]; objective 'time' over 6 candidate tiling(s) (5 predicted exactly).
+ * Iteration space T0[1]; objective 'time' over 5 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 256 B in, 128 B out.
  *   In1        8x4x4B [H] resident in      L1 @0: 1 x 128 B, moved once
  *   In2        8x4x4B [H] resident in      L1 @128: 1 x 128 B, moved once
@@ -94,7 +94,7 @@ void K2(
 
 /*
  * K3: 1 tile, all arguments promoted to L1 buffers (384 B of 51200 B L1).
- * Iteration space T0[1]; objective 'time' over 6 candidate tiling(s) (5 predicted exactly).
+ * Iteration space T0[1]; objective 'time' over 5 candidate tiling(s) (4 predicted exactly).
  * L2<->L1 traffic: 256 B in, 128 B out.
  *   In1        8x4x4B [H] resident in      L1 @0: 1 x 128 B, moved once
  *   In2        8x4x4B [H] resident in      L1 @128: 1 x 128 B, moved once
