@@ -53,7 +53,8 @@ TRIPLE_MIN_GAIN = 0.005   # a third L2 staging slot must save at least 0.5% of t
 RESTAGED_CANDIDATES = 4   # tilings whose L2 staging depths the time objective varies
 ESTIMATE_ALL = 300       # the time objective estimates every choice of grids this small; of larger ones ...
 COARSE_POINTS = 200      # ... about this many tile-count combinations in the time objective's coarse grid ...
-COARSE_SMALL = 4         # ... every count up to this one, per space
+COARSE_SMALL = 4         # ... every count up to this one, per space ...
+EVERY_MAX_SPACES = 2     # ... and every count's balanced size in grids of at most this many spaces
 REFINE_SEEDS = 4         # best estimates (of distinct tile-count cells) whose neighbourhoods are estimated next ...
 REFINE_ROUNDS = 16       # ... for at most this many rounds
 EXACT_TOP = 3            # candidates the time objective predicts exactly, best estimates first ...
@@ -434,8 +435,9 @@ def _coarse(full: list, dims: list, cores: int, every: bool = True) -> list:
     """Per space, the smallest size of each tile (chunk) count (the most even tiles: the
     refinement walks to the larger sizes of a count when they are better), for the counts
     up to COARSE_SMALL and then geometrically spread ones, about COARSE_POINTS ** (1/spaces)
-    counts per space; and, for every count, its largest size that is a multiple of the core
-    count (the guide: such tiles keep the cores of a parallel kernel balanced)."""
+    counts per space; and, for every count (for the kept ones only in grids of more than
+    EVERY_MAX_SPACES spaces), its largest size that is a multiple of the core count (the guide:
+    such tiles keep the cores of a parallel kernel balanced)."""
     per_space = max(COARSE_SMALL, round(COARSE_POINTS ** (1 / max(1, len(full)))))
     out = []
     for values, dim in zip(full, dims):
@@ -452,9 +454,11 @@ def _coarse(full: list, dims: list, cores: int, every: bool = True) -> list:
             counts = sorted(keep)
         chosen = {by_count[n][-1] for n in counts}
         # balanced stepping stones for the walk, which steps through a fine grid (not needed
-        # where every size is a multiple of the core count: the walk steps on those already)
+        # where every size is a multiple of the core count: the walk steps on those already;
+        # only for the kept counts in grids of more spaces, whose product they would swell)
         fine = any(v % cores for v in values)
-        multiples = by_count.values() if every and fine else [by_count[n] for n in counts]
+        every_count = every and fine and len(full) <= EVERY_MAX_SPACES
+        multiples = by_count.values() if every_count else [by_count[n] for n in counts]
         chosen |= {next(v for v in vs if v % cores == 0) for vs in multiples if any(v % cores == 0 for v in vs)}
         out.append(sorted(chosen, reverse=True))
     return out

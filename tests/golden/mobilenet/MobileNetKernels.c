@@ -889,7 +889,7 @@ void DW5(
 
 /*
  * PW5: 3 tiles of 7 lines (last 2) on 'In', D0 in 2 chunks of 32 (last 32), 54336 B of 65536 B L1.
- * Iteration space D1[1] > T0[3] > D0[2]; objective 'time' over 534 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[1] > T0[3] > D0[2]; objective 'time' over 500 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 28736 B in, 16384 B out.
  *   In         16x16x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x6 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @7168: 1 x 64 B, moved once
@@ -1068,7 +1068,7 @@ void DW6(
 
 /*
  * PW6: D1 in 2 chunks of 120 (last 8), D0 in 2 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[2]; objective 'time' over 618 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[2]; objective 'time' over 573 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 16512 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x4 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1250,7 +1250,7 @@ void DW7(
 
 /*
  * PW7: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1432,7 +1432,7 @@ void DW8(
 
 /*
  * PW8: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1614,7 +1614,7 @@ void DW9(
 
 /*
  * PW9: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1796,7 +1796,7 @@ void DW10(
 
 /*
  * PW10: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1978,7 +1978,7 @@ void DW11(
 
 /*
  * PW11: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 878 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -2160,7 +2160,7 @@ void DW12(
 
 /*
  * PW12: D1 in 2 chunks of 128 (last 128), D0 in 4 chunks of 32 (last 32), 21760 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 506 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 426 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 37120 B in, 4096 B out.
  *   In         4x4x1B [D0,H] tile     in      L1 @0: 2 x 512 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @1024: 2 x 128 B, moved at D1 x2 (1D)
@@ -2342,7 +2342,7 @@ void DW13(
 
 /*
  * PW13: D1 in 2 chunks of 128 (last 128), D0 in 5 chunks of 52 (last 48), 27520 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[5]; objective 'time' over 563 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[5]; objective 'time' over 403 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 73984 B in, 4096 B out.
  *   In         4x4x1B [D0,H] tile     in      L1 @0: 2 x 832 B, moved at D0 x10 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @1664: 2 x 128 B, moved at D1 x2 (1D)
