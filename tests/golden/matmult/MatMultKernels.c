@@ -6,7 +6,7 @@ L1_CL_MEM AT_L1_POINTER L1_Memory;
 
 /*
  * ParMatMult: 10 tiles of 22 lines (last 2) on 'M1', 40360 B of 45000 B L1.
- * Iteration space T1[10] > T0[1]; objective 'time' over 297 candidate tiling(s) (9 predicted exactly).
+ * Iteration space T1[10] > T0[1]; objective 'time' over 227 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 49000 B in, 60000 B out.
  *   M1         70x200x2B [H] tile     in      L1 @0: 2 x 3080 B, moved at T1 x10 (1D)
  *   M2         150x70x2B [W] tile     in      L1 @6160: 1 x 21000 B, moved once
@@ -64,7 +64,7 @@ void ParMatMult(
 
 /*
  * ParVectMatMult: 5 tiles of 40 lines (last 40) on 'M1', 5 tiles of 30 columns (last 30) on 'M2', 43880 B of 45000 B L1.
- * Iteration space T1[5] > T0[5]; objective 'time' over 345 candidate tiling(s) (9 predicted exactly).
+ * Iteration space T1[5] > T0[5]; objective 'time' over 276 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 133000 B in, 60000 B out.
  *   KerBuff    140x1x2B [-] scratch  L1 only L1 @0: 1 x 280 B
  *   M1         70x200x2B [H] tile     in      L1 @280: 2 x 5600 B, moved at T1 x5 (1D)

@@ -117,7 +117,7 @@ void Conv5x5ReLUMaxPool2x2_0(
 
 /*
  * Conv5x5ReLUMaxPool2x2_1: D0 in 16 chunks of 2 (last 2), 32512 B of 48000 B L1.
- * Iteration space D1[1] > T0[1] > D0[16]; objective 'time' over 117 candidate tiling(s) (9 predicted exactly).
+ * Iteration space D1[1] > T0[1] > D0[16]; objective 'time' over 109 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 111744 B in, 2048 B out.
  *   In         12x12x2B [D0,H] tile     in      L1 @0: 2 x 576 B, moved at D0 x16 (1D)
  *   Bias       1x1x2B [D1] plane    in      L1 @1152: 1 x 128 B, moved once

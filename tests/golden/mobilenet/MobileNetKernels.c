@@ -178,7 +178,7 @@ void DW1(
 
 /*
  * PW1: 8 tiles of 9 lines (last 1) on 'In', 64656 B of 65536 B L1.
- * Iteration space D1[1] > T0[8] > D0[1]; objective 'time' over 50 candidate tiling(s) (5 predicted exactly).
+ * Iteration space D1[1] > T0[8] > D0[1]; objective 'time' over 30 candidate tiling(s) (9 predicted exactly).
  * L2<->L1 traffic: 32912 B in, 65536 B out.
  *   In         64x64x1B [D0,H] tile     in      L1 @0: 2 x 4608 B, moved at T0 x8 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @9216: 1 x 16 B, moved once
@@ -356,7 +356,7 @@ void DW2(
 
 /*
  * PW2: 6 tiles of 6 lines (last 2) on 'In', 43552 B of 65536 B L1.
- * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 142 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 135 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 16928 B in, 32768 B out.
  *   In         32x32x1B [D0,H] tile     in      L1 @0: 2 x 3072 B, moved at T0 x6 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @6144: 1 x 32 B, moved once
@@ -531,17 +531,17 @@ void DW3(
 }
 
 /*
- * PW3: 6 tiles of 6 lines (last 2) on 'In', 50208 B of 65536 B L1.
- * Iteration space D1[1] > T0[6] > D0[1]; objective 'time' over 237 candidate tiling(s) (10 predicted exactly).
- * L2<->L1 traffic: 33824 B in, 32768 B out.
- *   In         32x32x1B [D0,H] tile     in      L1 @0: 2 x 6144 B, moved at T0 x6 (2D)
- *   Bias       1x1x1B [D1] plane    in      L1 @12288: 1 x 32 B, moved once
- *   Filter     1x1x1B [D1,D0] plane    in      L1 @12320: 1 x 1024 B, moved once
- *   Out        32x32x1B [D1,H] tile     out     L1 @13344: 2 x 6144 B, moved at T0 x6 (2D)
- *   ConvOut    32x32x4B [D1,H] onetile  L1 only L1 @25632: 1 x 24576 B
- * Predicted 109632 cycles on gap8 (compute 106856, DMA busy 10280, stalls 1500).
- * Bounds: compute 107936, DMA 4228 cycles (compulsory 66592 B); roofline 107936 cycles (compute-bound).
- * Ratios: time / roofline 1.02, traffic / compulsory 1.00.
+ * PW3: 5 tiles of 7 lines (last 4) on 'In', D0 in 2 chunks of 16 (last 16), 51232 B of 65536 B L1.
+ * Iteration space D1[1] > T0[5] > D0[2]; objective 'time' over 212 candidate tiling(s) (10 predicted exactly).
+ * L2<->L1 traffic: 37920 B in, 32768 B out.
+ *   In         32x32x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x10 (2D)
+ *   Bias       1x1x1B [D1] plane    in      L1 @7168: 1 x 32 B, moved once
+ *   Filter     1x1x1B [D1,D0] plane    in      L1 @7200: 2 x 512 B, moved at D0 x10 (2D)
+ *   Out        32x32x1B [D1,H] tile     out     L1 @8224: 2 x 7168 B, moved at T0 x5 (2D)
+ *   ConvOut    32x32x4B [D1,H] onetile  L1 only L1 @22560: 1 x 28672 B
+ * Predicted 109678 cycles on gap8 (compute 106896, DMA busy 12176, stalls 1218).
+ * Bounds: compute 108096, DMA 4228 cycles (compulsory 66592 B); roofline 108096 cycles (compute-bound).
+ * Ratios: time / roofline 1.01, traffic / compulsory 1.06.
  */
 void PW3(
 	signed char * __restrict__ In,
@@ -551,29 +551,28 @@ void PW3(
 	)
 {
 	AT_L2_EVENT DmaR_Evt_In, DmaR_Evt_Bias, DmaR_Evt_Filter, DmaW_Evt_Out; /* one DMA event per argument and direction */
-	int T0Ind;
-	int T0Ind_Total = 0; /* iterations so far: buffer parity, staging slot */
+	int T0Ind, D0Ind;
+	int D0Ind_Total = 0, T0Ind_Total = 0; /* iterations so far: buffer parity, staging slot */
 	KerSetBias_fpd_fps_T S_KerArg0, *KerArg0 = &S_KerArg0;
 	KerConv_DP_fps_T S_KerArg1, *KerArg1 = &S_KerArg1;
 	KerDP_fps_T S_KerArg2, *KerArg2 = &S_KerArg2;
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
-	KerArg0->Out = (int * __restrict__) (MobileNet_L1_Memory + 25632);
+	KerArg0->Out = (int * __restrict__) (MobileNet_L1_Memory + 22560);
 	KerArg0->W = (unsigned short int) (32);
 	KerArg0->OutFeatures = (unsigned short int) (32);
-	KerArg0->Bias = (signed char * __restrict__) (MobileNet_L1_Memory + 12288);
+	KerArg0->Bias = (signed char * __restrict__) (MobileNet_L1_Memory + 7168);
 	KerArg0->NormBias = (signed char) (7);
 	KerArg1->W = (unsigned short int) (32);
 	KerArg1->UsedW = (unsigned short int) (32);
-	KerArg1->InFeatures = (unsigned short int) (32);
+	KerArg1->InFeatures = (unsigned short int) (16);
 	KerArg1->OutFeatures = (unsigned short int) (32);
-	KerArg1->Filter = (signed char * __restrict__) (MobileNet_L1_Memory + 12320);
-	KerArg1->Out = (int * __restrict__) (MobileNet_L1_Memory + 25632);
+	KerArg1->Out = (int * __restrict__) (MobileNet_L1_Memory + 22560);
 	KerArg1->Norm = (unsigned char) (7);
-	KerArg1->TotalInFeatures = (short int) (32);
+	KerArg1->TotalInFeatures = (short int) (16);
 	KerArg1->Pad = (v4s) (((v4s){0, 0, 0, 0}));
 	KerArg1->Orientation = (unsigned char) (1);
-	KerArg2->In = (int * __restrict__) (MobileNet_L1_Memory + 25632);
+	KerArg2->In = (int * __restrict__) (MobileNet_L1_Memory + 22560);
 	KerArg2->W = (unsigned short int) (32);
 	KerArg2->Norm = (unsigned char) (7);
 	KerArg2->InFeatures = (unsigned short int) (32);
@@ -581,41 +580,45 @@ void PW3(
 	KerArg2->UB = (int) (127);
 
 	/* Prolog: first instances and read-once arguments */
-	AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory), 6144, 1024, 192, AT_L2_EXT2LOC, &DmaR_Evt_In); /* first instance of 'In' */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Bias), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 12288), 32, AT_L2_EXT2LOC, &DmaR_Evt_Bias); /* 'Bias': read once */
-	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 12320), 1024, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* 'Filter': read once */
+	AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory), 3584, 1024, 224, AT_L2_EXT2LOC, &DmaR_Evt_In); /* first instance of 'In' */
+	AT_L2_COPY(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Bias), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 7168), 32, AT_L2_EXT2LOC, &DmaR_Evt_Bias); /* 'Bias': read once */
+	AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 7200), 512, 32, 16, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* first instance of 'Filter' */
 	AT_L2_WAIT(0, &DmaR_Evt_Bias);
-	AT_L2_WAIT(0, &DmaR_Evt_Filter);
 	/* Iteration */
 	{ /* D1: a single iteration */
-		for (T0Ind=0; T0Ind<6; T0Ind++, T0Ind_Total++) { /* T0: 6 tiles */
-			int NextT0Ind = (T0Ind==5)?0:(T0Ind + 1);
-			AT_L2_WAIT(0, &DmaR_Evt_In); /* 'In': the instance of this iteration has landed */
-			if (T0Ind!=5) /* not on the very last iteration */
-				AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextT0Ind*192), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 6144*((T0Ind_Total + 1)%2)), ((T0Ind==4)?2:6)*1024, 1024, ((T0Ind==4)?2:6)*32, AT_L2_EXT2LOC, &DmaR_Evt_In); /* prefetch the next instance of 'In' */
+		for (T0Ind=0; T0Ind<5; T0Ind++, T0Ind_Total++) { /* T0: 5 tiles */
 			/* LOC_D0_PROLOG: KerParSetBias_DP_fps */
-			KerArg0->H = (unsigned short int) ((T0Ind==5)?2:6);
-			AT_SIM_COMPUTE(((unsigned short int) (32) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (32)*(unsigned short int) ((T0Ind==5)?2:6) + 20);
+			KerArg0->H = (unsigned short int) ((T0Ind==4)?4:7);
+			AT_SIM_COMPUTE(((unsigned short int) (32) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (32)*(unsigned short int) ((T0Ind==4)?4:7) + 20);
 			AT_FORK(gap_ncore(), (void *) KerParSetBias_DP_fps, (void *) KerArg0);
 			__CALL(KerParSetBias_DP_fps, KerArg0);
-			{ /* D0: a single iteration */
+			for (D0Ind=0; D0Ind<2; D0Ind++, D0Ind_Total++) { /* D0: 2 chunks of 16 (last 16) */
+				int NextT0Ind = (D0Ind==1 && T0Ind==4)?0:((D0Ind==1)?(T0Ind + 1):T0Ind);
+				int NextD0Ind = (D0Ind==1)?0:(D0Ind + 1);
+				AT_L2_WAIT(0, &DmaR_Evt_In); /* 'In': the instance of this iteration has landed */
+				if (!(T0Ind==4 && D0Ind==1)) /* not on the very last iteration */
+					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) In + NextD0Ind*16384 + NextT0Ind*224), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 3584*((D0Ind_Total + 1)%2)), (((D0Ind==1 && T0Ind==3) || (D0Ind!=1 && T0Ind==4))?4:7)*512, 1024, (((D0Ind==1 && T0Ind==3) || (D0Ind!=1 && T0Ind==4))?4:7)*32, AT_L2_EXT2LOC, &DmaR_Evt_In); /* prefetch the next instance of 'In' */
+				AT_L2_WAIT(0, &DmaR_Evt_Filter); /* 'Filter': the instance of this iteration has landed */
+				if (!(T0Ind==4 && D0Ind==1)) /* not on the very last iteration */
+					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + NextD0Ind*16), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 512*((D0Ind_Total + 1)%2) + 7200), 512, 32, 16, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch the next instance of 'Filter' */
 				/* LOC_D0: KerParConv1x1Stride1_DP_fps */
-				KerArg1->In = (signed char * __restrict__) (MobileNet_L1_Memory + 6144*(T0Ind_Total%2));
-				KerArg1->H = (unsigned short int) ((T0Ind==5)?2:6);
-				KerArg1->UsedH = (unsigned short int) ((T0Ind==5)?2:6);
-				AT_SIM_COMPUTE(5*(((unsigned short int) (32) + gap_ncore() - 1)/gap_ncore())*(unsigned short int) (32)*(unsigned short int) (32)*(unsigned short int) ((T0Ind==5)?2:6)/8 + 20);
+				KerArg1->In = (signed char * __restrict__) (MobileNet_L1_Memory + 3584*(D0Ind_Total%2));
+				KerArg1->H = (unsigned short int) ((T0Ind==4)?4:7);
+				KerArg1->UsedH = (unsigned short int) ((T0Ind==4)?4:7);
+				KerArg1->Filter = (signed char * __restrict__) (MobileNet_L1_Memory + 512*(D0Ind_Total%2) + 7200);
+				AT_SIM_COMPUTE(5*(((unsigned short int) (32) + gap_ncore() - 1)/gap_ncore())*(unsigned short int) (16)*(unsigned short int) (32)*(unsigned short int) ((T0Ind==4)?4:7)/8 + 20);
 				AT_FORK(gap_ncore(), (void *) KerParConv1x1Stride1_DP_fps, (void *) KerArg1);
 				__CALL(KerParConv1x1Stride1_DP_fps, KerArg1);
 			}
 			/* LOC_D0_EPILOG: KerDP_fps */
-			KerArg2->H = (unsigned short int) ((T0Ind==5)?2:6);
-			KerArg2->Out = (signed char * __restrict__) (MobileNet_L1_Memory + 6144*(T0Ind_Total%2) + 13344);
-			AT_SIM_COMPUTE(5*(((unsigned short int) (32)*(unsigned short int) ((T0Ind==5)?2:6)*(unsigned short int) (32) + gap_ncore() - 1)/gap_ncore()) + 20);
+			KerArg2->H = (unsigned short int) ((T0Ind==4)?4:7);
+			KerArg2->Out = (signed char * __restrict__) (MobileNet_L1_Memory + 7168*(T0Ind_Total%2) + 8224);
+			AT_SIM_COMPUTE(5*(((unsigned short int) (32)*(unsigned short int) ((T0Ind==4)?4:7)*(unsigned short int) (32) + gap_ncore() - 1)/gap_ncore()) + 20);
 			AT_FORK(gap_ncore(), (void *) KerDP_fps, (void *) KerArg2);
 			__CALL(KerDP_fps, KerArg2);
 			if (T0Ind_Total>=1) /* 'Out': the previous write-back is done */
 				AT_L2_WAIT(0, &DmaW_Evt_Out);
-			AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*192), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 6144*(T0Ind_Total%2) + 13344), ((T0Ind==5)?2:6)*1024, 1024, ((T0Ind==5)?2:6)*32, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
+			AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*224), (AT_L2_INT_ADDR_TYPE) (MobileNet_L1_Memory + 7168*(T0Ind_Total%2) + 8224), ((T0Ind==4)?4:7)*1024, 1024, ((T0Ind==4)?4:7)*32, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
 		}
 	}
 	/* Epilog: write-once arguments and last write-backs */
@@ -708,7 +711,7 @@ void DW4(
 
 /*
  * PW4: D1 in 2 chunks of 56 (last 8), 2 tiles of 8 lines (last 8) on 'In', 54896 B of 65536 B L1.
- * Iteration space D1[2] > T0[2] > D0[1]; objective 'time' over 424 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[2] > D0[1]; objective 'time' over 359 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 18496 B in, 16384 B out.
  *   In         16x16x1B [D0,H] tile     in      L1 @0: 2 x 4096 B, moved at T0 x4 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @8192: 2 x 56 B, moved at D1 x2 (1D)
@@ -889,7 +892,7 @@ void DW5(
 
 /*
  * PW5: 3 tiles of 7 lines (last 2) on 'In', D0 in 2 chunks of 32 (last 32), 54336 B of 65536 B L1.
- * Iteration space D1[1] > T0[3] > D0[2]; objective 'time' over 500 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[1] > T0[3] > D0[2]; objective 'time' over 371 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 28736 B in, 16384 B out.
  *   In         16x16x1B [D0,H] tile     in      L1 @0: 2 x 3584 B, moved at D0 x6 (2D)
  *   Bias       1x1x1B [D1] plane    in      L1 @7168: 1 x 64 B, moved once
@@ -1068,7 +1071,7 @@ void DW6(
 
 /*
  * PW6: D1 in 2 chunks of 120 (last 8), D0 in 2 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[2]; objective 'time' over 573 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[2]; objective 'time' over 443 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 16512 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x4 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1250,7 +1253,7 @@ void DW7(
 
 /*
  * PW7: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 597 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1432,7 +1435,7 @@ void DW8(
 
 /*
  * PW8: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 597 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1614,7 +1617,7 @@ void DW9(
 
 /*
  * PW9: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 597 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1796,7 +1799,7 @@ void DW10(
 
 /*
  * PW10: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 597 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -1978,7 +1981,7 @@ void DW11(
 
 /*
  * PW11: D1 in 2 chunks of 120 (last 8), D0 in 4 chunks of 32 (last 32), 58096 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 744 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 597 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 32896 B in, 8192 B out.
  *   In         8x8x1B [D0,H] tile     in      L1 @0: 2 x 2048 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @4096: 2 x 120 B, moved at D1 x2 (1D)
@@ -2160,7 +2163,7 @@ void DW12(
 
 /*
  * PW12: D1 in 2 chunks of 128 (last 128), D0 in 4 chunks of 32 (last 32), 21760 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 426 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[4]; objective 'time' over 348 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 37120 B in, 4096 B out.
  *   In         4x4x1B [D0,H] tile     in      L1 @0: 2 x 512 B, moved at D0 x8 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @1024: 2 x 128 B, moved at D1 x2 (1D)
@@ -2342,7 +2345,7 @@ void DW13(
 
 /*
  * PW13: D1 in 2 chunks of 128 (last 128), D0 in 5 chunks of 52 (last 48), 27520 B of 65536 B L1.
- * Iteration space D1[2] > T0[1] > D0[5]; objective 'time' over 403 candidate tiling(s) (10 predicted exactly).
+ * Iteration space D1[2] > T0[1] > D0[5]; objective 'time' over 317 candidate tiling(s) (10 predicted exactly).
  * L2<->L1 traffic: 73984 B in, 4096 B out.
  *   In         4x4x1B [D0,H] tile     in      L1 @0: 2 x 832 B, moved at D0 x10 (1D)
  *   Bias       1x1x1B [D1] plane    in      L1 @1664: 2 x 128 B, moved at D1 x2 (1D)
