@@ -235,6 +235,18 @@ def test_time_objective_finds_the_exhaustive_optimum_where_the_estimate_misses_p
 
 
 
+def _pw6(l1: int) -> tuple:
+    """(user kernel, solve options) of a 1x1 convolution of 64 to 128 features on 8x8, 8-bit
+    (MobileNet's PW6) under an L1 budget of ``l1`` bytes."""
+    with Model() as m:
+        SetL1MemorySize(l1)
+        LoadCNNLibrary()
+        CNN_ConvolutionPoolReLU("PW", 0, 1, 1, 1, 1, 7, 7, 7, 7, 0, 0, 0, 0, 64, 128, 8, 8,
+                                KOP_CONV_DP, 1, 1, 1, 1, 1, 1, 0, KOP_NONE, 0, 0, 0, 0, 0, 0, 0, KOP_RELU)
+        uk = m.kernels["PW"]
+        return uk, solve_options(m, uk)
+
+
 def test_time_objective_predicts_each_distinct_tiling_once():
     """A 1x1 convolution of 64 to 128 features on 8x8 (MobileNet's PW6) at 64 KiB: its filter
     may be partially promoted along the input features (D0). Where D0 is one chunk, that
@@ -243,13 +255,7 @@ def test_time_objective_predicts_each_distinct_tiling_once():
     half of the exact predictions of every such layer (same cycles, in pairs). Likewise where
     the loop that would re-read the filter (the lines, T0) runs once: the promotion saves no
     transfer, and only the choice without it is estimated."""
-    with Model() as m:
-        SetL1MemorySize(65536)
-        LoadCNNLibrary()
-        CNN_ConvolutionPoolReLU("PW", 0, 1, 1, 1, 1, 7, 7, 7, 7, 0, 0, 0, 0, 64, 128, 8, 8,
-                                KOP_CONV_DP, 1, 1, 1, 1, 1, 1, 0, KOP_NONE, 0, 0, 0, 0, 0, 0, 0, KOP_RELU)
-        uk = m.kernels["PW"]
-        kg, ev, scored = objectives._candidates(uk, solve_options(m, uk))
+    kg, ev, scored = objectives._candidates(*_pw6(65536))
     dims = {s.space: s.dim for s in kg.spaces}
     estimated = [c for c, e in ev.estimates.items() if e is not None]
     assert any(c.partial for c in estimated)
@@ -267,14 +273,9 @@ def test_coarse_grid_spreads_over_the_sizes_that_fit():
     not fit even with the other spaces at their smallest. The time objective's coarse grid
     spreads its tile counts over the sizes that do: fewer points, more of them feasible, than
     the same spread over every size."""
-    with Model() as m:
-        SetL1MemorySize(2048)
-        LoadCNNLibrary()
-        CNN_ConvolutionPoolReLU("PW", 0, 1, 1, 1, 1, 7, 7, 7, 7, 0, 0, 0, 0, 64, 128, 8, 8,
-                                KOP_CONV_DP, 1, 1, 1, 1, 1, 1, 0, KOP_NONE, 0, 0, 0, 0, 0, 0, 0, KOP_RELU)
-        uk = m.kernels["PW"]
-        kg = kernel_geometry(uk)
-        ev = objectives._Evaluator(kg, solve_options(m, uk), objectives.OBJECTIVES["time"])
+    uk, options = _pw6(2048)
+    kg = kernel_geometry(uk)
+    ev = objectives._Evaluator(kg, options, objectives.OBJECTIVES["time"])
     spaces, full = grid(kg, thinned=False)
     dims, cores = [s.dim for s in spaces], PLATFORM.cores
     fitting = objectives._fitting(ev, spaces, full, False)
