@@ -78,6 +78,7 @@ class Platform:
     wait_cycles: int                # core cycles of a wait that does not stall
     fork_cycles: int                # core cycles of one parallel dispatch (fork + join)
     ops_per_cycle_per_core: float   # default compute throughput of a basic kernel
+    kernel_call_cycles: int = 0     # core cycles of entering one user-kernel call (cold code)
     notes: dict = field(default_factory=dict, compare=False)
     # basic-kernel name -> ComputeScale of its Cost= on this platform; "*": any other kernel.
     # Empty: every Cost as written (the GAP8 figures the basic kernels declare).
@@ -87,7 +88,7 @@ class Platform:
         """A platform every user can divide by: at least one core and some L1 and L2, counts that
         are ints (a bool, float or string is refused), nothing negative."""
         for key in ("cores", "l1_size", "l2_size", "l3_ram_size", "l3_flash_size", "dma_issue_cycles",
-                    "wait_cycles", "fork_cycles"):
+                    "wait_cycles", "fork_cycles", "kernel_call_cycles"):
             value = getattr(self, key)
             minimum = 1 if key in ("cores", "l1_size", "l2_size") else 0
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
@@ -199,15 +200,16 @@ PULP_OPEN = Platform(
     l2_size=448 * 1024,
     l3_ram_size=8 * 1024 * 1024,
     l3_flash_size=64 * 1024 * 1024,
-    cluster_dma=DmaEngine(setup_cycles=21, bytes_per_cycle=8.0, line_cycles=1, duplex=True),
+    cluster_dma=DmaEngine(setup_cycles=16, bytes_per_cycle=8.0, line_cycles=1, duplex=True),
     udma={
         "ram": DmaEngine(setup_cycles=200, bytes_per_cycle=1.0, line_cycles=20),
         "flash": DmaEngine(setup_cycles=300, bytes_per_cycle=1.0, line_cycles=20),
     },
-    dma_issue_cycles=21,
-    wait_cycles=15,
-    fork_cycles=50,
+    dma_issue_cycles=52,
+    wait_cycles=22,
+    fork_cycles=98,
     ops_per_cycle_per_core=1.0,
+    kernel_call_cycles=538,
     notes={
         "cores": "8 cluster cores (pulp-runtime include/archi/chips/pulp/properties.h, ARCHI_CLUSTER_NB_PE; "
                  "GVSoC's pulp-open target).",
@@ -219,15 +221,27 @@ PULP_OPEN = Platform(
         "l2_size": "448 KiB shared L2 (properties.h: ARCHI_L2_SHARED_SIZE 0x70000; the two 32 KiB private "
                    "banks hold the runtime).",
         "l3": "assumption: pulp-open has no L3 the back-end drives; sizes as gap8 for the host simulator.",
-        "cluster_dma": "measured on GVSoC pulp-open (bench/gvsoc_micro.py, bench/results/gvsoc_micro.json): "
-                       "from 256 B on, issue to completed wait is exactly 42 + bytes/8 (in; out adds 1 cycle per "
-                       "256-B burst), less the 21 issue cycles: set-up 21, 8 B/cycle; 2D out costs 1 cycle per "
-                       "burst, in nothing: line_cycles 1 (docs/gvsoc-calibration.md). " + _MCHAN,
+        "cluster_dma": "measured on GVSoC pulp-open (bench/gvsoc_micro.py, bench/results/gvsoc_micro.json, "
+                       "runtime statements): from 1 KiB on, AT_L2_COPY + AT_L2_WAIT on the target runtime is exactly "
+                       "68 + bytes/8 (in; out adds 1 cycle per 256-B burst), less the 52 issue cycles: set-up 16, "
+                       "8 B/cycle; 2D out costs 1 cycle per line (a line of at most 256 B), in nothing: line_cycles 1 "
+                       "(docs/gvsoc-calibration.md). " + _MCHAN,
         "udma": "assumption, as gap8 (on GVSoC the L3 devices are an emulation in L2: docs/gvsoc.md).",
-        "dma_issue_cycles": "measured on GVSoC: plp_dma_memcpy issue 21 cycles (bench/gvsoc_micro.py).",
-        "wait_cycles": "measured on GVSoC: plp_dma_wait on a finished transfer 15 cycles (bench/gvsoc_micro.py).",
-        "fork_cycles": "measured on GVSoC: the target runtime's fork + join round trip on 8 cores, 50 cycles "
-                       "(bench/gvsoc_micro.py).",
+        "dma_issue_cycles": "measured on GVSoC: an AT_L2_COPY statement on the target runtime (host_harness/target: "
+                            "the call of at_target_copy and its plp_dma_memcpy), 52 cycles (bench/gvsoc_micro.py, "
+                            "bench/gvsoc/runtime; the bare plp_dma_memcpy is 21).",
+        "wait_cycles": "measured on GVSoC: an AT_L2_WAIT statement on a finished transfer, 22 cycles "
+                       "(bench/gvsoc_micro.py, bench/gvsoc/runtime; the bare plp_dma_wait is 15).",
+        "fork_cycles": "measured on GVSoC: an AT_FORK statement of an empty basic kernel on 8 cores (its struct's "
+                       "fields, AT_SIM_COMPUTE, at_target_fork's release and join), 98 cycles, of which 62 inside the "
+                       "window GvsocProgram.profile times (bench/gvsoc_micro.py, bench/gvsoc/runtime; the bare "
+                       "barrier fork is 50).",
+        "kernel_call_cycles": "measured on GVSoC: a user kernel's first call costs 388 to 1171 cycles more than its "
+                              "warm calls outside its basic kernels (the cold instruction cache: its code and the "
+                              "runtime's), median 538 over 8 generated kernels (bench/gvsoc_micro.py, cold calls, "
+                              "bench/results/gvsoc_micro.json). It grows with the kernel's code (~0.8 cycles per byte), "
+                              "which the model does not know: a constant, charged on every call (a call whose code "
+                              "is still cached costs that much less; docs/gvsoc-calibration.md).",
         "ops_per_cycle_per_core": "assumption, as gap8.",
         "compute": "measured on GVSoC: per basic kernel, Cost= (GAP8 figures: SIMD, hardware loops) to "
                    "rv32imc cycles, fitted by `bench/calibrate.py --fit-compute` (make calibrate, the full run: the "
@@ -244,34 +258,34 @@ PULP_OPEN = Platform(
                    "percent, an assumption.",
     },
     compute={
-        "Image2Complex": ComputeScale(203, 52),
-        "KerDPLinearLayer_fp": ComputeScale(519, 0),
-        "KerDP_IO_fp": ComputeScale(100, 791, cost="(9067*((W * H * InFeatures + ncores - 1) / ncores)) / 100"),
-        "KerDP_fp": ComputeScale(319, 52),
-        "KerDP_fps": ComputeScale(848, 71),
+        "ConvV3_KerDP_fp": ComputeScale(319, 49),
+        "ConvV3_KerParConvNxMStrideSxSy_DP_fp": ComputeScale(100, 165, cost="(2158*((OutFeatures + ncores - 1) / ncores)*InFeatures*((UsedW - N) / S + 1)*((UsedH - Ny) / Sy + 1)*N*Ny) / 100"),
+        "Image2Complex": ComputeScale(203, 35),
+        "KerDPLinearLayer_fp": ComputeScale(513, 0),
+        "KerDP_IO_fp": ComputeScale(100, 848, cost="(9038*((W * H * InFeatures + ncores - 1) / ncores)) / 100"),
+        "KerDP_fps": ComputeScale(848, 55),
         "KerDirectConv5x5_fp": ComputeScale(404, 0),
-        "KerMatMultParallel16": ComputeScale(362, 78),
+        "KerMatMultParallel16": ComputeScale(362, 63),
         "KerMatMultParallelVectorial16": ComputeScale(466, 0),
-        "KerMatrixMax": ComputeScale(401, 145),
-        "KerParConv3x3Stride2_DP_fps": ComputeScale(100, 656, cost="(30795*((OutFeatures + ncores - 1) / ncores)*InFeatures*((UsedW - 3) / 2 + 1)*((UsedH - 3) / 2 + 1)) / 100"),
-        "KerParConv5x5Stride1_DP_fp": ComputeScale(100, 386, cost="(72909*((OutFeatures + ncores - 1) / ncores)*InFeatures*(UsedW - 4)*(UsedH - 4)) / 100"),
-        "KerParConvNxMStrideSxSy_DP_fp": ComputeScale(100, 177, cost="(2158*((OutFeatures + ncores - 1) / ncores)*InFeatures*((UsedW - N) / S + 1)*((UsedH - Ny) / Sy + 1)*N*Ny) / 100"),
-        "KerParLinearLayerReLU_fp": ComputeScale(515, 0),
-        "KerParPool2x2Stride2_fp": ComputeScale(1902, 150),
-        "KerParSetBias_DP_fp": ComputeScale(544, 22),
-        "KerParSetBias_DP_fps": ComputeScale(505, 33),
-        "KerParSoftMax_fp": ComputeScale(1538, 0),
-        "KerPrime": ComputeScale(746, 0),
-        "KerProcess": ComputeScale(275, 27),
-        "KerSetInBias": ComputeScale(510, 0),
-        "KerSetZero32": ComputeScale(489, 0),
-        "MatSumPar": ComputeScale(273, 44),
-        "MatrixAdd": ComputeScale(185, 56),
-        "Radix2FFT_DIF_2D_Horizontal": ComputeScale(234, 85),
-        "Radix2FFT_DIF_2D_Vertical": ComputeScale(234, 99),
-        "SwapSamples_2D_Horizontal_Par": ComputeScale(375, 27),
-        "SwapSamples_2D_Vertical_Par": ComputeScale(389, 5),
-        "*": ComputeScale(441, 0),
+        "KerMatrixMax": ComputeScale(402, 128),
+        "KerParConv3x3Stride2_DP_fps": ComputeScale(100, 630, cost="(30797*((OutFeatures + ncores - 1) / ncores)*InFeatures*((UsedW - 3) / 2 + 1)*((UsedH - 3) / 2 + 1)) / 100"),
+        "KerParConv5x5Stride1_DP_fp": ComputeScale(100, 388, cost="(72904*((OutFeatures + ncores - 1) / ncores)*InFeatures*(UsedW - 4)*(UsedH - 4)) / 100"),
+        "KerParLinearLayerReLU_fp": ComputeScale(514, 0),
+        "KerParPool2x2Stride2_fp": ComputeScale(1900, 147),
+        "KerParSetBias_DP_fp": ComputeScale(542, 9),
+        "KerParSetBias_DP_fps": ComputeScale(507, 16),
+        "KerParSoftMax_fp": ComputeScale(1533, 0),
+        "KerPrime": ComputeScale(698, 0),
+        "KerProcess": ComputeScale(274, 24),
+        "KerSetInBias": ComputeScale(484, 0),
+        "KerSetZero32": ComputeScale(478, 0),
+        "MatSumPar": ComputeScale(273, 36),
+        "MatrixAdd": ComputeScale(186, 39),
+        "Radix2FFT_DIF_2D_Horizontal": ComputeScale(234, 70),
+        "Radix2FFT_DIF_2D_Vertical": ComputeScale(234, 64),
+        "SwapSamples_2D_Horizontal_Par": ComputeScale(376, 10),
+        "SwapSamples_2D_Vertical_Par": ComputeScale(388, 0),
+        "*": ComputeScale(438, 0),
     },
 )
 

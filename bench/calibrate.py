@@ -64,6 +64,7 @@ from autotiler.schedule.walk import Machine, Program, Walker, environment  # noq
 from host_harness import gvsoc  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "results" / "calibration.json"
+MICRO_JSON = ROOT / "bench" / "results" / "gvsoc_micro.json"   # bench/gvsoc_micro.py's results
 SCALES = (1.0, 0.5, 0.25)          # L1 budgets: the example's own, then a half and a quarter
 MNIST_BUDGETS = (48000, 16000, 6000)
 DMA_TARGET, WHOLE_TARGET, RANK_TARGET = 0.10, 0.15, 0.90
@@ -80,7 +81,7 @@ class Call:
     expected: dict
 
 
-def _example_calls(name: str, plat, scale: float, rng) -> tuple:
+def example_calls(name: str, plat, scale: float, rng) -> tuple:
     """(model, calls, sources, include dirs) of an example at ``scale`` times its L1 budget (at
     most the platform's L1)."""
     mod, ref = load_example(name)
@@ -155,7 +156,7 @@ def _values(rng, shape):
     return rng.integers(-(1 << 13), 1 << 13, size=shape).astype(np.int16)
 
 
-def _mnist_calls(plat, budgets, rng) -> tuple:
+def mnist_calls(plat, budgets, rng) -> tuple:
     with Model(plat) as m:
         SetUsedFilesNames(0, 1, CNN_HEADER)
         SetGeneratedFilesNames("MnistLayers.c", "MnistLayers.h")
@@ -180,7 +181,7 @@ def _copy_args(args: dict) -> dict:
     return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
 
 
-def _tiling(m, name: str):
+def kernel_tilings(m, name: str) -> list:
     """The kernel's tiling, or the group's kernels' (predicted cycles summed)."""
     if name in m.tilings:
         return [m.tilings[name]]
@@ -202,7 +203,7 @@ def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool
             got = target.call(c.kernel, **a_gv)
             check_outputs(a_gv, c.expected, f"{c.case}/{c.kernel} on GVSoC")
             forks = target.profile(c.kernel, **_copy_args(c.args))["forks"] if profile else {}
-            ts = _tiling(m, c.kernel)
+            ts = kernel_tilings(m, c.kernel)
             terms = shape_sums(ts, m.libs, plat, {k: v for k, v in (shapes or {}).items() if k in forks}, forks)
             predicted = sum(t.predicted.cycles for t in ts)
             rows.append({"case": c.case, "kernel": c.kernel, "budget": c.budget,
@@ -335,7 +336,7 @@ SHAPE_DIVISOR = 100   # a fitted shape's coefficients are in hundredths of a cyc
 @dataclass(frozen=True)
 class ForkFit:
     """A basic kernel's fitted compute model: ``percent`` of its Cost= or, for a shaped kernel,
-    ``coefficients`` (cycles per unit of each of ``terms``), plus ``per_call`` beyond the fork;
+    ``coefficients`` (cycles per unit of each of ``terms``), plus ``per_call`` beyond the fork window;
     over ``runs`` profiled runs (``calls`` calls), worst relative error ``worst_fit_error``."""
 
     percent: int
@@ -353,15 +354,16 @@ class ForkFit:
         hundredths = tuple(round(SHAPE_DIVISOR * k) for k in self.coefficients)
         return LinearCost(self.terms, hundredths, SHAPE_DIVISOR).text()
 
-    def cycles(self, calls: float, cost: float, sums, fork_cycles: int) -> float:
-        """The fork cycles this model charges for ``calls`` calls of summed Cost= ``cost`` and
-        summed terms ``sums`` (as the generated code computes them, per call, in integers)."""
+    def cycles(self, calls: float, cost: float, sums, window: float) -> float:
+        """The profiled fork cycles this model gives ``calls`` calls of summed Cost= ``cost`` and
+        summed terms ``sums`` (as the generated code computes them, per call, in integers), each
+        call's window of an empty basic kernel ``window`` included."""
         if self.terms:
             hundredths = [round(SHAPE_DIVISOR * k) for k in self.coefficients]
             work = sum(c * x for c, x in zip(hundredths, sums)) / SHAPE_DIVISOR
         else:
             work = self.percent / 100 * cost
-        return work + (self.per_call + fork_cycles) * calls
+        return work + (self.per_call + window) * calls
 
     def entry(self) -> dict:
         out = {"percent": self.percent, "per_call": self.per_call, "runs": self.runs, "calls": self.calls,
@@ -371,7 +373,16 @@ class ForkFit:
         return out
 
 
-def fit_compute(rows: list, fork_cycles: int, shapes: Optional[dict] = None) -> dict:
+def fork_window_cycles(path: Path = MICRO_JSON) -> float:
+    """The window GvsocProgram.profile times of an empty basic kernel's fork (bench/gvsoc_micro.py,
+    the runtime statements): what a basic kernel's per-call figure is measured beyond."""
+    try:
+        return float(json.loads(Path(path).read_text())["fit"]["runtime"]["fork_window_cycles"]["value"])
+    except (OSError, ValueError, KeyError) as err:
+        raise SystemExit(f"calibrate: no fork window in {path} ({err!r}): run bench/gvsoc_micro.py first") from None
+
+
+def fit_compute(rows: list, window: float, shapes: Optional[dict] = None) -> dict:
     """Per basic kernel, the :class:`ForkFit` that best maps its runs to GVSoC's fork cycles, over
     every profiled run (calls n, measured fork cycles y, summed Cost= c; the Cost= values as
     written, so run with ``compute={}``), in the least-squares sense on relative errors.
@@ -379,7 +390,8 @@ def fit_compute(rows: list, fork_cycles: int, shapes: Optional[dict] = None) -> 
     A kernel of ``shapes`` ({basic kernel: terms}, the platform's own Cost= of it) fits
     y = sum_i k_i * T_i + k * n (T_i: the run's sum of term i, ``row["terms"]``), every
     coefficient >= 0 (:func:`_fit_shape`); any other y = f * c + k * n: ``percent`` = 100 f,
-    ``per_call`` = k less the fork the model charges apart (``fork_cycles``), never below 0. One
+    ``per_call`` = k less the profiled window of an empty basic kernel (``window``: the model's
+    fork_cycles charges it, with what the fork costs outside the window), never below 0. One
     run, runs in one proportion, or a per-call part that would be more than half of some run's
     cycles (the Cost= then does not follow the code's shape: the fit would trade the proportion
     for a fixed cost) fit f alone."""
@@ -391,12 +403,12 @@ def fit_compute(rows: list, fork_cycles: int, shapes: Optional[dict] = None) -> 
             sums = np.array([rows[p[0]]["terms"][name] for p in pts], dtype=float)
             if sums.shape[1] != len(shapes[name]):
                 raise ValueError(f"'{name}': the runs sum {sums.shape[1]} terms, its shape has {len(shapes[name])}")
-            coefficients, per_call = _fit_shape(sums, n, y, fork_cycles)
+            coefficients, per_call = _fit_shape(sums, n, y, window)
             fit = ForkFit(100, per_call, len(pts), int(n.sum()), 0.0, tuple(shapes[name]), coefficients)
         else:
-            fit = ForkFit(*_fit_scale(n, y, c, fork_cycles), len(pts), int(n.sum()), 0.0)
+            fit = ForkFit(*_fit_scale(n, y, c, window), len(pts), int(n.sum()), 0.0)
             sums = [()] * len(pts)
-        model = np.array([fit.cycles(n[j], c[j], sums[j], fork_cycles) for j in range(len(pts))])
+        model = np.array([fit.cycles(n[j], c[j], sums[j], window) for j in range(len(pts))])
         out[name] = ForkFit(fit.percent, fit.per_call, fit.runs, fit.calls, float(np.max(np.abs(model / y - 1))),
                             fit.terms, fit.coefficients)
     if out:
@@ -405,23 +417,23 @@ def fit_compute(rows: list, fork_cycles: int, shapes: Optional[dict] = None) -> 
     return out
 
 
-def _fit_scale(n, y, c, fork_cycles: int) -> tuple:
+def _fit_scale(n, y, c, window: float) -> tuple:
     """(percent, per_call) of y = f * c + k * n (see :func:`fit_compute`)."""
     a = np.stack([c / y, n / y], axis=1)
     f, k = np.linalg.lstsq(a, np.ones_like(y), rcond=None)[0] if np.linalg.matrix_rank(a) == 2 else (0.0, -1.0)
-    if f <= 0 or k < fork_cycles or np.any(k * n > 0.5 * y):   # then the rest scales with Cost=
-        k = float(fork_cycles)
+    if f <= 0 or k < window or np.any(k * n > 0.5 * y):   # then the rest scales with Cost=
+        k = float(window)
         f = max(float(np.mean((y - k * n) / c)), 0.01)
-    return max(1, round(100 * f)), max(0, round(k - fork_cycles))
+    return max(1, round(100 * f)), max(0, round(k - window))
 
 
-def _fit_shape(sums, n, y, fork_cycles: int) -> tuple:
+def _fit_shape(sums, n, y, window: float) -> tuple:
     """((k_1, ...), per_call) of y = sum_i k_i * sums[:, i] + (per_call + fork) * n, relative
     least squares with every unknown >= 0 (an active set: the most negative unknown is fixed at
     0 and the rest fitted again). The per-call part is fitted only when the runs separate it
     from the terms (their matrix has full rank), else it is 0: the terms carry all."""
     columns = np.column_stack([sums, n]) / y[:, None]
-    target = 1 - fork_cycles * n / y
+    target = 1 - window * n / y
     free = list(range(columns.shape[1]))
     if np.linalg.matrix_rank(columns) < len(free):
         free.pop()
@@ -444,21 +456,21 @@ def _fork_points(rows: list) -> dict:
     return points
 
 
-def holdout(rows: list, fork_cycles: int, shapes: Optional[dict] = None) -> dict:
+def holdout(rows: list, window: float, shapes: Optional[dict] = None) -> dict:
     """Out-of-sample check of :func:`fit_compute`: per basic kernel profiled in at least two
     runs (other tilings, other budgets), each run's fork cycles predicted by the table fitted
     on the other runs alone (leave one run out). {name: {"runs", "in_sample", "held_out"}}:
     the worst relative errors of the in-sample fit and of the held-out predictions."""
-    fit_all = fit_compute(rows, fork_cycles, shapes)
+    fit_all = fit_compute(rows, window, shapes)
     out = {}
     for name, pts in sorted(_fork_points(rows).items()):
         if len(pts) < 2:
             continue
         errors = []
         for i, calls, cycles, cost in pts:
-            fit = fit_compute([r for j, r in enumerate(rows) if j != i], fork_cycles, shapes)[name]
+            fit = fit_compute([r for j, r in enumerate(rows) if j != i], window, shapes)[name]
             sums = rows[i]["terms"][name] if fit.terms else ()
-            errors.append(fit.cycles(calls, cost, sums, fork_cycles) / cycles - 1)
+            errors.append(fit.cycles(calls, cost, sums, window) / cycles - 1)
         out[name] = {"runs": len(pts), "in_sample": fit_all[name].worst_fit_error,
                      "held_out": float(max(errors, key=abs))}
     return out
@@ -517,8 +529,8 @@ def cases(examples: list, plat, quick: bool, rng):
     scales = SCALES[:2] if quick else SCALES
     for name in examples:
         for s in scales:
-            yield f"{name}@{s}", lambda name=name, s=s: _example_calls(name, plat, s, rng)
-    yield "mnist", lambda: _mnist_calls(plat, MNIST_BUDGETS[:2] if quick else MNIST_BUDGETS, rng)
+            yield f"{name}@{s}", lambda name=name, s=s: example_calls(name, plat, s, rng)
+    yield "mnist", lambda: mnist_calls(plat, MNIST_BUDGETS[:2] if quick else MNIST_BUDGETS, rng)
 
 
 def parse_args(argv):
@@ -545,7 +557,7 @@ def parse_args(argv):
 # pulp_open as first defined (commit 7441534: DMA figures from the GVSoC README and gap8's
 # assumptions), before the micro-benchmarks, the duplex channels and the compute model.
 BEFORE = {"cluster_dma": DmaEngine(setup_cycles=40, bytes_per_cycle=8.0, line_cycles=4, duplex=False),
-          "dma_issue_cycles": 10, "wait_cycles": 4, "fork_cycles": 60, "compute": {}}
+          "dma_issue_cycles": 10, "wait_cycles": 4, "fork_cycles": 60, "compute": {}, "kernel_call_cycles": 0}
 
 
 def model_platform(name: str, before: bool, fit: bool):
@@ -563,7 +575,9 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.holdout:
         data = json.loads(Path(args.holdout).read_text())
-        print(format_holdout(holdout(data["rows"], data["constants"]["fork_cycles"], data.get("shapes"))))
+        constants = data["constants"]   # files before the window was measured: the fork was the window
+        window = constants.get("fork_window_cycles", constants["fork_cycles"])
+        print(format_holdout(holdout(data["rows"], window, data.get("shapes"))))
         return 0
     if not gvsoc.available():
         print(f"GVSoC is not installed: {gvsoc.INSTALL_HINT}", file=sys.stderr)
@@ -603,17 +617,19 @@ def main(argv=None) -> int:
         print(f"  [{'PASS' if ok else 'FAIL'}] {k}")
     if args.compare:
         print("\n" + format_comparison(json.loads(Path(args.compare).read_text())["rows"], rows))
-    fit = fit_compute(rows, plat.fork_cycles, shapes) if args.fit_compute else {}
+    window = fork_window_cycles()
+    fit = fit_compute(rows, window, shapes) if args.fit_compute else {}
     if fit:
         print("\nfitted compute model (basic kernel: percent of Cost= or its own cost, cycles per call beyond "
-              "the fork; worst fit error):")
+              "an empty kernel's fork window; worst fit error):")
         for k, v in fit.items():
             model = v.cost() if v.terms else f"{v.percent}%"
             print(f"  {k:40} {model} +{v.per_call}  {v.runs} runs  {100 * v.worst_fit_error:.1f}%")
         print(compute_literal(fit))
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     constants = {"cluster_dma": vars(plat.cluster_dma), "dma_issue_cycles": plat.dma_issue_cycles,
-                 "wait_cycles": plat.wait_cycles, "fork_cycles": plat.fork_cycles,
+                 "wait_cycles": plat.wait_cycles, "fork_cycles": plat.fork_cycles, "fork_window_cycles": window,
+                 "kernel_call_cycles": plat.kernel_call_cycles,
                  "compute": {k: vars(v) for k, v in plat.compute.items()}}
     Path(args.json).write_text(json.dumps({"platform": plat.name, "model": "before" if args.before else "current",
                                            "constants": constants, "summary": s, "rows": rows, "shapes": shapes,

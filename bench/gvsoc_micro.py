@@ -1,20 +1,29 @@
-"""Micro-benchmarks of the pulp-open cluster on GVSoC (cluster DMA, barrier, fork, cluster start)
-and a least-squares fit of the cost model's constants to them.
+"""Micro-benchmarks of the pulp-open cluster on GVSoC (cluster DMA, barrier, fork, cluster start,
+the generated code's runtime statements, cold user-kernel calls) and the cost model's constants
+fitted to them.
 
     source ~/.cache/gvsoc/env.sh          # after ../shared/tools/gvsoc/setup.sh, once per machine
     /work/main/.venv/bin/python bench/gvsoc_micro.py [--json PATH] [--workdir DIR]
 
-The C program is ``bench/gvsoc/micro/`` (pulp-runtime make rules). It is copied to a temporary
-directory (or ``--workdir``), built in three variants and run on ``gvsoc --target pulp-open``:
-the cluster benchmarks once (every figure there is already the median-ready list of REPS
-repetitions), and ``cluster_start`` + ``cluster_wait`` of an empty entry ``START_RUNS`` times
-cold and ``START_RUNS`` times with the cluster FLL locked beforehand (pulp-runtime can start the
-cluster only once per run), plus one run with a busy entry that gives the FC/cluster clock ratio.
+Three parts:
+
+* the hardware, ``bench/gvsoc/micro/`` (pulp-runtime make rules), copied to a temporary directory
+  (or ``--workdir``), built in three variants and run on ``gvsoc --target pulp-open``: the cluster
+  benchmarks once (every figure there is already the median-ready list of REPS repetitions), and
+  ``cluster_start`` + ``cluster_wait`` of an empty entry ``START_RUNS`` times cold and
+  ``START_RUNS`` times with the cluster FLL locked beforehand (pulp-runtime can start the cluster
+  only once per run), plus one run with a busy entry that gives the FC/cluster clock ratio;
+* the runtime statements, ``bench/gvsoc/runtime/``: ``AT_L2_COPY``, ``AT_L2_COPY2D``,
+  ``AT_L2_WAIT`` and ``AT_FORK`` written as generated code writes them, on the GVSoC back-end's
+  target runtime (``host_harness/target``): what the cost model charges per statement;
+* cold calls: generated user kernels (``COLD_KERNELS``) run through the GVSoC back-end
+  (``GvsocProgram.sequence``) three times in a row in one application, then twice with the
+  forks profiled: what a user kernel's first call costs beyond a warm one outside its basic
+  kernels (``kernel_call_cycles``).
 
 Every cluster figure is ``median(repetitions) - counter overhead`` (two back-to-back mcycle reads,
 1 cycle). Results: ``bench/results/gvsoc_micro.json`` (raw points and fitted constants, each with
 a ``source``) and tables on stdout. Method and findings: ``docs/gvsoc-calibration.md``.
-Needs only the standard library and numpy.
 """
 
 from __future__ import annotations
@@ -33,7 +42,20 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import calibrate  # noqa: E402  (bench/calibrate.py: the calibration's kernels and their arguments)
+
+import host_harness  # noqa: E402
+from autotiler.codegen import write_files  # noqa: E402
+from autotiler.platforms import get_platform  # noqa: E402
+
 MICRO_DIR = ROOT / "bench" / "gvsoc" / "micro"
+RUNTIME_DIR = ROOT / "bench" / "gvsoc" / "runtime"
+COMMON_DIR = ROOT / "bench" / "gvsoc" / "common"   # bench_common.h, included by both
+TARGET_DIR = ROOT / "host_harness" / "target"
 DEFAULT_JSON = ROOT / "bench" / "results" / "gvsoc_micro.json"
 GVSOC_README = ROOT.parent / "shared" / "tools" / "gvsoc" / "README.md"
 SETUP_HINT = ("set GVSoC up once with ../shared/tools/gvsoc/setup.sh, then run "
@@ -46,6 +68,17 @@ PRELOCK_CYCLES = 300000               # FC cycles given to the cluster FLL to lo
 RUN_TIMEOUT = 600
 LIST_KEYS = {"v", "first", "issue", "max", "skew", "start", "wait"}
 SKEW_KEYS = {"skew"}                  # differences of two start stamps: no counter overhead
+LINEAR_FROM = 1024                    # transfers from this size on are a line in the bytes (below: latency)
+BYTES_2D = 4096                       # bench/gvsoc/runtime's 2D transfers (runtime_main.c)
+# Cold calls: (case, kernel) of the calibration's cases (bench/calibrate.py), each called cold
+# then warm; and (case, first, second) pairs where the second kernel's first call follows another
+# kernel (the runtime's code warm, its own cold).
+COLD_KERNELS = (("mnist", "SoftMax_0_48000"), ("mnist", "LinearLayerReLU_0_48000"),
+                ("mnist", "Conv5x5ReLUMaxPool2x2_0_48000"), ("matadd_v3", "MatADD"), ("matrix_max", "MatMax"),
+                ("integral_image", "BodyIntegralImage"), ("matadd_4d", "MyFavoriteKernel"), ("graph_net", "Conv1"))
+AFTER_PAIRS = (("mnist", "LinearLayerReLU_0_48000", "SoftMax_0_48000"),
+               ("mnist", "SoftMax_0_48000", "LinearLayerReLU_0_48000"))
+WARM_CALLS = 2                        # warm calls after the cold one
 
 
 # --- environment -------------------------------------------------------------------------------
@@ -82,12 +115,13 @@ def make_command(defs: str, build_ext: str) -> list:
     return ["make", "all", "run", "platform=gvsoc", f"PULP_CC={TOOLCHAIN}-gcc", f"PULP_LD={TOOLCHAIN}-gcc",
             f"PULP_AR={TOOLCHAIN}-ar", f"PULP_OBJDUMP={TOOLCHAIN}-objdump",
             f"PULP_ARCH_CFLAGS={os.environ['RV_CFLAGS']}", f"PULP_ARCH_LDFLAGS={os.environ['RV_LDFLAGS']}",
-            f"MICRO_DEFS={defs}", f"build_dir_ext={build_ext}"]
+            f"MICRO_DEFS={defs}", f"build_dir_ext={build_ext}", f"BENCH_COMMON={COMMON_DIR}"]
 
 
-def run_variant(workdir: Path, defs: str, build_ext: str) -> list:
-    """Builds (first call only: make is incremental) and runs one variant; its result records."""
-    command = make_command(defs, build_ext)
+def run_variant(workdir: Path, defs: str, build_ext: str, extra: tuple = ()) -> tuple:
+    """Builds (first call only: make is incremental) and runs one variant; its result records
+    and its output."""
+    command = make_command(defs, build_ext) + list(extra)
     try:
         done = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired as exc:
@@ -96,21 +130,76 @@ def run_variant(workdir: Path, defs: str, build_ext: str) -> list:
     if done.returncode != 0 or not records:
         tail = "\n".join((done.stdout + done.stderr).splitlines()[-30:])
         raise RuntimeError(f"variant '{defs or 'bench'}' failed (exit {done.returncode}):\n{tail}")
-    return records
+    return records, done.stdout
 
 
 def run_all(workdir: Path) -> dict:
     shutil.copytree(MICRO_DIR, workdir, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("build*"))
-    bench = run_variant(workdir, "", "_bench")
+    bench = run_variant(workdir, "", "_bench")[0]
     if not any(r["kind"] == "done" for r in bench):
         raise RuntimeError("the cluster benchmarks stopped before their end")
-    cold = [run_variant(workdir, "-DMICRO_START_SPIN=0", "_cold")[0] for _ in range(START_RUNS)]
+    cold = [run_variant(workdir, "-DMICRO_START_SPIN=0", "_cold")[0][0] for _ in range(START_RUNS)]
     locked_defs = f"-DMICRO_START_SPIN=0 -DMICRO_START_PRELOCK={PRELOCK_CYCLES}"
-    locked = [run_variant(workdir, locked_defs, "_locked")[0] for _ in range(START_RUNS)]
+    locked = [run_variant(workdir, locked_defs, "_locked")[0][0] for _ in range(START_RUNS)]
     spin_defs = f"-DMICRO_START_SPIN={SPIN_CYCLES} -DMICRO_START_PRELOCK={PRELOCK_CYCLES}"
-    spin = run_variant(workdir, spin_defs, "_spin")[0]
-    return {"bench": bench, "start_cold": cold, "start_locked": locked, "start_spin": spin}
+    spin = run_variant(workdir, spin_defs, "_spin")[0][0]
+    return {"bench": bench, "start_cold": cold, "start_locked": locked, "start_spin": spin,
+            "runtime": run_runtime(workdir / "runtime"), "cold_calls": run_cold_calls(workdir / "cold")}
+
+
+def run_runtime(workdir: Path) -> dict:
+    """The runtime statements (bench/gvsoc/runtime) on the target runtime: their records, and the
+    profiled fork window of the empty basic kernel (at_target_print_forks: calls, cycles)."""
+    shutil.copytree(RUNTIME_DIR, workdir, dirs_exist_ok=True, ignore=shutil.ignore_patterns("build*"))
+    records, out = run_variant(workdir, "", "_runtime", (f"TARGET_DIR={TARGET_DIR}",))
+    if not any(r["kind"] == "done" for r in records):
+        raise RuntimeError("the runtime benchmarks stopped before their end")
+    window = [line.split()[1:] for line in out.splitlines() if line.startswith("@ATK ")]
+    if len(window) != 1:
+        raise RuntimeError(f"the runtime benchmarks printed {len(window)} fork profiles, expected 1")
+    return {"records": records, "fork_window": {"calls": int(window[0][1]), "cycles": int(window[0][2])}}
+
+
+def _case_calls(case: str, plat, rng) -> tuple:
+    """(model, files, calls, sources, include dirs) of a calibration case at its own budget."""
+    if case == "mnist":
+        return calibrate.mnist_calls(plat, calibrate.MNIST_BUDGETS[:1], rng)
+    return calibrate.example_calls(case, plat, 1.0, rng)
+
+
+def run_cold_calls(workdir: Path) -> dict:
+    """Per kernel of COLD_KERNELS: its cycles cold then warm (WARM_CALLS) in one application, the
+    same with the forks profiled, its code size; per pair of AFTER_PAIRS the second kernel's
+    first call after the first kernel's. Each output is checked against numpy after the first
+    call of a case (a wrong result aborts)."""
+    plat = get_platform("pulp_open")
+    rows, pairs = [], []
+    for case in dict.fromkeys([c for c, _ in COLD_KERNELS] + [c for c, _, _ in AFTER_PAIRS]):
+        m, files, calls, sources, includes = _case_calls(case, plat, np.random.default_rng(0))
+        gen = workdir / case
+        write_files(files, str(gen))
+        prog = host_harness.build(gen, sources=sources, include_dirs=includes, platform=plat, backend="gvsoc")
+        try:
+            args = {c.kernel: c.args for c in calls}
+            for k in [k for c, k in COLD_KERNELS if c == case]:
+                seq = [k] * (1 + WARM_CALLS)
+                timed = prog.sequence(seq, args)
+                sizes = prog.text_sizes()
+                call = next(c for c in calls if c.kernel == k)
+                if not all(np.array_equal(args[k][n], v) for n, v in call.expected.items()):
+                    raise RuntimeError(f"{case}/{k}: GVSoC's output differs from numpy")
+                profiled = prog.sequence(seq[:2], args, profile=True)
+                rows.append({"case": case, "kernel": k, "cycles": [t["cycles"] for t in timed],
+                             "fork_cycles": [t["fork_cycles"] for t in profiled], "text_bytes": sizes.get(k, 0),
+                             "predicted": sum(t.predicted.cycles for t in calibrate.kernel_tilings(m, k))})
+            for first, second in [(a, b) for c, a, b in AFTER_PAIRS if c == case]:
+                timed = prog.sequence([first, second, second], args)
+                pairs.append({"case": case, "first": first, "kernel": second,
+                              "cycles": [t["cycles"] for t in timed[1:]]})
+        finally:
+            prog.close()
+    return {"kernels": rows, "after": pairs}
 
 
 # --- parsing -----------------------------------------------------------------------------------
@@ -292,6 +381,84 @@ def sync_constant(record: dict, overhead: float, source: str) -> dict:
     return entry
 
 
+def fit_runtime(runtime: dict, overhead: float, source: str) -> dict:
+    """The generated code's statements on the target runtime: issue and wait (every size and
+    direction), the transfer line from LINEAR_FROM bytes on per direction (``setup_cycles`` =
+    intercept - issue: the cost model charges issuing on the core, then the transfer), the floor
+    below, line_cycles from the 2D transfers, the AT_FORK statement of an empty basic kernel and
+    the profiled fork window of that kernel (what GvsocProgram.profile times)."""
+    records = runtime["records"]
+    add_medians(records, overhead)
+    where = f"{source}: bench/gvsoc/runtime on host_harness/target"
+    issue = constant_entry([r["v_cycles"] for r in select(records, "rt_dma1d", what="issue")],
+                           f"{where}, AT_L2_COPY issue, 7 sizes x 2 directions")
+    out = {"dma_issue_cycles": issue,
+           "dma_issue_2d_cycles": constant_entry([r["v_cycles"] for r in select(records, "rt_dma2d", what="issue")],
+                                                 f"{where}, AT_L2_COPY2D issue, 4 line lengths x 2 directions"),
+           "wait_cycles": constant_entry([r["v_cycles"] for r in select(records, "rt_dma1d", what="wait")],
+                                         f"{where}, AT_L2_WAIT on a finished transfer, 7 sizes x 2 directions")}
+    for d in ("in", "out"):
+        points = select(records, "rt_dma1d", what="total", dir=d)
+        big = [r for r in points if r["bytes"] >= LINEAR_FROM]
+        a, b, worst, at = linear_fit([r["bytes"] for r in big], [r["v_cycles"] for r in big])
+        small = [r for r in points if r["bytes"] < LINEAR_FROM]
+        out[f"transfer_{d}"] = {
+            "intercept_cycles": r3(a), "bytes_per_cycle": r3(1 / b), "setup_cycles": r3(a - issue["value"]),
+            "worst_relative_error": r3(worst), "worst_at_bytes": int(at),
+            "small": {str(r["bytes"]): r["v_cycles"] for r in small},
+            "source": f"{where}, AT_L2_COPY + AT_L2_WAIT ({d}), least squares over {len(big)} sizes "
+                      f"{LINEAR_FROM}..{max(r['bytes'] for r in big)} B"}
+        lines = select(records, "rt_dma2d", what="total", dir=d)
+        c, per_line, worst2, _ = linear_fit([BYTES_2D // r["line"] for r in lines], [r["v_cycles"] for r in lines])
+        out[f"line_cycles_{d}"] = {"line_cycles": r3(per_line), "intercept_cycles": r3(c),
+                                   "worst_relative_error": r3(worst2),
+                                   "points": {str(r["line"]): r["v_cycles"] for r in lines},
+                                   "source": f"{where}, AT_L2_COPY2D + AT_L2_WAIT of {BYTES_2D} B ({d}), "
+                                             "least squares over the line counts"}
+    fork = select(records, "rt_fork", what="statement")[0]
+    window = runtime["fork_window"]
+    out["fork_cycles"] = constant_entry([v - overhead for v in fork["v"]],
+                                        f"{where}, AT_FORK of an empty basic kernel on 8 cores with its 4 struct "
+                                        "fields and AT_SIM_COMPUTE")
+    out["fork_window_cycles"] = {"value": r3(window["cycles"] / window["calls"]), "calls": window["calls"],
+                                 "source": f"{where}, GvsocProgram.profile's window (release to join) of the same "
+                                           "empty basic kernel, mean of its calls"}
+    return out
+
+
+def fit_cold_calls(cold: dict, source: str) -> dict:
+    """What a user kernel's first call costs beyond a warm one outside its basic kernels:
+    (cold - warm) - (cold forks - warm forks), per kernel (warm: the median of the warm calls;
+    forks: the profiled run's); their median is ``kernel_call_cycles``. Also the least-squares
+    line of that figure in the kernel's code size, to see whether it grows with the code, and the
+    calls that follow another kernel (its runtime code warm)."""
+    rows = []
+    for r in cold["kernels"]:
+        warm = statistics.median(r["cycles"][1:])
+        cold_all = r["cycles"][0] - warm
+        cold_forks = r["fork_cycles"][0] - r["fork_cycles"][1]
+        rows.append({"case": r["case"], "kernel": r["kernel"], "cold_cycles": r["cycles"][0], "warm_cycles": warm,
+                     "cold_extra": cold_all, "cold_extra_forks": cold_forks, "cold_extra_outside": cold_all - cold_forks,
+                     "text_bytes": r["text_bytes"], "predicted": r["predicted"]})
+    outside = [r["cold_extra_outside"] for r in rows]
+    a, b, worst, _ = linear_fit([r["text_bytes"] for r in rows], outside)
+    value = statistics.median(outside)
+    after = []
+    for p in cold["after"]:
+        mine = next((r for r in rows if r["kernel"] == p["kernel"] and r["case"] == p["case"]), None)
+        if mine is not None:
+            after.append({"first": p["first"], "kernel": p["kernel"], "after_cycles": p["cycles"][0],
+                          "cold_cycles": mine["cold_cycles"], "warm_cycles": mine["warm_cycles"]})
+    return {"kernels": rows, "after": after,
+            "kernel_call_cycles": {"value": r3(value), "min": min(outside), "max": max(outside),
+                                   "points": len(outside),
+                                   "source": f"{source}: median over {len(outside)} generated user kernels of "
+                                             "(cold - warm call) - (cold - warm profiled forks), "
+                                             "GvsocProgram.sequence"},
+            "by_code_size": {"intercept_cycles": r3(a), "cycles_per_byte": r3(b), "worst_relative_error": r3(worst),
+                             "source": "least squares of the same figures in the user kernel's code bytes (nm -S)"}}
+
+
 def fit_all(runs: dict, source: str) -> tuple:
     records = runs["bench"]
     overhead = statistics.median(select(records, "overhead")[0]["v"])
@@ -312,22 +479,27 @@ def fit_all(runs: dict, source: str) -> tuple:
                                      f"{source}: master's round trip of a barrier fork (publish, barrier, "
                                      f"empty task, barrier) on 8 cores"),
         "cluster_start": start_findings(runs, source),
+        "runtime": fit_runtime(runs["runtime"], overhead, source),
+        "cold_calls": fit_cold_calls(runs["cold_calls"], source),
     }
     return fits, model_suggestion(fits, source)
 
 
 def model_suggestion(fits: dict, source: str) -> dict:
-    """The platform fields of autotiler/platforms.py from the ext path (pulp-runtime's
-    plp_dma_memcpy, what a runtime issuing from core 0 uses), both directions in one engine."""
-    both = fits["cluster_dma"]["ext"]["both"]
+    """The platform fields of autotiler/platforms.py: the generated code's statements on the
+    target runtime (issue, wait, fork; set-up from the L2->L1 line, whose bytes per cycle is 8;
+    line_cycles from the 2D L1->L2 transfers, L2->L1 lines cost nothing) and the cold call."""
+    rt = fits["runtime"]
     return {
-        "cluster_dma": {"setup_cycles": round(both["setup_cycles"]), "bytes_per_cycle": both["bytes_per_cycle"],
-                        "line_cycles": round(fits["line_cycles"]["out"]["line_cycles"])},
-        "dma_issue_cycles": round(fits["dma_issue_cycles"]["ext"]["value"]),
-        "wait_cycles": round(fits["wait_cycles"]["ext"]["value"]),
-        "fork_cycles": round(fits["fork_cycles"]["value"]),
-        "source": f"{source}: ext path, in and out fitted together; line_cycles from the out direction "
-                  f"(in is 0); see docs/gvsoc-calibration.md for what this one-engine FIFO model misses",
+        "cluster_dma": {"setup_cycles": round(rt["transfer_in"]["setup_cycles"]),
+                        "bytes_per_cycle": rt["transfer_in"]["bytes_per_cycle"],
+                        "line_cycles": round(rt["line_cycles_out"]["line_cycles"])},
+        "dma_issue_cycles": round(rt["dma_issue_cycles"]["value"]),
+        "wait_cycles": round(rt["wait_cycles"]["value"]),
+        "fork_cycles": round(rt["fork_cycles"]["value"]),
+        "kernel_call_cycles": round(fits["cold_calls"]["kernel_call_cycles"]["value"]),
+        "source": f"{source}: the runtime statements (bench/gvsoc/runtime) and the cold calls; the hardware "
+                  "figures (plp_dma_memcpy inline, micro_sync's fork) are the tables above them",
     }
 
 
@@ -348,7 +520,39 @@ def fmt(value) -> str:
 
 def report(records: list, fits: dict, suggestion: dict) -> str:
     return "\n".join([dma_1d_report(records), dma_2d_report(records), channel_report(fits),
-                      per_core_report(fits), fit_report(fits, suggestion)])
+                      per_core_report(fits), runtime_report(fits["runtime"]), cold_report(fits["cold_calls"]),
+                      fit_report(fits, suggestion)])
+
+
+def runtime_report(rt: dict) -> str:
+    rows = [[name, fmt(rt[key]["value"]), fmt(rt[key]["worst_relative_error"])]
+            for name, key in (("AT_L2_COPY issue", "dma_issue_cycles"), ("AT_L2_COPY2D issue", "dma_issue_2d_cycles"),
+                              ("AT_L2_WAIT, transfer done", "wait_cycles"), ("AT_FORK, empty kernel", "fork_cycles"))]
+    rows.append(["profiled fork window, empty kernel", fmt(rt["fork_window_cycles"]["value"]), ""])
+    for d in ("in", "out"):
+        t = rt[f"transfer_{d}"]
+        rows.append([f"COPY + WAIT {d}", f"{fmt(t['intercept_cycles'])} + bytes / {fmt(t['bytes_per_cycle'])} "
+                     f"(set-up {fmt(t['setup_cycles'])}); below {LINEAR_FROM} B: "
+                     + ", ".join(f"{k} B {fmt(v)}" for k, v in t["small"].items()), fmt(t["worst_relative_error"])])
+        lc = rt[f"line_cycles_{d}"]
+        rows.append([f"COPY2D + WAIT {d}", f"{fmt(lc['intercept_cycles'])} + {fmt(lc['line_cycles'])} per line",
+                     fmt(lc["worst_relative_error"])])
+    return table("The generated code's runtime statements on the target runtime (host_harness/target), cycles",
+                 ["statement", "cycles", "worst rel. error"], rows)
+
+
+def cold_report(cold: dict) -> str:
+    rows = [[r["kernel"], r["text_bytes"], r["cold_cycles"], fmt(r["warm_cycles"]), fmt(r["cold_extra"]),
+             fmt(r["cold_extra_forks"]), fmt(r["cold_extra_outside"])] for r in cold["kernels"]]
+    k, by = cold["kernel_call_cycles"], cold["by_code_size"]
+    text = table("User kernels called cold then warm in one application (GvsocProgram.sequence), cycles",
+                 ["kernel", "code B", "cold", "warm", "cold extra", "in forks", "outside"], rows)
+    after = [[f"{a['kernel']} after {a['first']}", a["cold_cycles"], a["after_cycles"], fmt(a["warm_cycles"])]
+             for a in cold["after"]]
+    text += "\n" + table("A kernel's first call after another kernel's, cycles", ["call", "cold", "after", "warm"], after)
+    return text + (f"kernel_call_cycles: median {fmt(k['value'])} (min {fmt(k['min'])}, max {fmt(k['max'])}); "
+                   f"in the code size: {fmt(by['intercept_cycles'])} + {fmt(by['cycles_per_byte'])} per byte "
+                   f"(worst {fmt(by['worst_relative_error'])})\n")
 
 
 def dma_1d_report(records: list) -> str:
@@ -424,7 +628,7 @@ def fit_report(fits: dict, suggestion: dict) -> str:
     text = table("Fitted constants (worst relative error of the fit over its points)",
                  ["constant", "value", "worst rel. error"], rows)
     model = {k: v for k, v in suggestion.items() if k != "source"}
-    return text + f"\nplatform fields (ext path): {json.dumps(model)}\n"
+    return text + f"\nplatform fields: {json.dumps(model)}\n"
 
 
 # --- main --------------------------------------------------------------------------------------

@@ -139,6 +139,9 @@ class Manifest:
     kernels: tuple[KernelSpec, ...]
     devices: tuple[L3Device, ...] = ()
     graphs: tuple[GraphSpec, ...] = ()
+    # the C functions that are user kernels (not groups): the callable ones and a graph's node
+    # variants (the manifest's tilings)
+    user_kernels: tuple[str, ...] = ()
 
 
 def _field(data: dict, key: str, kind, where: str):
@@ -265,14 +268,19 @@ def _parse(path: Path, data: dict) -> Manifest:
     l1 = _mem_symbol(data.get("l1"), "L1_Memory", f"{where} l1")
     l2 = _mem_symbol(data.get("l2"), "L2_Memory", f"{where} l2")
     devices = _devices(data.get("l3"), where)
-    kernels = []
+    kernels, user = [], []
     for k in _field(data, "kernels", list, where):
         name = _field(k, "name", str, f"{where} kernel")
         args = tuple(_arg(a, f"{where} kernel '{name}' arg") for a in _field(k, "args", list, where))
         kernels.append(KernelSpec(name, args, header, l1, l2, devices))
+        if k.get("kind") != "group":
+            user.append(name)
+    tilings = data.get("tilings") or {}
+    if not isinstance(tilings, dict):
+        raise HarnessError(f"{where}: field 'tilings' must map user kernels to their tilings")
     c_files = tuple(path.parent / f for f in _field(data, "c_files", list, where))
     graphs = tuple(_graph(g, where) for g in data.get("graphs") or ())
-    return Manifest(path, c_files, header, tuple(kernels), devices, graphs)
+    return Manifest(path, c_files, header, tuple(kernels), devices, graphs, tuple(dict.fromkeys(user + list(tilings))))
 
 
 def _graph(data, where: str) -> GraphSpec:

@@ -46,7 +46,8 @@ typedef struct {
 void at_sim_configure(int cores, long long l1_size, long long l2_size,
                       long long dma_setup_cycles, double dma_bytes_per_cycle,
                       long long dma_line_cycles, long long dma_issue_cycles,
-                      long long wait_cycles, long long fork_cycles, int dma_duplex);
+                      long long wait_cycles, long long fork_cycles, int dma_duplex,
+                      long long kernel_call_cycles);
 void at_sim_configure_l3(long long l3_size, long long udma_setup_cycles,
                          double udma_bytes_per_cycle, long long udma_line_cycles);
 void at_sim_configure_flash(long long flash_size, long long flash_setup_cycles,
@@ -71,7 +72,7 @@ void at_sim_get_node_counters(int node, at_sim_counters_t *out);
 
 # at_sim_configure's parameters, in order.
 CONFIG_KEYS = ("cores", "l1_size", "l2_size", "dma_setup_cycles", "dma_bytes_per_cycle", "dma_line_cycles",
-               "dma_issue_cycles", "wait_cycles", "fork_cycles", "dma_duplex")
+               "dma_issue_cycles", "wait_cycles", "fork_cycles", "dma_duplex", "kernel_call_cycles")
 # at_sim_configure_l3's parameters, in order.
 L3_CONFIG_KEYS = ("l3_size", "udma_setup_cycles", "udma_bytes_per_cycle", "udma_line_cycles")
 # at_sim_configure_flash's parameters, in order: flash capacity, platform.udma["flash"] for every
@@ -95,7 +96,7 @@ def platform_config(platform) -> dict:
             "dma_setup_cycles": dma.setup_cycles, "dma_bytes_per_cycle": float(dma.bytes_per_cycle),
             "dma_line_cycles": dma.line_cycles, "dma_issue_cycles": platform.dma_issue_cycles,
             "wait_cycles": platform.wait_cycles, "fork_cycles": platform.fork_cycles,
-            "dma_duplex": int(bool(dma.duplex)),
+            "dma_duplex": int(bool(dma.duplex)), "kernel_call_cycles": platform.kernel_call_cycles,
             "l3_size": platform.l3_ram_size if ram else 0,
             "udma_setup_cycles": ram.setup_cycles if ram else 0,
             "udma_bytes_per_cycle": float(ram.bytes_per_cycle) if ram else 1.0,

@@ -52,6 +52,18 @@ def load_module(path: Path, name: str):
     return module
 
 
+def bench_script(name: str):
+    """``bench/<name>.py`` as a module (the scripts are not a package), loaded once: registered as
+    ``bench_<name>`` before it runs, as its dataclasses need."""
+    key = f"bench_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, ROOT / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
+
+
 def example_reference(name: str):
     return load_module(EXAMPLES / name / "reference.py", f"reference_{name}")
 

@@ -6,9 +6,7 @@ synthetic measurements, the term sums walked off real schedules)."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 
 import numpy as np
 import pytest
@@ -23,20 +21,14 @@ from autotiler.platforms import PLATFORMS, ComputeScale
 from autotiler.schedule.cost import check_platform_cost
 from autotiler.schedule.estimate import Estimator
 
-from .conftest import EXAMPLES, ROOT, load_module
+from .conftest import EXAMPLES, bench_script, load_module
 from .test_clock import PLATFORM, run_generated, win_kernel
 
 SHAPE = "3*W*H + 2*H + 11"     # KerWin_u32's formals W and H: per item, per line, per call
 
 
 def _calibrate():
-    """bench/calibrate.py as a module (it needs no GVSoC to be imported)."""
-    if "bench_calibrate" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("bench_calibrate", ROOT / "bench" / "calibrate.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["bench_calibrate"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["bench_calibrate"]
+    return bench_script("calibrate")
 
 
 def _generate(plat, gen, h=100):
@@ -118,12 +110,12 @@ def _library(loader):
 
 
 def test_every_platform_cost_names_the_formals_of_the_kernels_it_models():
-    """pulp_open's shaped convolutions: the CNN library's and cnn_conv_v3's own basic kernels of
-    those names take the formals their costs read."""
+    """pulp_open's shaped convolutions: the CNN library's and cnn_conv_v3's own basic kernels
+    (ConvV3_*) take the formals their costs read."""
     conv_v3 = load_module(EXAMPLES / "cnn_conv_v3" / "model.py", "shape_conv_v3_model")
     libraries = [_library(LoadCNNLibrary), _library(conv_v3.LoadConvV3Library)]
     shaped = [(p, k) for p in PLATFORMS.values() for k, s in p.compute.items() if s.cost]
-    assert {k for _, k in shaped} >= {"KerParConv5x5Stride1_DP_fp", "KerParConvNxMStrideSxSy_DP_fp"}
+    assert {k for _, k in shaped} >= {"KerParConv5x5Stride1_DP_fp", "ConvV3_KerParConvNxMStrideSxSy_DP_fp"}
     for plat, kernel in shaped:
         libs = [lib[kernel] for lib in libraries if kernel in lib]
         assert libs, kernel

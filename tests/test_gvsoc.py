@@ -110,6 +110,51 @@ def test_matadd_on_gvsoc_is_bit_exact(tmp_path):
 
 @needs_gvsoc
 @pytest.mark.gvsoc
+def test_a_sequence_of_calls_times_each_call_and_its_forks(tmp_path):
+    """GvsocProgram.sequence: three calls of MatADD in one application, nothing printed between
+    them: the first runs its code cold and takes longer than the next two, which agree within a
+    few cycles; with the forks profiled, each call's fork cycles are below its cycles; the output
+    is the last call's, right."""
+    gen = _generate("matadd_v3", tmp_path / "gen", l1=20000)
+    src, inc = [EXAMPLES / "matadd_v3" / "MatAddBasicKernels.c"], [EXAMPLES / "matadd_v3"]
+    prog = host_harness.build(gen, sources=src, include_dirs=inc, backend="gvsoc")
+    try:
+        a, b, out = _matadd_args(np.random.default_rng(2))
+        args = {"MatADD": {"In1": a, "In2": b, "Out": out}}
+        calls = prog.sequence(["MatADD"] * 3, args)
+        np.testing.assert_array_equal(out, a + b)
+        cold, warm, again = (c["cycles"] for c in calls)
+        assert [c["kernel"] for c in calls] == ["MatADD"] * 3 and all(c["fork_cycles"] is None for c in calls)
+        assert cold > warm + 300 and abs(warm - again) < 100
+        profiled = prog.sequence(["MatADD"] * 2, args, profile=True)
+        assert all(0 < c["fork_cycles"] < c["cycles"] for c in profiled)
+        assert prog.text_sizes()["MatADD"] > 0
+    finally:
+        prog.close()
+
+
+def test_a_sequence_is_checked_before_compiling(tmp_path, stand_in_gvsoc):
+    gen = _generate("matadd_v3", tmp_path / "gen", l1=20000)
+    prog = host_harness.build(gen, sources=[EXAMPLES / "matadd_v3" / "MatAddBasicKernels.c"],
+                              include_dirs=[EXAMPLES / "matadd_v3"], backend="gvsoc")
+    a, b, out = _matadd_args(np.random.default_rng(2))
+    try:
+        with pytest.raises(HarnessError, match=r"an empty sequence of calls \(name at least one kernel\)"):
+            prog.sequence([], {})
+        with pytest.raises(HarnessError, match=r"no arguments for MatADD \(give args\[name\] for each kernel called\)"):
+            prog.sequence(["MatADD"], {})
+        with pytest.raises(HarnessError, match=r"unknown kernel 'MatAdd' \(kernels are MatADD\)"):
+            prog.sequence(["MatAdd"], {"MatAdd": {}})
+        with pytest.raises(HarnessError, match=r"kernel 'MatADD', argument 'Out': expects int32 .* got int32 shape "
+                                               r"\(10, 100\)"):
+            prog.sequence(["MatADD"], {"MatADD": {"In1": a, "In2": b, "Out": out[:10]}})
+        assert not (prog.work / "main.c").exists()
+    finally:
+        prog.close()
+
+
+@needs_gvsoc
+@pytest.mark.gvsoc
 def test_l1_too_full_for_the_cluster_stacks_is_said(tmp_path):
     """pulp-runtime starts no cluster when its 8 stacks do not fit in L1 after the static data:
     a typed error with the figures, not a silent empty run. (pulp_open's l1_size leaves them

@@ -10,6 +10,8 @@ cycle for cycle):
   transfer. A channel is a FIFO; a ``duplex`` engine (MCHAN, the cluster DMA of GAP8, GAP9
   and pulp-open) has two, one for reads (ext -> loc) and one for writes (loc -> ext), else
   one carries both;
+* entering the user kernel costs the core ``kernel_call_cycles`` (the platform's: its code and
+  the runtime's run with a cold instruction cache), before anything else;
 * a wait costs ``wait_cycles`` and then stalls the core until its transfer has landed;
 * a basic-kernel call costs its ``Cost=`` expression evaluated on the bound values (C
   arguments, unknown when generating, count as 1; without ``Cost=``: one cycle per item of the
@@ -157,7 +159,8 @@ class Clock(Machine):
         self.channels = tuple(channels(p))
         self.free = dict.fromkeys(self.channels, 0)
         self.pending: dict = {}
-        self.f = [0, 0, 0, 0, 0, 0, 0]
+        # the clock starts once the kernel is entered (the simulator charges it on entry)
+        self.f = [p.kernel_call_cycles, 0, 0, 0, 0, 0, 0]
 
     def copy(self, node: Copy, env: dict, size: int, lines: int, event: tuple) -> None:
         f = self.f

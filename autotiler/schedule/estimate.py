@@ -10,7 +10,8 @@ weighted by how many iterations fall in the class), the basic-kernel ``Cost=`` o
 (compiled once per basic kernel) and the DMA time of every transfer, with the simulator's
 transfer rule, and returns the larger of the cores' work plus what cannot overlap it (the first
 reads, the last writes, single-buffered transfers) and the busiest DMA channel's work (on a
-duplex cluster DMA, its reads and its writes apart).
+duplex cluster DMA, its reads and its writes apart), plus the platform's cost of entering the
+kernel (``kernel_call_cycles``, charged first as in the prediction).
 
 Many choices of one kernel share most of this work, so one :class:`Estimator` keeps it: the
 transfer figures per argument tiling, each call's cycles per distinct boxes of the arguments it
@@ -106,7 +107,8 @@ class Estimator:
                 udma += udma_a
         # a duplex cluster DMA runs its reads and writes at once: the busier channel bounds
         cluster = max(reads, writes) if self.p.cluster_dma.duplex else reads + writes
-        return max(core + ends, cluster, udma)
+        # entering the kernel comes before any transfer, as in the prediction
+        return self.p.kernel_call_cycles + max(core + ends, cluster, udma)
 
     def compute(self, t: KernelTiling) -> int:
         """Cycles of every basic-kernel call and fork of ``t`` (what the cores must spend)."""

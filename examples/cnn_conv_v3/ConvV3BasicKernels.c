@@ -1,6 +1,7 @@
 /*
- * Basic kernels of the CNN convolution layer (CNN_ConvolutionPoolReLU form, 16-bit, DP).
- * Semantics are stated in ConvV3BasicKernels.h; reference.py replicates them in numpy.
+ * Basic kernels of the CNN convolution layer (CNN_ConvolutionPoolReLU form, 16-bit, DP): the
+ * convolution and the DP reduction (KerParSetBias_DP_fp is the CNN library's). Semantics are
+ * stated in ConvV3BasicKernels.h; reference.py replicates them in numpy.
  */
 #include "Gap.h"
 #include "ConvV3BasicKernels.h"
@@ -17,27 +18,7 @@ static void CoreChunk(int N, int *First, int *Last)
 	if (*First > *Last) *First = *Last;
 }
 
-void KerParSetBias_DP_fp(KerSetBias_fpd_fp_T *Arg)
-{
-	int * __restrict__ Out = Arg->Out;
-	int Size = Arg->W * Arg->H;
-	int NormBias = Arg->NormBias;
-	int First, Last, f, i;
-
-	CoreChunk(Arg->OutFeatures, &First, &Last);
-	for (f = First; f < Last; f++) {
-		int B = Arg->Bias[f];
-		/* Left shift on 32 bits (done unsigned: wraps, no undefined shift of a negative value);
-		 * a negative NormBias shifts right, arithmetically. */
-		int Value = (NormBias >= 0) ? (int) ((unsigned int) B << NormBias) : (B >> -NormBias);
-
-		for (i = 0; i < Size; i++)
-			Out[f * Size + i] = Value;
-	}
-	gap_waitbarrier(0);
-}
-
-void KerParConvNxMStrideSxSy_DP_fp(KerConv_DP_fp_T *Arg)
+void ConvV3_KerParConvNxMStrideSxSy_DP_fp(ConvV3_KerConv_DP_fp_T *Arg)
 {
 	int W = Arg->W, UsedW = Arg->UsedW, H = Arg->H, UsedH = Arg->UsedH;
 	int Fx = Arg->N, Fy = Arg->Ny, Sx = Arg->S, Sy = Arg->Sy;
@@ -78,7 +59,7 @@ void KerParConvNxMStrideSxSy_DP_fp(KerConv_DP_fp_T *Arg)
 	gap_waitbarrier(0);
 }
 
-void KerDP_fp(KerDP_fp_T *Arg)
+void ConvV3_KerDP_fp(ConvV3_KerDP_fp_T *Arg)
 {
 	int * __restrict__ In = Arg->In;
 	short int * __restrict__ Out = Arg->Out;

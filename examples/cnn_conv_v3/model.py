@@ -5,10 +5,12 @@
 optionally zero padded ("same" padding, PAD_BALANCED_LEFT), into ``OutFeat`` output features of
 ``Wo x Ho`` (int16, Q``Out_Q``), optionally through a ReLU. The arithmetic is the SDK's "double
 precision" (DP) flavour: each output tile of a chunk of output features is an int32 accumulator
-in L1 (``ConvOut``), set to the biases (``KerParSetBias_DP_fp``, before the input features are
-traversed), accumulated chunk of input features after chunk of input features
-(``KerParConvNxMStrideSxSy_DP_fp``), then normalised, rounded, clamped and narrowed to int16
-(``KerDP_fp``, after the last input chunk)::
+in L1 (``ConvOut``), set to the biases (``KerParSetBias_DP_fp``, the CNN library's, before the
+input features are traversed), accumulated chunk of input features after chunk of input features
+(``ConvV3_KerParConvNxMStrideSxSy_DP_fp``), then normalised, rounded, clamped and narrowed to
+int16 (``ConvV3_KerDP_fp``, after the last input chunk). The last two are this example's C
+(ConvV3BasicKernels.c), named apart from the library's kernels of the original's names, which
+compute the same results another way::
 
     Out[of] = clamp(roundnorm((Bias[of] << NormBias) + sum_if conv(In[if], Filter[of][if]), Norm), LB, UB)
 
@@ -84,8 +86,8 @@ def ConfigureTiler(L1Memory):
 
 def LoadConvV3Library():
     """The three basic kernels of a 16-bit DP convolution layer without pooling."""
-    # Cost (an estimate, from ConvV3BasicKernels.c): each core sets ceil(OutFeatures/ncores)
-    # planes of W x H int32 at 1 cycle an item (one store), plus ~20 cycles of set-up and barrier.
+    # Cost (an estimate, the CNN library's): each core sets ceil(OutFeatures/ncores) planes of
+    # W x H int32 at 1 cycle an item (one store), plus ~20 cycles of set-up and barrier.
     LibKernel("KerParSetBias_DP_fp", CALL_PARALLEL,
         CArgs(6,
             TCArg("int * __restrict__", "Out"),
@@ -104,7 +106,7 @@ def LoadConvV3Library():
     # store). Outputs per plane are taken as ceil(UsedW/S) x ceil(UsedH/Sy): exact for "same"
     # padding, a slight over-estimate otherwise (the Pad vector cannot appear in a Cost).
     # Plus ~20 cycles of set-up and barrier.
-    LibKernel("KerParConvNxMStrideSxSy_DP_fp", CALL_PARALLEL,
+    LibKernel("ConvV3_KerParConvNxMStrideSxSy_DP_fp", CALL_PARALLEL,
         CArgs(20,
             TCArg("short int * __restrict__", "In"),
             TCArg("unsigned short int", "W"),
@@ -127,13 +129,13 @@ def LoadConvV3Library():
             TCArg("unsigned char", "Sy"),
             TCArg("unsigned char", "Dy")
         ),
-        "KerConv_DP_fp_T",
+        "ConvV3_KerConv_DP_fp_T",
         Cost="((OutFeatures + ncores - 1)/ncores)*InFeatures*((UsedW + S - 1)/S)*((UsedH + Sy - 1)/Sy)"
              "*(3*N*Ny + 10) + 20"
     )
     # Cost (an estimate): the W*H*InFeatures items are split over the cores; an item is a load,
     # the rounded shift, a max, a min and a store, ~5 cycles; plus ~20 cycles of set-up and barrier.
-    LibKernel("KerDP_fp", CALL_PARALLEL,
+    LibKernel("ConvV3_KerDP_fp", CALL_PARALLEL,
         CArgs(10,
             TCArg("int * __restrict__", "In"),
             TCArg("unsigned short int", "W"),
@@ -146,7 +148,7 @@ def LoadConvV3Library():
             TCArg("int", "UB"),
             TCArg("short int * __restrict__", "MulBias")
         ),
-        "KerDP_fp_T",
+        "ConvV3_KerDP_fp_T",
         Cost="5*((W*H*InFeatures + ncores - 1)/ncores) + 20"
     )
 
@@ -289,7 +291,7 @@ def CNN_ConvolutionPoolReLU(Name, In_Q, Filter_Q, Bias_Q, Out_Q, InFeat, OutFeat
                 )
             ),
             # Every chunk of input features is accumulated
-            Call("KerParConvNxMStrideSxSy_DP_fp", LOC_D0,
+            Call("ConvV3_KerParConvNxMStrideSxSy_DP_fp", LOC_D0,
                 Bindings(20,
                     K_Arg("In", KER_ARG_TILE),                          # Input tile
                     K_Arg("In", KER_ARG_TILE_W),                        # Its width
@@ -314,7 +316,7 @@ def CNN_ConvolutionPoolReLU(Name, In_Q, Filter_Q, Bias_Q, Out_Q, InFeat, OutFeat
                 )
             ),
             # After the last input chunk: normalise, round, clamp, narrow to 16 bits
-            Call("KerDP_fp", LOC_D0_EPILOG,
+            Call("ConvV3_KerDP_fp", LOC_D0_EPILOG,
                 Bindings(10,
                     K_Arg("ConvOut", KER_ARG_TILE),                     # Accumulators
                     K_Arg("ConvOut", KER_ARG_TILE_W),                   # Their width

@@ -26,8 +26,11 @@ Semantics replicated exactly (independently of the C code's loop structure):
 
 import numpy as np
 
+from autotiler.generators import CNN_KERNELS_DIR
+
 KERNEL = "ConvV3"
-SOURCES = ["ConvV3BasicKernels.c"]
+# the example's convolution and DP reduction, and the CNN library's KerParSetBias_DP_fp
+SOURCES = ["ConvV3BasicKernels.c", str(CNN_KERNELS_DIR / "CNN_BiasReLULinear_BasicKernels.c")]
 SENTINEL = -12345              # pre-fills Out, so an unwritten item is caught
 CONV = {"InFeat": 16, "OutFeat": 32, "Width": 24, "Height": 24, "Fcx": 3, "Fcy": 3, "Scx": 1, "Scy": 1,
         "ConvPad": 1, "In_Q": 11, "Filter_Q": 8, "Bias_Q": 11, "Out_Q": 12, "ReLUOper": "KOP_RELU", "ReluN": 6}

@@ -1,7 +1,8 @@
 /*
  * Basic kernel of the graph example besides examples/cnn_conv_v3's convolution (compiled from
- * ../cnn_conv_v3/ConvV3BasicKernels.c): a saturating 16-bit addition. Semantics are stated in
- * GraphNetBasicKernels.h; reference.py replicates them in numpy.
+ * ../cnn_conv_v3/ConvV3BasicKernels.c and the CNN library's CNN_BiasReLULinear_BasicKernels.c):
+ * a saturating 16-bit addition. Semantics are stated in GraphNetBasicKernels.h; reference.py
+ * replicates them in numpy.
  */
 #include "Gap.h"
 #include "GraphNetBasicKernels.h"

@@ -1,13 +1,13 @@
 /*
  * Basic kernels of the graph example (examples/graph_net): the 16-bit "double precision"
- * convolution of examples/cnn_conv_v3 (its header and source, used as they are:
- * KerParSetBias_DP_fp, KerParConvNxMStrideSxSy_DP_fp, KerDP_fp) and a saturating 16-bit
- * addition (KerAdd16Par).
+ * convolution of examples/cnn_conv_v3 (its header and sources, used as they are:
+ * KerParSetBias_DP_fp, the CNN library's, ConvV3_KerParConvNxMStrideSxSy_DP_fp and
+ * ConvV3_KerDP_fp) and a saturating 16-bit addition (KerAdd16Par).
  *
  * Modelled in model.py as (the conv kernels by examples/cnn_conv_v3/model.py):
  *   LibKernel("KerParSetBias_DP_fp", CALL_PARALLEL, CArgs(6, ...), "KerSetBias_fpd_fp_T")
- *   LibKernel("KerParConvNxMStrideSxSy_DP_fp", CALL_PARALLEL, CArgs(20, ...), "KerConv_DP_fp_T")
- *   LibKernel("KerDP_fp", CALL_PARALLEL, CArgs(10, ...), "KerDP_fp_T")
+ *   LibKernel("ConvV3_KerParConvNxMStrideSxSy_DP_fp", CALL_PARALLEL, CArgs(20, ...), "ConvV3_KerConv_DP_fp_T")
+ *   LibKernel("ConvV3_KerDP_fp", CALL_PARALLEL, CArgs(10, ...), "ConvV3_KerDP_fp_T")
  *   LibKernel("KerAdd16Par", CALL_PARALLEL, CArgs(5, In1, In2, Out, W, H), "KerAdd16_T")
  *
  * Layout of a conv tile in L1: several feature planes of the same tile one after the other, a

@@ -18,10 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
+from autotiler.generators import CNN_KERNELS_DIR
+
 HERE = Path(__file__).resolve().parent
 CONSTS = HERE / "consts"
 KERNEL = "Conv1"
-SOURCES = ["../cnn_conv_v3/ConvV3BasicKernels.c", "GraphNetBasicKernels.c"]
+# examples/cnn_conv_v3's basic kernels (KerParSetBias_DP_fp being the CNN library's), and the addition
+SOURCES = ["../cnn_conv_v3/ConvV3BasicKernels.c", str(CNN_KERNELS_DIR / "CNN_BiasReLULinear_BasicKernels.c"),
+           "GraphNetBasicKernels.c"]
 SENTINEL = -12345
 IN_SHAPE = (4, 16, 16)
 OUT_SHAPE = (4, 16, 16)

@@ -63,6 +63,7 @@ static struct {
     int cores;
     long long capacity[4]; /* indexed by level */
     long long dma_setup, dma_line, dma_issue, wait, fork;
+    long long kernel_call; /* entering a user kernel (Platform.kernel_call_cycles) */
     int dma_duplex;        /* cluster DMA: reads and writes on two FIFOs (MCHAN) */
     double dma_bpc;
     long long udma_setup, udma_line;
@@ -98,6 +99,7 @@ static void checks_context(int core);
 static void checks_fork_begin(const char *file, int line);
 static void checks_fork_end(void);
 static int checks_epoch_end(void);
+static const char *function_name(const void *pc); /* its symbol (dladdr), NULL if none */
 
 static const char *base_name(const char *path)
 {
@@ -1355,10 +1357,65 @@ void at_sim_compute_at(long long cycles, const char *file, int line)
 
 void at_sim_compute(long long cycles) { at_sim_compute_at(cycles, "(unknown)", 0); }
 
+/* Entering a user kernel costs the core cfg.kernel_call cycles (its code and the runtime's
+ * fetched cold: Platform.kernel_call_cycles). The harness compiles the generated C with
+ * -finstrument-functions, so gcc calls __cyg_profile_func_enter on entry of each of its functions;
+ * the user kernels among them are the names the trampoline registers (the manifest's tilings:
+ * not groups, graph functions or helpers), told apart by dladdr once per function. */
+#define AT_SIM_MAX_ENTERED 256
+static const char *const *user_kernels;
+static int n_user_kernels;
+static struct {
+    void *fn;
+    int kernel;
+} entered[AT_SIM_MAX_ENTERED];
+static int n_entered;
+
+/* The user kernels (their C names) whose entry costs cfg.kernel_call: the trampoline's constructor
+ * registers the manifest's (declared there, not in at_sim.h: no name of generated code's). */
+void at_sim_set_user_kernels(const char *const *names, int count);
+void at_sim_set_user_kernels(const char *const *names, int count)
+{
+    user_kernels = names;
+    n_user_kernels = count;
+    n_entered = 0;
+}
+
+static int is_user_kernel(void *fn)
+{
+    const char *name;
+    int i, kernel = 0;
+    for (i = 0; i < n_entered; i++)
+        if (entered[i].fn == fn)
+            return entered[i].kernel;
+    name = function_name(fn);
+    for (i = 0; name && i < n_user_kernels && !kernel; i++)
+        kernel = strcmp(name, user_kernels[i]) == 0;
+    if (n_entered < AT_SIM_MAX_ENTERED) {
+        entered[n_entered].fn = fn;
+        entered[n_entered++].kernel = kernel;
+    }
+    return kernel;
+}
+
+__attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *site)
+{
+    (void)site;
+    if (cfg.kernel_call > 0 && is_user_kernel(fn))
+        now += cfg.kernel_call;
+}
+
+__attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *site)
+{
+    (void)fn;
+    (void)site;
+}
+
 void at_sim_configure(int cores, long long l1_size, long long l2_size,
                       long long dma_setup_cycles, double dma_bytes_per_cycle,
                       long long dma_line_cycles, long long dma_issue_cycles,
-                      long long wait_cycles, long long fork_cycles, int dma_duplex)
+                      long long wait_cycles, long long fork_cycles, int dma_duplex,
+                      long long kernel_call_cycles)
 {
     cfg.cores = cores;
     cfg.capacity[AT_SIM_L1] = l1_size;
@@ -1370,6 +1427,7 @@ void at_sim_configure(int cores, long long l1_size, long long l2_size,
     cfg.wait = wait_cycles;
     cfg.fork = fork_cycles;
     cfg.dma_duplex = dma_duplex != 0;
+    cfg.kernel_call = kernel_call_cycles;
 }
 
 void at_sim_configure_l3(long long l3_size, long long udma_setup_cycles,

@@ -102,7 +102,8 @@ typedef struct at_sim_counters {
 void at_sim_configure(int cores, long long l1_size, long long l2_size,
                       long long dma_setup_cycles, double dma_bytes_per_cycle,
                       long long dma_line_cycles, long long dma_issue_cycles,
-                      long long wait_cycles, long long fork_cycles, int dma_duplex);
+                      long long wait_cycles, long long fork_cycles, int dma_duplex,
+                      long long kernel_call_cycles);
 /* L3 RAM capacity and the uDMA engine's cost (platforms.DmaEngine of platform.udma["ram"]). */
 void at_sim_configure_l3(long long l3_size, long long udma_setup_cycles,
                          double udma_bytes_per_cycle, long long udma_line_cycles);

@@ -43,6 +43,7 @@ void at_target_l2_init(char *heap, int size);
 void at_target_free(int level, void *ptr, long long size);
 void at_target_fork(int ncores, void (*entry)(void *), void *arg);
 extern int at_target_profile_forks;
+extern unsigned int at_target_fork_total;
 void at_target_reset_forks(void);
 void at_target_print_forks(void);
 

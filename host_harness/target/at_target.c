@@ -101,15 +101,18 @@ void at_target_copy(char *ext, char *loc, int size, int dir, at_target_event_t *
 
 void at_target_copy2d(char *ext, char *loc, int size, int stride, int length, int dir, at_target_event_t *event)
 {
-    /* whole lines per command so that no line is split across two commands */
-    int lines_per = AT_TARGET_CHUNK / length;
-    int chunk = lines_per * length;
-    while (size > chunk) {
-        plp_dma_wait(plp_dma_memcpy_2d((unsigned int)ext, (unsigned int)loc, (unsigned short)chunk,
-                                       (unsigned short)stride, (unsigned short)length, dir));
-        ext += lines_per * stride;
-        loc += chunk;
-        size -= chunk;
+    /* whole lines per command so that no line is split across two commands; the division (tens
+     * of cycles on rv32imc) only for the rare copy over one command's length */
+    if (size > AT_TARGET_CHUNK) {
+        int lines_per = AT_TARGET_CHUNK / length;
+        int chunk = lines_per * length;
+        while (size > chunk) {
+            plp_dma_wait(plp_dma_memcpy_2d((unsigned int)ext, (unsigned int)loc, (unsigned short)chunk,
+                                           (unsigned short)stride, (unsigned short)length, dir));
+            ext += lines_per * stride;
+            loc += chunk;
+            size -= chunk;
+        }
     }
     event->id = plp_dma_memcpy_2d((unsigned int)ext, (unsigned int)loc, (unsigned short)size,
                                   (unsigned short)stride, (unsigned short)length, dir);
@@ -130,6 +133,8 @@ static long long fork_costs[AT_TARGET_MAX_ENTRIES];
 static int fork_count;
 /* Off by default: the accounting costs the master ~100 cycles per fork (GvsocProgram.profile). */
 L1_DATA int at_target_profile_forks;
+/* Every profiled fork's cycles so far: a sequence of calls reads it around each call. */
+unsigned int at_target_fork_total;
 /* The last AT_SIM_COMPUTE value (recorded only while profiling). */
 long long at_target_cost;
 
@@ -148,6 +153,7 @@ static void fork_account(void (*entry)(void *), unsigned int cycles)
     }
     fork_calls[i]++;
     fork_cycles[i] += cycles;
+    at_target_fork_total += cycles;
     fork_costs[i] += at_target_cost;
 }
 

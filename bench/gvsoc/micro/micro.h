@@ -7,21 +7,9 @@
 #ifndef MICRO_H
 #define MICRO_H
 
-#include <pulp.h>
-#include <stdio.h>
-
-/* mchan_v7.h declares plp_dma_getStrides() but never defines it, and gcc warns about that at the
- * end of every translation unit, system header or not (a diagnostic pragma around the #include
- * does not reach it). MCHAN v7 takes the 2D length and stride as two separate command words
- * (plp_dma_cmd_push_2d), so nothing calls this; the body, the one-word packing of earlier MCHAN
- * versions, only completes the declaration. */
-static inline unsigned int plp_dma_getStrides(unsigned short stride, unsigned short len)
-{
-    return ((unsigned int)len << 16) | stride;
-}
+#include "bench_common.h"   /* cycles(), print_list(), REPS, run_overhead() */
 
 #define NB_CORES ARCHI_CLUSTER_NB_PE
-#define REPS 5
 
 /* Buffers (micro_main.c). l2_a holds a known pattern written by the fabric controller. */
 #define L2_BYTES 16384
@@ -39,14 +27,6 @@ extern unsigned char l1_b[L1B_BYTES];
  *   plp_cl_dma_* would use if its DMA_READ_DEMUX macro compiled on plain rv32). */
 enum dma_path { PATH_EXT = 0, PATH_CORE = 1 };
 
-/* mcycle (CSR 0xB00) keeps counting while the core sleeps on an event, unlike PCCR 0x780. The
- * memory clobber keeps the compiler from moving DMA register accesses across the read. */
-static inline unsigned int cycles(void)
-{
-    unsigned int value;
-    __asm__ volatile("csrr %0, 0xB00" : "=r"(value) : : "memory");
-    return value;
-}
 
 #define CORE_DMA_REG(offset) (ARCHI_MCHAN_DEMUX_ADDR + (offset))
 
@@ -75,10 +55,6 @@ static inline void core_dma_wait(int id)
     pulp_write32(CORE_DMA_REG(MCHAN_STATUS_OFFSET), 1u << id);
 }
 
-/* Prints " name=v0,v1,..." (no newline). */
-void print_list(const char *name, const unsigned int *values, int count);
-
-void run_overhead(void);
 void run_dma_1d(void);
 void run_dma_2d(void);
 void run_dma_channels(void);

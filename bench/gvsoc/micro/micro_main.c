@@ -11,13 +11,6 @@ PI_L2 unsigned char l2_b[L2_BYTES] __attribute__((aligned(8)));
 L1_DATA unsigned char l1_a[L1A_BYTES] __attribute__((aligned(8)));
 L1_DATA unsigned char l1_b[L1B_BYTES] __attribute__((aligned(8)));
 
-void print_list(const char *name, const unsigned int *values, int count)
-{
-    printf(" %s=", name);
-    for (int i = 0; i < count; i++)
-        printf(i ? ",%u" : "%u", values[i]);
-}
-
 #ifdef MICRO_START_SPIN
 
 /* N > 0: core 0 stays busy for N of its own cycles, so that the growth of the fabric

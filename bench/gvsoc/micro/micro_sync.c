@@ -1,19 +1,6 @@
 /* Counter overhead, hardware barrier and fork micro-benchmarks. */
 #include "micro.h"
 
-/* Two back-to-back counter reads: the driver subtracts this from every figure. */
-void run_overhead(void)
-{
-    unsigned int values[REPS];
-    for (int r = 0; r < REPS; r++) {
-        unsigned int t0 = cycles();
-        values[r] = cycles() - t0;
-    }
-    printf("@ overhead");
-    print_list("v", values, REPS);
-    printf("\n");
-}
-
 /* --- barrier: all cores leave the previous barrier together, so they arrive together --- */
 
 L1_DATA static volatile unsigned int barrier_cycles[NB_CORES][REPS];

@@ -28,8 +28,8 @@ void ConvV3(
 	int D1Ind, T0Ind, D0Ind;
 	int D0Ind_Total = 0, D1Ind_Total = 0, T0Ind_Total = 0; /* iterations so far: buffer parity, staging slot */
 	KerSetBias_fpd_fp_T S_KerArg0, *KerArg0 = &S_KerArg0;
-	KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
-	KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
+	ConvV3_KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
+	ConvV3_KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->Out = (int * __restrict__) (L1_Memory + 4832);
@@ -83,21 +83,21 @@ void ConvV3(
 				AT_L2_WAIT(0, &DmaR_Evt_Filter); /* 'Filter': the instance of this iteration has landed */
 				if (!(D1Ind==3 && T0Ind==5 && D0Ind==7)) /* not on the very last iteration */
 					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + NextD1Ind*2304 + NextD0Ind*36), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 288*((D0Ind_Total + 1)%2) + 1184), 288, 288, 36, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch the next instance of 'Filter' */
-				/* LOC_D0: KerParConvNxMStrideSxSy_DP_fp */
+				/* LOC_D0: ConvV3_KerParConvNxMStrideSxSy_DP_fp */
 				KerArg1->In = (short int * __restrict__) (L1_Memory + 576*(D0Ind_Total%2));
 				KerArg1->H = (unsigned short int) ((T0Ind==5)?5:((T0Ind==0)?5:6));
 				KerArg1->UsedH = (unsigned short int) ((T0Ind==5)?5:((T0Ind==0)?5:6));
 				KerArg1->Filter = (short int * __restrict__) (L1_Memory + 288*(D0Ind_Total%2) + 1184);
 				KerArg1->Pad = (v4s) (((v4s){1, 1, (T0Ind==0)?1:0, (T0Ind==5)?1:0}));
 				AT_SIM_COMPUTE(((unsigned short int) (8) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (2)*(((unsigned short int) (24) + (unsigned char) (1) - 1)/(unsigned char) (1))*(((unsigned short int) ((T0Ind==5)?5:((T0Ind==0)?5:6)) + (unsigned char) (1) - 1)/(unsigned char) (1))*((unsigned char) (3)*3*(unsigned char) (3) + 10) + 20);
-				AT_FORK(gap_ncore(), (void *) KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
-				__CALL(KerParConvNxMStrideSxSy_DP_fp, KerArg1);
+				AT_FORK(gap_ncore(), (void *) ConvV3_KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
+				__CALL(ConvV3_KerParConvNxMStrideSxSy_DP_fp, KerArg1);
 			}
-			/* LOC_D0_EPILOG: KerDP_fp */
+			/* LOC_D0_EPILOG: ConvV3_KerDP_fp */
 			KerArg2->Out = (short int * __restrict__) (L1_Memory + 1536*(T0Ind_Total%2) + 1760);
 			AT_SIM_COMPUTE(5*(((unsigned short int) (24)*(unsigned short int) (4)*(unsigned short int) (8) + gap_ncore() - 1)/gap_ncore()) + 20);
-			AT_FORK(gap_ncore(), (void *) KerDP_fp, (void *) KerArg2);
-			__CALL(KerDP_fp, KerArg2);
+			AT_FORK(gap_ncore(), (void *) ConvV3_KerDP_fp, (void *) KerArg2);
+			__CALL(ConvV3_KerDP_fp, KerArg2);
 			if (T0Ind_Total>=1) /* 'Out': the previous write-back is done */
 				AT_L2_WAIT(0, &DmaW_Evt_Out);
 			AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + D1Ind*9216 + T0Ind*192), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 1536*(T0Ind_Total%2) + 1760), 1536, 1152, 192, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */

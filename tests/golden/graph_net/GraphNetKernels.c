@@ -28,8 +28,8 @@ void Conv1(
 	int T0Ind, D0Ind;
 	int D0Ind_Total = 0, T0Ind_Total = 0; /* iterations so far: buffer parity, staging slot */
 	KerSetBias_fpd_fp_T S_KerArg0, *KerArg0 = &S_KerArg0;
-	KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
-	KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
+	ConvV3_KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
+	ConvV3_KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->Out = (int * __restrict__) (L1_Memory + 5840);
@@ -81,19 +81,19 @@ void Conv1(
 				AT_L2_WAIT(0, &DmaR_Evt_Filter); /* 'Filter': the instance of this iteration has landed */
 				if (!(T0Ind==1 && D0Ind==1)) /* not on the very last iteration */
 					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + NextD0Ind*36), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 288*((D0Ind_Total + 1)%2) + 1168), 288, 72, 36, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch the next instance of 'Filter' */
-				/* LOC_D0: KerParConvNxMStrideSxSy_DP_fp */
+				/* LOC_D0: ConvV3_KerParConvNxMStrideSxSy_DP_fp */
 				KerArg1->In = (short int * __restrict__) (L1_Memory + 576*(D0Ind_Total%2));
 				KerArg1->Filter = (short int * __restrict__) (L1_Memory + 288*(D0Ind_Total%2) + 1168);
 				KerArg1->Pad = (v4s) (((v4s){1, 1, (T0Ind==0)?1:0, (T0Ind==1)?1:0}));
 				AT_SIM_COMPUTE(((unsigned short int) (8) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (2)*(((unsigned short int) (16) + (unsigned char) (1) - 1)/(unsigned char) (1))*(((unsigned short int) (9) + (unsigned char) (1) - 1)/(unsigned char) (1))*((unsigned char) (3)*3*(unsigned char) (3) + 10) + 20);
-				AT_FORK(gap_ncore(), (void *) KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
-				__CALL(KerParConvNxMStrideSxSy_DP_fp, KerArg1);
+				AT_FORK(gap_ncore(), (void *) ConvV3_KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
+				__CALL(ConvV3_KerParConvNxMStrideSxSy_DP_fp, KerArg1);
 			}
-			/* LOC_D0_EPILOG: KerDP_fp */
+			/* LOC_D0_EPILOG: ConvV3_KerDP_fp */
 			KerArg2->Out = (short int * __restrict__) (L1_Memory + 2048*(T0Ind_Total%2) + 1744);
 			AT_SIM_COMPUTE(5*(((unsigned short int) (16)*(unsigned short int) (8)*(unsigned short int) (8) + gap_ncore() - 1)/gap_ncore()) + 20);
-			AT_FORK(gap_ncore(), (void *) KerDP_fp, (void *) KerArg2);
-			__CALL(KerDP_fp, KerArg2);
+			AT_FORK(gap_ncore(), (void *) ConvV3_KerDP_fp, (void *) KerArg2);
+			__CALL(ConvV3_KerDP_fp, KerArg2);
 			if (T0Ind_Total>=1) /* 'Out': the previous write-back is done */
 				AT_L2_WAIT(0, &DmaW_Evt_Out);
 			AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*256), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 2048*(T0Ind_Total%2) + 1744), 2048, 512, 256, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
@@ -127,8 +127,8 @@ void ConvA(
 	int D0Ind;
 	int D0Ind_Total = 0; /* iterations so far: buffer parity, staging slot */
 	KerSetBias_fpd_fp_T S_KerArg0, *KerArg0 = &S_KerArg0;
-	KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
-	KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
+	ConvV3_KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
+	ConvV3_KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->Out = (int * __restrict__) (L1_Memory + 4392);
@@ -181,17 +181,17 @@ void ConvA(
 				AT_L2_WAIT(0, &DmaR_Evt_Filter); /* 'Filter': the instance of this iteration has landed */
 				if (D0Ind!=3) /* not on the very last iteration */
 					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + NextD0Ind*36), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 144*((D0Ind_Total + 1)%2) + 2056), 144, 144, 36, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch the next instance of 'Filter' */
-				/* LOC_D0: KerParConvNxMStrideSxSy_DP_fp */
+				/* LOC_D0: ConvV3_KerParConvNxMStrideSxSy_DP_fp */
 				KerArg1->In = (short int * __restrict__) (L1_Memory + 1024*(D0Ind_Total%2));
 				KerArg1->Filter = (short int * __restrict__) (L1_Memory + 144*(D0Ind_Total%2) + 2056);
 				AT_SIM_COMPUTE(((unsigned short int) (4) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (2)*(((unsigned short int) (16) + (unsigned char) (1) - 1)/(unsigned char) (1))*(((unsigned short int) (16) + (unsigned char) (1) - 1)/(unsigned char) (1))*((unsigned char) (3)*3*(unsigned char) (3) + 10) + 20);
-				AT_FORK(gap_ncore(), (void *) KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
-				__CALL(KerParConvNxMStrideSxSy_DP_fp, KerArg1);
+				AT_FORK(gap_ncore(), (void *) ConvV3_KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
+				__CALL(ConvV3_KerParConvNxMStrideSxSy_DP_fp, KerArg1);
 			}
-			/* LOC_D0_EPILOG: KerDP_fp */
+			/* LOC_D0_EPILOG: ConvV3_KerDP_fp */
 			AT_SIM_COMPUTE(5*(((unsigned short int) (16)*(unsigned short int) (16)*(unsigned short int) (4) + gap_ncore() - 1)/gap_ncore()) + 20);
-			AT_FORK(gap_ncore(), (void *) KerDP_fp, (void *) KerArg2);
-			__CALL(KerDP_fp, KerArg2);
+			AT_FORK(gap_ncore(), (void *) ConvV3_KerDP_fp, (void *) KerArg2);
+			__CALL(ConvV3_KerDP_fp, KerArg2);
 		}
 	}
 	/* Epilog: write-once arguments and last write-backs */
@@ -223,8 +223,8 @@ void ConvB(
 	int D0Ind;
 	int D0Ind_Total = 0; /* iterations so far: buffer parity, staging slot */
 	KerSetBias_fpd_fp_T S_KerArg0, *KerArg0 = &S_KerArg0;
-	KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
-	KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
+	ConvV3_KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
+	ConvV3_KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->Out = (int * __restrict__) (L1_Memory + 4392);
@@ -277,17 +277,17 @@ void ConvB(
 				AT_L2_WAIT(0, &DmaR_Evt_Filter); /* 'Filter': the instance of this iteration has landed */
 				if (D0Ind!=3) /* not on the very last iteration */
 					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + NextD0Ind*36), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 144*((D0Ind_Total + 1)%2) + 2056), 144, 144, 36, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch the next instance of 'Filter' */
-				/* LOC_D0: KerParConvNxMStrideSxSy_DP_fp */
+				/* LOC_D0: ConvV3_KerParConvNxMStrideSxSy_DP_fp */
 				KerArg1->In = (short int * __restrict__) (L1_Memory + 1024*(D0Ind_Total%2));
 				KerArg1->Filter = (short int * __restrict__) (L1_Memory + 144*(D0Ind_Total%2) + 2056);
 				AT_SIM_COMPUTE(((unsigned short int) (4) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (2)*(((unsigned short int) (16) + (unsigned char) (1) - 1)/(unsigned char) (1))*(((unsigned short int) (16) + (unsigned char) (1) - 1)/(unsigned char) (1))*((unsigned char) (3)*3*(unsigned char) (3) + 10) + 20);
-				AT_FORK(gap_ncore(), (void *) KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
-				__CALL(KerParConvNxMStrideSxSy_DP_fp, KerArg1);
+				AT_FORK(gap_ncore(), (void *) ConvV3_KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
+				__CALL(ConvV3_KerParConvNxMStrideSxSy_DP_fp, KerArg1);
 			}
-			/* LOC_D0_EPILOG: KerDP_fp */
+			/* LOC_D0_EPILOG: ConvV3_KerDP_fp */
 			AT_SIM_COMPUTE(5*(((unsigned short int) (16)*(unsigned short int) (16)*(unsigned short int) (4) + gap_ncore() - 1)/gap_ncore()) + 20);
-			AT_FORK(gap_ncore(), (void *) KerDP_fp, (void *) KerArg2);
-			__CALL(KerDP_fp, KerArg2);
+			AT_FORK(gap_ncore(), (void *) ConvV3_KerDP_fp, (void *) KerArg2);
+			__CALL(ConvV3_KerDP_fp, KerArg2);
 		}
 	}
 	/* Epilog: write-once arguments and last write-backs */
@@ -319,8 +319,8 @@ void Conv2(
 	int T0Ind, D0Ind;
 	int D0Ind_Total = 0, T0Ind_Total = 0; /* iterations so far: buffer parity, staging slot */
 	KerSetBias_fpd_fp_T S_KerArg0, *KerArg0 = &S_KerArg0;
-	KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
-	KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
+	ConvV3_KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
+	ConvV3_KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->Out = (int * __restrict__) (L1_Memory + 5840);
@@ -372,19 +372,19 @@ void Conv2(
 				AT_L2_WAIT(0, &DmaR_Evt_Filter); /* 'Filter': the instance of this iteration has landed */
 				if (!(T0Ind==1 && D0Ind==3)) /* not on the very last iteration */
 					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + NextD0Ind*36), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 288*((D0Ind_Total + 1)%2) + 1168), 288, 144, 36, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch the next instance of 'Filter' */
-				/* LOC_D0: KerParConvNxMStrideSxSy_DP_fp */
+				/* LOC_D0: ConvV3_KerParConvNxMStrideSxSy_DP_fp */
 				KerArg1->In = (short int * __restrict__) (L1_Memory + 576*(D0Ind_Total%2));
 				KerArg1->Filter = (short int * __restrict__) (L1_Memory + 288*(D0Ind_Total%2) + 1168);
 				KerArg1->Pad = (v4s) (((v4s){1, 1, (T0Ind==0)?1:0, (T0Ind==1)?1:0}));
 				AT_SIM_COMPUTE(((unsigned short int) (8) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (2)*(((unsigned short int) (16) + (unsigned char) (1) - 1)/(unsigned char) (1))*(((unsigned short int) (9) + (unsigned char) (1) - 1)/(unsigned char) (1))*((unsigned char) (3)*3*(unsigned char) (3) + 10) + 20);
-				AT_FORK(gap_ncore(), (void *) KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
-				__CALL(KerParConvNxMStrideSxSy_DP_fp, KerArg1);
+				AT_FORK(gap_ncore(), (void *) ConvV3_KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
+				__CALL(ConvV3_KerParConvNxMStrideSxSy_DP_fp, KerArg1);
 			}
-			/* LOC_D0_EPILOG: KerDP_fp */
+			/* LOC_D0_EPILOG: ConvV3_KerDP_fp */
 			KerArg2->Out = (short int * __restrict__) (L1_Memory + 2048*(T0Ind_Total%2) + 1744);
 			AT_SIM_COMPUTE(5*(((unsigned short int) (16)*(unsigned short int) (8)*(unsigned short int) (8) + gap_ncore() - 1)/gap_ncore()) + 20);
-			AT_FORK(gap_ncore(), (void *) KerDP_fp, (void *) KerArg2);
-			__CALL(KerDP_fp, KerArg2);
+			AT_FORK(gap_ncore(), (void *) ConvV3_KerDP_fp, (void *) KerArg2);
+			__CALL(ConvV3_KerDP_fp, KerArg2);
 			if (T0Ind_Total>=1) /* 'Out': the previous write-back is done */
 				AT_L2_WAIT(0, &DmaW_Evt_Out);
 			AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Out + T0Ind*256), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 2048*(T0Ind_Total%2) + 1744), 2048, 512, 256, AT_L2_LOC2EXT, &DmaW_Evt_Out); /* write back this instance of 'Out' */
@@ -418,8 +418,8 @@ void Conv3(
 	int D0Ind;
 	int D0Ind_Total = 0; /* iterations so far: buffer parity, staging slot */
 	KerSetBias_fpd_fp_T S_KerArg0, *KerArg0 = &S_KerArg0;
-	KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
-	KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
+	ConvV3_KerConv_DP_fp_T S_KerArg1, *KerArg1 = &S_KerArg1;
+	ConvV3_KerDP_fp_T S_KerArg2, *KerArg2 = &S_KerArg2;
 
 	/* Invariant fields of the basic kernels' argument structs: set once */
 	KerArg0->Out = (int * __restrict__) (L1_Memory + 4392);
@@ -472,17 +472,17 @@ void Conv3(
 				AT_L2_WAIT(0, &DmaR_Evt_Filter); /* 'Filter': the instance of this iteration has landed */
 				if (D0Ind!=3) /* not on the very last iteration */
 					AT_L2_COPY2D(0, (AT_L2_EXT_ADDR_TYPE) ((char *) Filter + NextD0Ind*36), (AT_L2_INT_ADDR_TYPE) (L1_Memory + 144*((D0Ind_Total + 1)%2) + 2056), 144, 144, 36, AT_L2_EXT2LOC, &DmaR_Evt_Filter); /* prefetch the next instance of 'Filter' */
-				/* LOC_D0: KerParConvNxMStrideSxSy_DP_fp */
+				/* LOC_D0: ConvV3_KerParConvNxMStrideSxSy_DP_fp */
 				KerArg1->In = (short int * __restrict__) (L1_Memory + 1024*(D0Ind_Total%2));
 				KerArg1->Filter = (short int * __restrict__) (L1_Memory + 144*(D0Ind_Total%2) + 2056);
 				AT_SIM_COMPUTE(((unsigned short int) (4) + gap_ncore() - 1)/gap_ncore()*(unsigned short int) (2)*(((unsigned short int) (16) + (unsigned char) (1) - 1)/(unsigned char) (1))*(((unsigned short int) (16) + (unsigned char) (1) - 1)/(unsigned char) (1))*((unsigned char) (3)*3*(unsigned char) (3) + 10) + 20);
-				AT_FORK(gap_ncore(), (void *) KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
-				__CALL(KerParConvNxMStrideSxSy_DP_fp, KerArg1);
+				AT_FORK(gap_ncore(), (void *) ConvV3_KerParConvNxMStrideSxSy_DP_fp, (void *) KerArg1);
+				__CALL(ConvV3_KerParConvNxMStrideSxSy_DP_fp, KerArg1);
 			}
-			/* LOC_D0_EPILOG: KerDP_fp */
+			/* LOC_D0_EPILOG: ConvV3_KerDP_fp */
 			AT_SIM_COMPUTE(5*(((unsigned short int) (16)*(unsigned short int) (16)*(unsigned short int) (4) + gap_ncore() - 1)/gap_ncore()) + 20);
-			AT_FORK(gap_ncore(), (void *) KerDP_fp, (void *) KerArg2);
-			__CALL(KerDP_fp, KerArg2);
+			AT_FORK(gap_ncore(), (void *) ConvV3_KerDP_fp, (void *) KerArg2);
+			__CALL(ConvV3_KerDP_fp, KerArg2);
 		}
 	}
 	/* Epilog: write-once arguments and last write-backs */
