@@ -29,8 +29,10 @@ from math import prod
 from typing import Callable, Optional
 
 from .errors import ModelError, TilingError
+from .model.cost import parse_cost
 from .model.devices import l3_device
 from .model.ir import SpaceKind, UserKernelDecl
+from .model.session import paused_gc
 from .schedule.build import DEFAULT_NAMING, Naming, Unsupported, build_schedule, transfer_shape
 from .schedule.cost import Prediction, predict
 from .schedule.estimate import Estimator
@@ -53,6 +55,7 @@ TRIPLE_MIN_GAIN = 0.005   # a third L2 staging slot must save at least 0.5% of t
 RESTAGED_CANDIDATES = 4   # tilings whose L2 staging depths the time objective varies
 ESTIMATE_ALL = 300       # the time objective estimates every choice of grids this small; of larger ones ...
 COARSE_POINTS = 125      # ... about this many tile-count combinations in the time objective's coarse grid ...
+COARSE_DEEP_POINTS = 125 # ... (in grids of more than EVERY_MAX_SPACES spaces, this many) ...
 COARSE_SMALL = 3         # ... every count up to this one, per space ...
 EVERY_MAX_SPACES = 2     # ... and every count's balanced size in grids of at most this many spaces
 REFINE_SEEDS = 4         # best estimates (of distinct tile-count cells) whose neighbourhoods are estimated next ...
@@ -438,7 +441,8 @@ def _coarse(full: list, dims: list, cores: int, every: bool = True) -> list:
     counts per space; and, for every count (for the kept ones only in grids of more than
     EVERY_MAX_SPACES spaces), its largest size that is a multiple of the core count (the guide:
     such tiles keep the cores of a parallel kernel balanced)."""
-    per_space = max(COARSE_SMALL, round(COARSE_POINTS ** (1 / max(1, len(full)))))
+    points = COARSE_POINTS if len(full) <= EVERY_MAX_SPACES else COARSE_DEEP_POINTS
+    per_space = max(COARSE_SMALL, round(points ** (1 / max(1, len(full)))))
     out = []
     for values, dim in zip(full, dims):
         by_count: dict = {}
@@ -515,6 +519,13 @@ def tiling_key(uk: UserKernelDecl, options: SolveOptions):
             id(options.platform))
 
 
+def clear_cache() -> None:
+    """Forget every tiling :func:`solve` made (and the parsed Cost= expressions): the next
+    generation is as cold as a fresh process's (what a benchmark of generation time measures)."""
+    _CACHE.clear()
+    parse_cost.cache_clear()
+
+
 def is_solved(key) -> bool:
     """Whether :func:`solve` answers a kernel of :func:`tiling_key` ``key`` from its cache."""
     return key in _CACHE
@@ -529,7 +540,8 @@ def solve(uk: UserKernelDecl, options: SolveOptions) -> KernelTiling:
     hit = _CACHE.get(key)
     if hit is not None:
         return _rename(hit, uk, options)
-    t = _solve(uk, options)
+    with paused_gc():
+        t = _solve(uk, options)
     _CACHE[key] = t
     if len(_CACHE) > 4096:
         _CACHE.pop(next(iter(_CACHE)))

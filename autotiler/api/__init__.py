@@ -17,7 +17,7 @@ import inspect
 
 from ..errors import ModelError
 from ..model.ir import AT_IGNORE_ARG_BINDING, AT_NO_ARG_BINDING, AT_NO_C_ARG, AT_NO_CALL, AT_NO_KER_ARG, caller_where  # noqa: F401
-from ..model.session import Model  # noqa: F401
+from ..model.session import Model, paused_gc  # noqa: F401
 from .common import sizeof  # noqa: F401
 from .declare import *  # noqa: F401,F403
 from .declare import __all__ as _declare_all
@@ -44,7 +44,8 @@ __all__ = sorted(set(_declare_all) | set(_kernels_all) | set(_settings_all) | se
 
 def _arity_checked(fn):
     """``fn`` refusing a call whose arguments do not fit its signature with a ModelError at the
-    script's line (Python's own TypeError would name neither the line nor the form to use)."""
+    script's line (Python's own TypeError would name neither the line nor the form to use), and
+    running with the garbage collector paused (``paused_gc``)."""
     sig = inspect.signature(fn)
     form = f"{fn.__name__}(" + ", ".join(("*" if p.kind == p.VAR_POSITIONAL else "**" if p.kind == p.VAR_KEYWORD
                                           else "") + p.name for p in sig.parameters.values()) + ")"
@@ -56,7 +57,8 @@ def _arity_checked(fn):
         except TypeError as err:
             raise ModelError(f"{fn.__name__}: {err}", where=caller_where(),
                              hint=f"call it as {form}") from None
-        return fn(*args, **kwargs)
+        with paused_gc():
+            return fn(*args, **kwargs)
     return call
 
 

@@ -29,6 +29,7 @@ from ..graph.summary import plan_json
 from ..model.ctype import VECTORS, parse_ctype
 from ..model.devices import AT_MEM_L3_DEFAULT_EXEC, L3_DEVICES, L3Device, flash_device, l3_device
 from ..model.ir import CArgBinding, CArgForm, ImmBinding
+from ..model.session import paused_gc
 from ..model.validate import carg_homes, group_homes, suggest
 from ..objectives import naming, reschedule
 from ..schedule.build import build_schedule, transfer_shape
@@ -215,6 +216,12 @@ def generate(model) -> dict:
         if name not in model.kernels and name not in model.unsolved:
             raise ModelError(f"SetTilingObjective(..., '{name}'): no user kernel '{name}' was declared", where=where,
                              hint="name a kernel declared after it" + suggest(name, model.kernels))
+    with paused_gc():
+        return _generate(model)
+
+
+def _generate(model) -> dict:
+    """What generate() returns, once its checks have passed."""
     files = model.files
     sym = model.symbols
     l1_size = max((t.l1_bytes for t in model.tilings.values()), default=0)
