@@ -159,7 +159,11 @@ GAP8 = Platform(
         "udma": "HyperBus is 8-bit DDR, 2 B per bus clock theoretical (peers-and-limits.md 3.5); "
                 "1 B per cluster cycle and the setup costs are assumptions.",
         "dma_issue_cycles": "assumption: programming a cluster-DMA command.",
+        "wait_cycles": "assumption: a wait on a transfer already done.",
         "fork_cycles": "assumption: team fork + join on 8 cores.",
+        "kernel_call_cycles": "assumption: 0 (GAP8's cluster instruction cache is cold on a kernel's first call "
+                              "too, as pulp-open's; its cost is measured there only, and GAP8's runtime, macros and "
+                              "basic kernels are not pulp-open's: docs/gvsoc-calibration.md, 'Cold calls').",
         "ops_per_cycle_per_core": "assumption: one elementary operation per cycle per core "
                                   "when a basic kernel declares no cost.",
     },
@@ -189,6 +193,10 @@ GAP9 = Platform(
         "cluster_dma": "assumption: 64-bit cluster DMA at 2x GAP8's width (16 B/cycle). " + _MCHAN,
         "udma": "assumptions; MRAM is GAP9's on-chip privileged flash (AutoTiler guide, "
                 "SetMemoryDeviceInfos).",
+        "dma_issue_cycles": "assumption, as for gap8.",
+        "wait_cycles": "assumption, as for gap8.",
+        "fork_cycles": "assumption: a little below gap8's (GAP9's cluster controller dispatches).",
+        "kernel_call_cycles": "assumption: 0, as for gap8.",
         "ops_per_cycle_per_core": "assumption, as for gap8.",
     },
 )
