@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from run import WrongOutput, check_outputs, example_names, load_example  # noqa: E402
+from run import WrongOutput, check_outputs, kernel_examples, load_example  # noqa: E402
 
 import host_harness  # noqa: E402
 from autotiler import (  # noqa: E402
@@ -94,12 +94,6 @@ def example_calls(name: str, plat, scale: float, rng) -> tuple:
     sources = [ROOT / "examples" / name / s for s in ref.SOURCES]
     includes = [ROOT / "examples" / name, *getattr(ref, "INCLUDE_DIRS", ())]
     return m, files, calls, sources, includes
-
-
-def _calibratable(name: str) -> bool:
-    """An example with the generic interface (an L1 budget, a reference making the arguments)."""
-    mod, ref = load_example(name)
-    return hasattr(mod, "L1_BUDGET") and hasattr(ref, "make_args")
 
 
 def _mnist_layers(budget: int) -> list:
@@ -589,7 +583,7 @@ def main(argv=None) -> int:
     plat = model_platform(args.platform, args.before, args.fit_compute)
     # the terms of each platform's own Cost=, summed per run to fit their coefficients
     shapes = platform_shapes(get_platform(args.platform)) if args.fit_compute else {}
-    examples = args.examples.split(",") if args.examples else [n for n in example_names() if _calibratable(n)]
+    examples = args.examples.split(",") if args.examples else kernel_examples()
     rng = np.random.default_rng(0)
     rows, skipped = [], []
     for name, make in cases(examples, plat, args.quick, rng):

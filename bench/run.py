@@ -78,6 +78,23 @@ def example_names() -> list:
     return sorted(p.parent.name for p in EXAMPLES_DIR.glob("*/model.py"))
 
 
+# The networks, benchmarked by their own scripts (a whole network per objective here would take
+# many minutes and say less than these do).
+OWN_BENCHMARKS = {"mnist": "make demo, bench/cnn_baselines.py",
+                  "mobilenet": "bench/mobilenet.py, bench/cnn_baselines.py, bench/cnn_generation.py"}
+
+
+def kernel_examples() -> list:
+    """The examples with the generic kernel interface (an L1 budget, a reference making the
+    arguments of the one kernel it calls), but the networks of OWN_BENCHMARKS."""
+    out = []
+    for name in example_names():
+        mod, ref = load_example(name)
+        if name not in OWN_BENCHMARKS and hasattr(mod, "L1_BUDGET") and hasattr(ref, "make_args"):
+            out.append(name)
+    return out
+
+
 def load_example(name: str) -> tuple:
     """(model module, reference module) of examples/<name>."""
     model = load_module(EXAMPLES_DIR / name / "model.py", f"bench_model_{name}")
@@ -700,15 +717,16 @@ def parse_args(argv) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the results (default %(default)s)")
     p.add_argument("--platforms", default=",".join(PLATFORMS), help="comma-separated (default %(default)s)")
-    p.add_argument("--examples", default=None, help="comma-separated example names (default: all)")
+    p.add_argument("--examples", default=None, help="comma-separated example names (default: every one with "
+                   "a kernel to bench; the graphs have their own benchmarks)")
     p.add_argument("--quick", action="store_true", help="gap8 only")
     args = p.parse_args(argv)
     args.platforms = ["gap8"] if args.quick else [x for x in args.platforms.split(",") if x]
-    known = example_names()
+    known = kernel_examples()
     args.examples = known if args.examples is None else [x for x in args.examples.split(",") if x]
     unknown = [x for x in args.examples if x not in known]
     if unknown:
-        p.error(f"unknown example(s) {', '.join(unknown)}; examples: {', '.join(known)}")
+        p.error(f"unknown example(s) {', '.join(unknown)}; examples with a kernel to bench: {', '.join(known)}")
     for name in args.platforms:
         try:
             get_platform(name)
