@@ -55,7 +55,6 @@ TRIPLE_MIN_GAIN = 0.005   # a third L2 staging slot must save at least 0.5% of t
 RESTAGED_CANDIDATES = 4   # tilings whose L2 staging depths the time objective varies
 ESTIMATE_ALL = 300       # the time objective estimates every choice of grids this small; of larger ones ...
 COARSE_POINTS = 125      # ... about this many tile-count combinations in the time objective's coarse grid ...
-COARSE_DEEP_POINTS = 125 # ... (in grids of more than EVERY_MAX_SPACES spaces, this many) ...
 COARSE_SMALL = 3         # ... every count up to this one, per space ...
 EVERY_MAX_SPACES = 2     # ... and every count's balanced size in grids of at most this many spaces
 REFINE_SEEDS = 4         # best estimates (of distinct tile-count cells) whose neighbourhoods are estimated next ...
@@ -441,8 +440,7 @@ def _coarse(full: list, dims: list, cores: int, every: bool = True) -> list:
     counts per space; and, for every count (for the kept ones only in grids of more than
     EVERY_MAX_SPACES spaces), its largest size that is a multiple of the core count (the guide:
     such tiles keep the cores of a parallel kernel balanced)."""
-    points = COARSE_POINTS if len(full) <= EVERY_MAX_SPACES else COARSE_DEEP_POINTS
-    per_space = max(COARSE_SMALL, round(points ** (1 / max(1, len(full)))))
+    per_space = max(COARSE_SMALL, round(COARSE_POINTS ** (1 / max(1, len(full)))))
     out = []
     for values, dim in zip(full, dims):
         by_count: dict = {}

@@ -47,6 +47,7 @@ if str(ROOT) not in sys.path:
 sys.path.insert(0, str(ROOT / "bench"))
 
 import calibrate  # noqa: E402  (bench/calibrate.py: the calibration's kernels and their arguments)
+from run import WrongOutput, check_outputs  # noqa: E402
 
 import host_harness  # noqa: E402
 from autotiler.codegen import write_files  # noqa: E402
@@ -186,9 +187,7 @@ def run_cold_calls(workdir: Path) -> dict:
                 seq = [k] * (1 + WARM_CALLS)
                 timed = prog.sequence(seq, args)
                 sizes = prog.text_sizes()
-                call = next(c for c in calls if c.kernel == k)
-                if not all(np.array_equal(args[k][n], v) for n, v in call.expected.items()):
-                    raise RuntimeError(f"{case}/{k}: GVSoC's output differs from numpy")
+                check_outputs(args[k], next(c for c in calls if c.kernel == k).expected, f"{case}/{k} on GVSoC")
                 profiled = prog.sequence(seq[:2], args, profile=True)
                 rows.append({"case": case, "kernel": k, "cycles": [t["cycles"] for t in timed],
                              "fork_cycles": [t["fork_cycles"] for t in profiled], "text_bytes": sizes.get(k, 0),
@@ -649,7 +648,7 @@ def main(argv=None) -> int:
         else:
             with tempfile.TemporaryDirectory(prefix="gvsoc_micro_") as tmp:
                 runs = run_all(Path(tmp))
-    except RuntimeError as exc:
+    except (RuntimeError, WrongOutput) as exc:
         print(f"gvsoc_micro: {exc}", file=sys.stderr)
         return 1
     fits, suggestion = fit_all(runs, source)
