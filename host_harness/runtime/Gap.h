@@ -5,7 +5,7 @@
  * every gap_* builtin of the SDK's GapBuiltins.h (emulation and chip branches), the GAP9-only
  * names of its chip branch (gap_mulhhsN..., gap_cplxmulsdiv8), the core/barrier/allocation
  * names of GapSystem.h (with its rt_nb_pe/rt_team_barrier/rt_team_fork), the timer stubs of
- * at_api_emul.h, the vector and GAP9 float types of the SDK's Gap.h, and <stdio.h>/<stdlib.h>. The 2019 gap8_* names live in Gap8.h, which includes this header.
+ * at_api_emul.h, the vector and GAP9 float types of the SDK's Gap.h, and <stdio.h>/<stdlib.h>/<stdint.h>. The 2019 gap8_* names live in Gap8.h, which includes this header.
  *
  * Semantics are those of the chip, as modelled instruction by instruction by GVSOC (GreenWaves'
  * ISA simulator), not those of the SDK's x86 emulation where the two differ:
@@ -34,6 +34,8 @@
 /* The SDK's emulation headers bring these in, and basic kernels call printf / malloc through them. */
 #include <stdio.h>
 #include <stdlib.h>
+/* And the fixed-width types: the SDK's generators declare arguments as int16_t, uint8_t, ... */
+#include <stdint.h>
 
 #include "at_api.h"
 
