@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import runpy
+import signal
 import sys
 import traceback
 
@@ -128,6 +129,15 @@ def full_help() -> str:
 
 def main(argv=None) -> int:
     """The ``autotiler`` command; returns the exit status."""
+    try:
+        status = _command(argv)
+        sys.stdout.flush()  # a reader that closed the pipe shows here, not at the interpreter's exit
+        return status
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _command(argv) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     verbose = "--verbose" in argv
     argv = [a for a in argv if a != "--verbose"]
@@ -142,6 +152,8 @@ def main(argv=None) -> int:
             argv = ["generate"] + argv  # the original form: autotiler MODEL.py [options]
         ns = command_parser().parse_args(argv)
         return {"generate": _generate, "build": _build, "run": _run, "report": _report}[ns.command](ns)
+    except BrokenPipeError:
+        raise
     except SystemExit as ex:  # --help, --version (argparse), or a model script's sys.exit
         return ex.code if isinstance(ex.code, int) else (0 if ex.code is None else 1)
     except UsageError as err:
@@ -160,6 +172,16 @@ def main(argv=None) -> int:
         _fail(f"internal error: {type(err).__name__}: {err}" + ("" if verbose else " (--verbose shows the "
                                                                                "traceback)"), verbose)
         return 1
+
+
+def _reader_gone() -> int:
+    """The reader of stdout closed it (``autotiler --help | head``): end quietly, as Unix tools do
+    on SIGPIPE, with their status (128 + 13). stdout goes to /dev/null so that the interpreter's
+    last flush does not complain."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + int(signal.SIGPIPE)
 
 
 def _fail(message: str, verbose: bool) -> None:

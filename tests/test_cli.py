@@ -136,6 +136,22 @@ def test_help_and_version(work):
     assert version.returncode == 0 and version.stdout.startswith("autotiler 0.")
 
 
+@pytest.mark.parametrize("args", [["--help"], ["report", "--help"], ["--version"]])
+def test_a_closed_pipe_ends_quietly(work, args):
+    """``autotiler --help | head``: the reader is gone before the command writes (the pipe's read
+    end is closed before it starts), so every write fails; the command ends quietly as Unix tools
+    do on SIGPIPE: nothing on stderr (once: 'autotiler: error: Broken pipe'), status 141 (or 0
+    where argparse prints the text itself and ignores the failed write)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "autotiler", *args], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, cwd=work, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
+    finally:
+        os.close(write_end)
+    assert proc.stderr == "" and proc.returncode in ((141,) if args == ["--help"] else (0, 141))
+
+
 @pytest.mark.parametrize("args, status, fragments", [
     (["build", "nowhere"], 1, ["directory 'nowhere' not found"]),
     (["run", "nowhere", "--graph", "G"], 1, ["directory 'nowhere' not found"]),
