@@ -11,7 +11,7 @@ from typing import Optional
 
 from ..constants import ArgDirection_T, ArgScope_T, AT_MemLocation_T, CallLocationT, GraghNodeArgT
 from ..errors import ModelError
-from ..graph.lower import bound_argument
+from ..graph.lower import bound_argument, indexed_argument
 from ..model.ctype import parse_ctype
 from ..model.graph import (
     CONTAINER_SIZES,
@@ -85,6 +85,9 @@ def ConstInfo(FileName: str, Format: int, Binary: int, Size: int, Fract: int) ->
     path = const_path(FileName, model.const_dir_from_cli or model.const_dir)
     decl = ConstInfoDecl(FileName, float_format, binary, item, fract, size, path, where=where)
     values = read_const_values(decl)
+    if len(values) == 0:
+        raise ModelError(f"ConstInfo: '{path}' holds no item: a constant of 0 bytes", where=where,
+                         hint="write the tensor's values into the file (the generator that exports the model)")
     return ConstInfoDecl(FileName, float_format, binary, item, fract, size, path, len(values), where=where)
 
 
@@ -423,6 +426,18 @@ def _check_oper(g: OpenGraph, node: str, b: NodeArgDecl, sym: GraphArgDecl, targ
                          hint=f"the offset can be at most {(sym.const.nbytes - size) // item} item(s)")
 
 
+def _check_indexed_const(model, g: OpenGraph, node: str, callee, formal: CArg, sym: GraphArgDecl, where: str) -> None:
+    """A constant a kernel indexes (``C_ArgIndex``) holds every item the kernel reads."""
+    use = indexed_argument(model, callee, formal)
+    c = sym.const
+    if use is not None and use.nbytes > c.nbytes:
+        raise ModelError(f"graph '{g.name}': node '{node}' binds constant '{sym.name}' to '{formal.name}', which kernel "
+                         f"'{use.kernel}' reads as {use.binding} up to byte {use.nbytes - 1}, but '{c.path}' holds "
+                         f"{c.count} item(s) of {c.item_size} byte(s) ({c.nbytes} bytes)", where=where, kernel=node,
+                         arg=sym.name, hint=f"the file must hold at least {-(-use.nbytes // c.item_size)} item(s): "
+                         "regenerate it or check the kernel's dimensions")
+
+
 def _check_binding(model, g: OpenGraph, node: str, callee, formal: CArg, b: NodeArgDecl, written: set) -> None:
     where = b.where
     sym = _symbol(g, node, b.symbol, where)
@@ -450,6 +465,8 @@ def _check_binding(model, g: OpenGraph, node: str, callee, formal: CArg, b: Node
     _type_check(g, node, b, sym, formal, where)
     target = bound_argument(model, callee, formal)
     _check_oper(g, node, b, sym, target)
+    if target is None and sym.const is not None:
+        _check_indexed_const(model, g, node, callee, formal, sym, where)
     if target is not None:
         kernel, arg, size, reads, writes = target
         if b.kind == G.GNA_IN and writes and not reads:

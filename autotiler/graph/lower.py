@@ -43,7 +43,7 @@ from ..model.ctype import parse_ctype
 from ..model.devices import FLASH_LOCATIONS, declared_flash, flash_device, flash_engine
 from ..model.graph import GraphDecl, NodeArgDecl, NodeArgForm, load_const
 from ..model.ir import CArg, CArgBinding, CArgForm, UserKernelDecl
-from ..model.validate import validate_user_kernel
+from ..model.validate import space_name, validate_user_kernel
 from ..objectives import is_solved, solve, solve_options, tiling_key
 from ..tiler.geometry import kernel_geometry
 from .flash import FlashImage, Prefetch, pack_constants, prefetch_schedule
@@ -93,6 +93,51 @@ def bound_argument(model, callee, formal: CArg, depth: int = 0) -> Optional[tupl
                 if found:
                     return found
     return None
+
+
+@dataclass(frozen=True)
+class IndexedUse:
+    """A pointer C argument a kernel reads item by item, with no kernel argument describing it
+    (the guide's ``C_ArgIndex("Bias", KER_OUT_PLANE, 1)``): ``binding`` as written, ``nbytes``
+    the extent it reaches (the last item read, plus one)."""
+
+    kernel: str
+    binding: str
+    nbytes: int
+
+
+def indexed_argument(model, callee, formal: CArg, depth: int = 0) -> Optional[IndexedUse]:
+    """The widest ``C_ArgIndex`` / ``C_ArgIndirect`` read of C argument ``formal`` of a user
+    kernel (or of a group, through the kernels it passes the argument to whole), or None when no
+    call indexes it. ``C_ArgIndex(Name, Space, Mult)`` reads ``Name[i*Mult]`` for every iteration
+    ``i`` of ``Space`` (its loop count in the kernel's tiling), ``C_ArgIndirect(Name, V)``
+    reads ``Name[V]``."""
+    if isinstance(callee, UserKernelDecl):
+        uses = [_indexed_use(model, callee, formal, b) for call in callee.calls for b in call.bindings
+                if isinstance(b, CArgBinding) and b.name == formal.name
+                and b.form in (CArgForm.INDEX, CArgForm.INDIRECT)]
+        return max(uses, key=lambda u: u.nbytes, default=None)
+    if depth > 4 or not hasattr(callee, "calls"):
+        return None
+    found = []
+    for call in callee.calls:
+        kernel = model.kernels.get(call.name) or model.groups.get(call.name)
+        for b, f in zip(call.bindings, kernel.cargs if kernel is not None else ()):
+            if isinstance(b, CArgBinding) and b.name == formal.name and b.form == CArgForm.PLAIN:
+                found.append(indexed_argument(model, kernel, f, depth + 1))
+    return max((u for u in found if u is not None), key=lambda u: u.nbytes, default=None)
+
+
+def _indexed_use(model, uk: UserKernelDecl, formal: CArg, b: CArgBinding) -> IndexedUse:
+    item = parse_ctype(formal.ctype).item_size or 1
+    if b.form == CArgForm.INDIRECT:
+        return IndexedUse(uk.name, f"C_ArgIndirect('{b.name}', {b.value})", (b.value + 1) * item)
+    tiling = model.tilings.get(uk.name)
+    loop = tiling.loop(b.space) if tiling is not None else None
+    space = uk.space.get(b.space)
+    count = loop.count if loop is not None else max(space.dim if space is not None else 1, 1)
+    text = f"C_ArgIndex('{b.name}', {space_name(b.space, uk.v2 is not None)}, {b.value})"
+    return IndexedUse(uk.name, text, ((count - 1) * abs(b.value) + 1) * item)
 
 
 @dataclass(frozen=True)
@@ -177,20 +222,44 @@ class GraphPlan:
 
 
 def symbol_sizes(model, graph: GraphDecl) -> dict:
-    """Bytes of every symbol bound to a kernel argument (the largest binding wins: a symbol
-    passed whole to several kernels is as large as the largest view of it; a view at an
-    immediate offset, ``GNodeArgImmOper(S, "+", n)``, needs n items more)."""
+    """Bytes of every symbol a node reads or writes. A constant is its file (AddNode checked
+    every view fits). Another symbol is as large as the largest view of it: a kernel argument it
+    is bound to, or the items a kernel indexes (``C_ArgIndex``); a view at an immediate offset,
+    ``GNodeArgImmOper(S, "+", n)``, needs n items more. A local pointer symbol no view sizes is
+    refused: nothing would tell how much L2 it needs."""
     sizes: dict = {}
+    unsized: dict = {}
     for node in graph.nodes:
         callee = model.kernels.get(node.name) or model.groups.get(node.name)
         for b, formal in zip(node.args, callee.cargs):
-            target = bound_argument(model, callee, formal)
-            if target is not None and target[2]:
-                sizes[b.symbol] = max(sizes.get(b.symbol, 0), target[2] + _offset_bytes(graph, b))
-    for c in graph.constants:   # a constant is its file (AddNode checked every view fits)
-        if c.name in sizes:
+            size = _view_bytes(model, callee, formal)
+            if size:
+                sizes[b.symbol] = max(sizes.get(b.symbol, 0), size + _offset_bytes(graph, b))
+            elif formal.is_pointer:
+                unsized.setdefault(b.symbol, (node, b, formal))
+    bound = {b.symbol for node in graph.nodes for b in node.args}
+    for c in graph.constants:
+        if c.name in bound:
             sizes[c.name] = c.const.nbytes
+    for name, (node, b, formal) in unsized.items():
+        sym = graph.symbol(name)
+        if name not in sizes and sym is not None and sym.is_local:
+            raise ModelError(f"graph '{graph.name}': local '{name}' has no known size: node '{node.name}' passes it to "
+                             f"'{formal.name}', which no kernel argument of '{node.name}' describes and no call "
+                             "indexes (C_ArgIndex)", where=b.where, kernel=node.name, arg=name,
+                             hint=f"bind '{formal.name}' to a KerArg of the kernel (its dimensions size it), or make "
+                             f"'{name}' a constant (ConstInfo: its file sizes it)")
     return sizes
+
+
+def _view_bytes(model, callee, formal: CArg) -> Optional[int]:
+    """Bytes of the view of C argument ``formal`` a kernel or group reaches: its kernel argument,
+    else what its calls index."""
+    target = bound_argument(model, callee, formal)
+    if target is not None and target[2]:
+        return target[2]
+    use = indexed_argument(model, callee, formal)
+    return use.nbytes if use is not None else None
 
 
 def _offset_bytes(graph: GraphDecl, b: NodeArgDecl) -> int:
@@ -698,5 +767,5 @@ def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, flashes: tupl
     return tuple(out)
 
 
-__all__ = ["bound_argument", "SymbolPlan", "NodeVariant", "GraphPlan", "symbol_sizes", "lifetimes", "plan_graph",
+__all__ = ["bound_argument", "IndexedUse", "indexed_argument", "SymbolPlan", "NodeVariant", "GraphPlan", "symbol_sizes", "lifetimes", "plan_graph",
            "flash_homes"]
