@@ -3,7 +3,8 @@ planned: which symbol lives where, from which node to which.
 
 * Node ``i`` is the ``i``-th ``AddNode`` (the runner's order). A symbol's size is the L2 size of
   the kernel argument it is bound to (:func:`bound_argument`; for a group, the kernel its C
-  argument is passed to).
+  argument is passed to), or the items a kernel indexes in it (``C_ArgIndex``:
+  :func:`indexed_argument`); a constant's is its file's.
 * Graph arguments (``ARG_SCOPE_ARG``) are the application's buffers: not planned.
 * Locals (activations) are placed in the dynamic L2 area (``<G>_L2_Memory_Dyn``) with reuse
   across lifetimes that do not overlap (:func:`~autotiler.graph.plan.plan_static`); an INOUT
