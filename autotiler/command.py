@@ -78,6 +78,9 @@ def _add_build_options(p) -> None:
     p.add_argument("--platform", default="gap8", choices=sorted(PLATFORMS), metavar="NAME",
                    help="simulated platform: " + ", ".join(sorted(PLATFORMS)) + " (default gap8)")
     p.add_argument("--cores", type=positive_int, metavar="N", help="cluster cores (default: the platform's)")
+    p.add_argument("--allow-edits", action="store_true",
+                   help="build generated files edited by hand (otherwise refused as not of their generation); "
+                   "says which files differ from the generation")
 
 
 def command_parser() -> _CommandParser:
@@ -223,7 +226,7 @@ def _directory(path: str) -> str:
 def _built(ns):
 
     return host_harness.build(_directory(ns.dir), sources=ns.sources, include_dirs=ns.include_dirs,
-                              platform=ns.platform, cores=ns.cores)
+                              platform=ns.platform, cores=ns.cores, allow_edits=ns.allow_edits)
 
 
 def _build(ns) -> int:
@@ -294,7 +297,7 @@ def _values(spec, inputs: dict, outputs: dict) -> dict:
 
 def _spec(gen_dir: str, ns):
 
-    manifests = read_manifests(gen_dir)
+    manifests = read_manifests(gen_dir, allow_edits=ns.allow_edits)
     if ns.graph:
         table = {g.name: g for m in manifests for g in m.graphs}
         what, name = "graph", ns.graph

@@ -34,6 +34,7 @@ from .manifest import (
     MemSymbol,
     locked_output,
     read_manifests_unlocked,
+    report_edits,
 )
 from .runner import MAX_CORES, Program, check_platform
 from .toolchain import CC, compiler_version, run, sanitizer_libraries
@@ -407,7 +408,7 @@ BACKENDS = ("host", "gvsoc")
 
 
 def _build_gvsoc(gen_dir: Path, sources: tuple, include_dirs: tuple, cflags: tuple, platform, cores,
-                 sanitize: bool) -> GvsocProgram:
+                 sanitize: bool, allow_edits: bool) -> GvsocProgram:
     if sanitize:
         raise HarnessError("sanitize=True is a host-simulator option", hint="leave it out with backend='gvsoc'")
     plat = _platform(platform, cores)
@@ -416,18 +417,20 @@ def _build_gvsoc(gen_dir: Path, sources: tuple, include_dirs: tuple, cflags: tup
                            f"{GVSOC_CORES}", hint="leave cores out and use platform='pulp_open' (the default "
                                                   "with backend='gvsoc')")
     with locked_output(gen_dir):
-        manifests = read_manifests_unlocked(gen_dir)
+        manifests = read_manifests_unlocked(gen_dir, allow_edits)
+        report_edits(gen_dir, manifests)
         return GvsocProgram(manifests, gen_dir, sources, include_dirs, cflags, plat)
 
 
 def build(gen_dir, sources=(), include_dirs=(), platform=None, cores: int | None = None,
-          sanitize: bool = False, cflags=(), backend: str = "host") -> Program | GvsocProgram:
+          sanitize: bool = False, cflags=(), backend: str = "host", allow_edits: bool = False) -> Program | GvsocProgram:
     """Compile (or fetch from the cache) the generated code in ``gen_dir`` with the basic-kernel
     ``sources`` and return a :class:`Program`. ``cores`` defaults to the platform's count and is
     compiled in (``-DAT_SIM_NCORES``, the value of ``gap_ncore()``); the other platform numbers
     only reach the simulator at run time, so they never cause a rebuild. The arguments are
     checked before anything is compiled; the directory must hold one complete generation (each
-    manifest's files as generated), and a generation into it waits until the build is done.
+    manifest's files as generated; ``allow_edits=True`` builds files edited by hand since, and says
+    which on stderr), and a generation into it waits until the build is done.
     ``backend="gvsoc"``: the same code cross-compiled for GVSoC's pulp-open cluster
     (:mod:`host_harness.gvsoc`; ``platform`` and ``cores`` are the cluster's own there)."""
     sources, include_dirs = _paths(sources, "sources"), _paths(include_dirs, "include_dirs")
@@ -438,14 +441,16 @@ def build(gen_dir, sources=(), include_dirs=(), platform=None, cores: int | None
         platform = "pulp_open" if backend == "gvsoc" else "gap8"
     _check_cores(cores, cflags)
     if backend == "gvsoc":
-        return _build_gvsoc(Path(gen_dir).resolve(), sources, include_dirs, cflags, platform, cores, sanitize)
+        return _build_gvsoc(Path(gen_dir).resolve(), sources, include_dirs, cflags, platform, cores, sanitize,
+                            allow_edits)
     plat = _platform(platform, cores)
     gen_dir = Path(gen_dir).resolve()
     defines = core_defines(plat.cores)
     if sanitize:
         sanitizer_libraries()  # fail early with a clear message
     with locked_output(gen_dir):
-        manifests = read_manifests_unlocked(gen_dir)
+        manifests = read_manifests_unlocked(gen_dir, allow_edits)
+        report_edits(gen_dir, manifests)
         library, hit = _build_library(manifests, lambda tramp: _units(manifests, sources, tramp, cflags, defines),
                                       _include_flags(gen_dir, include_dirs), defines + cflags, sanitize)
     return Program(library, _kernel_table(manifests), plat, sanitize=sanitize, cache_hit=hit, flash_dir=gen_dir,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -142,6 +143,8 @@ class Manifest:
     # the C functions that are user kernels (not groups): the callable ones and a graph's node
     # variants (the manifest's tilings)
     user_kernels: tuple[str, ...] = ()
+    # files of the generation that differ from it, accepted with allow_edits (hand edits)
+    edited: tuple[str, ...] = ()
 
 
 def _field(data: dict, key: str, kind, where: str):
@@ -238,32 +241,37 @@ def _devices(data, where: str) -> tuple[L3Device, ...]:
     return tuple(devices.values())
 
 
-def _check_set(path: Path, data: dict, where: str) -> None:
-    """Every file of the manifest's generation is there, with the bytes it was generated with."""
+def _check_set(path: Path, data: dict, where: str, allow_edits: bool = False) -> tuple:
+    """Every file of the manifest's generation is there, with the bytes it was generated with;
+    with ``allow_edits``, files changed since (edited by hand) are accepted and returned."""
     if data.get("set") is None:
-        return
+        return ()
     gen = _field(data, "set", dict, where)
     ident = _field(gen, "id", str, f"{where} set")
     files = _field(gen, "files", dict, f"{where} set")
-    bad = []
+    missing, changed = [], []
     for name, digest in sorted(files.items()):
         file = path.parent / name
         if not isinstance(digest, str) or "/" in name or name.startswith("."):
             raise HarnessError(f"{where} set: file {name!r} must map a plain file name to a sha256")
         if not file.is_file():
-            bad.append(f"{name} (missing)")
+            missing.append(name)
         elif hashlib.sha256(file.read_bytes()).hexdigest() != digest:
-            bad.append(f"{name} (changed)")
+            changed.append(name)
+    bad = [f"{n} (missing)" for n in missing] + ([] if allow_edits else [f"{n} (changed)" for n in changed])
     if bad:
-        raise HarnessError(f"{where} describes generation {ident[:12]} but {', '.join(bad)} "
+        edits = " (or, to build files you edited on purpose: build(..., allow_edits=True), autotiler build " \
+                "--allow-edits)" if changed and not allow_edits else ""
+        raise HarnessError(f"{where} describes generation {ident[:12]} but {', '.join(sorted(bad))} "
                            f"{'is' if len(bad) == 1 else 'are'} not of it: the directory mixes generations "
                            "(an interrupted or concurrent generation, files copied in or edited by hand)",
-                           hint=f"regenerate: run the model script again with -o {path.parent}")
+                           hint=f"regenerate: run the model script again with -o {path.parent}{edits}")
+    return tuple(changed)
 
 
-def _parse(path: Path, data: dict) -> Manifest:
+def _parse(path: Path, data: dict, allow_edits: bool = False) -> Manifest:
     where = f"manifest {path.name}"
-    _check_set(path, data, where)
+    edited = _check_set(path, data, where, allow_edits)
     header = _field(data, "header", str, where)
     l1 = _mem_symbol(data.get("l1"), "L1_Memory", f"{where} l1")
     l2 = _mem_symbol(data.get("l2"), "L2_Memory", f"{where} l2")
@@ -280,7 +288,8 @@ def _parse(path: Path, data: dict) -> Manifest:
         raise HarnessError(f"{where}: field 'tilings' must map user kernels to their tilings")
     c_files = tuple(path.parent / f for f in _field(data, "c_files", list, where))
     graphs = tuple(_graph(g, where) for g in data.get("graphs") or ())
-    return Manifest(path, c_files, header, tuple(kernels), devices, graphs, tuple(dict.fromkeys(user + list(tilings))))
+    return Manifest(path, c_files, header, tuple(kernels), devices, graphs, tuple(dict.fromkeys(user + list(tilings))),
+                    edited)
 
 
 def _graph(data, where: str) -> GraphSpec:
@@ -335,26 +344,36 @@ def locked_output(gen_dir: Path):
         yield
 
 
-def read_manifests(gen_dir: Path) -> list[Manifest]:
+def read_manifests(gen_dir: Path, allow_edits: bool = False) -> list[Manifest]:
     """All manifests in ``gen_dir``; at least one, kernel names unique across them, each
-    consistent with the files of its generation."""
+    consistent with the files of its generation (``allow_edits``: or with those files edited
+    since, each manifest's ``edited``)."""
     with locked_output(Path(gen_dir)):
-        return read_manifests_unlocked(gen_dir)
+        return read_manifests_unlocked(gen_dir, allow_edits)
 
 
-def read_manifests_unlocked(gen_dir: Path) -> list[Manifest]:
+def read_manifests_unlocked(gen_dir: Path, allow_edits: bool = False) -> list[Manifest]:
     """read_manifests for a caller holding :func:`locked_output`."""
     manifests = []
     for path in sorted(Path(gen_dir).glob("*.json")):
         data = _load_json(path)
         if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT:
-            manifests.append(_parse(path, data))
+            manifests.append(_parse(path, data, allow_edits))
     if not manifests:
         raise HarnessError(f"no '{MANIFEST_FORMAT}' manifest (*.json) in {gen_dir}",
                            hint="generate code first; the generator writes the manifest next to the C")
     _check_unique([k.name for m in manifests for k in m.kernels])
     _check_unique([g.name for m in manifests for g in m.graphs], "graph")
     return manifests
+
+
+def report_edits(gen_dir: Path, manifests: list[Manifest], out=None) -> None:
+    """Say which files are built as edited by hand, not as generated (``allow_edits``): one
+    warning line on stderr."""
+    edited = sorted({name for m in manifests for name in m.edited})
+    if edited:
+        print(f"autotiler: warning: {gen_dir}: building {', '.join(edited)} as edited by hand, not as generated "
+              "(regenerate to undo the edits)", file=out or sys.stderr)
 
 
 def _check_unique(names: list[str], what: str = "kernel") -> None:

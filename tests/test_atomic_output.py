@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import host_harness
@@ -182,6 +183,37 @@ def test_files_of_another_generation_are_refused(sets, tmp_path):
         read_manifests(tmp_path)
     write_files(new, str(tmp_path))  # regenerating fixes it
     build(tmp_path)
+
+
+def test_hand_edits_build_on_request_and_are_named(sets, tmp_path, capfd):
+    """A printf added to a generated .c (the original's users' daily habit) is refused by default,
+    with the opt-in in the hint; build(..., allow_edits=True) builds it, says which file differs
+    from the generation, and runs the edit. A missing file is refused even then."""
+    old, _ = sets
+    write_files(old, str(tmp_path))
+    kernels_c = tmp_path / "MatAddKernels.c"
+    text = kernels_c.read_text()
+    head, sep, body = text.partition("\nvoid MatAdd(")
+    brace = body.index("{\n") + 2
+    kernels_c.write_text(head + sep + body[:brace] + '\tfprintf(stderr, "MatAdd: edited by hand\\n");\n'
+                         + body[brace:])
+    with pytest.raises(HarnessError, match=r"MatAddKernels\.c \(changed\) is not of it: .* \(regenerate: run the "
+                                           r"model script again with -o .* \(or, to build files you edited on purpose: "
+                                           r"build\(\.\.\., allow_edits=True\), autotiler build --allow-edits\)\)"):
+        build(tmp_path)
+    capfd.readouterr()
+    prog = host_harness.build(tmp_path, sources=[EXAMPLES / "matrix_add" / "MatAddBasicKernels.c"],
+                              include_dirs=[EXAMPLES / "matrix_add"], platform=PLATFORM, allow_edits=True)
+    assert capfd.readouterr().err == (f"autotiler: warning: {tmp_path}: building MatAddKernels.c as edited by hand, "
+                                      "not as generated (regenerate to undo the edits)\n")
+    a = np.arange(600, dtype=np.int32).reshape(30, 20)
+    out = np.zeros_like(a)
+    prog.call("MatAdd", In1=a, In2=a, Out=out)
+    np.testing.assert_array_equal(out, 2 * a)
+    assert "MatAdd: edited by hand" in capfd.readouterr().err
+    (tmp_path / "MatAddKernels.h").unlink()
+    with pytest.raises(HarnessError, match=r"but MatAddKernels\.h \(missing\) is not of it"):
+        read_manifests(tmp_path, allow_edits=True)
 
 
 def test_a_set_entry_that_is_not_a_plain_file_name_is_refused(sets, tmp_path):

@@ -6,6 +6,7 @@ version, and each error path with its one-line message and exit status."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -95,6 +96,24 @@ def test_build_prints_library_and_cache_hit(work):
     lib = again.stdout.splitlines()[0]
     assert lib.startswith("library ") and lib.endswith("(cache hit)") and os.path.exists(lib.split()[1])
     assert "kernels: K1, K2, K3" in again.stdout and "graphs: G" in again.stdout
+
+
+def test_build_and_run_allow_edits(work):
+    """A hand-edited generated file: refused by default (the hint names --allow-edits); built and
+    run with --allow-edits, which names the edited file on stderr."""
+    shutil.copytree(work / "gen", work / "edited")
+    c_file = work / "edited" / "GraphKernels.c"
+    c_file.write_text(c_file.read_text() + "\n/* a comment added by hand */\n")
+    one_line_error(autotiler("build", "edited", *BUILD, cwd=work), 1, "GraphKernels.c (changed) is not of it",
+                   "autotiler build --allow-edits")
+    built = autotiler("build", "edited", *BUILD, "--allow-edits", cwd=work)
+    assert built.returncode == 0, built.stderr
+    assert built.stderr == (f"autotiler: warning: {work / 'edited'}: building GraphKernels.c as edited by hand, not "
+                            "as generated (regenerate to undo the edits)\n")
+    ran = autotiler("run", "edited", *BUILD, "--allow-edits", "--graph", "G", "--input", "In=x.npy", "--output",
+                    "Out=edited.npy", cwd=work)
+    assert ran.returncode == 0, ran.stderr
+    np.testing.assert_array_equal(np.load(work / "edited.npy").ravel(), reference(np.load(work / "x.npy")))
 
 
 def test_run_graph_writes_outputs(work):
