@@ -78,7 +78,7 @@ def test_manifest_records_element_types_shapes_and_directions(gen):
     ("Word32 * __restrict__", "int", "<i4"), ("Wordu8 *", "unsigned char", "|u1"),
     ("const signed char *", "signed char", "|i1"), ("short unsigned *", "unsigned short int", "<u2"),
     ("Wordu32", "unsigned int", "<u4"), ("long long unsigned int", "unsigned long long int", "<u8"),
-    ("f16 *", "float", "<f4"), ("double", "double", "<f8"), ("int8_t *", "signed char", "|i1"),
+    ("f16 *", "_Float16", "<f2"), ("double", "double", "<f8"), ("int8_t *", "signed char", "|i1"),
     ("v2s *", "v2s", "<i2"), ("void *", "void", None), ("KerArg_T *", "KerArg_T", None), ("int **", "pointer", None),
 ])
 def test_c_element_types(ctype, elem, dtype):

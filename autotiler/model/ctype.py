@@ -14,26 +14,29 @@ from typing import Optional
 
 from pycparser import c_ast, c_parser
 
-# Gap.h's typedefs (and <stdint.h>'s) as the host compiles them (LP64, little-endian; f16 is a
-# float in the emulation headers), and its vector types by their lane type.
+# Gap.h's typedefs (and <stdint.h>'s) as the host compiles them (LP64, little-endian; f16 is gcc's
+# _Float16, IEEE binary16 as on GAP9; f16a, bfloat16 on GAP9, is a float: gcc 12 has no bfloat16
+# arithmetic), and its vector types by their lane type.
 _TYPEDEFS = {
     "Word8": "signed char", "Wordu8": "unsigned char", "Word16": "short int", "Wordu16": "unsigned short int",
     "Word32": "int", "Wordu32": "unsigned int", "int8_t": "signed char", "uint8_t": "unsigned char",
     "int16_t": "short int", "uint16_t": "unsigned short int", "int32_t": "int", "uint32_t": "unsigned int",
-    "int64_t": "long int", "uint64_t": "unsigned long int", "f16": "float", "f16a": "float",
+    "int64_t": "long int", "uint64_t": "unsigned long int", "f16": "_Float16", "f16a": "float",
 }
 VECTORS = {"v2s": "short int", "v4s": "signed char", "v2u": "unsigned short int", "v4u": "unsigned char",
-           "v2h": "float", "v2ah": "float", "V2S": "int"}
-_VECTOR_BYTES = {"v2s": 4, "v4s": 4, "v2u": 4, "v4u": 4, "V2S": 8}
+           "v2h": "_Float16", "v2ah": "float", "V2S": "short int"}
+# Bytes on GAP of a vector, where the host's are the same (v2ah: 8 here, 4 on GAP, so unknown).
+_VECTOR_BYTES = {"v2s": 4, "v4s": 4, "v2u": 4, "v4u": 4, "v2h": 4, "V2S": 4}
 DTYPES = {
     "char": "|i1", "signed char": "|i1", "unsigned char": "|u1", "_Bool": "|b1", "short int": "<i2",
     "unsigned short int": "<u2", "int": "<i4", "unsigned int": "<u4", "long int": "<i8", "unsigned long int": "<u8",
-    "long long int": "<i8", "unsigned long long int": "<u8", "float": "<f4", "double": "<f8",
+    "long long int": "<i8", "unsigned long long int": "<u8", "_Float16": "<f2", "float": "<f4", "double": "<f8",
 }
 # Bytes on GAP of the element types whose size the host shares: ``long`` (8 bytes on the host, 4 on
-# GAP) and ``f16`` (a float here, 2 bytes on GAP) stay unknown, so they are never checked.
+# GAP) and ``f16a`` (a float here, 2 bytes on GAP) stay unknown, so they are never checked.
 _GAP_SIZES = {e: int(d[2]) for e, d in DTYPES.items() if not e.startswith(("long", "unsigned long"))}
-_FLOATS = {"float", "double", "long double", "f16", "f16a", "F16", "F16_DSP", "float16", "v2h", "v2ah"}
+_FLOATS = {"float", "double", "long double", "_Float16", "f16", "f16a", "F16", "F16_DSP", "float16", "v2h",
+           "v2ah"}
 _TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool", "_Complex",
                "const", "volatile", "restrict", "struct", "union", "enum"}
 # gcc spellings pycparser does not know; attributes do not change the type's shape.
@@ -65,7 +68,7 @@ class CType:
     @property
     def item_size(self) -> Optional[int]:
         """Bytes on GAP of what a one-level pointer points to (None if unknown or not a pointer)."""
-        if self.pointers != 1 or self.base in ("f16", "f16a"):
+        if self.pointers != 1 or self.base == "f16a":
             return None
         return _VECTOR_BYTES.get(self.element) or _GAP_SIZES.get(self.element)
 

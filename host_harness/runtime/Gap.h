@@ -6,6 +6,11 @@
  * names of its chip branch (gap_mulhhsN..., gap_cplxmulsdiv8), the core/barrier/allocation
  * names of GapSystem.h (with its rt_nb_pe/rt_team_barrier/rt_team_fork), the timer stubs of
  * at_api_emul.h, the vector and GAP9 float types of the SDK's Gap.h, and <stdio.h>/<stdlib.h>/<stdint.h>. The 2019 gap8_* names live in Gap8.h, which includes this header.
+ * GAP9's half floats are the chip's (see "GAP9 half-precision floats" below): f16 is IEEE binary16
+ * (gcc's _Float16, rounded after every operation), v2h two of them in 4 bytes; f16a (bfloat16 on
+ * the chip) is a float and v2ah two floats, for want of a bfloat16 type in gcc 12. The SDK's float
+ * headers (CNN_FloatType.h, DSP_FloatType.h, FloatDefines.h) are replaced by the same types and
+ * builtins here, so its fp16 basic kernels compile unchanged (with STD_FLOAT, as NNTool builds them).
  *
  * Semantics are those of the chip, as modelled instruction by instruction by GVSOC (GreenWaves'
  * ISA simulator), not those of the SDK's x86 emulation where the two differ:
@@ -53,20 +58,78 @@ typedef signed char v4s __attribute__((vector_size(4)));
 typedef unsigned short v2u __attribute__((vector_size(4)));
 typedef unsigned char v4u __attribute__((vector_size(4)));
 
-/* GAP9 half-precision floats as the SDK's __FLOAT_EMUL__ host mode maps them: f16 and f16a
- * (bfloat16 on the chip) are float, v2h and v2ah pairs of floats (8 bytes here, 4 on the chip),
- * and V2S the int vector of the same shape (what comparing two v2h yields). The SDK's own float
- * headers (DSP_FloatType.h, CNN_FloatType.h) choose their host types with the same flag, so it is
- * set here for them; they also expect the SDK's emulation flag __EMUL__, which host_harness.build
- * passes to every unit (-D__EMUL__). */
+/* GAP9 half-precision floats. On the chip f16 (GAP9 gcc's float16) is IEEE binary16, f16a
+ * (float16alt) bfloat16, v2h and v2ah 4-byte vectors of two such lanes, and V2S, what comparing two
+ * v2h yields and the mask type of their __builtin_shuffle, is v2s.
+ *   - Where gcc has _Float16 (x86-64, gcc 12 and later: __FLT16_MAX__ is defined), f16 is _Float16
+ *     and v2h two _Float16 lanes: the chip's sizes, its lane layout (a (v2s){0, 2} shuffle mask
+ *     works) and its rounding: every operation rounds to binary16, to nearest even, as fadd.h,
+ *     fmul.h, vfadd.h... do. The pragma below makes gcc do so for scalars too (-fexcess-precision=16:
+ *     by default x86 gcc evaluates a _Float16 expression in float and rounds once, at its end).
+ *     Not modelled: the chip compiler contracting a*b+c into one fmadd.h / vfmac.h (one rounding).
+ *   - f16a stays float and v2ah two floats (8 bytes; 4 on the chip): gcc 12 has no bfloat16 type
+ *     with arithmetic (__bf16 arithmetic came with gcc 13), so f16a values and operations are those
+ *     of float, not rounded to bfloat16's 8 significant bits.
+ *   - A compiler without _Float16 (riscv gcc 12 without zfh: bench/rv32.py's rv32imc check) keeps the
+ *     SDK's __FLOAT_EMUL__ host types: f16 float, v2h two floats, V2S two ints.
+ * The SDK's float headers choose their host types with __FLOAT_EMUL__ and __EMUL__ (which
+ * host_harness.build passes to every unit); their host branches would make F16 a float with an
+ * 8-byte F16V, which the fp16 kernels' (v2s) shuffle masks do not fit. So Gap.h provides the
+ * chip's types under their names and claims their include guards: CNN_FloatType.h's F16, F16V and
+ * F16SV (binary16 with STD_FLOAT, as NNTool's fp16 builds define it, f16a otherwise, as on the
+ * chip), DSP_FloatType.h's F16_DSP, F16V_DSP and F16SV_DSP (f16a with F16_DSP_BFLOAT, binary16
+ * otherwise), and FloatDefines.h's builtins (see "GAP9 float builtins" below). __FLOAT_EMUL__ stays
+ * set: FastFloatApprox16.h then takes its float approximations rather than bit tricks written for
+ * a 2-byte f16a. */
 #ifndef __FLOAT_EMUL__
 #define __FLOAT_EMUL__ 1
 #endif
+#if defined(__FLT16_MAX__)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("excess-precision=16")
+#endif
+typedef _Float16 f16;
+typedef _Float16 v2h __attribute__((vector_size(4)));
+typedef v2s V2S;
+#else
 typedef float f16;
-typedef float f16a;
 typedef float v2h __attribute__((vector_size(8)));
-typedef float v2ah __attribute__((vector_size(8)));
 typedef int V2S __attribute__((vector_size(8)));
+#endif
+typedef float f16a;
+typedef float v2ah __attribute__((vector_size(8)));
+
+#if defined(__CNN_FLOAT_TYPE_H__) || defined(__DSP_FLOAT_TYPE_H__) || defined(__FLOAT_DEFINES_H__)
+#error "an SDK float header (CNN_FloatType.h, DSP_FloatType.h or FloatDefines.h) was included \
+before Gap.h: include Gap.h first, its types and builtins replace the header's host branch"
+#endif
+#define __CNN_FLOAT_TYPE_H__
+#define __DSP_FLOAT_TYPE_H__
+#define __FLOAT_DEFINES_H__
+#ifdef STD_FLOAT
+typedef f16 F16;
+typedef v2h F16V;
+#else
+typedef f16a F16;
+typedef v2ah F16V;
+#endif
+union at_gap_f16sv {
+    F16 S;
+    F16V V;
+};
+typedef union at_gap_f16sv F16SV;
+#ifdef F16_DSP_BFLOAT
+typedef f16a F16_DSP;
+typedef v2ah F16V_DSP;
+#else
+typedef f16 F16_DSP;
+typedef v2h F16V_DSP;
+#endif
+union at_gap_f16sv_dsp {
+    F16_DSP S;
+    F16V_DSP V;
+};
+typedef union at_gap_f16sv_dsp F16SV_DSP;
 
 /* M_PI as the SDK's gnu99 emulation builds see it from <math.h> (strict c99 hides it): its
  * FFT and HoG kernels use it to build their tables. */
@@ -769,5 +832,197 @@ static inline int gap_bitinsert_r_safe(unsigned int dst, unsigned int src, int s
 #define FIX2FP(Val, Precision) ((float)(Val) / (float)(1 << (Precision)))
 #define FP2FIX(Val, Precision) ((int)((Val) * ((1 << (Precision)) - 1)))
 #define FP2FIXR(Val, Precision) ((int)((Val) * ((1 << (Precision)) - 1) + 0.5))
+
+/* ---- GAP9 float builtins: the names of the SDK's FloatDefines.h, with the chip's semantics ---
+ * (its GAP9 branch: __builtin_pulp_f16max, vfmax.h, vfcvt.x.h...; its host branch swaps max and min
+ * of the vectors and converts vectors by reinterpreting their bits). Max / Min follow RISC-V fmax /
+ * fmin: a NaN operand yields the other one, -0 < +0. Sqrt rounds the exact root once (to binary16 for
+ * f16). Cvt_<from>_<to> converts each lane: float to integer rounds to nearest even (the default
+ * rounding mode; C's (int) casts truncate) and saturates to the lane's range, a NaN giving the
+ * largest value; integer or f16 to f16 rounds to nearest even. A vector argument is reinterpreted as
+ * the type the instruction reads, as for the integer builtins. The f16a / v2ah forms compute in
+ * float (see the types above). AbsF, MaxF, MinF, AbsF2, MaxF2, MinF2, MIN_FLT16 and MAX_FLT16 pick the
+ * f16 forms with STD_FLOAT and the f16a ones otherwise, as CNN_Defines_fp16.h does on GAP9. */
+
+static inline float at_gap_fmax(float x, float y)
+{
+    if (x != x)
+        return y;
+    if (y != y || x > y)
+        return x;
+    if (x == y && x == 0.0f) /* +0 > -0 */
+        return __builtin_signbit(x) ? y : x;
+    return y;
+}
+static inline float at_gap_fmin(float x, float y)
+{
+    if (x != x)
+        return y;
+    if (y != y || x < y)
+        return x;
+    if (x == y && x == 0.0f)
+        return __builtin_signbit(x) ? x : y;
+    return y;
+}
+static inline float at_gap_fabs(float x) { return __builtin_fabsf(x); }
+static inline float at_gap_fsqrt(float x) { return __builtin_sqrtf(x); }
+
+/* x rounded to an integer, to nearest even (|x| < 2^23: adding and removing 2^23 rounds the
+ * fraction away; larger floats are integers), then clamped to [lo, hi]; NaN gives hi. */
+static inline int at_gap_f2i(float x, int lo, int hi)
+{
+    if (x != x)
+        return hi;
+    if (__builtin_fabsf(x) < 8388608.0f)
+        x = x < 0.0f ? (x - 8388608.0f) + 8388608.0f : (x + 8388608.0f) - 8388608.0f;
+    return x <= (float)lo ? lo : x >= (float)hi ? hi : (int)x;
+}
+
+static inline f16 at_gap_absf16(f16 x) { return (f16)at_gap_fabs(x); }
+static inline f16 at_gap_maxf16(f16 x, f16 y) { return (f16)at_gap_fmax(x, y); }
+static inline f16 at_gap_minf16(f16 x, f16 y) { return (f16)at_gap_fmin(x, y); }
+static inline f16 at_gap_sqrtf16(f16 x) { return (f16)at_gap_fsqrt(x); }
+static inline f16a at_gap_absf16a(f16a x) { return at_gap_fabs(x); }
+static inline f16a at_gap_maxf16a(f16a x, f16a y) { return at_gap_fmax(x, y); }
+static inline f16a at_gap_minf16a(f16a x, f16a y) { return at_gap_fmin(x, y); }
+static inline f16a at_gap_sqrtf16a(f16a x) { return at_gap_fsqrt(x); }
+
+static inline v2h at_gap_absv2h(v2h x)
+{
+    v2h r = {at_gap_absf16(x[0]), at_gap_absf16(x[1])};
+    return r;
+}
+static inline v2h at_gap_maxv2h(v2h x, v2h y)
+{
+    v2h r = {at_gap_maxf16(x[0], y[0]), at_gap_maxf16(x[1], y[1])};
+    return r;
+}
+static inline v2h at_gap_minv2h(v2h x, v2h y)
+{
+    v2h r = {at_gap_minf16(x[0], y[0]), at_gap_minf16(x[1], y[1])};
+    return r;
+}
+static inline v2ah at_gap_absv2ah(v2ah x)
+{
+    v2ah r = {at_gap_fabs(x[0]), at_gap_fabs(x[1])};
+    return r;
+}
+static inline v2ah at_gap_maxv2ah(v2ah x, v2ah y)
+{
+    v2ah r = {at_gap_fmax(x[0], y[0]), at_gap_fmax(x[1], y[1])};
+    return r;
+}
+static inline v2ah at_gap_minv2ah(v2ah x, v2ah y)
+{
+    v2ah r = {at_gap_fmin(x[0], y[0]), at_gap_fmin(x[1], y[1])};
+    return r;
+}
+
+static inline v2s at_gap_cvt_v2h_v2s(v2h x)
+{
+    v2s r = {(short)at_gap_f2i(x[0], -32768, 32767), (short)at_gap_f2i(x[1], -32768, 32767)};
+    return r;
+}
+static inline v2u at_gap_cvt_v2h_v2u(v2h x)
+{
+    v2u r = {(unsigned short)at_gap_f2i(x[0], 0, 65535), (unsigned short)at_gap_f2i(x[1], 0, 65535)};
+    return r;
+}
+static inline v2s at_gap_cvt_v2ah_v2s(v2ah x)
+{
+    v2s r = {(short)at_gap_f2i(x[0], -32768, 32767), (short)at_gap_f2i(x[1], -32768, 32767)};
+    return r;
+}
+static inline v2u at_gap_cvt_v2ah_v2u(v2ah x)
+{
+    v2u r = {(unsigned short)at_gap_f2i(x[0], 0, 65535), (unsigned short)at_gap_f2i(x[1], 0, 65535)};
+    return r;
+}
+static inline v2h at_gap_cvt_v2s_v2h(v2s x)
+{
+    v2h r = {(f16)(float)x[0], (f16)(float)x[1]};
+    return r;
+}
+static inline v2h at_gap_cvt_v2u_v2h(v2u x)
+{
+    v2h r = {(f16)(float)x[0], (f16)(float)x[1]};
+    return r;
+}
+static inline v2ah at_gap_cvt_v2s_v2ah(v2s x)
+{
+    v2ah r = {(f16a)x[0], (f16a)x[1]};
+    return r;
+}
+static inline v2ah at_gap_cvt_v2u_v2ah(v2u x)
+{
+    v2ah r = {(f16a)x[0], (f16a)x[1]};
+    return r;
+}
+static inline v2ah at_gap_cvt_v2h_v2ah(v2h x)
+{
+    v2ah r = {(f16a)x[0], (f16a)x[1]};
+    return r;
+}
+static inline v2h at_gap_cvt_v2ah_v2h(v2ah x)
+{
+    v2h r = {(f16)x[0], (f16)x[1]};
+    return r;
+}
+
+#define Absf16(a) at_gap_absf16((f16)(a))
+#define Maxf16(a, b) at_gap_maxf16((f16)(a), (f16)(b))
+#define Minf16(a, b) at_gap_minf16((f16)(a), (f16)(b))
+#define Sqrtf16(a) at_gap_sqrtf16((f16)(a))
+#define Absf16a(a) at_gap_absf16a((f16a)(a))
+#define Maxf16a(a, b) at_gap_maxf16a((f16a)(a), (f16a)(b))
+#define Minf16a(a, b) at_gap_minf16a((f16a)(a), (f16a)(b))
+#define Sqrtf16a(a) at_gap_sqrtf16a((f16a)(a))
+#define Absf32(a) at_gap_fabs((float)(a))
+#define Maxf32(a, b) at_gap_fmax((float)(a), (float)(b))
+#define Minf32(a, b) at_gap_fmin((float)(a), (float)(b))
+#define Sqrtf32(a) at_gap_fsqrt((float)(a))
+#define Absv2h(a) at_gap_absv2h((v2h)(a))
+#define Maxv2h(a, b) at_gap_maxv2h((v2h)(a), (v2h)(b))
+#define Minv2h(a, b) at_gap_minv2h((v2h)(a), (v2h)(b))
+#define Absv2ah(a) at_gap_absv2ah((v2ah)(a))
+#define Maxv2ah(a, b) at_gap_maxv2ah((v2ah)(a), (v2ah)(b))
+#define Minv2ah(a, b) at_gap_minv2ah((v2ah)(a), (v2ah)(b))
+#define Cvt_v2h_v2s(a) at_gap_cvt_v2h_v2s((v2h)(a))
+#define Cvt_v2h_v2u(a) at_gap_cvt_v2h_v2u((v2h)(a))
+#define Cvt_v2ah_v2s(a) at_gap_cvt_v2ah_v2s((v2ah)(a))
+#define Cvt_v2ah_v2u(a) at_gap_cvt_v2ah_v2u((v2ah)(a))
+#define Cvt_v2s_v2h(a) at_gap_cvt_v2s_v2h((v2s)(a))
+#define Cvt_v2u_v2h(a) at_gap_cvt_v2u_v2h((v2u)(a))
+#define Cvt_v2s_v2ah(a) at_gap_cvt_v2s_v2ah((v2s)(a))
+#define Cvt_v2u_v2ah(a) at_gap_cvt_v2u_v2ah((v2u)(a))
+#define Cvt_v2h_v2ah(a) at_gap_cvt_v2h_v2ah((v2h)(a))
+#define Cvt_v2ah_v2h(a) at_gap_cvt_v2ah_v2h((v2ah)(a))
+
+/* The chip's limits: the smallest normal values (6.10e-5 rounds to binary16's largest subnormal,
+ * as on the chip) and the largest finite ones (f16a: float's, see the types above). */
+#define MIN_f16 ((f16)6.10e-5f)
+#define MAX_f16 ((f16)65504.0f)
+#define MIN_f16a ((f16a)1.1754943508e-38f)
+#define MAX_f16a ((f16a)3.4028234664e38f)
+
+#ifdef STD_FLOAT
+#define AbsF(a) Absf16(a)
+#define MaxF(a, b) Maxf16(a, b)
+#define MinF(a, b) Minf16(a, b)
+#define AbsF2(a) Absv2h(a)
+#define MaxF2(a, b) Maxv2h(a, b)
+#define MinF2(a, b) Minv2h(a, b)
+#define MIN_FLT16 MIN_f16
+#define MAX_FLT16 MAX_f16
+#else
+#define AbsF(a) Absf16a(a)
+#define MaxF(a, b) Maxf16a(a, b)
+#define MinF(a, b) Minf16a(a, b)
+#define AbsF2(a) Absv2ah(a)
+#define MaxF2(a, b) Maxv2ah(a, b)
+#define MinF2(a, b) Minv2ah(a, b)
+#define MIN_FLT16 MIN_f16a
+#define MAX_FLT16 MAX_f16a
+#endif
 
 #endif /* GAP_H */

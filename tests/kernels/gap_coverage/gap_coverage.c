@@ -140,12 +140,35 @@ int CoverVectors(v2s *h, v4s *b, v2u *uh, v4u *ub, int acc)
 }
 
 #ifndef __FLOAT_EMUL__
-#error "Gap.h maps f16 to float: the SDK's __FLOAT_EMUL__ mode"
+#error "Gap.h sets the SDK's __FLOAT_EMUL__ (FastFloatApprox16.h's float approximations)"
+#endif
+#if !defined(__CNN_FLOAT_TYPE_H__) || !defined(__DSP_FLOAT_TYPE_H__) || !defined(__FLOAT_DEFINES_H__)
+#error "Gap.h provides the SDK's float types and builtins in place of its host headers"
 #endif
 float CoverFloat(f16 x, f16a y, v2h *vh, v2ah *vah, V2S *cmp)
 {
     int fix = FP2FIX(x, 15) + FP2FIXR(y, 15);
+    F16SV sv;
+    F16SV_DSP dsp;
+    F16 s = (F16)AbsF(MaxF(MinF(x, y), MIN_FLT16));
+    F16V v;
+    F16V_DSP vd;
+    F16_DSP d = Absf16(Maxf16(Minf16(x, MAX_f16), MIN_f16));
+    v2s i = Cvt_v2h_v2s(vh[0]);
+    v2u u = Cvt_v2h_v2u(vh[1]);
     *cmp = vh[0] > vh[1];
-    vah[0] = vah[1] * (v2ah){y, y};
-    return FIX2FP(fix, 15) + x * y + (float)M_PI;
+    vh[0] = __builtin_shuffle(vh[0], vh[1], *cmp);
+    vh[1] = Cvt_v2s_v2h(i) + Cvt_v2u_v2h(u) + Cvt_v2ah_v2h(vah[0]);
+    vh[0] = Absv2h(Maxv2h(Minv2h(vh[0], vh[1]), vh[1]));
+    vah[0] = vah[1] * (v2ah){y, y} + Cvt_v2s_v2ah(Cvt_v2ah_v2s(vah[0])) + Cvt_v2u_v2ah(Cvt_v2ah_v2u(vah[1]));
+    vah[1] = Absv2ah(Maxv2ah(Minv2ah(vah[0], vah[1]), Cvt_v2h_v2ah(vh[0])));
+    v = (F16V)AbsF2(MaxF2(MinF2(vah[0], vah[1]), vah[1]));
+    vd = vh[1];
+    sv.V = v;
+    dsp.V = vd;
+    d = d + dsp.S + Sqrtf16(x);
+    s = s + sv.S + (F16)Sqrtf16a(y) + (F16)MAX_FLT16;
+    y = Absf16a(Maxf16a(Minf16a(y, MAX_f16a), MIN_f16a));
+    return FIX2FP(fix, 15) + x * y + (float)M_PI + s + d
+           + Absf32(Maxf32(Minf32(y, 1.0f), Sqrtf32(2.0f)));
 }
