@@ -3,7 +3,7 @@
 Objectives (``OBJECTIVES``) order the feasible tilings. The default, ``"time"``, minimises the
 cycles the cost model predicts for the tiling's schedule (the simulator's rules), then traffic,
 then L1 and L2 use; ``"original"`` takes the largest tiles that fit, outer spaces first (the
-guide's tilings); ``"traffic"`` minimises L2<->L1 bytes; ``"naive"`` (smallest tiles, single
+guide's tilings), several tiled spaces growing together (:mod:`autotiler.tiler.original`); ``"traffic"`` minimises L2<->L1 bytes; ``"naive"`` (smallest tiles, single
 buffering), ``"max_l1"`` (most L1 used: a naive baseline, not DORY's rule) and ``"dory"`` (DORY's
 conv tiler's rule, :mod:`autotiler.tiler.dory`) are baselines.
 
@@ -39,6 +39,7 @@ from .schedule.estimate import Estimator
 from .schedule.verify import verify
 from .tiler.dory import dory_key
 from .tiler.geometry import KernelGeom, kernel_geometry
+from .tiler.original import RESERVE, grow, grown_spaces
 from .tiler.search import (
     Footprint,
     choices,
@@ -108,7 +109,8 @@ OBJECTIVES: dict = {
                                  "reference the time objective's search is measured against)", promote_only=False,
                                  timed=True, exhaustive=True),
     "original": Objective(lambda t, o: (_counts(t), -t.l1_bytes, t.traffic, t.l2_bytes),
-                          "the original's rule: the largest tiles that fit, outer spaces first (the guide's tilings)",
+                          "the original's rule: the largest tiles that fit, outer spaces first (the guide's tilings); "
+                          "several tiled spaces grow together, smallest tile first (the SDK's MatMult)",
                           partial=False),
     "traffic": Objective(lambda t, o: (t.traffic, t.iterations, -t.l1_bytes, t.l2_bytes),
                          "minimise L2<->L1 traffic, then the number of iterations, then prefer larger tiles"),
@@ -625,22 +627,48 @@ def _search(ev: _Evaluator, kg: KernelGeom, options: SolveOptions, objective: Ob
 
 def _largest_first(ev: _Evaluator, spaces: list, full: list, variants: list) -> Optional[KernelTiling]:
     """The original's rule: outer spaces first, each the largest size with which the rest (at
-    their smallest) still fits. Trials are checked on the built candidate; only when the
-    result cannot be scheduled are they checked on their schedules."""
+    their smallest) still fits; with two or more tiled spaces, those grow together instead
+    (:mod:`autotiler.tiler.original`), at the place of the outermost, and when that growth
+    finds nothing (the smallest tiles fit only within the original's reserve) they take the
+    largest-first rule too. Trials are checked on the built candidate; only when the result
+    cannot be scheduled are they checked on their schedules."""
+    group = grown_spaces(ev.kg, spaces)
     for check in (ev.candidate, ev.tiling):
-        sizes = {sp.space: values[-1] for sp, values in zip(spaces, full)}
-        part = variants[0]
-        for sp, values in zip(spaces, full):
-            for v in values:
-                trial = {**sizes, sp.space: v}
-                c = Choice(tuple((x.space, trial[x.space]) for x in spaces), partial=part)
-                if ev.fits(c) and check(c) is not None:
-                    sizes = trial
-                    break
-        t = ev.tiling(_distinct([Choice(tuple((x.space, sizes[x.space]) for x in spaces), partial=part)], spaces)[0])
-        if t is not None:
-            return t
+        for grown in ([group, []] if group else [[]]):
+            t = _original_choice(ev, spaces, full, variants[0], grown, check)
+            if t is not None:
+                return t
     return None
+
+
+def _original_choice(ev: _Evaluator, spaces: list, full: list, part: frozenset, grown: list,
+                     check: Callable) -> Optional[KernelTiling]:
+    """The tiling of the original's rule with ``grown`` (tiled spaces) decided by the growth."""
+    sizes = {sp.space: values[-1] for sp, values in zip(spaces, full)}
+    done = {s.space for s in grown}
+
+    def choice(trial: dict) -> Choice:
+        return Choice(tuple((x.space, trial[x.space]) for x in spaces), partial=part)
+
+    def fits(trial: dict) -> bool:
+        c = choice(trial)
+        return ev.fits(c) and check(c) is not None
+
+    def within_reserve(trial: dict) -> bool:   # the footprint alone: the growth tries every line
+        return ev.fp.l1(choice({**sizes, **trial})) <= ev.o.budget - RESERVE
+
+    for sp, values in zip(spaces, full):
+        if sp.space in done:
+            if grown and sp is grown[0]:   # the group, at the place of its outermost space
+                steps = grow(ev.kg, grown, within_reserve)
+                if steps is None or not fits({**sizes, **steps}):
+                    return None
+                sizes.update(steps)
+            continue
+        v = next((v for v in values if fits({**sizes, sp.space: v})), None)
+        if v is not None:
+            sizes[sp.space] = v
+    return ev.tiling(_distinct([choice(sizes)], spaces)[0])
 
 
 def _done(t: KernelTiling, options: SolveOptions, candidates: int, predicted: int) -> KernelTiling:

@@ -1,0 +1,138 @@
+"""The 'original' objective with several tiled spaces (issue 22, item 7): the tiled spaces grow
+together, smallest tile first, until the next growth would leave less than RESERVE bytes of L1
+free (autotiler/tiler/original.py). Each case is a data point of the original's public generated
+code (sources in docs/semantics.md, "The original's rule with several tiled spaces"); the
+tilings are checked without building them."""
+
+from fractions import Fraction
+
+import pytest
+
+from autotiler import *
+from autotiler.model.session import current_model
+from autotiler.tiler.geometry import kernel_geometry
+from autotiler.tiler.original import RESERVE, grow, grown_spaces, legal_steps, tile_measure
+
+from .conftest import EXAMPLES, load_module
+
+matmult = load_module(EXAMPLES / "matmult" / "model.py", "model_matmult_original")
+T2, T1, T0 = KER_ITER_TILE2, KER_ITER_TILE1, KER_ITER_TILE0
+
+
+def loops(t) -> list:
+    return [(lp.space, lp.count, lp.std) for lp in t.loops]
+
+
+def matmult_tilings(l1=matmult.L1_BUDGET) -> dict:
+    with Model():
+        SetTilingObjective("original")
+        matmult.declare(l1)
+        return dict(current_model().tilings)
+
+
+def test_sdk_matmult_at_45000_as_the_sdk_generated_it():
+    """The SDK's MatMult (200x70 * 70x150, 45000 B) ported line by line: the SDK's generated
+    MatMultKernels.c has ParMatMult in 6 x 4 tiles (T1 x T0) of 38 lines and 38 columns in
+    44080 B, ParVectMatMult in 7 x 3 tiles of 31 lines and 61 columns in 44640 B (the largest-
+    first rule gave 4 x 50 and 4 x 75 tiles in 44840 B)."""
+    t = matmult_tilings()
+    par, vect = t["ParMatMult"], t["ParVectMatMult"]
+    assert loops(par) == [(T1, 6, 38), (T0, 4, 38)] and par.l1_bytes == 44080
+    assert (par.arg("M1").tile_h(), par.arg("M1").tile_h(last=True)) == (38, 10)
+    assert (par.arg("M2").tile_w(), par.arg("M2").tile_w(last=True)) == (38, 36)
+    assert [(a.name, a.offset, a.nbuf) for a in par.args] == [("M1", 0, 2), ("M2", 10640, 2), ("Out", 21280, 2)]
+    assert loops(vect) == [(T1, 7, 31), (T0, 3, 61)] and vect.l1_bytes == 44640
+    assert (vect.arg("M1").tile_h(), vect.arg("M1").tile_h(last=True)) == (31, 14)
+    assert (vect.arg("M2").tile_w(), vect.arg("M2").tile_w(last=True)) == (61, 28)
+    assert vect.arg("KerBuff").l1_bytes == 280
+
+
+def test_why_vect_takes_wider_t0_tiles():
+    """ParVectMatMult's T0 holds M2 (its tile's columns) and KerBuff (one line): T0 measures
+    (61 + 1) / 2 = 31 like T1's 31 lines, so the tiles stop growing there; the next growth (T1,
+    the outer space, on a tie) would need 45520 B. ParMatMult's equal 38 x 38 stop because
+    39 lines would leave only 40 B of the 45000 free, less than the reserve."""
+    with Model() as m:
+        matmult.declare()
+        vect, par = kernel_geometry(m.kernels["ParVectMatMult"]), kernel_geometry(m.kernels["ParMatMult"])
+    t1, t0 = vect.space(T1), vect.space(T0)
+    assert tile_measure(vect, t0, 61) == Fraction(31) == tile_measure(vect, t1, 31)
+    assert tile_measure(vect, t0, 62) == Fraction(63, 2)
+    assert tile_measure(par, par.space(T0), 38) == 38 == tile_measure(par, par.space(T1), 38)
+    assert grown_spaces(vect, list(vect.spaces)) == [t1, t0]
+    assert legal_steps(vect, t0) == list(range(1, 151))
+    # the growth alone, with the footprint of the MatMult kernels (880 B per line, 280 per column)
+    fits = lambda s: 880 * s[T1] + 280 * s[T0] + 280 <= 45000 - RESERVE  # noqa: E731
+    assert grow(vect, [t1, t0], fits) == {T1: 31, T0: 61}
+    assert grow(par, [par.space(T1), par.space(T0)], lambda s: 880 * s[T1] + 280 * s[T0] <= 45000 - RESERVE) \
+        == {T1: 38, T0: 38}
+
+
+def gru_layer(name: str, units: int, fixed: int, budget: int):
+    """The tiling of a GRU layer as the public GRU generators declare it (three tiled spaces:
+    T2 the vectors of one line, T1 the recurrent kernel 2 (units x units), T0 the recurrent
+    kernel (units x 2*units), both tiled vertically), with T2's L1 bytes those of the original's
+    layout, ``fixed`` (the original double-buffers the vectors even though they never move:
+    here one vector of that size stands for them)."""
+    with Model() as m:
+        SetL1MemorySize(budget)
+        SetTilingObjective("original")
+        LibKernel("KerGru", CALL_PARALLEL, CArgs(3, TCArg("short int *", "Vec"), TCArg("short int *", "Rec2"),
+                                                 TCArg("short int *", "Rec")), "KerGru_ArgT")
+        UserKernel(name, KernelIterSpace(3, IterTiledSpace(T2), IterTiledSpace(T1), IterTiledSpace(T0)), TILE_HOR,
+                   CArgs(3, TCArg("short int *", "Vec"), TCArg("short int *", "Rec_Kernel2"),
+                         TCArg("short int *", "Rec_Kernel")),
+                   Calls(1, Call("KerGru", LOC_LOOP, Bindings(3, K_Arg("Vec", KER_ARG_TILE),
+                                                                K_Arg("Rec_Kernel2", KER_ARG_TILE),
+                                                                K_Arg("Rec_Kernel", KER_ARG_TILE)))),
+                   KerArgs(3,
+                           KerArg("Vec", KerArgSpace(1, T2), O_IN | O_DB, fixed // 2, 1, 2, 0,
+                                  OBJ_CONSTRAINTS_PAD_REM, 0, "Vec"),
+                           KerArg("Rec_Kernel2", KerArgSpace(1, T1), O_IN | O_DB, units, units, 2, 0,
+                                  OBJ_CONSTRAINTS_TILE_VER | OBJ_CONSTRAINTS_PAD_REM, 0, "Rec_Kernel2"),
+                           KerArg("Rec_Kernel", KerArgSpace(1, T0), O_IN | O_DB, 2 * units, units, 2, 0,
+                                  OBJ_CONSTRAINTS_TILE_VER | OBJ_CONSTRAINTS_PAD_REM, 0, "Rec_Kernel")))
+        return m.tilings[name]
+
+
+@pytest.mark.parametrize("name,units,fixed,budget,t1,t0,l1", [
+    # GRU of 200 units at 48000 B (the budget its generated header gives): T1 one column wider
+    ("EncGRUlayer200", 200, 12512, 48000, (10, 22), (20, 21), 46912),
+    ("DecGRUlayer200", 200, 10848, 48000, (9, 23), (19, 22), 46848),
+    # GRU of 100 units: the budget is not in the repository; 45000 B (the SDK examples') assumed
+    ("EncGRUlayer100", 100, 6312, 45000, (3, 48), (5, 47), 44312),
+    ("DecGRUlayer100", 100, 5448, 45000, (3, 49), (5, 48), 44248),
+])
+def test_gru_layers_as_their_generated_code(name, units, fixed, budget, t1, t0, l1):
+    """Three tiled spaces (T2 of one line never grows): T1 and T0 grow together, T1 (outer)
+    first on a tie; equal tiles would fit the budget (by 288 to 400 B) but not the reserve."""
+    t = gru_layer(name, units, fixed, budget)
+    assert loops(t) == [(T2, 1, 1), (T1, *t1), (T0, *t0)] and t.l1_bytes == l1
+    assert budget - RESERVE < l1 + 2 * 2 * units   # one more column of either does not fit the reserve
+
+
+def test_only_the_reserve_fits_falls_back_to_largest_first():
+    """When even the smallest tiles fit only within the reserve, the growth finds nothing and
+    the tiled spaces take the largest-first rule (a tiling that fits, not an error)."""
+    smallest = 880 * 1 + 280 * 1 + 280    # ParVectMatMult at one line and one column
+    t = matmult_tilings(smallest + RESERVE // 2)["ParVectMatMult"]
+    assert loops(t) == [(T1, 200, 1), (T0, 150, 1)] and t.l1_bytes == smallest
+
+
+def test_one_tiled_space_keeps_the_largest_tile():
+    """With one tiled space nothing grows: the largest tile that fits, up to the last byte (the
+    reserve is only observed with several tiled spaces)."""
+    with Model() as m:
+        SetL1MemorySize(44200)
+        SetTilingObjective("original")
+        LibKernel("Copy", CALL_PARALLEL, CArgs(2, TCArg("short int *", "In"), TCArg("short int *", "Out")), "Copy_T")
+        UserKernel("Copy1", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR,
+                   CArgs(2, TCArg("short int *", "In"), TCArg("short int *", "Out")),
+                   Calls(1, Call("Copy", LOC_LOOP, Bindings(2, K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
+                   KerArgs(2, KerArg("In", KerArgSpace(1, T0), O_IN | O_DB, 100, 200, 2, 0, 0, 0, "In"),
+                           KerArg("Out", KerArgSpace(1, T0), O_OUT | O_DB, 100, 200, 2, 0, 0, 0, "Out")))
+        t = m.tilings["Copy1"]
+        kg = kernel_geometry(m.kernels["Copy1"])
+        assert grown_spaces(kg, list(kg.spaces)) == []
+    # 800 B per line: 55 lines take 44000 B, within the reserve of the budget
+    assert loops(t) == [(T0, 4, 55)] and t.l1_bytes == 44000 > 44200 - RESERVE
