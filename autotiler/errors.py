@@ -7,6 +7,7 @@ concerned, what is wrong and what to do; ``str(err)`` is a single line suitable 
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 
@@ -73,6 +74,26 @@ class AutoTilerWarning(UserWarning):
     error (file:line, kernel, argument, what, what to do): e.g. a user kernel declared with
     AT_KERNEL_NOSOLUTION_ERROR off that no declaration under its name tiled (at generation), or
     an argument whose tiling the v3 rule decides although its flags do not say."""
+
+
+class ModelWarning(AutoTilerWarning):
+    """``GenTilingWarning`` from a model script."""
+
+
+def _show(message, category, filename, lineno, file=None, line=None) -> None:
+    """Print an autotiler warning as errors print: one line, ``autotiler: warning: file:line:
+    ...``, without Python's category and source echo. Other warnings print as Python prints them."""
+    if not issubclass(category, AutoTilerWarning):
+        _python_show(message, category, filename, lineno, file, line)
+        return
+    try:
+        print(f"autotiler: warning: {message}", file=file if file is not None else sys.stderr)
+    except OSError:
+        pass  # as Python's own: no stderr (or a closed one) loses the warning, not the run
+
+
+_python_show = warnings.showwarning
+warnings.showwarning = _show
 
 
 def warn(message: str, *, where: str | None = None, kernel: str | None = None, arg: str | None = None,

@@ -1,6 +1,9 @@
 """Every model-declaration and tiling error: typed, names file:line, kernel, argument, and a fix."""
 
+import os
 import re
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -9,6 +12,8 @@ from autotiler import *
 from autotiler.codegen import generate
 from autotiler.errors import OptionsError
 from autotiler.model.session import current_model
+
+from .conftest import ROOT
 
 THIS = "test_errors.py"
 P32 = "Word32 * __restrict__"
@@ -235,13 +240,25 @@ def test_failed_probe_followed_by_a_tiled_declaration_does_not_warn():
 
 
 def test_constraints_unsatisfiable():
-    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 9, 4, 0, OBJ_CONSTRAINTS_EVEN, 5, "In1", 0),
-                      KerArg("In2", OBJ_IN_DB, 8, 9, 4, 0, 0, 0, "In2", 0),
-                      KerArg("Out", OBJ_OUT_DB, 8, 9, 4, 0, 0, 0, "Out", 0))
+    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 10, 4, 0, OBJ_CONSTRAINTS_EVEN, 5, "In1", 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 10, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 8, 10, 4, 0, 0, 0, "Out", 0))
     SetL1MemorySize(500)
-    with raises(TilingError, "smallest tiling (1 iteration) needs 864 bytes", "without the tile constraints",
+    with raises(TilingError, "smallest tiling (1 iteration) needs 960 bytes", "without the tile constraints",
                 "it would need only 192 bytes", "relax the tile constraints"):
-        add_kernel(w=8, h=9, kerargs=kerargs)
+        add_kernel(w=8, h=10, kerargs=kerargs)
+
+
+def test_even_constraint_on_an_odd_dimension():
+    """H = 301 lines under OBJ_CONSTRAINTS_EVEN: the last tile (or the only one) would be odd."""
+    kerargs = KerArgs(KerArg("In1", OBJ_IN_DB, 8, 301, 4, 0, OBJ_CONSTRAINTS_EVEN, 0, "In1", 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 301, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 8, 301, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, "kernel 'MatAdd', argument 'In1': OBJ_CONSTRAINTS_EVEN on an odd tiled size: 301 lines "
+                "along KER_TILE (used 301 + padding 0 - overlap 0), so the last tile (or the only one) would be odd "
+                "(give the argument an even tiled size (PadTile one more line), or drop OBJ_CONSTRAINTS_EVEN if the "
+                "basic kernel handles an odd tile)"):
+        add_kernel(w=8, h=301, kerargs=kerargs)
 
 
 def test_non_integer_ratio_between_tiled_arguments():
@@ -334,3 +351,61 @@ def test_group_argument_passed_to_l2_and_l3_homes():
         UserKernelGroup("G", CArgs(TCArg(P32, "A"), TCArg(P32, "B"), TCArg(P32, "C")),
                         Calls(UserKernelCall("K3", LOC_GROUP, Bindings(C_Arg("A"), C_Arg("B"), C_Arg("C"))),
                               UserKernelCall("K2", LOC_GROUP, Bindings(C_Arg("A"), C_Arg("B"), C_Arg("C")))))
+
+
+@pytest.mark.parametrize("nip, nop, order, fragments", [
+    (0, 1, (KER_DIM3, KER_IN_PLANE, KER_TILE),
+     ["kernel 'MatAdd': KernelDimensions gives 0 input planes but KernelIterationOrder loops over them "
+      "(KER_IN_PLANE) (give InPlanes (at least 1), or leave KER_IN_PLANE out of the order for a 2D kernel)"]),
+    (1, 0, (KER_DIM3, KER_OUT_PLANE, KER_TILE),
+     ["KernelDimensions gives 0 output planes but KernelIterationOrder loops over them (KER_OUT_PLANE)"]),
+    (0, 1, (KER_DIM2, KER_TILE),
+     ["kernel 'MatAdd', argument 'In1': is 3D but KernelDimensions gives 0 input planes (give KernelDimensions at "
+      "least 1 input plane, or make the argument 2D)"]),
+])
+def test_zero_planes_where_the_kernel_needs_planes(nip, nop, order, fragments):
+    kerargs = KerArgs(3, KerArg("In1", OBJ_IN_DB_3D, 8, 4, 4, 0, 0, 0, "In1", 0),
+                      KerArg("In2", OBJ_IN_DB, 8, 4, 4, 0, 0, 0, "In2", 0),
+                      KerArg("Out", OBJ_OUT_DB, 8, 4, 4, 0, 0, 0, "Out", 0))
+    with raises(ModelError, THIS, *fragments):
+        UserKernel("MatAdd", KernelDimensions(nip, 8, 4, nop), KernelIterationOrder(*order), TILE_HOR,
+                   CArgs(3, TCArg(P32, "In1"), TCArg(P32, "In2"), TCArg(P32, "Out")),
+                   Calls(1, Call("MatSumPar", LOC_INNER_LOOP, Bindings(
+                       5, K_Arg("In1", KER_ARG_TILE), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE),
+                       K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H)))), kerargs)
+
+
+def test_the_sdks_2d_form_with_zero_planes_is_accepted():
+    """KernelDimensions(0, W, H, 0) with KER_TILE alone: the SDK's FIR and integral image."""
+    t = UserKernel("MatAdd", KernelDimensions(0, 8, 4, 0), KernelIterationOrder(KER_DIM2, KER_TILE), TILE_HOR,
+                   CArgs(3, TCArg(P32, "In1"), TCArg(P32, "In2"), TCArg(P32, "Out")),
+                   Calls(1, Call("MatSumPar", LOC_INNER_LOOP, Bindings(
+                       5, K_Arg("In1", KER_ARG_TILE), K_Arg("In2", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE),
+                       K_Arg("In1", KER_ARG_TILE_W), K_Arg("In1", KER_ARG_TILE_H)))),
+                   KerArgs(3, KerArg("In1", OBJ_IN_DB, 8, 4, 4, 0, 0, 0, "In1", 0),
+                           KerArg("In2", OBJ_IN_DB, 8, 4, 4, 0, 0, 0, "In2", 0),
+                           KerArg("Out", OBJ_OUT_DB, 8, 4, 4, 0, 0, 0, "Out", 0)))
+    assert t.ntiles == 1
+
+
+def test_a_call_type_not_built_from_the_names():
+    """7 is CALL_PARALLEL_CC | CALL_FLOAT_KER: on a kernel with no float data, a wrong number."""
+    with raises(ModelError, THIS, "kernel 'Ker7': call type 7 is CALL_PARALLEL_CC | CALL_FLOAT_KER, but no C argument "
+                "of the kernel is float (use CALL_SEQUENTIAL (0), CALL_PARALLEL (1), CALL_SEQUENTIAL_STRUCT (2) or "
+                "CALL_PARALLEL_CC (3); OR CALL_FLOAT_KER in only for a kernel on float data)"):
+        LibKernel("Ker7", 7, CArgs(2, TCArg(P32, "In"), TCArg("unsigned int", "N")), "Ker7_T")
+    LibKernel("KerF", CALL_PARALLEL | CALL_FLOAT_KER, CArgs(2, TCArg("float * __restrict__", "In"),
+                                                           TCArg("unsigned int", "N")), "KerF_T")
+
+
+def test_warnings_print_as_one_line_like_errors(tmp_path):
+    """A model script's warning on stderr: 'autotiler: warning: model.py:LINE: ...', one line,
+    without Python's category name and the source line echoed under it."""
+    script = tmp_path / "model.py"
+    script.write_text("from autotiler import *\n"
+                      "with Model():\n"
+                      "    GenTilingWarning('layer %s has %d channels', 'conv1', 3)\n")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "autotiler: warning: model.py:3: layer conv1 has 3 channels\n"

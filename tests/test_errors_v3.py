@@ -1624,19 +1624,26 @@ def test_group_c_argument_named_like_a_called_kernel_or_the_iteration_index():
 
 
 def test_memory_symbol_named_like_a_user_kernel():
+    """The error at the kernel's line names the SetSymbolNames line too."""
     SetSymbolNames("K", "L2_Memory")
-    with fails(ModelError, "user kernel or group name 'K' is also the L1 memory symbol (SetSymbolNames) in the "
-               "generated code (give the kernel or group another name)", kernel="K"):
+    named = current_model().symbols.named_at
+    assert named.startswith("SetSymbolNames at ") and named.endswith(f"{THIS}:{sys._getframe().f_lineno - 2}")
+    with fails(ModelError, f"user kernel or group name 'K' is also the L1 memory symbol ({named}) in "
+               "the generated code (give the kernel or group another name)", kernel="K"):
         UserKernel(*mat_add("K"))
     with fails(ModelError, "user kernel or group name 'K' is also the L1 memory symbol", kernel="K"):
         OpenKernelGroup("K")
 
 
-@pytest.mark.parametrize("name,use", [("K", "user kernel 'K'"), ("In1", "a C argument of user kernel 'K'"),
-                                      ("MatSumPar", "basic kernel 'MatSumPar'"), ("T0Ind", "a loop index"),
-                                      ("QspiRam", "the symbol of L3 device AT_MEM_L3_QSPIRAM")])
+@pytest.mark.parametrize("name,use", [("K", "user kernel 'K' (declared at {kernel})"),
+                                      ("In1", "a C argument of user kernel 'K' (declared at {kernel})"),
+                                      ("MatSumPar", "basic kernel 'MatSumPar' (declared at {lib})"),
+                                      ("T0Ind", "a loop index"), ("QspiRam", "the symbol of L3 device AT_MEM_L3_QSPIRAM")])
 def test_memory_symbol_named_like_a_name_of_the_generated_code(name, use):
+    """The error at the symbols' line names the line of what they clash with."""
     UserKernel(*mat_add("K"))
+    model = current_model()
+    use = use.format(kernel=model.kernels["K"].where, lib=model.libs["MatSumPar"].where)
     with fails(ModelError, f"memory symbol '{name}' is also {use} in the generated code (choose another symbol name)"):
         SetSymbolNames(name, "L2_Memory")
     with fails(ModelError, f"memory symbol '{name}' is also {use}"):

@@ -351,8 +351,8 @@ def graph(name="G", args=None, locs=()):
     CloseGraph()
 
 
-def clash(message: str):
-    return pytest.raises(ModelError, match=re.escape(message))
+def clash(*fragments: str):
+    return pytest.raises(ModelError, match=".*".join(re.escape(f) for f in fragments))
 
 
 @pytest.mark.parametrize("suffix", ["_Construct", "_Destruct", "_Memory"])
@@ -381,7 +381,8 @@ def test_graph_functions_against_the_memory_symbols():
     with Model():
         base()
         SetSymbolNames("L1_Memory", "G_Memory")
-        with clash("'G_Memory' is also the L2 memory symbol (SetSymbolNames) in the generated code"):
+        with clash("'G_Memory' is also the L2 memory symbol (SetSymbolNames at ", "test_graph_paths.py:",
+                   ") in the generated code"):
             graph()
     with Model():
         base()
@@ -430,5 +431,6 @@ def test_dynamic_l2_symbol_against_a_kernel():
     with Model():
         base()
         mat_add("Mem_Dyn")
-        with clash("dynamic L2 symbol of graphs 'Mem_Dyn' is also user kernel 'Mem_Dyn' in the generated code"):
+        with clash("dynamic L2 symbol of graphs 'Mem_Dyn' is also user kernel 'Mem_Dyn' (declared at ",
+                   "graph_helpers.py:", ") in the generated code"):
             SetSymbolNames("L1_Memory", "Mem")

@@ -1,9 +1,11 @@
 """Tile solver: the guide's tilings, L1 layout, promotion, constraints, and properties."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autotiler import *
+from autotiler.errors import ModelError
 from autotiler.platforms import get_platform
 
 ROLE_DYNTILE, ROLE_RESIDENT, ROLE_TILE = "dyntile", "resident", "tile"
@@ -114,7 +116,7 @@ def test_even_odd_and_preferred_multiple():
     with Model():
         copy_lib()
         SetL1MemorySize(3000)
-        even = copy_kernel("E", 10, 101, cons=OBJ_CONSTRAINTS_EVEN)
+        even = copy_kernel("E", 10, 102, cons=OBJ_CONSTRAINTS_EVEN)
         assert even.arg("In").tile_std % 2 == 0 and even.ntiles > 1
         odd = copy_kernel("O", 10, 101, cons=OBJ_CONSTRAINTS_ODD)
         assert odd.arg("In").tile_std % 2 == 1
@@ -153,6 +155,12 @@ def test_property_tilings_fit_and_cover(w, h, item, overlap, vert, ratio, budget
         return
     out_dim = (dim - overlap) // ratio
     out_w, out_h = (out_dim, h) if vert else (w, out_dim)
+    if cons == OBJ_CONSTRAINTS_EVEN and (dim - overlap) % 2:
+        with Model(), pytest.raises(ModelError, match="OBJ_CONSTRAINTS_EVEN on an odd tiled size"):
+            copy_lib()
+            copy_kernel("K", w, h, item=item, overlap=overlap, cons=cons, orient=orient,
+                        out_w=out_w, out_h=out_h)
+        return
     in_line = (h if vert else w) * item
     out_line = (out_h if vert else out_w) * item
     align = lambda n: -(-n // 4) * 4  # noqa: E731  (L1 slots are 4-byte aligned)

@@ -184,8 +184,8 @@ def lib_c_names(libs) -> dict:
 
 def symbol_c_names(model) -> dict:
     """The memory symbols and the graphs' names (the last part of global_c_names: these win)."""
-    out = {model.symbols.l1: "the L1 memory symbol (SetSymbolNames)",
-           model.symbols.l2: "the L2 memory symbol (SetSymbolNames)"}
+    named = model.symbols.named_at or "SetSymbolNames"
+    out = {model.symbols.l1: f"the L1 memory symbol ({named})", model.symbols.l2: f"the L2 memory symbol ({named})"}
     out.update(graph_c_names(model))
     return out
 
@@ -237,6 +237,10 @@ def check_group_c_names(group) -> None:
         check_c_name(c.name, "C argument", c.where or group.where, taken, group.name, locals_=False, parameter=True)
 
 
+def _at(where: str) -> str:
+    return f" (declared at {where})" if where else ""
+
+
 def check_memory_symbols(model, l1: str, l2: str, where: str) -> None:
     """New L1/L2 memory symbol names: distinct, and not a name the generated code uses already
     (the kernels' locals and C arguments would hide them, a function would clash with them)."""
@@ -245,10 +249,14 @@ def check_memory_symbols(model, l1: str, l2: str, where: str) -> None:
                          hint="give each memory symbol its own name (tiles and L3 staging slots are separate areas)")
     taken = {k: v for k, v in global_c_names(model).items()
              if k not in (model.symbols.l1, model.symbols.l2, model.symbols.l2 + "_Dyn")}
-    taken.update({n: f"user kernel '{n}'" for n in model.kernels})
-    taken.update({n: f"kernel group '{n}'" for n in {*model.groups, *model.group_members}})
+    # with the lines that declared them: the clash is found at the symbols' line
+    taken.update({lib.name: f"basic kernel '{lib.name}'" + _at(lib.where) for lib in model.libs.values()})
+    taken.update({n: f"user kernel '{n}'" + _at(uk.where) for n, uk in model.kernels.items()})
+    taken.update({n: f"kernel group '{n}'" + _at(getattr(model.groups.get(n), "where", ""))
+                  for n in {*model.groups, *model.group_members}})
     for uk in model.kernels.values():
-        taken.update({c.name: f"a C argument of user kernel '{uk.name}'" for c in uk.cargs if c.name not in taken})
+        taken.update({c.name: f"a C argument of user kernel '{uk.name}'" + _at(uk.where) for c in uk.cargs
+                      if c.name not in taken})
     for name, what in ((l1, "memory symbol"), (l2, "memory symbol"), (l2 + "_Dyn", "dynamic L2 symbol of graphs")):
         check_c_name(name, what, where, taken, hint="choose another symbol name")
 

@@ -14,6 +14,8 @@ from itertools import islice
 from typing import Optional
 
 from ..constants import (
+    CALL_ATTRIBUTES,
+    CALL_FLOAT_KER,
     CALL_MASK,
     ITER_PROP_MASK,
     ITER_SPACE_MASK,
@@ -161,6 +163,17 @@ def _global_names(model) -> Mapping:
     return cache[2]
 
 
+def _check_attributes(ct: int, call_type: KernelCallTypeT, attributes: int, cargs: tuple, where: str,
+                      name: str) -> None:
+    """CALL_FLOAT_KER marks a kernel on float data: on one without any float argument, the call
+    type is a number that was not built from the names (7 is CALL_PARALLEL_CC | CALL_FLOAT_KER)."""
+    if attributes & CALL_FLOAT_KER and cargs and not any(parse_ctype(c.ctype).float_data for c in cargs):
+        spelled = " | ".join([call_type.name] + [n for n, bit in CALL_ATTRIBUTES.items() if attributes & bit])
+        raise ModelError(f"call type {ct} is {spelled}, but no C argument of the kernel is float", where=where,
+                         kernel=name, hint="use CALL_SEQUENTIAL (0), CALL_PARALLEL (1), CALL_SEQUENTIAL_STRUCT (2) or "
+                         "CALL_PARALLEL_CC (3); OR CALL_FLOAT_KER in only for a kernel on float data")
+
+
 def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
     """``LibKernel(KernelName, CallType, CArgs, ParArgTypeName, CNN_Match)``: declare a basic
     kernel. CArgs may be 0 when ParArgTypeName names a LibKernelTemplate. ``Cost`` (extension):
@@ -218,6 +231,7 @@ def LibKernel(*args, Cost: Optional[str] = None, **kwargs) -> LibKernelDecl:
         check_c_name(par, "argument struct type", where, {par: use} if use else {}, name,
                      hint="give the C struct type the kernel takes, as its header names it")
     check_unique([c.name for c in cargs], "C argument", where, name)
+    _check_attributes(ct, call_type, attributes, cargs, where, name)
     if Cost is not None:
         scalars = frozenset(c.name for c in cargs if not c.is_pointer)
         if (Cost, scalars) not in _COSTS_OK:  # check_cost reads only the text and the scalar names

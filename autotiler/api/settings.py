@@ -20,7 +20,7 @@ from ..constants import (
     InlineModeT,
     KernelOptimizationT,
 )
-from ..errors import ModelError, OptionsError
+from ..errors import ModelError, ModelWarning, OptionsError
 from ..model.devices import FLASH_LOCATIONS, L3_DEVICES
 from ..model.graph import GRAPH_OPTION_FIELDS, GraphOptions
 from ..model.ir import caller_where
@@ -89,9 +89,11 @@ def SetGeneratedFilesNames(*names) -> None:
         files.init_c, files.init_h, files.kernels_c, files.kernels_h = names
 
 
-def _set_memory_symbols(l1: str, l2: str, where: str) -> None:
+def _set_memory_symbols(l1: str, l2: str, where: str, func: str) -> None:
     model = current_model()
     check_memory_symbols(model, l1, l2, where)
+    if (l1, l2) != (model.symbols.l1, model.symbols.l2):
+        model.symbols.named_at = f"{func} at {where}" if where else func
     model.symbols.l1, model.symbols.l2 = l1, l2
 
 
@@ -104,7 +106,7 @@ def SetSymbolNames(L1SymbName: str, L2SymbName: str, KernelDescrName: Optional[s
     for n in (KernelDescrName, KernelDescArgName):
         if n is not None:
             check_name(n, "symbol", where)
-    _set_memory_symbols(L1SymbName, L2SymbName, where)
+    _set_memory_symbols(L1SymbName, L2SymbName, where, "SetSymbolNames")
     sym.kernel_descr = KernelDescrName or sym.kernel_descr
     sym.kernel_descr_args = KernelDescArgName or sym.kernel_descr_args
 
@@ -113,7 +115,7 @@ def SetMemoryBaseNames(L1SymbName: str, L2SymbName: str, L3SymbName: str) -> Non
     where = caller_where()
     for n in (L1SymbName, L2SymbName, L3SymbName):
         check_name(n, "symbol", where)
-    _set_memory_symbols(L1SymbName, L2SymbName, where)
+    _set_memory_symbols(L1SymbName, L2SymbName, where, "SetMemoryBaseNames")
     current_model().symbols.l3 = L3SymbName
 
 
@@ -176,10 +178,10 @@ def SetMemoryDeviceInfos(Count: int, *infos) -> None:
             check_name(base, f"{loc.name} base", where)
         if loc == AT_MemLocation_T.AT_MEM_L1:
             model.l1_size = size
-            _set_memory_symbols(base or model.symbols.l1, model.symbols.l2, where)
+            _set_memory_symbols(base or model.symbols.l1, model.symbols.l2, where, "SetMemoryDeviceInfos")
         elif loc == AT_MemLocation_T.AT_MEM_L2:
             model.l2_size = size
-            _set_memory_symbols(model.symbols.l1, base or model.symbols.l2, where)
+            _set_memory_symbols(model.symbols.l1, base or model.symbols.l2, where, "SetMemoryDeviceInfos")
         elif loc in L3_DEVICES:
             model.l3_size = size
             if base not in ("0", 0, None):
@@ -459,10 +461,6 @@ def GenTilingError(Message: str, *args) -> None:
     """Abort the model with a message (``printf``-style arguments, as in C)."""
     where = caller_where()
     raise ModelError(_printf("GenTilingError", Message, args, where), where=where)
-
-
-class ModelWarning(UserWarning):
-    """GenTilingWarning from a model script."""
 
 
 def GenTilingWarning(Message: str, *args) -> None:

@@ -76,6 +76,11 @@ class CType:
     def is_float(self) -> bool:
         return self.pointers == 0 and (self.base in _FLOATS or self.element in _FLOATS)
 
+    @property
+    def float_data(self) -> bool:
+        """A float scalar, or a pointer to floats (at any level)."""
+        return self.base in _FLOATS or self.element in _FLOATS
+
 
 @cache
 def _parser() -> c_parser.CParser:

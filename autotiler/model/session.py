@@ -38,6 +38,7 @@ class SymbolNames:
     kernel_descr_args: str = "AllKernelsArgs"
     dynamic: bool = False
     old_style_names: bool = False  # InitKernelIterInfos(1): D0/D1 loops named InPlane/OutPlane
+    named_at: str = ""             # the call that named the L1/L2 symbols: "SetSymbolNames at model.py:12"
 
 
 @dataclass

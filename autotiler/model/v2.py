@@ -98,7 +98,24 @@ def check_order(o: V2Order, kernel: str) -> None:
                      "iterator(s)", where=o.where, kernel=kernel, hint=hint)
 
 
+_PLANE_WORDS = {D0: ("input", "InPlanes"), D1: ("output", "OutPlanes"), D2: ("input and output", "InPlanes")}
+
+
+def _check_planes(dims: V2Dims, order: V2Order, kernel: str) -> None:
+    """A plane loop over 0 planes: the SDK's 2D kernels declare KernelDimensions(0, W, H, 0) with
+    no plane iterator, but a loop of the order (or a 3D/4D argument) needs its planes."""
+    for it in order.iterators:
+        count = dims.nop if it == D1 else dims.nip
+        if it in _PLANE_WORDS and count == 0:
+            what, field_ = _PLANE_WORDS[it]
+            raise ModelError(f"KernelDimensions gives 0 {what} planes but KernelIterationOrder loops over them "
+                             f"({space_name(it, True)})", where=dims.where or order.where, kernel=kernel,
+                             hint=f"give {field_} (at least 1), or leave {space_name(it, True)} out of the order for "
+                             "a 2D kernel")
+
+
 def _spaces(dims: V2Dims, order: V2Order, kernel: str) -> list:
+    _check_planes(dims, order, kernel)
     nip, nop = max(dims.nip, 1), max(dims.nop, 1)
     out = []
     for it in order.iterators:
@@ -166,6 +183,11 @@ def _arg(a: KerArgDecl, space: KernelSpace, dims: V2Dims, kernel: str) -> KerArg
         else:
             plane_spaces = [(D1, dims.nop)]
     for sp, count in plane_spaces:
+        if count == 0:
+            what = "input" if sp == D0 else "output"
+            raise ModelError(f"is {'4D' if t & O.O_4D else '3D'} but KernelDimensions gives 0 {what} planes", where=a.where,
+                             kernel=kernel, arg=a.name, hint=f"give KernelDimensions at least 1 {what} plane, or make "
+                             "the argument 2D")
         if sp in space:
             props = SPACE_PROP_ONE_TILE if (sp == D0 and t & O.O_PBUFF) else 0
             refs.append(SpaceRef(sp, props))

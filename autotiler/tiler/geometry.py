@@ -273,7 +273,22 @@ def _ratios(args: list, uk: UserKernelDecl) -> list:
                     "OBJ_CONSTRAINTS_PAD_REM (the last tile takes the rest) / OBJ_CONSTRAINTS_DROP_REM (the rest is "
                     "never moved)")
             out[i] = _with_ratio(g, g.tile.useful // e_min, e_min)
+            _check_even(out[i], uk)
     return out
+
+
+def _check_even(g: ArgGeom, uk: UserKernelDecl) -> None:
+    """OBJ_CONSTRAINTS_EVEN holds on every step but the last's, which takes the rest: an odd
+    tiled size leaves an odd last tile (or a single odd one) the kernel is not written for."""
+    t = g.tile
+    if g.decl.constraints & C.OBJ_CONSTRAINTS_EVEN and t.span % 2:
+        what = "lines" if t.horizontal else "columns"
+        along = space_name(t.space, uk.v2 is not None)
+        raise ModelError(f"OBJ_CONSTRAINTS_EVEN on an odd tiled size: {t.span} {what} along {along} "
+                         f"(used {t.used} + padding {t.pad_before + t.pad_after} - overlap {t.overlap}), so the last "
+                         "tile (or the only one) would be odd", where=g.decl.where, kernel=uk.name, arg=g.name,
+                         hint="give the argument an even tiled size (PadTile one more line), or drop "
+                         "OBJ_CONSTRAINTS_EVEN if the basic kernel handles an odd tile")
 
 
 def _with_ratio(g: ArgGeom, ratio: int, e_min: int) -> ArgGeom:
