@@ -68,30 +68,28 @@ def test_why_vect_takes_wider_t0_tiles():
         == {T1: 38, T0: 38}
 
 
-def gru_layer(name: str, units: int, fixed: int, budget: int):
-    """The tiling of a GRU layer as the public GRU generators declare it (three tiled spaces:
-    T2 the vectors of one line, T1 the recurrent kernel 2 (units x units), T0 the recurrent
-    kernel (units x 2*units), both tiled vertically), with T2's L1 bytes those of the original's
-    layout, ``fixed`` (the original double-buffers the vectors even though they never move:
-    here one vector of that size stands for them)."""
+def recurrent_layer(name: str, fixed: int, budget: int, *kernels) -> object:
+    """The tiling of a recurrent layer as the public GRU/LSTM generators declare it: the outer
+    tiled space holds the vectors of one line, each of ``kernels`` ((space, W, H): a recurrent
+    kernel matrix, 16 bit) is tiled vertically along its own inner tiled space. The vectors'
+    L1 bytes are those of the original's layout, ``fixed`` (the original double-buffers them
+    even though they never move: here one vector of that size stands for them)."""
+    outer = T2 if len(kernels) == 2 else T1
+    spaces = [outer] + [sp for sp, _, _ in kernels]
+    names = ["Vec"] + [f"Rec{i}" for i in range(len(kernels))]
     with Model() as m:
         SetL1MemorySize(budget)
         SetTilingObjective("original")
-        LibKernel("KerGru", CALL_PARALLEL, CArgs(3, TCArg("short int *", "Vec"), TCArg("short int *", "Rec2"),
-                                                 TCArg("short int *", "Rec")), "KerGru_ArgT")
-        UserKernel(name, KernelIterSpace(3, IterTiledSpace(T2), IterTiledSpace(T1), IterTiledSpace(T0)), TILE_HOR,
-                   CArgs(3, TCArg("short int *", "Vec"), TCArg("short int *", "Rec_Kernel2"),
-                         TCArg("short int *", "Rec_Kernel")),
-                   Calls(1, Call("KerGru", LOC_LOOP, Bindings(3, K_Arg("Vec", KER_ARG_TILE),
-                                                                K_Arg("Rec_Kernel2", KER_ARG_TILE),
-                                                                K_Arg("Rec_Kernel", KER_ARG_TILE)))),
-                   KerArgs(3,
-                           KerArg("Vec", KerArgSpace(1, T2), O_IN | O_DB, fixed // 2, 1, 2, 0,
+        LibKernel("KerRnn", CALL_PARALLEL, CArgs(len(names), *(TCArg("short int *", n) for n in names)), "KerRnn_ArgT")
+        UserKernel(name, KernelIterSpace(len(spaces), *(IterTiledSpace(sp) for sp in spaces)), TILE_HOR,
+                   CArgs(len(names), *(TCArg("short int *", n) for n in names)),
+                   Calls(1, Call("KerRnn", LOC_LOOP, Bindings(len(names), *(K_Arg(n, KER_ARG_TILE) for n in names)))),
+                   KerArgs(len(names),
+                           KerArg("Vec", KerArgSpace(1, outer), O_IN | O_DB, fixed // 2, 1, 2, 0,
                                   OBJ_CONSTRAINTS_PAD_REM, 0, "Vec"),
-                           KerArg("Rec_Kernel2", KerArgSpace(1, T1), O_IN | O_DB, units, units, 2, 0,
-                                  OBJ_CONSTRAINTS_TILE_VER | OBJ_CONSTRAINTS_PAD_REM, 0, "Rec_Kernel2"),
-                           KerArg("Rec_Kernel", KerArgSpace(1, T0), O_IN | O_DB, 2 * units, units, 2, 0,
-                                  OBJ_CONSTRAINTS_TILE_VER | OBJ_CONSTRAINTS_PAD_REM, 0, "Rec_Kernel")))
+                           *(KerArg(n, KerArgSpace(1, sp), O_IN | O_DB, w, h, 2, 0,
+                                    OBJ_CONSTRAINTS_TILE_VER | OBJ_CONSTRAINTS_PAD_REM, 0, n)
+                             for n, (sp, w, h) in zip(names[1:], kernels))))
         return m.tilings[name]
 
 
@@ -104,11 +102,22 @@ def gru_layer(name: str, units: int, fixed: int, budget: int):
     ("DecGRUlayer100", 100, 5448, 45000, (3, 49), (5, 48), 44248),
 ])
 def test_gru_layers_as_their_generated_code(name, units, fixed, budget, t1, t0, l1):
-    """Three tiled spaces (T2 of one line never grows): T1 and T0 grow together, T1 (outer)
-    first on a tie; equal tiles would fit the budget (by 288 to 400 B) but not the reserve."""
-    t = gru_layer(name, units, fixed, budget)
+    """Three tiled spaces (T2, the vectors of one line, never grows; T1 the recurrent kernel 2
+    (units x units), T0 the recurrent kernel (units x 2*units)): T1 and T0 grow together, T1
+    (outer) first on a tie; equal tiles would fit the budget (by 288 to 352 B) but not the
+    reserve."""
+    t = recurrent_layer(name, fixed, budget, (T1, units, units), (T0, 2 * units, units))
     assert loops(t) == [(T2, 1, 1), (T1, *t1), (T0, *t0)] and t.l1_bytes == l1
     assert budget - RESERVE < l1 + 2 * 2 * units   # one more column of either does not fit the reserve
+
+
+@pytest.mark.parametrize("name,fixed,t0,l1", [("Encoder", 11512, (11, 55), 44512),
+                                              ("Decoder", 12048, (12, 54), 44448)])
+def test_lstm_layers_as_their_generated_code(name, fixed, t0, l1):
+    """The LSTM layers of 150 units at 45000 B: T1 (the vectors) is one line, T0 (the
+    recurrent kernel, 150 x 600) grows alone to the largest tile within the reserve."""
+    t = recurrent_layer(name, fixed, 45000, (T0, 600, 150))
+    assert loops(t) == [(T1, 1, 1), (T0, *t0)] and t.l1_bytes == l1
 
 
 def test_only_the_reserve_fits_falls_back_to_largest_first():
