@@ -15,16 +15,22 @@
 #include "at_sim.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define AT_SIM_ASAN 1
@@ -45,9 +51,10 @@
 #define AT_SIM_STACK_SIZE (256 * 1024)
 #define AT_SIM_MSG_SIZE 2048
 #define AT_SIM_LABEL_SIZE 64
-/* Bytes of unowned memory before and after every allocation: a small overrun of one allocation
- * never lands in another, so the access checks (below) name it. AddressSanitizer builds leave
- * this to ASan's own redzones, which report a heap-buffer-overflow in the basic kernel. */
+/* Bytes of unowned memory before and after every allocation, at least: a small overrun of one
+ * allocation never lands in another, so the access checks (below) name it. In the arena the gap
+ * is as large as the allocation itself (see "The arena"). AddressSanitizer builds leave this to
+ * ASan's own redzones, which report a heap-buffer-overflow in the basic kernel. */
 #ifdef AT_SIM_ASAN
 #define AT_SIM_GUARD 0
 #else
@@ -99,6 +106,7 @@ static void checks_context(int core);
 static void checks_fork_begin(const char *file, int line);
 static void checks_fork_end(void);
 static int checks_epoch_end(void);
+static void checks_dma_changed(void);
 static const char *function_name(const void *pc); /* its symbol (dladdr), NULL if none */
 
 static const char *base_name(const char *path)
@@ -158,7 +166,8 @@ typedef struct {
     int region; /* registered static array: not ours to free */
     int kept;   /* made while at_sim_persist(1): survives at_sim_end_call (a graph's areas) */
     char *base;
-    char *raw;  /* what malloc returned: base - AT_SIM_GUARD */
+    char *raw;  /* what malloc returned (base - AT_SIM_GUARD), or the start of its arena extent */
+    size_t extent; /* in the arena: bytes from raw on that it owns (gaps included); 0: malloc */
     long long size;
     at_shadow_t *shadow; /* allocated on the first checked access inside AT_FORK */
     char label[AT_SIM_LABEL_SIZE];
@@ -213,6 +222,7 @@ static at_alloc_t *push_alloc(int level, int region, char *base, long long size,
     a->kept = persist_mode;
     a->base = base;
     a->raw = NULL;
+    a->extent = 0;
     a->size = size;
     a->shadow = NULL;
     snprintf(a->label, sizeof a->label, "%s", label ? label : "?");
@@ -226,24 +236,175 @@ static int fits(int level, long long size)
     return valid_level(level) && size >= 0 && live[level] + size <= cfg.capacity[level];
 }
 
+/* ---- the arena ----
+ *
+ * The chip's addresses are 32 bits wide: an unsigned int index that goes "negative", as in the
+ * SDK's FIR kernels (In[i - NCoeffs + j + 1] with i unsigned), wraps around and addresses the
+ * bytes just below the array. On the 64-bit host the same index is zero-extended and lands
+ * 2^32 items (4, 8, 16 or 32 GiB for items of 1, 2, 4 or 8 bytes) above. So the simulator's
+ * allocations live in one memfd-backed region (the arena) that is mapped again, the same bytes,
+ * at +4, +8, +16 and +32 GiB inside one PROT_NONE reservation: a wrapped access reads and
+ * writes what the chip would. The access checks fold such an alias back to the arena address
+ * (fold_alias) before checking it. Each allocation also gets gaps as large as itself before and
+ * after it: an address computed from one allocation's pointer, up to one allocation size
+ * outside it, is never inside another allocation (the DMA checks then say so). The cores' stacks
+ * are in it too. Without the arena (it could not be mapped, or is full) allocations are
+ * malloc'ed as before; the static arrays of the generated code (registered regions) and the
+ * host thread's stack are never in it. */
+#ifndef AT_SIM_ASAN
+#define AT_SIM_ARENA_SIZE ((size_t)2 << 30)
+#define AT_SIM_WRAP ((uintptr_t)1 << 32)
+#define AT_SIM_PAGE ((size_t)4096)
+/* largest first: fold_alias takes the first window that holds the address */
+static const uintptr_t alias_offsets[] = {8 * AT_SIM_WRAP, 4 * AT_SIM_WRAP, 2 * AT_SIM_WRAP, AT_SIM_WRAP};
+#define AT_SIM_N_ALIASES ((int)(sizeof alias_offsets / sizeof alias_offsets[0]))
+static char *arena;          /* NULL: not mapped (yet) */
+static int arena_failed;
+static uintptr_t arena_lo, arena_top; /* [arena_lo, arena_top): the reservation, aliases included */
+
+static void arena_map(void)
+{
+    size_t span = 8 * AT_SIM_WRAP + AT_SIM_ARENA_SIZE;
+    char *r;
+    int i, ok, fd;
+    arena_failed = 1; /* until everything is mapped */
+    r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        return;
+    fd = memfd_create("at_sim_arena", MFD_CLOEXEC);
+    ok = fd >= 0 && ftruncate(fd, (off_t)AT_SIM_ARENA_SIZE) == 0;
+    ok = ok && mmap(r, AT_SIM_ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == r;
+    for (i = 0; ok && i < AT_SIM_N_ALIASES; i++)
+        ok = mmap(r + alias_offsets[i], AT_SIM_ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                  fd, 0) == r + alias_offsets[i];
+    if (fd >= 0)
+        close(fd); /* the mappings keep the memory: a process loading many libraries keeps no fd each */
+    if (!ok) {
+        munmap(r, span);
+        return;
+    }
+    arena = r;
+    arena_lo = (uintptr_t)r;
+    arena_top = arena_lo + span;
+    arena_failed = 0;
+}
+
+/* An address in one of the arena's alias windows -> the arena address of the same byte. */
+static inline uintptr_t fold_alias(uintptr_t p)
+{
+    int i;
+    if (p - arena_lo >= arena_top - arena_lo || p - arena_lo < AT_SIM_ARENA_SIZE)
+        return p;
+    for (i = 0; i < AT_SIM_N_ALIASES; i++)
+        if (p - arena_lo - alias_offsets[i] < AT_SIM_ARENA_SIZE)
+            return p - alias_offsets[i];
+    return p;
+}
+
+static size_t arena_gap(long long size)
+{
+    size_t s = ((size_t)size + AT_SIM_PAGE - 1) & ~(AT_SIM_PAGE - 1);
+    return s > AT_SIM_PAGE ? s : AT_SIM_PAGE;
+}
+
+/* The cores' stacks are at the arena's top (a stack array indexed by a wrapped index too), each
+ * above a page that faults (in the arena mapping only: a stack overflow is a host fault, never a
+ * write into the next core's stack). */
+#define AT_SIM_STACK_GUARD ((size_t)64 * 1024) /* a frame's arrays may skip a smaller one */
+#define AT_SIM_STACK_SLOT (AT_SIM_STACK_SIZE + AT_SIM_STACK_GUARD)
+#define AT_SIM_ARENA_STACKS ((size_t)AT_SIM_MAX_CORES * AT_SIM_STACK_SLOT)
+
+static char *arena_stack(int core)
+{
+    char *stack;
+    if (!arena && !arena_failed)
+        arena_map();
+    if (!arena)
+        return NULL;
+    stack = arena + AT_SIM_ARENA_SIZE - (size_t)(core + 1) * AT_SIM_STACK_SLOT + AT_SIM_STACK_GUARD;
+    mprotect(stack - AT_SIM_STACK_GUARD, AT_SIM_STACK_GUARD, PROT_NONE);
+    return stack;
+}
+
+/* The lowest arena address where `need` bytes overlap no live allocation's extent (first fit;
+ * a call has tens of allocations), or NULL. */
+static char *arena_place(size_t need)
+{
+    uintptr_t c = arena_lo, end = arena_lo + AT_SIM_ARENA_SIZE - AT_SIM_ARENA_STACKS;
+    int i, moved = 1;
+    while (moved) {
+        moved = 0;
+        for (i = 0; i < n_allocs; i++) {
+            uintptr_t lo = (uintptr_t)allocs[i].raw, hi = lo + allocs[i].extent;
+            if (allocs[i].extent && c < hi && c + need > lo) {
+                c = hi;
+                moved = 1;
+            }
+        }
+    }
+    return c + need <= end ? (char *)c : NULL;
+}
+
+/* Freed arena pages go back to the system (the next allocation there is poisoned anyway). */
+static void arena_release(const at_alloc_t *a)
+{
+    madvise(a->base, arena_gap(a->size), MADV_REMOVE);
+}
+
+/* An arena block for `size` bytes: *raw = start of its extent (gap, data, gap). */
+static char *arena_alloc(long long size, char **raw, size_t *extent)
+{
+    size_t gap = arena_gap(size);
+    if (!arena && !arena_failed)
+        arena_map();
+    if (!arena)
+        return NULL;
+    *extent = 3 * gap;
+    *raw = arena_place(*extent);
+    return *raw ? *raw + gap : NULL;
+}
+#else
+static char *arena_stack(int core)
+{
+    (void)core;
+    return NULL;
+}
+static inline uintptr_t fold_alias(uintptr_t p) { return p; }
+static char *arena_alloc(long long size, char **raw, size_t *extent)
+{
+    (void)size;
+    (void)raw;
+    (void)extent;
+    return NULL;
+}
+static void arena_release(const at_alloc_t *a) { (void)a; }
+#endif
+
 /* Past capacity -> NULL, as pmsis_l1_malloc would on the chip. Fresh memory is poisoned. */
 void *at_sim_alloc(int level, long long size, const char *label)
 {
-    char *raw, *p;
+    char *raw = NULL, *p;
+    size_t extent = 0;
     at_alloc_t *a;
     if (!fits(level, size))
         return NULL;
-    raw = malloc((size > 0 ? (size_t)size : 1) + 2 * AT_SIM_GUARD);
-    if (!raw)
-        return NULL;
-    p = raw + AT_SIM_GUARD;
+    p = arena_alloc(size, &raw, &extent);
+    if (!p) {
+        extent = 0;
+        raw = malloc((size > 0 ? (size_t)size : 1) + 2 * AT_SIM_GUARD);
+        if (!raw)
+            return NULL;
+        p = raw + AT_SIM_GUARD;
+    }
     memset(p, AT_SIM_POISON, (size_t)size);
     a = push_alloc(level, 0, p, size, label);
     if (!a) {
-        free(raw);
+        if (!extent)
+            free(raw);
         return NULL;
     }
     a->raw = raw;
+    a->extent = extent;
     return p;
 }
 
@@ -259,7 +420,9 @@ static void drop_alloc(int index)
     at_alloc_t *a = &allocs[index];
     account(a->level, -a->size);
     forget_alloc(a);
-    if (!a->region)
+    if (a->extent)
+        arena_release(a);
+    else if (!a->region)
         free(a->raw);
     allocs[index] = allocs[--n_allocs];
 }
@@ -337,10 +500,8 @@ static const at_alloc_t *containing(int level, uintptr_t lo, uintptr_t hi)
 
 static long long distance(const at_alloc_t *a, uintptr_t p)
 {
-    uintptr_t b = (uintptr_t)a->base, e = b + (uintptr_t)a->size;
-    if (p < b)
-        return (long long)(b - p);
-    return p > e ? (long long)(p - e) : 0;
+    uintptr_t b = (uintptr_t)a->base, e = b + (uintptr_t)a->size, d = p < b ? b - p : p > e ? p - e : 0;
+    return d > (uintptr_t)LLONG_MAX ? LLONG_MAX : (long long)d;
 }
 
 /* The allocation an address is best described against: the one containing it (any level,
@@ -552,18 +713,43 @@ static const char *range_hint(const at_xfer_t *x, int level, const at_alloc_t *a
     return "";
 }
 
+/* Where a range that is not inside one allocation went: into another array (the address was
+ * computed from one array's pointer, the transfer runs into the next), or past the end of the
+ * array it starts from, where the arena leaves a gap as large as the array. */
+static void range_provenance(char *buf, size_t n, const at_alloc_t *a, uintptr_t lo, uintptr_t hi)
+{
+    const at_alloc_t *last = containing(a->level, hi - 1, hi - 1);
+    uintptr_t b = (uintptr_t)a->base, e = b + (uintptr_t)a->size;
+    char at[128];
+    buf[0] = '\0';
+    if (hi <= lo)
+        return;
+    if (last && last != a) {
+        describe_at(at, sizeof at, last, hi - 1);
+        snprintf(buf, n, ": it starts %s '%s' and ends in '%s' (its last byte at %s): a transfer may not "
+                 "cross from one array into another", lo >= b && lo < e ? "in" : "next to", a->label,
+                 last->label, at);
+    } else if (lo >= e) {
+        snprintf(buf, n, ": it starts %lld bytes past the end of '%s': an address computed from '%s' must "
+                 "stay inside it (a tile past the last one?)", (long long)(lo - e), a->label, a->label);
+    }
+}
+
 static void range_fault(const at_xfer_t *x, int level, uintptr_t lo, uintptr_t hi)
 {
     const at_alloc_t *a = anchor(level, lo);
-    char l[128], h[128], what[320] = "";
+    char l[128], h[128], what[320] = "", whence[400] = "";
     describe_at(l, sizeof l, a, lo);
     describe_at(h, sizeof h, a, hi);
-    if (a)
+    if (a) {
         snprintf(what, sizeof what, " ('%s' is a %lld-byte %s %s%s)", a->label, a->size,
                  level_name(a->level), a->region ? "array" : "allocation", range_hint(x, level, a));
-    AT_SIM_FAULT("%s: %s (%s) side [%s, %s) is not inside one live %s allocation%s",
+        if (a->level == level)
+            range_provenance(whence, sizeof whence, a, lo, hi);
+    }
+    AT_SIM_FAULT("%s: %s (%s) side [%s, %s) is not inside one live %s allocation%s%s",
                  x->desc, level_name(level), level == ext_level(x) ? "ext" : "loc", l, h,
-                 level_name(level), what);
+                 level_name(level), what, whence);
 }
 
 static void check_ranges(const at_xfer_t *x)
@@ -624,6 +810,7 @@ static void clear_pending(void)
 {
     while (n_pending > 0)
         drop_pending(&pending[n_pending - 1]);
+    checks_dma_changed();
 }
 
 /* Clock: program the command, then queue it on its channel (a FIFO: the uDMA's, or the cluster
@@ -941,6 +1128,7 @@ static void issue(at_xfer_t proto, int is2d, void *evt, const char *file, int li
     proto.end = schedule(&proto);
     x = new_pending();
     *x = proto;
+    checks_dma_changed(); /* its destination is in flight: reads of it fault */
     if (x->udma) {
         ((at_sim_udma_event_t *)evt)->id = x->id;
         ((at_sim_udma_event_t *)evt)->magic = AT_SIM_UDMA_MAGIC;
@@ -1098,6 +1286,7 @@ static void complete(at_xfer_t *x)
         fault_jump();
     scatter(x, x->snapshot, x->dir == 1);
     drop_pending(x);
+    checks_dma_changed();
 }
 
 void at_sim_wait(at_sim_event_t *evt, const char *file, int line)
@@ -1251,6 +1440,8 @@ void at_sim_barrier(void)
 
 static void prepare_core(int i)
 {
+    if (!stacks[i])
+        stacks[i] = arena_stack(i);
     if (!stacks[i]) {
         stacks[i] = malloc(AT_SIM_STACK_SIZE);
         if (!stacks[i])
@@ -1367,7 +1558,7 @@ static const char *const *user_kernels;
 static int n_user_kernels;
 static struct {
     void *fn;
-    int kernel;
+    const char *kernel; /* its name if a user kernel, else NULL */
 } entered[AT_SIM_MAX_ENTERED];
 static int n_entered;
 
@@ -1381,16 +1572,17 @@ void at_sim_set_user_kernels(const char *const *names, int count)
     n_entered = 0;
 }
 
-static int is_user_kernel(void *fn)
+/* The user kernel's name if fn is one, else NULL. */
+static const char *user_kernel(void *fn)
 {
-    const char *name;
-    int i, kernel = 0;
+    const char *name, *kernel = NULL;
+    int i;
     for (i = 0; i < n_entered; i++)
         if (entered[i].fn == fn)
             return entered[i].kernel;
     name = function_name(fn);
     for (i = 0; name && i < n_user_kernels && !kernel; i++)
-        kernel = strcmp(name, user_kernels[i]) == 0;
+        kernel = strcmp(name, user_kernels[i]) == 0 ? user_kernels[i] : NULL;
     if (n_entered < AT_SIM_MAX_ENTERED) {
         entered[n_entered].fn = fn;
         entered[n_entered++].kernel = kernel;
@@ -1398,11 +1590,16 @@ static int is_user_kernel(void *fn)
     return kernel;
 }
 
+static const char *user_now; /* the user kernel entered last (named by the host faults) */
+
 __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *site)
 {
+    const char *kernel = user_kernel(fn);
     (void)site;
-    if (cfg.kernel_call > 0 && is_user_kernel(fn))
-        now += cfg.kernel_call;
+    if (!kernel)
+        return;
+    user_now = kernel;
+    now += cfg.kernel_call;
 }
 
 __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *site)
@@ -1611,7 +1808,7 @@ void at_sim_get_node_counters(int node, at_sim_counters_t *out)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Access checks: races between cores and writes outside memory, in the basic kernels         */
+/* Access checks: races, writes outside memory, reads before a wait, in the basic kernels      */
 /* ------------------------------------------------------------------------------------------ */
 
 /* host_harness.build compiles the user's basic kernels (only those) with -fsanitize=thread but
@@ -1621,18 +1818,27 @@ void at_sim_get_node_counters(int node, at_sim_counters_t *out)
  * Writes: from the kernel call's start (at_sim_arm) to its end, a write by a basic kernel must
  * fall in a live L1/L2 allocation (registered static arrays included), on a stack (a core's or
  * the host thread's) or in the library's writable data (static variables); anything else, e.g.
- * the AT_SIM_GUARD bytes around every allocation, faults at the access, naming the kernel, the
- * core and the offset against the nearest allocation.
+ * the gap around every allocation, faults at the access, naming the kernel, the core and the
+ * offset against the nearest allocation. An address in one of the arena's alias windows (a
+ * wrapped 32-bit index, see "The arena") is checked as the arena byte it maps.
+ *
+ * Reads before a wait: while a DMA transfer is in flight, a read of its destination gets poison
+ * here and stale data on the chip; it faults at the access.
  *
  * Races: inside AT_FORK the cores run one after another, so a missing barrier or overlapping
  * chunks give the right answer by luck. Time inside a fork is cut into epochs at the fork's
- * start, at every barrier release and at its end; every byte of an L1/L2 allocation touched by
- * a core has a shadow (allocated on the first access) holding the epoch and core of its last
- * writer and of its first reader. Two accesses to one byte by two cores in one epoch, at least
- * one a write, are a race: the first is remembered (later ones of the same kind and cores in
- * the same allocation widen its byte range) and reported when the epoch ends. Since each core
- * runs its whole segment of an epoch before the next core starts, "last writer" and "first
- * reader" are enough to see every conflicting pair. Code outside a fork (core 0) never races. */
+ * start, at every barrier release and at its end; every byte of an L1/L2 allocation, and of the
+ * library's writable data (static variables), touched by a core has a shadow (allocated on the
+ * first access) holding the epoch and core of its last writer and of its first reader. Two
+ * accesses to one byte by two cores in one epoch, at least one a write, are a race: the first is
+ * remembered (later ones of the same kind and cores in the same allocation widen its byte range)
+ * and reported when the epoch ends. Since each core runs its whole segment of an epoch before
+ * the next core starts, "last writer" and "first reader" are enough to see every conflicting
+ * pair. Code outside a fork (core 0) never races.
+ *
+ * Host faults: a wild access the checks let through (a read, or memory the arena does not
+ * alias) or a division by zero raises a signal; during a kernel call a handler turns it into a
+ * fault of the call naming the basic kernel and the address (see "Host faults"). */
 
 enum { CHECK_OFF, CHECK_WRITES, CHECK_RACES };
 enum { RACE_WW, RACE_WR, RACE_RW };
@@ -1642,12 +1848,15 @@ enum { RACE_WW, RACE_WR, RACE_RW };
 #define AT_SIM_REGION_GUARD 1024
 
 static int check_mode;
+/* Reads are checked inside a fork (races) and while a DMA transfer is in flight. */
+static int reads_checked;
 static uint32_t epoch = 1, tag = 1u << 8; /* tag: epoch << 8 | accessing core */
-/* The allocation of the last checked access (L1/L2 only; when racing, its shadow is set). */
+/* Two byte ranges the last checked accesses fell in: each inside one L1/L2 allocation and clear
+ * of in-flight DMA destinations (when racing, with its shadow), so most accesses cost a compare. */
 static struct {
     uintptr_t lo, len;
     at_shadow_t *shadow;
-} hot;
+} hot[2];
 static uintptr_t stack_lo, stack_hi; /* the running context's stack */
 static uintptr_t span_lo = UINTPTR_MAX, span_hi; /* every allocation made so far lies inside */
 static uintptr_t host_lo, host_hi;
@@ -1655,8 +1864,10 @@ static pthread_t host_thread;
 static int host_known;
 static struct {
     uintptr_t lo, hi;
+    at_shadow_t *shadow; /* race shadow of the static variables, allocated on the first access */
 } data_seg[AT_SIM_MAX_SEGMENTS];
 static int n_data_seg = -1;
+static uintptr_t own_base; /* where this library is loaded (its ELF symbols are relative to it) */
 static const char *fork_file;
 static int fork_line;
 /* Per core (and one for the host context): return addresses into the instrumented functions
@@ -1666,13 +1877,15 @@ static int fn_depth[AT_SIM_MAX_CORES + 1];
 static int fn_slot = AT_SIM_MAX_CORES;
 
 static struct {
-    int active, kind, first, second, level;
+    int active, kind, first, second, level; /* level -1: a static variable */
     char label[AT_SIM_LABEL_SIZE];
     uintptr_t base, lo, hi;
     long long size, more;
     void *pcs[AT_SIM_MAX_DEPTH + 1];
     int n_pcs;
 } race;
+
+static void forget_hot(void) { hot[0].len = hot[1].len = 0; }
 
 static void track_alloc(const at_alloc_t *a)
 {
@@ -1683,11 +1896,22 @@ static void track_alloc(const at_alloc_t *a)
 
 static void forget_alloc(at_alloc_t *a)
 {
-    uintptr_t b = (uintptr_t)a->base;
     free(a->shadow);
     a->shadow = NULL;
-    if (hot.lo == b)
-        hot.len = 0;
+    forget_hot();
+}
+
+static void update_reads(void)
+{
+    reads_checked = check_mode == CHECK_RACES || (check_mode != CHECK_OFF && n_pending > 0);
+}
+
+/* A transfer was issued or landed: the hot ranges may now hold (or may now leave out) an
+ * in-flight destination. */
+static void checks_dma_changed(void)
+{
+    forget_hot();
+    update_reads();
 }
 
 static void clear_shadows(void)
@@ -1696,6 +1920,9 @@ static void clear_shadows(void)
     for (i = 0; i < n_allocs; i++)
         if (allocs[i].shadow)
             memset(allocs[i].shadow, 0, (size_t)allocs[i].size * sizeof *allocs[i].shadow);
+    for (i = 0; i < n_data_seg; i++)
+        if (data_seg[i].shadow)
+            memset(data_seg[i].shadow, 0, (data_seg[i].hi - data_seg[i].lo) * sizeof *data_seg[i].shadow);
 }
 
 static void next_epoch(void)
@@ -1736,16 +1963,20 @@ static int data_segments_cb(struct dl_phdr_info *info, size_t size, void *arg)
     }
     if (!mine)
         return 0;
+    own_base = info->dlpi_addr;
     for (i = 0; i < info->dlpi_phnum && n_data_seg < AT_SIM_MAX_SEGMENTS; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
             data_seg[n_data_seg].lo = info->dlpi_addr + ph->p_vaddr;
             data_seg[n_data_seg].hi = data_seg[n_data_seg].lo + ph->p_memsz;
+            data_seg[n_data_seg].shadow = NULL;
             n_data_seg++;
         }
     }
     return 1;
 }
+
+static void signals_arm(int on); /* "Host faults" */
 
 /* Armed for a kernel call (or disarmed with NULL): find the host thread's stack and the
  * library's writable data once. */
@@ -1771,8 +2002,11 @@ static void checks_arm(int on)
     }
     fn_depth[AT_SIM_MAX_CORES] = 0;
     race.active = 0;
-    hot.len = 0;
+    user_now = NULL;
+    forget_hot();
+    update_reads();
     checks_context(-1);
+    signals_arm(on);
 }
 
 static void checks_fork_begin(const char *file, int line)
@@ -1783,9 +2017,10 @@ static void checks_fork_begin(const char *file, int line)
     for (i = 0; i < fork_n; i++)
         fn_depth[i] = 0;
     race.active = 0;
-    hot.len = 0; /* racing needs the shadow, which the cached allocation may lack */
+    forget_hot(); /* racing needs the shadow, which the cached ranges may lack */
     if (check_mode != CHECK_OFF)
         check_mode = CHECK_RACES;
+    update_reads();
     next_epoch();
 }
 
@@ -1793,6 +2028,7 @@ static void checks_fork_end(void)
 {
     if (check_mode != CHECK_OFF)
         check_mode = CHECK_WRITES;
+    update_reads();
     next_epoch();
     checks_context(-1);
 }
@@ -1805,14 +2041,15 @@ static const char *function_name(const void *pc)
     return NULL;
 }
 
-/* The innermost named function among `pc` and the running context's instrumented frames. */
+/* The innermost function of this library (not libc's memcpy, say) among `pcs`: the faulting
+ * instruction, then the running context's instrumented frames. */
 static const char *kernel_name(void *const *pcs, int n)
 {
     int i;
     for (i = 0; i < n; i++) {
-        const char *name = function_name(pcs[i]);
-        if (name)
-            return name;
+        Dl_info info;
+        if (pcs[i] && dladdr(pcs[i], &info) && info.dli_sname && (uintptr_t)info.dli_fbase == own_base)
+            return info.dli_sname;
     }
     return NULL;
 }
@@ -1828,6 +2065,12 @@ static int stack_pcs(void **out, void *pc)
     return n;
 }
 
+static const char *running_kernel(void *pc)
+{
+    void *pcs[AT_SIM_MAX_DEPTH + 1];
+    return kernel_name(pcs, stack_pcs(pcs, pc));
+}
+
 static at_alloc_t *alloc_holding(uintptr_t p)
 {
     int i;
@@ -1841,10 +2084,83 @@ static at_alloc_t *alloc_holding(uintptr_t p)
     return NULL;
 }
 
+static int data_segment(uintptr_t p)
+{
+    int i;
+    for (i = 0; i < n_data_seg; i++)
+        if (p >= data_seg[i].lo && p < data_seg[i].hi)
+            return i;
+    return -1;
+}
+
+static int in_data(uintptr_t p) { return data_segment(p) >= 0; }
+
+/* The static variable holding p, from the library's own symbol table (.symtab: file-scope
+ * statics are not in the dynamic symbols dladdr reads). Read from the file at report time only.
+ * Returns 0 when the library has no such symbol (stripped, or padding between variables). */
+static int static_symbol(uintptr_t p, char *name, size_t n, uintptr_t *start, uintptr_t *size)
+{
+    Dl_info info;
+    long long len = 0;
+    unsigned char *buf;
+    const ElfW(Ehdr) *eh;
+    int found = 0, i;
+    if (!dladdr((void *)&cfg, &info) || !info.dli_fname || !(buf = read_file(info.dli_fname, &len)))
+        return 0;
+    eh = (const ElfW(Ehdr) *)buf;
+    if (len < (long long)sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0
+        || eh->e_shoff + (unsigned long long)eh->e_shnum * sizeof(ElfW(Shdr)) > (unsigned long long)len) {
+        free(buf);
+        return 0;
+    }
+    for (i = 0; i < eh->e_shnum && !found; i++) {
+        const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(buf + eh->e_shoff) + i, *str;
+        unsigned long long k, count;
+        if (sh->sh_type != SHT_SYMTAB || sh->sh_link >= eh->e_shnum || sh->sh_offset + sh->sh_size > (unsigned long long)len)
+            continue;
+        str = (const ElfW(Shdr) *)(buf + eh->e_shoff) + sh->sh_link;
+        count = sh->sh_size / sizeof(ElfW(Sym));
+        for (k = 0; k < count && !found; k++) {
+            const ElfW(Sym) *sym = (const ElfW(Sym) *)(buf + sh->sh_offset) + k;
+            uintptr_t at = own_base + sym->st_value;
+            if (ELF64_ST_TYPE(sym->st_info) != STT_OBJECT || p < at || p - at >= sym->st_size
+                || str->sh_offset + sym->st_name >= (unsigned long long)len)
+                continue;
+            snprintf(name, n, "%.*s", (int)(n - 1), (const char *)buf + str->sh_offset + sym->st_name);
+            *start = at;
+            *size = sym->st_size;
+            found = 1;
+        }
+    }
+    free(buf);
+    return found;
+}
+
+/* The race's byte range is described against the allocation holding p, or the static variable. */
+static void race_place(uintptr_t p)
+{
+    at_alloc_t *a = alloc_holding(p);
+    uintptr_t start = p, size = 1;
+    char name[AT_SIM_LABEL_SIZE - 16];
+    if (a) {
+        race.level = a->level;
+        snprintf(race.label, sizeof race.label, "%s", a->label);
+        race.base = (uintptr_t)a->base;
+        race.size = a->size;
+        return;
+    }
+    race.level = -1;
+    if (static_symbol(p, name, sizeof name, &start, &size))
+        snprintf(race.label, sizeof race.label, "static '%s'", name);
+    else
+        snprintf(race.label, sizeof race.label, "static data at %p", (void *)p);
+    race.base = start;
+    race.size = (long long)size;
+}
+
 static void race_conflict(int kind, int other, uintptr_t p, void *pc)
 {
     int core = (int)(tag & 255);
-    at_alloc_t *a;
     if (race.active) {
         if (race.kind == kind && race.first == other && race.second == core && p >= race.base
             && p - race.base < (uintptr_t)race.size) {
@@ -1855,15 +2171,11 @@ static void race_conflict(int kind, int other, uintptr_t p, void *pc)
         }
         return;
     }
-    a = alloc_holding(p);
     race.active = 1;
     race.kind = kind;
     race.first = other;
     race.second = core;
-    race.level = a ? a->level : 0;
-    snprintf(race.label, sizeof race.label, "%s", a ? a->label : "?");
-    race.base = a ? (uintptr_t)a->base : p;
-    race.size = a ? a->size : 1;
+    race_place(p);
     race.lo = p;
     race.hi = p + 1;
     race.more = 0;
@@ -1891,7 +2203,7 @@ static void race_access(at_shadow_t *s, uintptr_t p, uintptr_t n, int write, voi
 /* Reported when the epoch of the race ends (barrier release or end of the fork). */
 static int checks_epoch_end(void)
 {
-    char range[160], entry_part[160] = "", more[96] = "";
+    char range[160], entry_part[160] = "", more[96] = "", level[16] = "";
     const char *name, *entry;
     if (!race.active) {
         next_epoch();
@@ -1899,8 +2211,10 @@ static int checks_epoch_end(void)
     }
     name = kernel_name(race.pcs, race.n_pcs);
     entry = function_name((const void *)fork_fn);
-    snprintf(range, sizeof range, "%s+[%lld, %lld) (%s)", race.label,
-             (long long)(race.lo - race.base), (long long)(race.hi - race.base), level_name(race.level));
+    if (race.level >= 0)
+        snprintf(level, sizeof level, " (%s)", level_name(race.level));
+    snprintf(range, sizeof range, "%s+[%lld, %lld)%s", race.label,
+             (long long)(race.lo - race.base), (long long)(race.hi - race.base), level);
     if (entry && (!name || strcmp(entry, name) != 0))
         snprintf(entry_part, sizeof entry_part, " of '%s'", entry);
     if (race.more)
@@ -1934,15 +2248,6 @@ static int on_any_stack(uintptr_t p)
     return 0;
 }
 
-static int in_data(uintptr_t p)
-{
-    int i;
-    for (i = 0; i < n_data_seg; i++)
-        if (p >= data_seg[i].lo && p < data_seg[i].hi)
-            return 1;
-    return 0;
-}
-
 /* The allocation within 1 MiB of [p, p + n) nearest to it, or NULL. */
 static const at_alloc_t *nearest_alloc(uintptr_t p, uintptr_t n, int regions_only)
 {
@@ -1960,16 +2265,17 @@ static const at_alloc_t *nearest_alloc(uintptr_t p, uintptr_t n, int regions_onl
     return best;
 }
 
+static void describe_wild(char *buf, size_t n, uintptr_t addr); /* "Host faults" */
+
 static void write_fault(uintptr_t p, uintptr_t n, const at_alloc_t *a, void *pc)
 {
-    void *pcs[AT_SIM_MAX_DEPTH + 1];
-    const char *name = kernel_name(pcs, stack_pcs(pcs, pc));
-    char at[128], what[256];
+    const char *name = running_kernel(pc);
+    char at[128], what[900];
     int core = in_fork ? current_core : 0;
     uintptr_t b = a ? (uintptr_t)a->base : 0, e = b + (a ? (uintptr_t)a->size : 0);
     describe_at(at, sizeof at, a, p);
     if (!a)
-        snprintf(what, sizeof what, "outside every live L1/L2 allocation, stack and static variable");
+        describe_wild(what, sizeof what, p);
     else if (a->level == AT_SIM_L3 && p >= b && p + n <= e)
         snprintf(what, sizeof what, "inside '%s' (%lld bytes in L3): the cores cannot address L3, "
                  "stage it through L2 with the uDMA", a->label, a->size);
@@ -1986,25 +2292,128 @@ static void write_fault(uintptr_t p, uintptr_t n, const at_alloc_t *a, void *pc)
                  (long long)n, at, what);
 }
 
-static void check_slow(uintptr_t p, uintptr_t n, int write, void *pc)
+/* ---- reads before a wait ---- */
+
+/* The destination of a transfer: its byte span, and 2D (lines of `length` every `stride`). */
+static void destination(const at_xfer_t *x, uintptr_t *lo, uintptr_t *hi, int *lined)
 {
-    at_alloc_t *a = alloc_holding(p);
-    if (a && a->level != AT_SIM_L3 && n <= (uintptr_t)a->size - (p - (uintptr_t)a->base)) {
-        if (check_mode == CHECK_RACES && !a->shadow && a->size > 0) {
-            a->shadow = calloc((size_t)a->size, sizeof *a->shadow);
-            if (!a->shadow)
-                AT_SIM_FAULT("out of host memory for the race shadow of '%s' (%lld bytes)",
-                             a->label, a->size);
-        }
-        hot.lo = (uintptr_t)a->base;
-        hot.len = (uintptr_t)a->size;
-        hot.shadow = a->shadow;
-        if (check_mode == CHECK_RACES)
-            race_access(a->shadow + (p - hot.lo), p, n, write, pc);
+    *lined = 0;
+    if (x->dir == 0) {
+        *lo = (uintptr_t)x->loc;
+        *hi = *lo + (uintptr_t)x->size;
         return;
     }
-    if (!write)
-        return; /* reads outside the allocations are not checked */
+    ext_span(x, lo, hi);
+    *lined = x->lines > 1 && x->stride > x->length;
+}
+
+/* Whether [p, p + n) touches a line of a 2D destination (stride > length > 0). */
+static int hits_line(const at_xfer_t *x, uintptr_t p, uintptr_t n)
+{
+    uintptr_t ext = (uintptr_t)x->ext, s = (uintptr_t)x->stride;
+    uintptr_t first = p > ext + (uintptr_t)x->length ? (p - ext - (uintptr_t)x->length) / s : 0;
+    uintptr_t k;
+    for (k = first; k < (uintptr_t)x->lines && ext + k * s < p + n; k++)
+        if (ext + k * s + (uintptr_t)x->length > p)
+            return 1;
+    return 0;
+}
+
+static void read_before_wait(const at_alloc_t *a, const at_xfer_t *x, uintptr_t lo, uintptr_t hi, void *pc)
+{
+    const char *name = running_kernel(pc);
+    uintptr_t b = (uintptr_t)a->base;
+    AT_SIM_FAULT("basic kernel '%s' on core %d reads %s+[%lld, %lld) before the wait of %s (missing "
+                 "%s_WAIT before the basic kernel runs): it reads 0x%02X poison on the simulator, stale data "
+                 "on the chip", name ? name : "?", in_fork ? current_core : 0, a->label, (long long)(lo - b),
+                 (long long)(hi - b), x->desc, x->api, AT_SIM_POISON);
+}
+
+/* Narrow [*lo, *hi) (around [p, p + n), inside `a`) to leave out every in-flight destination;
+ * a read of one faults. Returns 0 when the access touches one (a write: the wait checks it) or
+ * falls between the lines of a 2D one: no range to cache then. */
+static int clear_of_transfers(const at_alloc_t *a, uintptr_t p, uintptr_t n, int write, void *pc,
+                              uintptr_t *lo, uintptr_t *hi)
+{
+    int i, lined;
+    for (i = 0; i < n_pending; i++) {
+        const at_xfer_t *x = &pending[i];
+        uintptr_t dlo, dhi;
+        if (x->flash && x->dir == 1)
+            continue;
+        destination(x, &dlo, &dhi, &lined);
+        if (dhi <= *lo || dlo >= *hi)
+            continue; /* another allocation, or outside the range already */
+        if (dhi <= p) {
+            *lo = dhi;
+        } else if (dlo >= p + n) {
+            *hi = dlo;
+        } else {
+            if (!write && (!lined || hits_line(x, p, n)))
+                read_before_wait(a, x, p > dlo ? p : dlo, p + n < dhi ? p + n : dhi, pc);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- races on static variables ---- */
+
+static void static_access(uintptr_t p, uintptr_t n, int write, void *pc)
+{
+    int i = data_segment(p);
+    uintptr_t size;
+    if (i < 0)
+        return;
+    size = data_seg[i].hi - data_seg[i].lo;
+    if (!data_seg[i].shadow) {
+        data_seg[i].shadow = calloc((size_t)size, sizeof *data_seg[i].shadow);
+        if (!data_seg[i].shadow)
+            AT_SIM_FAULT("out of host memory for the race shadow of the static variables (%lld bytes)",
+                         (long long)size);
+    }
+    if (n > data_seg[i].hi - p)
+        n = data_seg[i].hi - p;
+    race_access(data_seg[i].shadow + (p - data_seg[i].lo), p, n, write, pc);
+}
+
+/* ---- the checks ---- */
+
+static void check_in_alloc(at_alloc_t *a, uintptr_t p, uintptr_t n, int write, void *pc)
+{
+    uintptr_t b = (uintptr_t)a->base, lo = b, hi = b + (uintptr_t)a->size;
+    int cache = 1;
+    if (check_mode == CHECK_RACES && !a->shadow && a->size > 0) {
+        a->shadow = calloc((size_t)a->size, sizeof *a->shadow);
+        if (!a->shadow)
+            AT_SIM_FAULT("out of host memory for the race shadow of '%s' (%lld bytes)", a->label, a->size);
+    }
+    if (n_pending > 0)
+        cache = clear_of_transfers(a, p, n, write, pc, &lo, &hi);
+    if (cache) {
+        hot[1] = hot[0];
+        hot[0].lo = lo;
+        hot[0].len = hi - lo;
+        hot[0].shadow = a->shadow ? a->shadow + (lo - b) : NULL;
+    }
+    if (check_mode == CHECK_RACES)
+        race_access(a->shadow + (p - b), p, n, write, pc);
+}
+
+static void check_slow(uintptr_t p, uintptr_t n, int write, void *pc)
+{
+    at_alloc_t *a;
+    p = fold_alias(p); /* a wrapped 32-bit index: the arena byte it maps */
+    a = alloc_holding(p);
+    if (a && a->level != AT_SIM_L3 && n <= (uintptr_t)a->size - (p - (uintptr_t)a->base)) {
+        check_in_alloc(a, p, n, write, pc);
+        return;
+    }
+    if (!write) {
+        if (check_mode == CHECK_RACES && !a)
+            static_access(p, n, 0, pc); /* other reads outside the allocations are not checked */
+        return;
+    }
     if (a || (a = alloc_holding(p + n - 1)) != NULL)
         write_fault(p, n, a, pc); /* straddles an end, or inside L3 */
     if (on_any_stack(p))
@@ -2019,6 +2428,8 @@ static void check_slow(uintptr_t p, uintptr_t n, int write, void *pc)
         if (r && p >= (uintptr_t)r->base + (uintptr_t)r->size && distance(r, p) < AT_SIM_REGION_GUARD
             && !(dladdr((void *)p, &info) && info.dli_sname))
             write_fault(p, n, r, pc);
+        if (check_mode == CHECK_RACES)
+            static_access(p, n, 1, pc);
         return;
     }
     write_fault(p, n, nearest_alloc(p, n, 0), pc);
@@ -2028,18 +2439,180 @@ static inline __attribute__((always_inline)) void check_access(const void *addr,
                                                                  int write, void *pc)
 {
     uintptr_t p = (uintptr_t)addr, off;
-    if (check_mode < (write ? CHECK_WRITES : CHECK_RACES))
+    if (write ? check_mode == CHECK_OFF : !reads_checked)
         return;
-    off = p - hot.lo;
-    if (off < hot.len && n <= hot.len - off) {
+    off = p - hot[0].lo;
+    if (off < hot[0].len && n <= hot[0].len - off) {
         if (check_mode == CHECK_RACES)
-            race_access(hot.shadow + off, p, n, write, pc);
+            race_access(hot[0].shadow + off, p, n, write, pc);
+        return;
+    }
+    off = p - hot[1].lo;
+    if (off < hot[1].len && n <= hot[1].len - off) {
+        if (check_mode == CHECK_RACES)
+            race_access(hot[1].shadow + off, p, n, write, pc);
         return;
     }
     if (p - stack_lo < stack_hi - stack_lo)
         return;
     check_slow(p, n, write, pc);
 }
+
+/* What `addr` is: near an allocation, or an allocation's address plus 2^32 items of 1, 2, 4 or
+ * 8 bytes (a wrapped 32-bit index) in memory the arena does not alias. */
+static void describe_wild(char *buf, size_t n, uintptr_t addr)
+{
+    static const int items[] = {1, 2, 4, 8};
+    const at_alloc_t *a = nearest_alloc(addr, 1, 0);
+    char at[128];
+    int i;
+    if (a) {
+        describe_at(at, sizeof at, a, addr);
+        snprintf(buf, n, "%s, outside '%s' (%lld bytes in %s)", at, a->label, a->size, level_name(a->level));
+        return;
+    }
+    for (i = 0; i < AT_SIM_MAX_CORES; i++)
+        if (stacks[i] && addr < (uintptr_t)stacks[i] && (uintptr_t)stacks[i] - addr <= 64 * 1024) {
+            snprintf(buf, n, "%lld bytes below the stack of core %d: a stack overflow (each core has %d KiB of "
+                     "stack: keep large arrays out of a basic kernel's locals)",
+                     (long long)((uintptr_t)stacks[i] - addr), i, AT_SIM_STACK_SIZE / 1024);
+            return;
+        }
+    for (i = 0; i < 4; i++) {
+        uintptr_t q = addr - (uintptr_t)items[i] * ((uintptr_t)1 << 32);
+        const char *where = NULL;
+        if (addr < (uintptr_t)items[i] * ((uintptr_t)1 << 32))
+            break;
+        if ((a = nearest_alloc(q, 1, 0)) != NULL) {
+            describe_at(at, sizeof at, a, q);
+            where = a->region ? "the static array" : "the allocation";
+        } else if (on_any_stack(q) || in_data(q)) {
+            snprintf(at, sizeof at, "%p", (void *)q);
+            where = on_any_stack(q) ? "a stack" : "static data";
+        }
+        if (where) {
+            snprintf(buf, n, "%s + %d GiB: an unsigned 32-bit index of %d-byte items gone negative, which on "
+                     "the chip wraps to %s; the simulator reproduces that wrap only in the memory it allocates "
+                     "(arguments, dynamic L1/L2 symbols, AT_L1_ALLOC/AT_L2_ALLOC), not in %s%s%s (make the "
+                     "symbols dynamic with SetSymbolDynamics, or index with a signed int)", at, 4 * items[i],
+                     items[i], at, where, a ? " " : "", a ? a->label : "");
+            return;
+        }
+    }
+    snprintf(buf, n, "outside every live L1/L2 allocation, stack and static variable");
+}
+
+/* ---- host faults ----
+ *
+ * A basic kernel's wild access (a read outside memory, which the checks let through; an address
+ * the arena does not alias) or an integer division by zero would kill the Python process. During
+ * a kernel call (at_sim_arm to at_sim_finish) a SIGSEGV/SIGBUS/SIGFPE handler, on its own stack,
+ * makes it a fault of the call instead: the handler longjmps out like any fault (from a core, it
+ * switches back to the main context first), so the call returns 1 and at_sim_end_call resets the
+ * simulator. Outside a call, in another thread, or in AddressSanitizer builds (ASan reports
+ * these itself, in a child process), the previous handlers stay in charge. */
+#ifndef AT_SIM_ASAN
+#define AT_SIM_N_SIGNALS 3
+#define AT_SIM_ALT_STACK_SIZE (64 * 1024)
+static const int fault_signals[AT_SIM_N_SIGNALS] = {SIGSEGV, SIGBUS, SIGFPE};
+static struct sigaction saved_actions[AT_SIM_N_SIGNALS];
+static stack_t saved_alt_stack;
+static char *alt_stack;
+static int signals_on, in_handler;
+
+static void signals_restore(void)
+{
+    int i;
+    if (!signals_on)
+        return;
+    for (i = 0; i < AT_SIM_N_SIGNALS; i++)
+        sigaction(fault_signals[i], &saved_actions[i], NULL);
+    sigaltstack(&saved_alt_stack, NULL);
+    signals_on = 0;
+}
+
+static void *context_pc(void *ctx)
+{
+#if defined(__x86_64__)
+    return (void *)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (void *)((ucontext_t *)ctx)->uc_mcontext.pc;
+#else
+    (void)ctx;
+    return NULL;
+#endif
+}
+
+/* "reads" or "writes" (the page-fault error code's write bit on x86-64), else "accesses". */
+static const char *context_access(void *ctx)
+{
+#if defined(__x86_64__)
+    return (((ucontext_t *)ctx)->uc_mcontext.gregs[REG_ERR] & 2) ? "writes" : "reads";
+#else
+    (void)ctx;
+    return "accesses";
+#endif
+}
+
+static void host_fault(int sig, const siginfo_t *si, void *ctx)
+{
+    void *pc = context_pc(ctx);
+    const char *name = running_kernel(pc);
+    char what[200] = "basic kernel", user[AT_SIM_LABEL_SIZE + 32] = "", detail[900];
+    int core = in_fork ? current_core : 0;
+    if (fn_depth[fn_slot] == 0) /* no instrumented function entered: the generated code */
+        snprintf(what, sizeof what, "the generated code");
+    if (user_now && (!name || strcmp(name, user_now) != 0))
+        snprintf(user, sizeof user, " (in user kernel '%s')", user_now);
+    if (sig == SIGFPE)
+        AT_SIM_FAULT("%s '%s'%s on core %d divides by zero (SIGFPE: an integer division by zero or "
+                     "overflow; the chip's division returns a value instead)", what, name ? name : "?", user, core);
+    describe_wild(detail, sizeof detail, (uintptr_t)si->si_addr);
+    AT_SIM_FAULT("%s '%s'%s on core %d %s address %p and the host faults (%s): %s", what, name ? name : "?", user,
+                 core, context_access(ctx), si->si_addr, sig == SIGBUS ? "SIGBUS" : "SIGSEGV", detail);
+}
+
+static void on_fault_signal(int sig, siginfo_t *si, void *ctx)
+{
+    if (in_handler || !armed_env || !pthread_equal(pthread_self(), host_thread)) {
+        /* not the kernel call's: the previous handler takes it when the instruction runs again */
+        signals_restore();
+        return;
+    }
+    in_handler = 1;
+    host_fault(sig, si, ctx);
+}
+
+static void signals_arm(int on)
+{
+    struct sigaction sa;
+    stack_t ss;
+    int i;
+    in_handler = 0;
+    if (!on) {
+        signals_restore();
+        return;
+    }
+    if (signals_on)
+        return;
+    if (!alt_stack && !(alt_stack = malloc(AT_SIM_ALT_STACK_SIZE)))
+        return;
+    ss.ss_sp = alt_stack;
+    ss.ss_size = AT_SIM_ALT_STACK_SIZE;
+    ss.ss_flags = 0;
+    if (sigaltstack(&ss, &saved_alt_stack) != 0)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER; /* NODEFER: longjmp leaves the mask as it was */
+    sigemptyset(&sa.sa_mask);
+    for (i = 0; i < AT_SIM_N_SIGNALS; i++)
+        sigaction(fault_signals[i], &sa, &saved_actions[i]);
+    signals_on = 1;
+}
+#else
+static void signals_arm(int on) { (void)on; }
+#endif
 
 /* ---- the instrumentation's entry points (gcc -fsanitize=thread) ---- */
 

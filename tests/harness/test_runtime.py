@@ -523,11 +523,16 @@ def test_l1_symbol_is_poisoned_before_every_call(prog):
 # Pipelining and multi-core bugs the original emulation would miss
 # ---------------------------------------------------------------------------------------------
 
-def test_reading_a_tile_before_its_wait_sees_poison(prog):
+def test_reading_a_tile_before_its_wait_is_a_fault(prog):
+    """The basic kernel reads its tile while the transfer filling it is in flight: poison here,
+    stale data on a chip; the read itself faults, naming the transfer and its missing wait."""
     a, out = io_arrays()
-    prog.call("ReadBeforeWait", In=a, Out=out)
-    assert not np.array_equal(out, a + 1)
-    assert (out == POISON_I32 + 1).all()
+    with pytest.raises(HarnessError, match=r"^kernel 'ReadBeforeWait': basic kernel 'KerAddOneSeq' on core 0 reads "
+                       r"L1_Memory\+\[0, 4\) before the wait of transfer #1 \(L2->L1, 800 bytes, ext In\+0, loc "
+                       r"L1_Memory\+0\) at Suite\.c:\d+ \(missing AT_L2_WAIT before the basic kernel runs\): it reads "
+                       r"0xCD poison on the simulator, stale data on the chip$"):
+        prog.call("ReadBeforeWait", In=a, Out=out)
+    assert not out.any()  # nothing copied back from a faulted call
 
 
 def test_chunking_that_ignores_core_id_is_a_race(prog):

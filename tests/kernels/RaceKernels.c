@@ -77,7 +77,8 @@ void KerRaceWritePastSeq(int *Out, int N)
     for (i = 0; i <= N; i++) Out[i] = -i;
 }
 
-/* Legal: a static counter (core 0), a static array (one slot per core), a stack array. */
+/* Legal: a static counter (core 0 counts, every core reads it after the barrier), a static
+ * array (one slot per core), a stack array. */
 static int Calls;
 static int PerCore[64];
 
@@ -86,6 +87,7 @@ void KerRaceStaticAndStack(Race_Arg_T *Arg)
     volatile int Tmp[16]; /* volatile: kept on the stack */
     int i, Last = ChunkLast(Arg->N), Core = gap_coreid();
     if (Core == 0) Calls++;
+    gap_waitbarrier(0);
     PerCore[Core] = 0;
     for (i = ChunkFirst(Arg->N); i < Last; i++) {
         Tmp[i % 16] = Arg->In[i] + Calls;
