@@ -1,6 +1,8 @@
 """A closed graph as C: the render model of its constructor, destructor, runner and memory query,
 computed from the graph's memory plan (:func:`autotiler.graph.lower.plan_graph`); the templates
-``graph.c.j2`` / ``graph.h.j2`` only loop and print.
+``graph.c.j2`` / ``graph.h.j2`` (the plain form), ``graph_reentrant.{c,h}.j2`` (-R),
+``graph_debug.j2`` (the monitoring and debug options) and ``graph_macros.j2`` (what they share:
+addresses, allocations, flash copies, node calls) only loop and print.
 
 What this slice generates (the guide's non-reentrant form, and with -R its reentrant one: see
 :func:`_reentrant` and docs/graph.md "Reentrant runner"; against the original's runtime
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Optional
 
 from ..constants import (
@@ -41,7 +43,7 @@ from ..graph.lower import GraphPlan, bound_argument, plan_graph
 from ..model.devices import FLASH_DEVICES, L3_DEVICES, l3_device
 from ..model.graph import GraphDecl, NodeArgForm
 from ..model.ir import ImmBinding
-from .graph_debug import GraphExtras, ReentrantDebug, RunnerDebug, check_dump_node
+from .graph_debug import GraphDebug, check_dump_node, ctxt_members, graph_debug
 
 M = AT_MemLocation_T
 S = ArgScope_T
@@ -63,6 +65,212 @@ L3_RAMS = (M.AT_MEM_L3_HRAM, M.AT_MEM_L3_QSPIRAM, M.AT_MEM_L3_OSPIRAM, M.AT_MEM_
 MEMORY_KINDS = ("AT_L1_MEM", "AT_L2_MEM", "AT_L2_DYN_MEM", "AT_L3_MEM", "AT_L3_DYN_MEM")
 
 
+# ----------------------------------------------------------------------------------------------
+# The render model: names, sizes, flags and lists the templates print
+
+
+@dataclass(frozen=True)
+class Addr:
+    """A symbol's address (graph_macros.j2: ``addr`` with its C type, ``raw_addr`` without)."""
+
+    kind: str          # "arg": the runner's parameter; "area": in an area; "flash": in a flash image
+    name: str          # the parameter, the area's symbol or the flash's family
+    offset: int = 0
+    ctype: str = ""    # the symbol's C type
+
+
+@dataclass(frozen=True)
+class Area:
+    """A memory area a function allocates and frees (``device``: the L3 RAM it is in, else none)."""
+
+    symbol: str
+    size: int
+    what: str          # the allocation's comment
+    level: str         # L1, L2 or an L3 RAM family
+    code: int          # the error returned when the allocation fails
+    device: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Ram:
+    """The L3 RAM of the activations spilled to L3 (``size`` bytes)."""
+
+    family: str
+    symbol: str
+    loc: int
+    loc_name: str
+    size: int
+
+
+@dataclass(frozen=True)
+class FlashOpen:
+    """A flash the constructor opens (``several``: the graph's constants are in more than one)."""
+
+    family: str
+    symbol: str
+    loc: int
+    loc_name: str
+    file: str
+    total: int
+    several: bool
+
+
+@dataclass(frozen=True)
+class Event:
+    """A flash transfer's event: ``AT_<family>_<side>_EVENT`` (FC: the constructor's, CL: the runner's)."""
+
+    family: str
+    side: str
+    name: str
+
+
+@dataclass(frozen=True)
+class FlashCopy:
+    """A constant copied from flash to L2, and waited for (``AT_<family>_<side>_COPY`` / ``_WAIT``)."""
+
+    symbol: str
+    verb: str          # the comment's start
+    family: str
+    side: str
+    device: str        # the flash file system
+    ref: str           # how the code reaches it: "global" (its symbol), "pointer" (a local), "ctxt" (the context's)
+    flash_offset: int
+    size: int
+    where: str         # the L2 area, named in the comment
+    area: str
+    offset: int
+    last: int
+    event: str
+
+
+@dataclass(frozen=True)
+class Export:
+    """An exported constant (AddGraphArgExportSymbols): its static L2 area, or its flash."""
+
+    symbol: str
+    where: str
+    addr_name: str
+    loc_name: str
+    loc: int
+    loc_enum: str
+    area: Optional[str]     # static L2 (else the flash image's family and offset)
+    family: str
+    offset: int
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """What the plain constructor and destructor do, under AT_GRAPH_WARM_CONSTRUCT."""
+
+    warm_all: bool
+    warm: bool                  # WARM_L1 / WARM_L2_DYN_L1: the Warm parameter
+    warm_dyn: bool              # WARM_L2_DYN_L1: Warm == 2 also (de)allocates the dynamic L2
+    construct_unused: tuple     # WARM_ALL's parameters with nothing to do
+    destruct_unused: tuple
+    l1: Optional[Area]
+    l2: Optional[Area]
+    dyn: Optional[Area]
+    whole: Optional[Area]       # WARM_L1: static then dynamic L2 in one area
+    static_bytes: int           # ... the dynamic one at this offset in it
+    ram: Optional[Ram]
+    l3: Optional[Area]
+    flashes: tuple              # FlashOpen, the main one first
+    events: tuple               # the promotion's Events
+    promotions: tuple           # FlashCopy into static L2
+
+
+@dataclass(frozen=True)
+class Param:
+    ctype: str
+    name: str
+
+
+@dataclass(frozen=True)
+class NodeArg:
+    """An argument of a node's call: ``form`` carg (a C value), oper (an address with an
+    operation) or plain (an address); ``ctype``: the formal's C type."""
+
+    form: str
+    ctype: str
+    symbol: str
+    addr: Optional[Addr]
+    oper: str
+    operand: str
+    formal: str
+    what: str
+    comma: bool
+
+
+@dataclass(frozen=True)
+class CallArg:
+    """An argument of a prolog/epilog call: ``text`` as it is, else ``addr``."""
+
+    text: str
+    addr: Optional[Addr]
+
+
+@dataclass(frozen=True)
+class UserCall:
+    """A CALL_PROLOG / CALL_EPILOG function of a node."""
+
+    function: str
+    args: tuple
+    where: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A node's kernel variant staging L3 arguments (its comment)."""
+
+    cargs: str
+    where: str
+    name: str
+    staging: int
+    area: str
+    offset: int
+
+
+@dataclass(frozen=True)
+class NodeCall:
+    index: int
+    kind: str            # user kernel / kernel group
+    name: str
+    called: str          # the node's kernel, or its variant
+    args: tuple          # NodeArg
+    prologs: tuple       # UserCall
+    epilogs: tuple
+    variant: Optional[Variant]
+    restrict: bool       # one address given to two restrict-qualified parameters
+
+
+@dataclass(frozen=True)
+class RunnerNode:
+    """Node ``index`` in the plain runner: the waits of its constants, its call, the options'
+    lines, the prefetches issued after it."""
+
+    index: int
+    waits: tuple         # FlashCopy waited before the node
+    call: NodeCall
+    debug: object        # graph_debug.NodeDebug
+    prefetches: tuple    # FlashCopy
+
+
+@dataclass(frozen=True)
+class Runner:
+    events: tuple        # Event per constant fetched at each run
+    start_io: bool       # monitoring with fetches: the Start_IO local
+    prefetches: tuple    # FlashCopy issued before node 0
+    nodes: tuple         # RunnerNode
+    l1_param: Optional[str]   # WARM_ALL: the L1 symbol the runner's _L1_Memory replaces
+
+
+@dataclass(frozen=True)
+class MemoryCase:
+    label: str           # "AT_L1_MEM:" padded
+    size: int
+    what: str
+
+
 @dataclass
 class RenderGraph:
     name: str
@@ -71,10 +279,7 @@ class RenderGraph:
     l2_dyn: str               # dynamic L2 area (activations, prefetched constants)
     flash: Optional[FlashDevice]
     params: list              # the runner's parameters
-    construct: list           # body lines (one tab of indent added by the template)
-    destruct: list
-    runner: list
-    memory: list              # ("AT_L1_MEM:" padded, bytes, comment)
+    memory: list              # MemoryCase
     sizes: dict = field(default_factory=dict)
     warm: int = WARM_DISABLED     # AT_GRAPH_WARM_CONSTRUCT
     l3: Optional[str] = None      # the L3 RAM area (spilled activations), None if the graph has none
@@ -86,8 +291,11 @@ class RenderGraph:
                           "copies the\n * promoted constants into static L2.")
     destruct_doc: str = "Frees what {g}_Construct allocated, in reverse, and closes the flash."
     nodes: list = field(default_factory=list)     # the nodes' names, in order (the harness's per-node figures)
-    reentrant: Optional[dict] = None              # -R: {"c": lines, "h": lines} replacing the plain functions
-    extras: GraphExtras = field(default_factory=GraphExtras)   # what the monitoring/debug options add
+    life: Optional[Lifecycle] = None              # the plain constructor and destructor
+    runner: Optional[Runner] = None               # the plain runner
+    reentrant: Optional[ReentrantGraph] = None    # -R: replaces the plain functions
+    debug: Optional[GraphDebug] = None            # what the monitoring/debug options add
+    exports: tuple = ()                           # Export
 
 
 # ----------------------------------------------------------------------------------------------
@@ -145,6 +353,7 @@ def check_supported(model, graph: GraphDecl) -> None:
     _check_symbols(graph)
 
 
+
 # ----------------------------------------------------------------------------------------------
 # Names
 
@@ -176,26 +385,23 @@ def _fc_event(devs: list, dev: FlashDevice) -> str:
     return "UchanHF1" if dev == devs[0] else f"Uchan{dev.symbol}"
 
 
-def _fc_events(devs: list, plan: GraphPlan) -> list:
-    """Declarations of the constructor's events of the flashes promoted constants come from."""
+def _fc_events(devs: list, plan: GraphPlan) -> tuple:
+    """The constructor's events of the flashes promoted constants come from."""
     used = {s.flash_loc for s in plan.symbols if s.area == "static"}
-    return [f"AT_{d.family}_FC_EVENT _{_fc_event(devs, d)}, *{_fc_event(devs, d)} = &_{_fc_event(devs, d)};"
-            for d in devs if d.location in used]
+    return tuple(Event(d.family, "FC", _fc_event(devs, d)) for d in devs if d.location in used)
 
 
-def _addr(plan: GraphPlan, names: dict, graph: GraphDecl, symbol: str, typed: bool = True) -> str:
-    """C expression of a symbol's address: its own C type when ``typed``, else the bare
-    ``(<area> + <offset>)`` (a char pointer) for the caller to cast."""
+def _addr(plan: GraphPlan, names: dict, graph: GraphDecl, symbol: str) -> Addr:
+    """A symbol's address: a runner's parameter, an offset in a flash image (a constant read from
+    flash by the kernel, as its copies take it) or an offset in one of the areas."""
     sp = plan.symbol(symbol)
     if sp.area == "arg":
-        return symbol
-    if sp.area == "flash_exec":   # a flash address (an offset in its image), as the kernel's copies take it
-        f = FLASH_DEVICES[sp.flash_loc][0]
-        ext = f"(AT_{f}_EXT_ADDR_TYPE) {sp.flash_offset}"
-        return f"({graph.symbol(symbol).ctype}) ({ext})" if typed else f"({ext})"
+        return Addr("arg", symbol)
+    if sp.area == "flash_exec":
+        return Addr("flash", FLASH_DEVICES[sp.flash_loc][0], sp.flash_offset, graph.symbol(symbol).ctype)
     area = {"static": names["l2"], "l3": names["l3"]}.get(sp.area, names["l2_dyn"])
     sym = graph.symbol(symbol) or _stacked_parent(graph, symbol)
-    return f"({sym.ctype}) ({area} + {sp.offset})" if typed else f"({area} + {sp.offset})"
+    return Addr("area", area, sp.offset, sym.ctype)
 
 
 def _stacked_parent(graph: GraphDecl, child: str):
@@ -217,59 +423,28 @@ def _where(sp) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# Bodies
+# Constructor and destructor
 
 
-def _flash_copy(dev: FlashDevice, side: str, sp, area: str, where: str, event: str, verb: str) -> list:
-    """A flash -> L2 copy of constant ``sp`` into ``area`` at its offset (``where`` names the area)."""
-    f = dev.family
-    return [f"/* {verb}, size {sp.size} from {dev.symbol} at {sp.flash_offset} to (size {sp.size}) {where} at "
-            f"{sp.offset}..{sp.offset + sp.size - 1} */",
-            f"AT_{f}_{side}_COPY(&{dev.symbol}, ((AT_{f}_EXT_ADDR_TYPE) 0 + {sp.flash_offset}), "
-            f"((AT_{f}_INT_ADDR_TYPE) {area} + {sp.offset}), {sp.size}, 0, {event});"]
+def _flash_copy(dev: FlashDevice, side: str, sp, area: str, where: str, event: str, verb: str,
+                device: Optional[str] = None, ref: str = "global") -> FlashCopy:
+    """A flash -> L2 copy of constant ``sp`` into ``area`` at its offset (``where`` names the
+    area; ``device``, ``ref``: the flash as the code reaches it, by default its symbol)."""
+    return FlashCopy(sp.name, verb, dev.family, side, device or dev.symbol, ref, sp.flash_offset, sp.size, where,
+                     area, sp.offset, sp.offset + sp.size - 1, event)
 
 
-def _open_flash(plan: GraphPlan, devs: list, event: bool) -> list:
-    """Open every flash of the constants (error 1); ``event``: declare the promotion's events."""
-    if not devs:
-        return []
-    lines = [f"AT_{d.family}_CONF_T {d.symbol}Conf;" for d in devs] + ["int Error;"]
-    lines += _fc_events(devs, plan) if event else []
+def _flash_opens(plan: GraphPlan, devs: list) -> tuple:
     images = dict(plan.flashes)
-    for d in devs:
-        f = d.family
-        lines += ["", f"/* Open the flash image of the constants in {d.location.name} ({images[d.location].total} "
-                  "bytes) */" if len(devs) > 1 else f"/* Open the flash image of the constants "
-                  f"({images[d.location].total} bytes) */",
-                  f"AT_{f}_CONF_INIT(&{d.symbol}Conf, {int(d.location)} /* {d.location.name} */, 0);",
-                  f"AT_{f}_OPEN(&{d.symbol}, &{d.symbol}Conf, \"{d.file}\", &Error);",
-                  "if (Error) return 1;"]
-    return lines
+    return tuple(FlashOpen(d.family, d.symbol, int(d.location), d.location.name, d.file, images[d.location].total,
+                           len(devs) > 1) for d in devs)
 
 
-def _alloc(area: tuple) -> list:
-    sym, size, what, level, code = area
-    return [f"/* {what} */", f"{sym} = (AT_{level}_POINTER) AT_{level}_ALLOC(0, {size});",
-            f"if ({sym} == 0) return {code};"]
-
-
-def _promote(plan: GraphPlan, names: dict, devs: list) -> list:
-    lines = []
-    for s in sorted((s for s in plan.symbols if s.area == "static"), key=lambda s: s.offset):
-        dev = _device(devs, s)
-        lines += _flash_copy(dev, "FC", s, names["l2"], "L2", _fc_event(devs, dev), f"Moving {s.name}")
-        lines.append(f"AT_{dev.family}_FC_WAIT(&{dev.symbol}, {_fc_event(devs, dev)});")
-    return lines
-
-
-def _block(cond: str, body: list) -> list:
-    """``if (cond) { body }`` (nothing when the body is empty)."""
-    return [f"if ({cond}) {{", *(("\t" + b) if b else "" for b in body), "}"] if body else []
-
-
-def _unused(params: list, used: set) -> list:
-    """``(void)P;`` for the parameters the body does not read (-Wunused-parameter)."""
-    return [f"(void){p}; /* nothing to do for it in this graph */" for p in params if p not in used]
+def _promotions(plan: GraphPlan, l2: str, devs: list, device: Optional[str] = None, ref: str = "global") -> tuple:
+    """The copies of the promoted constants into static L2, in the order of their offsets."""
+    return tuple(_flash_copy(_device(devs, s), "FC", s, l2, "L2", _fc_event(devs, _device(devs, s)),
+                             f"Moving {s.name}", device, ref)
+                 for s in sorted((s for s in plan.symbols if s.area == "static"), key=lambda s: s.offset))
 
 
 # WARM_ALL's parameters (the guide's), in order.
@@ -277,216 +452,133 @@ WARM_ALL_CONSTRUCT = ("DoL1Alloc", "DoL2Alloc", "DoL2DynAlloc", "DoL3Init", "DoL
 WARM_ALL_DESTRUCT = ("DoL1Dealloc", "DoL2Dealloc", "DoL2DynDealloc", "DoL3Dealloc", "DoL3DeInit")
 
 
-def _construct(plan: GraphPlan, names: dict, devs: list, sizes: dict, warm: int = WARM_DISABLED) -> list:
-    promote = _promote(plan, names, devs)
-    areas = {a[0]: a for a in _areas(names, sizes)}
-    l1, l2, dyn = (areas.get(names[k]) for k in ("l1", "l2", "l2_dyn"))
-    if warm == WARM_ALL:
-        body, used = [], set()
-        ram = [f"AT_{names['ram'][0]}_CONF_T {names['ram'][1]}Conf;", "int ErrorL3;"] if sizes.get("L3") else []
-        for param, lines in (("DoL3Init", ram + _open_flash(plan, devs, False) + _open_ram(names, sizes)),
-                             ("DoL2Alloc", _alloc(l2) if l2 else []), ("DoL2DynAlloc", _alloc(dyn) if dyn else []),
-                             ("DoL1Alloc", _alloc(l1) if l1 else []), ("DoL3Alloc", _alloc_l3(names, sizes)),
-                             ("DoPromotion", (_fc_events(devs, plan) + promote) if promote else [])):
-            if lines:
-                body += _block(param, lines)
-                used.add(param)
-        return _unused(list(WARM_ALL_CONSTRUCT), used) + body + ["return 0;"]
-    lines = [f"AT_{names['ram'][0]}_CONF_T {names['ram'][1]}Conf;", "int ErrorL3;"] if sizes.get("L3") else []
-    if warm in (WARM_L1, WARM_L2_DYN_L1):
-        warm_body = _alloc(l1) if l1 else []
-        if warm == WARM_L2_DYN_L1:
-            warm_body += _block("Warm==2", _alloc(dyn) if dyn else [])
-        lines += _block("Warm", warm_body + ["return 0;"])
-    lines += _open_flash(plan, devs, bool(promote))
-    lines += _open_l3(names, sizes)
+def _areas(names: dict, sizes: dict) -> dict:
+    """The areas the constructor allocates (the empty ones: None)."""
+    out = {"l2": Area(names["l2"], sizes["L2"], "Static L2: the constants promoted at construction", "L2", 3),
+           "dyn": Area(names["l2_dyn"], sizes["L2_DYN"], "Dynamic L2: activations and the constants fetched at each "
+                       "run", "L2", 3),
+           "l1": Area(names["l1"], sizes["L1"], "L1: the tiles of every user kernel", "L1", 4)}
+    return {k: a if a.size > 0 else None for k, a in out.items()}
+
+
+def _ram(names: dict, size: int) -> Ram:
+    family, symbol = names["ram"]
+    return Ram(family, symbol, int(names["ram_loc"]), names["ram_loc"].name, size)
+
+
+def _lifecycle(plan: GraphPlan, names: dict, devs: list, sizes: dict, warm: int) -> Lifecycle:
+    areas = _areas(names, sizes)
+    l1, l2, dyn = areas["l1"], areas["l2"], areas["dyn"]
+    ram = _ram(names, sizes["L3"]) if sizes.get("L3") else None
+    l3 = Area(names["l3"], sizes["L3"], "L3 RAM: the activations spilled to L3", ram.family, 2,
+              ram.symbol) if ram else None
+    flashes, promotions = _flash_opens(plan, devs), _promotions(plan, names["l2"], devs)
+    whole = None
     if warm == WARM_L1 and (l2 or dyn):
-        # WARM_L1: one L2 allocation for the static and the dynamic areas, the dynamic one after
-        whole = sizes["L2"] + sizes["L2_DYN"]
-        lines += _alloc((names["l2"], whole, f"L2: static ({sizes['L2']} bytes, the constants promoted at "
-                         f"construction) then dynamic ({sizes['L2_DYN']} bytes)", "L2", 3))
-        lines.append(f"{names['l2_dyn']} = {names['l2']} + {sizes['L2']};")
-        lines += _alloc(l1) if l1 else []
-    else:
-        for area in areas.values():
-            lines += _alloc(area)
-    return lines + promote + ["return 0;"]
+        whole = Area(names["l2"], sizes["L2"] + sizes["L2_DYN"], f"L2: static ({sizes['L2']} bytes, the constants "
+                     f"promoted at construction) then dynamic ({sizes['L2_DYN']} bytes)", "L2", 3)
+    construct_used = {"DoL3Init": ram or flashes, "DoL2Alloc": l2, "DoL2DynAlloc": dyn, "DoL1Alloc": l1,
+                      "DoL3Alloc": l3, "DoPromotion": promotions}
+    destruct_used = {"DoL2Dealloc": l2, "DoL2DynDealloc": dyn, "DoL1Dealloc": l1, "DoL3Dealloc": l3,
+                     "DoL3DeInit": ram or flashes}
+    return Lifecycle(warm == WARM_ALL, warm in (WARM_L1, WARM_L2_DYN_L1), warm == WARM_L2_DYN_L1,
+                     tuple(p for p in WARM_ALL_CONSTRUCT if not construct_used[p]),
+                     tuple(p for p in WARM_ALL_DESTRUCT if not destruct_used[p]), l1, l2, dyn, whole, sizes["L2"],
+                     ram, l3,
+                     flashes, _fc_events(devs, plan) if promotions else (), promotions)
 
 
-def _open_l3(names: dict, sizes: dict) -> list:
-    """Open the L3 RAM and allocate the graph's L3 area (error 2), when the plan spills."""
-    return _open_ram(names, sizes) + _alloc_l3(names, sizes)
-
-
-def _open_ram(names: dict, sizes: dict) -> list:
-    if not sizes.get("L3"):
-        return []
-    f, dev = names["ram"]
-    return [f"/* Open the L3 RAM holding the activations spilled to L3 ({sizes['L3']} bytes) */",
-            f"AT_{f}_CONF_INIT(&{dev}Conf, {int(names['ram_loc'])} /* {names['ram_loc'].name} */, 0);",
-            f"AT_{f}_OPEN(&{dev}, &{dev}Conf, &ErrorL3);",
-            "if (ErrorL3) return 2;"]
-
-
-def _alloc_l3(names: dict, sizes: dict) -> list:
-    if not sizes.get("L3"):
-        return []
-    f, dev = names["ram"]
-    return ["/* L3 RAM: the activations spilled to L3 */",
-            f"{names['l3']} = (AT_{f}_POINTER) AT_{f}_ALLOC(&{dev}, {sizes['L3']});",
-            f"if ({names['l3']} == 0) return 2;"]
-
-
-def _free_l3(names: dict, sizes: dict) -> list:
-    if not sizes.get("L3"):
-        return []
-    f, dev = names["ram"]
-    return [f"AT_{f}_FREE(&{dev}, {names['l3']}, {sizes['L3']});"]
-
-
-def _close_ram(names: dict, sizes: dict) -> list:
-    return [f"AT_{names['ram'][0]}_CLOSE(&{names['ram'][1]});"] if sizes.get("L3") else []
-
-
-def _close_l3(names: dict, sizes: dict) -> list:
-    return _free_l3(names, sizes) + _close_ram(names, sizes)
-
-
-def _areas(names: dict, sizes: dict) -> list:
-    """(symbol, bytes, comment, level, error code) of each area the constructor allocates."""
-    out = [(names["l2"], sizes["L2"], "Static L2: the constants promoted at construction", "L2", 3),
-           (names["l2_dyn"], sizes["L2_DYN"], "Dynamic L2: activations and the constants fetched at each run", "L2",
-            3),
-           (names["l1"], sizes["L1"], "L1: the tiles of every user kernel", "L1", 4)]
-    return [a for a in out if a[1] > 0]
-
-
-def _free(area: tuple) -> str:
-    sym, size, _, level, _ = area
-    return f"AT_{level}_FREE(0, {sym}, {size});"
-
-
-def _destruct(names: dict, devs: list, sizes: dict, warm: int = WARM_DISABLED) -> list:
-    areas = {a[0]: a for a in _areas(names, sizes)}
-    l1, l2, dyn = (areas.get(names[k]) for k in ("l1", "l2", "l2_dyn"))
-    close = [f"AT_{d.family}_CLOSE(&{d.symbol});" for d in reversed(devs)]
-    if warm == WARM_ALL:
-        body, used = [], set()
-        for param, lines in (("DoL2Dealloc", [_free(l2)] if l2 else []), ("DoL2DynDealloc", [_free(dyn)] if dyn else []),
-                             ("DoL1Dealloc", [_free(l1)] if l1 else []),
-                             ("DoL3Dealloc", _free_l3(names, sizes)), ("DoL3DeInit", _close_ram(names, sizes) + close)):
-            if lines:
-                body += _block(param, lines)
-                used.add(param)
-        return _unused(list(WARM_ALL_DESTRUCT), used) + body + ["return 0;"]
-    lines = []
-    if warm in (WARM_L1, WARM_L2_DYN_L1):
-        warm_body = [_free(l1)] if l1 else []
-        if warm == WARM_L2_DYN_L1:
-            warm_body += _block("Warm==2", [_free(dyn)] if dyn else [])
-        lines += _block("Warm", warm_body + ["return 0;"])
-    if warm == WARM_L1 and (l2 or dyn):
-        whole = (names["l2"], sizes["L2"] + sizes["L2_DYN"], "", "L2", 3)
-        lines += ([_free(l1)] if l1 else []) + [_free(whole)]
-    else:
-        lines += [_free(a) for a in reversed(list(areas.values()))]
-    return lines + _close_l3(names, sizes) + close + ["return 0;"]
-
-
-def _node_value(model, plan: GraphPlan, names: dict, graph: GraphDecl, b, formal) -> str:
-    if b.form == NodeArgForm.CARG:
-        return f"(({formal.ctype}) {b.symbol})"
-    base = _addr(plan, names, graph, b.symbol)
-    if b.form == NodeArgForm.IMM_OPER:
-        return f"(({formal.ctype}) (({base}) {b.oper} ({b.value})))"
-    if b.form == NodeArgForm.CARG_OPER:
-        return f"(({formal.ctype}) (({base}) {b.oper} ({b.carg})))"
-    return f"(({formal.ctype}) {_addr(plan, names, graph, b.symbol, typed=False)})"
-
-
-def _call_args(plan: GraphPlan, names: dict, graph: GraphDecl, args: tuple) -> str:
+def _exports(graph: GraphDecl, plan: GraphPlan, names: dict) -> tuple:
+    """AddGraphArgExportSymbols: ``void *<Addr>`` and ``int <Loc>`` (an AT_MemLocation_T value)
+    of each exported constant, set at the end of the constructor, cleared by the destructor: a
+    promoted constant's static L2 address (AT_MEM_L2), else its flash address (its offset in the
+    flash image, as the copies take it) and that flash (a constant fetched at each run lives in
+    dynamic L2 only during the run)."""
     out = []
-    for a in args:
-        if isinstance(a, ImmBinding):
-            out.append(str(a.value))
-        elif a.form == NodeArgForm.CARG or plan.symbol(a.symbol).area == "arg":
-            out.append(a.symbol)
+    for e in graph.exports:
+        sp = plan.symbol(e.symbol)
+        if sp.area == "static":
+            out.append(Export(e.symbol, _where(sp), e.addr_name, e.loc_name, int(M.AT_MEM_L2), M.AT_MEM_L2.name,
+                              names["l2"], "", sp.offset))
         else:
-            out.append(f"({_addr(plan, names, graph, a.symbol)})")
-    return ", ".join(out)
+            out.append(Export(e.symbol, _where(sp), e.addr_name, e.loc_name, int(sp.flash_loc), sp.flash_loc.name,
+                              None, FLASH_DEVICES[sp.flash_loc][0], sp.flash_offset))
+    return tuple(out)
 
 
-def _node(model, plan: GraphPlan, names: dict, graph: GraphDecl, index: int) -> list:
+# ----------------------------------------------------------------------------------------------
+# Nodes and the runner
+
+
+def _node_arg(plan: GraphPlan, names: dict, graph: GraphDecl, b, formal, comma: bool) -> NodeArg:
+    what = b.symbol if b.form == NodeArgForm.CARG else f"{b.symbol}, {_where(plan.symbol(b.symbol))}"
+    if b.form == NodeArgForm.CARG:
+        return NodeArg("carg", formal.ctype, b.symbol, None, "", "", formal.name, what, comma)
+    addr = _addr(plan, names, graph, b.symbol)
+    if b.form in (NodeArgForm.IMM_OPER, NodeArgForm.CARG_OPER):
+        operand = str(b.value) if b.form == NodeArgForm.IMM_OPER else b.carg
+        return NodeArg("oper", formal.ctype, b.symbol, addr, b.oper, operand, formal.name, what, comma)
+    return NodeArg("plain", formal.ctype, b.symbol, addr, "", "", formal.name, what, comma)
+
+
+def _call_arg(plan: GraphPlan, names: dict, graph: GraphDecl, a) -> CallArg:
+    if isinstance(a, ImmBinding):
+        return CallArg(str(a.value), None)
+    if a.form == NodeArgForm.CARG or plan.symbol(a.symbol).area == "arg":
+        return CallArg(a.symbol, None)
+    return CallArg("", _addr(plan, names, graph, a.symbol))
+
+
+def _user_calls(plan: GraphPlan, names: dict, graph: GraphDecl, node, location, where: str) -> tuple:
+    return tuple(UserCall(c.function, tuple(_call_arg(plan, names, graph, a) for a in c.args), where)
+                 for c in node.calls if c.location == location)
+
+
+def _value_key(a: NodeArg) -> tuple:
+    """What a node argument's printed value depends on (equal keys: equal C)."""
+    if a.form == "oper":
+        return "oper", a.ctype, a.addr, a.oper, a.operand
+    if a.form == "carg" or a.addr.kind == "arg":
+        return "name", a.ctype, a.symbol if a.form == "carg" else a.addr.name
+    return "plain", a.ctype, a.addr.kind, a.addr.name, a.addr.offset   # the address without its type
+
+
+def _node(model, plan: GraphPlan, names: dict, graph: GraphDecl, index: int) -> NodeCall:
     node = graph.nodes[index]
     callee = model.kernels.get(node.name) or model.groups.get(node.name)
     kind = "kernel group" if node.name in model.groups else "user kernel"
-    lines = [f"/* Node {index}: {kind} {node.name} */"]
-    calls = {loc: [c for c in node.calls if c.location == loc] for loc in (CallLocationT.CALL_PROLOG,
-                                                                           CallLocationT.CALL_EPILOG)}
-    lines += [f"{c.function}({_call_args(plan, names, graph, c.args)}); /* prolog */"
-              for c in calls[CallLocationT.CALL_PROLOG]]
-    args, restricted = [], []
-    for i, (b, formal) in enumerate(zip(node.args, callee.cargs)):
-        sep = "," if i < len(callee.cargs) - 1 else ""
-        what = b.symbol if b.form == NodeArgForm.CARG else f"{b.symbol}, {_where(plan.symbol(b.symbol))}"
-        value = _node_value(model, plan, names, graph, b, formal)
-        restricted += [value] if "restrict" in formal.ctype else []
-        args.append(f"\t{value}{sep} /* {formal.name}: {what} */")
-    variant = plan.variant(index)
-    if variant is not None:
-        where = "read from flash" if variant.flash else "in L3 RAM"
-        lines.append(f"/* {', '.join(variant.l3_cargs)} {where}: {variant.name}, staging {variant.staging} B at "
-                     f"{names['l2_dyn']} + {variant.offset} */")
-    called = variant.name if variant is not None else node.name
-    call = [f"{called}("] + args + [");"] if args else [f"{called}();"]
-    if len(set(restricted)) < len(restricted):
-        # One address given to two restrict-qualified parameters (K(X, X, Out), an INOUT alias
-        # updated in place): gcc's -Wrestrict (-Wall) flags the call, but a generated user kernel
-        # only hands its arguments to DMA transfers, never dereferences them, so nothing relies
-        # on the pointers not aliasing.
-        call = ["#pragma GCC diagnostic push", '#pragma GCC diagnostic ignored "-Wrestrict"', *call,
-                "#pragma GCC diagnostic pop"]
-    lines += call
-    lines += [f"{c.function}({_call_args(plan, names, graph, c.args)}); /* epilog */"
-              for c in calls[CallLocationT.CALL_EPILOG]]
-    return lines
+    last = len(callee.cargs) - 1
+    args = tuple(_node_arg(plan, names, graph, b, formal, i < last)
+                 for i, (b, formal) in enumerate(zip(node.args, callee.cargs)))
+    # One address given to two restrict-qualified parameters (K(X, X, Out), an INOUT alias
+    # updated in place): gcc's -Wrestrict (-Wall) flags the call, but a generated user kernel
+    # only hands its arguments to DMA transfers, never dereferences them, so nothing relies on
+    # the pointers not aliasing.
+    restricted = [_value_key(a) for a in args if "restrict" in a.ctype]
+    v = plan.variant(index)
+    variant = None if v is None else Variant(", ".join(v.l3_cargs), "read from flash" if v.flash else "in L3 RAM",
+                                             v.name, v.staging, names["l2_dyn"], v.offset)
+    return NodeCall(index, kind, node.name, v.name if v is not None else node.name, args,
+                    _user_calls(plan, names, graph, node, CallLocationT.CALL_PROLOG, "prolog"),
+                    _user_calls(plan, names, graph, node, CallLocationT.CALL_EPILOG, "epilog"), variant,
+                    len(set(restricted)) < len(restricted))
 
 
-def _runner(model, plan: GraphPlan, names: dict, graph: GraphDecl, devs: list) -> list:
+def _runner(model, plan: GraphPlan, names: dict, graph: GraphDecl, devs: list, debug: GraphDebug) -> Runner:
+    """The plain runner: each fetched constant's copy issued after the node the plan says
+    (``prefetch_start``, -1: before node 0) and waited before its first user."""
     fetched = sorted((s for s in plan.symbols if s.area == "flash"), key=lambda s: (s.first, s.name))
-    event = {s.name: f"UchanHF{i}" for i, s in enumerate(fetched)}
-    dev = {s.name: _device(devs, s) for s in fetched}
-    debug = RunnerDebug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym, typed=False))
-    lines = [f"AT_{dev[n].family}_CL_EVENT _{e}, *{e} = &_{e};" for n, e in event.items()] + debug.decls(bool(fetched))
-    if lines:
-        lines.append("")
-    for i in range(-1, len(graph.nodes)):
-        # AT_SIM_NODE_BEGIN/END (the simulator's per-node figures; empty on a chip): node i runs
-        # from the end of node i-1 (node 0: from the start) to the end of its prefetch issues
-        if i < 0:
-            lines += (["AT_SIM_NODE_BEGIN(0);"] if graph.nodes else []) + debug.top()
-        elif i > 0:
-            lines.append(f"AT_SIM_NODE_BEGIN({i});")
-        if i >= 0:
-            waits = []
-            for s in fetched:
-                if s.first == i:
-                    waits += [f"/* Waiting completion of transfer of {s.name} */",
-                              f"AT_{dev[s.name].family}_CL_WAIT(&{dev[s.name].symbol}, {event[s.name]});"]
-            lines += debug.waits(i, waits) + debug.before(i, bool(waits))
-            lines += _node(model, plan, names, graph, i) + debug.after(i)
-        for s in fetched:
-            if s.prefetch_start == i:
-                lines += _flash_copy(dev[s.name], "CL", s, names["l2_dyn"], "dynamic L2", event[s.name],
-                                     f"Prefetching {s.name} (first used by node {s.first})")
-        if i >= 0:
-            lines.append(f"AT_SIM_NODE_END({i});")
-    lines += debug.end()
-    if graph.options.warm_construct == WARM_ALL:
-        # the application may give the runner its own L1 (NULL: the constructor's)
-        l1 = names["l1"]
-        lines = [f"if (_L1_Memory) {l1} = (AT_L1_POINTER) _L1_Memory;"] + lines + [f"if (_L1_Memory) {l1} = 0;"]
-    return lines + ["return 0;"]
+    copies = {s.name: _flash_copy(_device(devs, s), "CL", s, names["l2_dyn"], "dynamic L2", f"UchanHF{i}",
+                                  f"Prefetching {s.name} (first used by node {s.first})")
+              for i, s in enumerate(fetched)}
+    nodes = tuple(RunnerNode(i, tuple(copies[s.name] for s in fetched if s.first == i),
+                             _node(model, plan, names, graph, i), debug.nodes[i],
+                             tuple(copies[s.name] for s in fetched if s.prefetch_start == i))
+                  for i in range(len(graph.nodes)))
+    events = tuple(Event(c.family, "CL", c.event) for c in copies.values())
+    return Runner(events, debug.monitor and bool(fetched),
+                  tuple(copies[s.name] for s in fetched if s.prefetch_start == -1), nodes,
+                  names["l1"] if graph.options.warm_construct == WARM_ALL else None)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -502,6 +594,39 @@ def graph_names(model) -> dict:
             "l3": model.symbols.l3, "ram": (dev.family, dev.symbol), "ram_loc": M(loc)}
 
 
+def _comment(graph: GraphDecl, plan: GraphPlan, devs: list, l1_size: int) -> list:
+    """The graph's comment: its sizes, then each symbol's place and lifetime."""
+    head = [f"Graph {graph.name}: {len(graph.nodes)} node(s); static L2 {plan.static_bytes} B "
+            f"({sum(s.area == 'static' for s in plan.symbols)} promoted constant(s)), dynamic L2 {plan.dyn.peak} B "
+            f"(lower bound {plan.dyn.lower_bound} B), L1 {l1_size} B; "
+            + (f"flash image {plan.flash.total} B" + (f" ({devs[0].file})" if devs else "") if len(devs) < 2 else
+               "flash images " + ", ".join(f"{d.file} {img.total} B" for d, (_, img) in zip(devs, plan.flashes)))
+            + (f"; L3 RAM {plan.l3_bytes} B ({len(plan.variants)} node(s) staging L3 arguments, "
+               f"{plan.l3_traffic} B of L3 traffic per run)" if plan.l3 is not None else "") + "."]
+    return head + [f"  {s.name:<10} {s.size:>6} B  {_where(s)}" + ("" if s.offset is None else f" @{s.offset}")
+                   + ("" if s.flash_offset is None else f", {_flash_name(devs, s)} @{s.flash_offset}")
+                   + (f", fetched {_fetch_point(s.prefetch_start)}" if s.area == "flash" else "")
+                   + f", nodes {s.first}..{s.last}" for s in plan.symbols]
+
+
+def _memory(sizes: dict) -> list:
+    what = ("L1 Memory", "L2 Memory, permanent", "L2 Memory, dynamic", "L3 Memory, permanent", "L3 Memory, dynamic")
+    return [MemoryCase(f"{kind}:".ljust(15), sizes[key], w)
+            for kind, key, w in zip(MEMORY_KINDS, ("L1", "L2", "L2_DYN", "L3", "L3_DYN"), what)]
+
+
+def _check_reentrant_devices(graph: GraphDecl, devs: list) -> None:
+    if len(devs) > 1:
+        _refuse(graph, "a reentrant runner (-R) with constants in two flashes (the descriptor has one Flash)",
+                hint="drop -R, or AT_GRAPH_PRIVILEGED_L3_HOME / the second flash home")
+    if any(d.shared for d in devs):
+        _refuse(graph, "a reentrant runner (-R) whose kernels read constants from flash (the descriptor's Flash "
+                "is not the kernels' device)", hint="drop -R or AT_GRAPH_CONST_EXEC_FROM_FLASH")
+    if graph.exports:
+        _refuse(graph, "AddGraphArgExportSymbols with a reentrant runner (-R)", graph.exports[0].where,
+                "drop -R or the export")
+
+
 def render_graph(model, graph: GraphDecl, l1_size: int,
                  plan: Optional[GraphPlan] = None) -> tuple[RenderGraph, GraphPlan]:
     """The render model of a closed graph, and its plan (``plan``: one already made for it; the
@@ -515,354 +640,30 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
     params = [f"{a.ctype} {a.name}" for a in graph.args if a.is_param]
     if warm == WARM_ALL:
         params.append("void * _L1_Memory")
-    comment = [f"Graph {graph.name}: {len(graph.nodes)} node(s); static L2 {plan.static_bytes} B "
-               f"({sum(s.area == 'static' for s in plan.symbols)} promoted constant(s)), dynamic L2 {plan.dyn.peak} B "
-               f"(lower bound {plan.dyn.lower_bound} B), L1 {l1_size} B; "
-               + (f"flash image {plan.flash.total} B" + (f" ({devs[0].file})" if devs else "") if len(devs) < 2 else
-                  "flash images " + ", ".join(f"{d.file} {img.total} B" for d, (_, img) in zip(devs, plan.flashes)))
-               + (f"; L3 RAM {plan.l3_bytes} B ({len(plan.variants)} node(s) staging L3 arguments, "
-                  f"{plan.l3_traffic} B of L3 traffic per run)" if plan.l3 is not None else "") + "."]
-    comment += [f"  {s.name:<10} {s.size:>6} B  {_where(s)}" + ("" if s.offset is None else f" @{s.offset}")
-                + ("" if s.flash_offset is None else f", {_flash_name(devs, s)} @{s.flash_offset}")
-                + (f", fetched {_fetch_point(s.prefetch_start)}" if s.area == "flash" else "")
-                + f", nodes {s.first}..{s.last}" for s in plan.symbols]
-    what = ("L1 Memory", "L2 Memory, permanent", "L2 Memory, dynamic", "L3 Memory, permanent", "L3 Memory, dynamic")
-    memory = [(f"{kind}:".ljust(15), sizes[key], w)
-              for kind, key, w in zip(MEMORY_KINDS, ("L1", "L2", "L2_DYN", "L3", "L3_DYN"), what)]
-    render = RenderGraph(graph.name, comment, names["l2"], names["l2_dyn"], devs[0] if devs else None, params,
-                         _construct(plan, names, devs, sizes, warm), _destruct(names, devs, sizes, warm),
-                         _runner(model, plan, names, graph, devs), memory, sizes, warm,
-                         **_warm_render(warm, plan.l3 is not None),
+    render = RenderGraph(graph.name, _comment(graph, plan, devs, l1_size), names["l2"], names["l2_dyn"],
+                         devs[0] if devs else None, params, [], sizes, warm, **_warm_render(warm, plan.l3 is not None),
                          l3=names["l3"] if plan.l3 is not None else None,
-                         ram=names["ram"] if plan.l3 is not None else None, flashes=devs)
-    render.nodes = [n.name for n in graph.nodes]
+                         ram=names["ram"] if plan.l3 is not None else None, flashes=devs,
+                         nodes=[n.name for n in graph.nodes])
     if reentrant(model, graph):
         check_reentrant(model, graph, plan, names)
-        if len(devs) > 1:
-            _refuse(graph, "a reentrant runner (-R) with constants in two flashes (the descriptor has one Flash)",
-                    hint="drop -R, or AT_GRAPH_PRIVILEGED_L3_HOME / the second flash home")
-        if any(d.shared for d in devs):
-            _refuse(graph, "a reentrant runner (-R) whose kernels read constants from flash (the descriptor's Flash "
-                    "is not the kernels' device)", hint="drop -R or AT_GRAPH_CONST_EXEC_FROM_FLASH")
+        _check_reentrant_devices(graph, devs)
         if plan.l3 is not None:   # spilled activations are a run's data: the context's dynamic L3
             render.sizes = {**sizes, "L3": 0, "L3_DYN": sizes["L3"]}
         render.reentrant = _reentrant(model, plan, names, graph, devs[0] if devs else None, render.sizes)
-    render.extras = RunnerDebug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym, typed=False)).extras()
-    if graph.exports:
-        if render.reentrant is not None:
-            _refuse(graph, "AddGraphArgExportSymbols with a reentrant runner (-R)", graph.exports[0].where,
-                    "drop -R or the export")
-        _exports(graph, plan, names, render)
+        render.debug = render.reentrant.debug
+    else:
+        render.exports = _exports(graph, plan, names)
+        render.life = _lifecycle(plan, names, devs, sizes, warm)
+        render.debug = graph_debug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym))
+        render.runner = _runner(model, plan, names, graph, devs, render.debug)
+    render.memory = _memory(render.sizes)
     if plan.l3 is not None and warm == WARM_DISABLED:
         render.construct_doc = ("Opens the constants' flash image (error 1), the L3 RAM and allocates its area "
                                 "(error 2), L2 (error 3)\n * and L1 (error 4), copies the promoted constants into "
                                 "static L2.")
         render.destruct_doc = "Frees what {g}_Construct allocated, in reverse, closes the L3 RAM and the flash."
     return render, plan
-
-
-
-# ----------------------------------------------------------------------------------------------
-# Reentrant runner (-R, AT_GRAPH_RUNNER_RE_ENTRANT): the guide's "Reentrant (preemptible) Graph
-# Executor". The nodes' code is the non-reentrant one, each node in its own layer function reading
-# the areas and the runner's arguments from the context; the runner calls the layers from
-# Ctxt->LayerIndex on and yields (AT_YIELD) after each one. Activations spilled to L3 RAM live in
-# the context's dynamic L3; the monitoring/debug options keep a run's state in the context
-# (graph_debug.ReentrantDebug).
-
-# What the reentrant context reserves (a graph argument may not take these names).
-_CTXT_RESERVED = ("Ctxt", "_Ctxt", "_L1_Memory", "LayerIndex", "Layer")
-
-
-def reentrant(model, graph: GraphDecl) -> bool:
-    """-R (TilerParseOptions) or AT_SetGraphCtrl(AT_GRAPH_RUNNER_RE_ENTRANT, AT_OPT_ON)."""
-    return bool(graph.options.runner_re_entrant or getattr(model, "reentrant", False))
-
-
-def check_reentrant(model, graph: GraphDecl, plan: GraphPlan, names: dict) -> None:
-    """ModelError for what the reentrant runner does not support yet."""
-    hint = "drop -R (and AT_GRAPH_RUNNER_RE_ENTRANT) or the option"
-    o = graph.options
-    if o.warm_construct != WARM_DISABLED:
-        _refuse(graph, f"a reentrant runner (-R) with a warm constructor ({WARM_NAMES[o.warm_construct]})", hint=hint)
-    if not graph.nodes:
-        _refuse(graph, "a reentrant runner (-R) for a graph without nodes", hint="add a node or drop -R")
-    taken = set(_CTXT_RESERVED) | {names["l1"], names["l2"], names["l2_dyn"]}
-    if plan.l3 is not None:
-        taken |= {_l3_dyn(names), names["ram"][1]}
-    debug = ReentrantDebug(model, graph, plan, str)
-    taken |= {m[1] for m in debug.members()} | ({"Start_Layer", "Start_IO"} if debug.monitor else set())
-    for a in graph.args:
-        if a.is_param and a.name in taken:
-            _refuse(graph, f"a reentrant runner (-R) with a graph argument named '{a.name}' (a member of the "
-                    "context, a parameter of the runner or a local of its layers)", a.where, "rename the argument")
-
-
-def _l3_dyn(names: dict) -> str:
-    """The context's dynamic L3 area (a reentrant graph's spilled activations): ``<L3>_Dyn``."""
-    return names["l3"] + "_Dyn"
-
-
-def _uses(lines: list, name: str) -> bool:
-    """Whether C ``lines`` read identifier ``name`` (comments and members ``->name`` aside)."""
-    pattern = re.compile(r"(?<![\w.>])" + re.escape(name) + r"\b")
-    return any(pattern.search(re.sub(r"/\*.*?\*/", "", line)) for line in lines)
-
-
-def _func(head: str, body: list, doc: str) -> list:
-    return [f"/* {doc} */", head, "{", *(("\t" + b) if b else "" for b in body), "}", ""]
-
-
-def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optional[FlashDevice],
-               sizes: dict) -> dict:
-    """The C and header lines of a reentrant graph (see the section comment). Activations spilled
-    to L3 RAM are a run's data: they live in the context's dynamic L3 (``<L3>_Dyn``, allocated by
-    AllocCtxt on the L3 RAM the constructor opens, ``sizes["L3_DYN"]``); the monitoring and debug
-    options act through :class:`ReentrantDebug`."""
-    g, n = graph.name, len(graph.nodes)
-    ctxt = f"{g}_Ctxt_T"
-    l1, l2, dyn = names["l1"], names["l2"], names["l2_dyn"]
-    params = [a for a in graph.args if a.is_param]
-    fdev = replace(dev, symbol=f"(*Ctxt->{dev.symbol})") if dev else None
-    l3 = sizes["L3_DYN"] > 0
-    l3dyn, (ram_f, ram), ram_loc = _l3_dyn(names), names["ram"], names["ram_loc"]
-    layer_names = {**names, "l3": l3dyn}
-    debug = ReentrantDebug(model, graph, plan, lambda sym: _addr(plan, layer_names, graph, sym, typed=False))
-    extras = debug.extras()
-    # the context (header)
-    members = ["int LayerIndex;                  /* the next layer to run (0: a new run) */",
-               f"void (* const *Layer)({ctxt} *);   /* the layers, in order */",
-               f"AT_L2_POINTER {l2};              /* static L2: the promoted constants */",
-               f"AT_L2_POINTER {dyn};          /* dynamic L2: activations, constants fetched at each run */",
-               f"AT_L1_POINTER {l1};              /* L1: the tiles of the user kernels */"]
-    if dev:
-        members.append(f"AT_{dev.family}_T *{dev.symbol};     /* the flash of the constants */")
-    if l3:
-        members += [f"AT_{ram_f}_POINTER {l3dyn};   /* dynamic L3: the activations spilled to L3 RAM */",
-                    f"AT_{ram_f}_T *{ram};     /* the L3 RAM */"]
-    members += [f"{a.ctype} {a.name};   /* the runner's argument, kept for the layers */" for a in params]
-    members += [f"{t}{'' if t.endswith('*') else ' '}{m};   /* {what} */" for t, m, what in debug.members()]
-    h = ["#ifndef CNN_GRAPH_DESCR_T_DEFINED", "#define CNN_GRAPH_DESCR_T_DEFINED",
-         "/* A reentrant graph's descriptor (-R): the memories the application gives its constructor. */",
-         "typedef struct {", "\tvoid *Ram;        /* the L3 RAM of the activations spilled to L3 (0: the graph's own) */",
-         "\tvoid *Flash;      /* the flash file system of the constants (0: the graph's own) */",
-         "\tvoid *L2_Memory;  /* permanent L2 (0: the constructor allocates it) */",
-         "\tvoid *L3_Memory;  /* permanent L3 (none yet) */", "} CNN_Graph_Descr_T;",
-         "/* A graph's context, as the Ctxt getters and setters take it. */", "typedef void *AT_CTXT_TYPE;",
-         "#endif", "#ifndef AT_YIELD", "/* After each layer of a reentrant runner: non-zero returns to the caller. */",
-         "#define AT_YIELD() 0", "#endif", "",
-         f"/* Graph {g}'s context: its memories, its arguments and its progress. */",
-         f"typedef struct {ctxt} {ctxt};", f"struct {ctxt} {{", *("\t" + m for m in members), "};"]
-    if l3:
-        h += [f"/* The dynamic L2 area the nodes' kernel variants ({g}'s <Kernel>_L3_<node>) stage through: each layer "
-              "sets it\n * from its context. */", f"extern AT_L2_POINTER {dyn};"]
-    alloc_head = (f"{ctxt} *{g}_AllocCtxt(CNN_Graph_Descr_T *Descr, {ctxt} *_Ctxt_Memory, AT_L1_POINTER _L1_Memory, "
-                  "AT_L2_POINTER _L2_DynMemory, AT_DEFAULTRAM_POINTER _L3_DynMemory, int *Status)")
-    dealloc_head = (f"void {g}_DeAllocCtxt({ctxt} *_Ctxt, int Free_Ctxt_Memory, int Free_L1_Memory, "
-                    "int Free_L2_DynMemory, int Free_L3_DynMemory)")
-    runner_head = f"int {g}(void *_Ctxt, " + "".join(f"{a.ctype} {a.name}, " for a in params) + "void *_L1_Memory)"
-    heads = [f"int {g}_Construct(CNN_Graph_Descr_T *Descr)",
-             f"int {g}_Destruct(CNN_Graph_Descr_T *Descr, int Free_L2_Memory, int Free_L3_Memory)",
-             alloc_head, dealloc_head, f"void {g}_ControlCtxt(void *_Ctxt, int Action)",
-             f"int {g}_Memory(AT_MEM_TYPE Which)", runner_head, f"int {g}_CtxtGetLayerIndex(AT_CTXT_TYPE _Ctxt)"]
-    pointers = [(what, member, level) for what, member, level, size in
-                (("L2Memory", l2, "L2", sizes["L2"]), ("L2MemoryDyn", dyn, "L2", sizes["L2_DYN"]),
-                 ("L1Memory", l1, "L1", sizes["L1"]), ("L3MemoryDyn", l3dyn, ram_f, sizes["L3_DYN"])) if size > 0]
-    for what, _member, level in pointers:
-        heads += [f"AT_{level}_POINTER {g}_CtxtGet{what}Pointer(AT_CTXT_TYPE _Ctxt)",
-                  f"void {g}_CtxtSet{what}Pointer(AT_CTXT_TYPE _Ctxt, AT_{level}_POINTER MemPointer)"]
-    h += [head + ";" for head in heads] + extras.h
-
-    c = list(extras.c) + ([""] if extras.c else [])
-    if extras.size_opt:
-        c += ["/* AT_GRAPH_SIZE_OPT: the graph's functions compiled for size (-Os) */", "#pragma GCC push_options",
-              "#pragma GCC optimize (\"Os\")", ""]
-    if dev:
-        c += ["/* The graph's own flash file system (when the descriptor gives none) */",
-              f"static AT_{dev.family}_T {dev.symbol};", ""]
-    if l3:
-        c += ["/* The graph's L3 RAM (the descriptor's Ram): its nodes' kernel variants stage through it and through the"
-              f"\n * dynamic L2 area {dyn}, which each layer sets from its context (both declared in the header) */",
-              f"AT_{ram_f}_T {ram};", f"L2_MEM AT_L2_POINTER {dyn};", ""]
-    # constructor
-    decls, body = [], []
-    if sizes["L2"] > 0:
-        decls += [f"AT_L2_POINTER {l2} = 0;"]
-    if dev:
-        f = dev.family
-        decls += [f"AT_{f}_CONF_T FlashConf;", "int Error;"]
-        promote = _promote(plan, {**names, "l2": l2}, [replace(dev, symbol="(*Flash)")])
-        if promote:
-            decls.append(f"AT_{f}_FC_EVENT _UchanHF1, *UchanHF1 = &_UchanHF1;")
-        decls += [f"AT_{f}_T *Flash;"]
-        body += ["", f"if (Descr->Flash == 0) Descr->Flash = (void *) &{dev.symbol};",
-                 f"Flash = (AT_{f}_T *) Descr->Flash;",
-                 f"/* Open the flash image of the constants ({plan.flash.total} bytes) */",
-                 f"AT_{f}_CONF_INIT(&FlashConf, {int(dev.location)} /* {dev.location.name} */, 0);",
-                 f"AT_{f}_OPEN(Flash, &FlashConf, \"{dev.file}\", &Error);", "if (Error) return 1;"]
-    else:
-        promote = []
-    if l3:
-        decls += [f"AT_{ram_f}_CONF_T RamConf;", "int ErrorL3;"]
-        body += [f"/* Open the L3 RAM of the activations spilled to L3 (the contexts' dynamic L3, {sizes['L3_DYN']} "
-                 "bytes each) */", f"if (Descr->Ram == 0) Descr->Ram = (void *) &{ram};",
-                 f"if (Descr->Ram != (void *) &{ram}) return 2; /* the kernel variants stage through {ram} */",
-                 f"AT_{ram_f}_CONF_INIT(&RamConf, {int(ram_loc)} /* {ram_loc.name} */, 0);",
-                 f"AT_{ram_f}_OPEN((AT_{ram_f}_T *) Descr->Ram, &RamConf, &ErrorL3);", "if (ErrorL3) return 2;"]
-    if sizes["L2"] > 0:
-        body += ["/* Static L2: the constants promoted at construction */", "if (Descr->L2_Memory == 0) {",
-                 f"\t{l2} = (AT_L2_POINTER) AT_L2_ALLOC(0, {sizes['L2']});", f"\tif ({l2} == 0) return 3;",
-                 f"\tDescr->L2_Memory = (void *) {l2};", f"}} else {l2} = (AT_L2_POINTER) Descr->L2_Memory;"]
-    body += promote
-    used = {"Descr"} if dev or l3 or sizes["L2"] > 0 else set()
-    c += _func(heads[0], _unused(["Descr"], used) + decls + body + ["return 0;"],
-               "Opens the constants' flash image (Descr->Flash, 0: the graph's own; error 1)"
-               + (", the L3 RAM (Descr->Ram, 0: the\n * graph's own; error 2)" if l3 else "")
-               + ", allocates static L2 if\n * Descr->L2_Memory is 0 (error 3), copies the promoted constants into "
-               "static L2.")
-    # destructor
-    body = ["(void)Free_L3_Memory; /* no permanent L3 in this graph */"]
-    if sizes["L2"] > 0:
-        body += _block("Free_L2_Memory", [f"AT_L2_FREE(0, Descr->L2_Memory, {sizes['L2']});", "Descr->L2_Memory = 0;"])
-    else:
-        body.append("(void)Free_L2_Memory; /* no static L2 in this graph */")
-    if l3:
-        body.append(f"AT_{ram_f}_CLOSE((AT_{ram_f}_T *) Descr->Ram);")
-    if dev:
-        body.append(f"AT_{dev.family}_CLOSE((AT_{dev.family}_T *) Descr->Flash);")
-    if not dev and not l3 and sizes["L2"] == 0:
-        body.insert(0, "(void)Descr; /* nothing to do for it in this graph */")
-    c += _func(heads[1], body + ["return 0;"], "Frees static L2 if Free_L2_Memory, closes "
-               + ("the L3 RAM and " if l3 else "") + "the flash.")
-    # context allocator
-    body = [f"{ctxt} *Ctxt;", "int i;"] + ([] if l3 else ["(void)_L3_DynMemory; /* no dynamic L3 in this graph */"])
-    body += ["*Status = 0;",
-             "if (_Ctxt_Memory == 0) {", f"\tCtxt = ({ctxt} *) AT_L2_ALLOC(0, sizeof({ctxt}));",
-             "\tif (Ctxt == 0) { *Status = 1; return Ctxt; }", "} else Ctxt = _Ctxt_Memory;",
-             "/* reset the content */", "for (i = 0; i < (int) sizeof(*Ctxt); i++) ((char *) Ctxt)[i] = 0;",
-             "Ctxt->LayerIndex = 0;", f"Ctxt->Layer = {g}_AllLayers;",
-             f"Ctxt->{l2} = (AT_L2_POINTER) Descr->L2_Memory;"]
-    if dev:
-        body.append(f"Ctxt->{dev.symbol} = (AT_{dev.family}_T *) Descr->Flash;")
-    if l3:
-        body += [f"Ctxt->{ram} = (AT_{ram_f}_T *) Descr->Ram;", "if (_L3_DynMemory == 0) {",
-                 "\t/* dynamic L3: the activations spilled to L3 RAM */",
-                 f"\tCtxt->{l3dyn} = (AT_{ram_f}_POINTER) AT_{ram_f}_ALLOC(Ctxt->{ram}, {sizes['L3_DYN']});",
-                 f"\tif (Ctxt->{l3dyn} == 0) {{ *Status = 2; return Ctxt; }}",
-                 f"}} else Ctxt->{l3dyn} = (AT_{ram_f}_POINTER) _L3_DynMemory;"]
-    for member, size, arg, level, code, what in ((dyn, sizes["L2_DYN"], "_L2_DynMemory", "L2", 3, "dynamic L2"),
-                                                  (l1, sizes["L1"], "_L1_Memory", "L1", 4, "L1")):
-        if size > 0:
-            body += [f"if ({arg} == 0) {{", f"\t/* {what} */",
-                     f"\tCtxt->{member} = (AT_{level}_POINTER) AT_{level}_ALLOC(0, {size});",
-                     f"\tif (Ctxt->{member} == 0) {{ *Status = {code}; return Ctxt; }}",
-                     f"}} else Ctxt->{member} = {arg};"]
-        else:
-            body.append(f"Ctxt->{member} = {arg}; /* no {what} in this graph */")
-    c_alloc = _func(alloc_head, body + ["return Ctxt;"],
-                    "Allocates the context in L2 if _Ctxt_Memory is 0 (Status 1) and resets it, "
-                    + ("the dynamic L3 on Descr->Ram if\n * _L3_DynMemory is 0 (Status 2), " if l3 else "")
-                    + "the dynamic L2 if _L2_DynMemory\n * is 0 (Status 3) and L1 if _L1_Memory is 0 (Status 4).")
-    # context deallocator
-    body = [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;"]
-    body += [] if l3 else ["(void)Free_L3_DynMemory; /* no dynamic L3 in this graph */"]
-    body += debug.dealloc()
-    for member, size, flag, level in ((dyn, sizes["L2_DYN"], "Free_L2_DynMemory", "L2"),
-                                      (l1, sizes["L1"], "Free_L1_Memory", "L1")):
-        if size > 0:
-            body += _block(flag, [f"AT_{level}_FREE(0, Ctxt->{member}, {size});", f"Ctxt->{member} = 0;"])
-        else:
-            body.append(f"(void){flag}; /* none in this graph */")
-    if l3:
-        body += _block("Free_L3_DynMemory", [f"AT_{ram_f}_FREE(Ctxt->{ram}, Ctxt->{l3dyn}, {sizes['L3_DYN']});",
-                                             f"Ctxt->{l3dyn} = 0;"])
-    body.append(f"if (Free_Ctxt_Memory) AT_L2_FREE(0, Ctxt, sizeof({ctxt}));")
-    c_dealloc = _func(dealloc_head, body, "Frees the dynamic L2 if Free_L2_DynMemory, L1 if Free_L1_Memory, "
-                      + ("the dynamic L3 if\n * Free_L3_DynMemory, " if l3 else "") + "the context if Free_Ctxt_Memory"
-                      + (" (and closes the dump file of a run still open)" if debug.to_file else "") + ".")
-    c_control = _func(heads[4], [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", "if (Action == 0) Ctxt->LayerIndex = 0;",
-                                 f"else if (Action == 1) Ctxt->LayerIndex = {n};"],
-                      "Action 0: reset (the next run starts at the first layer); 1: abort (the next call of the "
-                      "runner runs no\n * layer and resets).")
-    # layers
-    layers = []
-    fetched = [s for s in plan.symbols if s.area == "flash"]
-    for i in range(n):
-        fetch = []
-        for k, s in enumerate(sorted((s for s in fetched if s.first == i), key=lambda s: s.name)):
-            e = f"UchanHF{k}"
-            fetch += _flash_copy(fdev, "CL", s, dyn, "dynamic L2", e, f"Fetching {s.name} (first used by node {i})")
-            fetch += [f"AT_{dev.family}_CL_WAIT(&{fdev.symbol}, {e});"]
-        decls, code = debug.layer(i, fetch, _node(model, plan, layer_names, graph, i))
-        events = [f"AT_{dev.family}_CL_EVENT _UchanHF{k}, *UchanHF{k} = &_UchanHF{k};"
-                  for k in range(sum(s.first == i for s in fetched))]
-        # with kernel variants, the dynamic L2 area is the global they stage through (set, not shadowed)
-        locals_ = [f"AT_L2_POINTER {m} = Ctxt->{m};" for m in (l2, dyn) if _uses(code, m) and not (l3 and m == dyn)]
-        locals_ += [f"AT_{ram_f}_POINTER {l3dyn} = Ctxt->{l3dyn};"] if l3 and _uses(code, l3dyn) else []
-        locals_ += [f"{a.ctype} {a.name} = Ctxt->{a.name};" for a in params if _uses(code, a.name)]
-        sets = [f"{l1} = Ctxt->{l1};"] if sizes["L1"] > 0 else []
-        sets += [f"{dyn} = Ctxt->{dyn};"] if l3 and sizes["L2_DYN"] > 0 else []
-        reads = bool(locals_ or sets) or _uses(code, "Ctxt")
-        layers += _func(f"static void {g}_Layer{i}({ctxt} *Ctxt)",
-                        locals_ + events + decls + sets + ([] if reads else ["(void)Ctxt;"])
-                        + [f"AT_SIM_NODE_BEGIN({i});"] + code + [f"AT_SIM_NODE_END({i});"],
-                        f"Layer {i} of {g}: node {graph.nodes[i].name}")
-    layers += [f"static void (* const {g}_AllLayers[{n}])({ctxt} *) = {{",
-               *(f"\t{g}_Layer{i}," for i in range(n)), "};", ""]
-    c += layers + c_alloc + c_dealloc + c_control
-    # memory
-    what = ("L1 Memory", "L2 Memory, permanent", "L2 Memory, dynamic", "L3 Memory, permanent", "L3 Memory, dynamic")
-    cases = [f"case {kind + ':':<15}return {sizes[key]}; /* {w} */"
-             for kind, key, w in zip(MEMORY_KINDS, ("L1", "L2", "L2_DYN", "L3", "L3_DYN"), what)]
-    cases.append(f"case {'AT_CTXT_MEM:':<15}return sizeof({ctxt}); /* Context Memory */")
-    c += _func(heads[5], ["switch (Which) {", *("\t" + x for x in cases), "\tdefault:            return 0;", "}"],
-               "Bytes of each memory the graph uses.")
-    # runner
-    start = [f"\t\tCtxt->{a.name} = {a.name};" for a in params] + ["\t\t" + x for x in debug.run_start()]
-    body = [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", f"if (_L1_Memory) Ctxt->{l1} = (AT_L1_POINTER) _L1_Memory;",
-            f"while (Ctxt->LayerIndex < {n}) {{"]
-    if start:
-        body += ["\tif (Ctxt->LayerIndex == 0) {", *start, "\t}"]
-    body += ["\tCtxt->Layer[Ctxt->LayerIndex++](Ctxt);", "\tif (AT_YIELD()) return 0; /* yield point after each layer */",
-             "}", *debug.run_end(lambda a: f"Ctxt->{a}"), "Ctxt->LayerIndex = 0;", f"if (_L1_Memory) Ctxt->{l1} = 0;",
-             "return 0;"]
-    c += _func(runner_head, body, "Runs the layers from Ctxt->LayerIndex on, yielding (AT_YIELD) after each one; "
-               "the arguments are\n * taken when a run starts (LayerIndex 0).")
-    # getters and setters
-    c += _func(heads[7], [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", "return Ctxt->LayerIndex;"],
-               "The next layer the runner runs (0: none run yet, or the run completed).")
-    for what, member, level in pointers:
-        c += _func(f"AT_{level}_POINTER {g}_CtxtGet{what}Pointer(AT_CTXT_TYPE _Ctxt)",
-                   [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", f"return Ctxt->{member};"], f"Ctxt->{member}")
-        c += _func(f"void {g}_CtxtSet{what}Pointer(AT_CTXT_TYPE _Ctxt, AT_{level}_POINTER MemPointer)",
-                   [f"{ctxt} *Ctxt = ({ctxt} *) _Ctxt;", f"Ctxt->{member} = MemPointer;"], f"Ctxt->{member}")
-    if extras.size_opt:
-        c += ["#pragma GCC pop_options", ""]
-    return {"h": h, "c": c}
-
-
-def _exports(graph: GraphDecl, plan: GraphPlan, names: dict, render: RenderGraph) -> None:
-    """AddGraphArgExportSymbols: ``void *<Addr>`` and ``int <Loc>`` (an AT_MemLocation_T value)
-    of each exported constant, set at the end of the constructor, cleared by the destructor: a
-    promoted constant's static L2 address (AT_MEM_L2), else its flash address (its offset in the
-    flash image, as the copies take it) and that flash (a constant fetched at each run lives in
-    dynamic L2 only during the run)."""
-    sets, clears = [], []
-    for e in graph.exports:
-        sp = plan.symbol(e.symbol)
-        if sp.area == "static":
-            addr, loc = f"(void *) ({names['l2']} + {sp.offset})", M.AT_MEM_L2
-        else:
-            f = FLASH_DEVICES[sp.flash_loc][0]
-            addr, loc = f"(void *) (AT_{f}_EXT_ADDR_TYPE) {sp.flash_offset}", sp.flash_loc
-        render.extras.c += [f"void *{e.addr_name} = 0;   /* where {e.symbol} lives (AddGraphArgExportSymbols) */",
-                            f"int {e.loc_name} = 0;     /* its memory: an AT_MemLocation_T value (0: not allocated) */"]
-        render.extras.h += [f"extern void *{e.addr_name};", f"extern int {e.loc_name};"]
-        sets += [f"/* Exported: {e.symbol} ({_where(sp)}) */", f"{e.addr_name} = {addr};",
-                 f"{e.loc_name} = {int(loc)}; /* {loc.name} */"]
-        clears += [f"{e.addr_name} = 0;", f"{e.loc_name} = 0;"]
-    render.construct = render.construct[:-1] + sets + render.construct[-1:]
-    render.destruct = render.destruct[:-1] + clears + render.destruct[-1:]
 
 
 def _warm_render(warm: int, l3: bool) -> dict:
@@ -895,6 +696,208 @@ def _warm_render(warm: int, l3: bool) -> dict:
 
 WARM_NAMES = {WARM_DISABLED: "WARM_DISABLED", WARM_L1: "WARM_L1", WARM_L2_DYN_L1: "WARM_L2_DYN_L1",
               WARM_ALL: "WARM_ALL"}
+
+
+
+
+# ----------------------------------------------------------------------------------------------
+# Reentrant runner (-R, AT_GRAPH_RUNNER_RE_ENTRANT): the guide's "Reentrant (preemptible) Graph
+# Executor". The nodes' code is the non-reentrant one, each node in its own layer function reading
+# the areas and the runner's arguments from the context; the runner calls the layers from
+# Ctxt->LayerIndex on and yields (AT_YIELD) after each one. Activations spilled to L3 RAM live in
+# the context's dynamic L3; the monitoring/debug options keep a run's state in the context
+# (templates/graph_debug.j2). Printed by templates/graph_reentrant.{c,h}.j2.
+
+# What the reentrant context reserves (a graph argument may not take these names).
+_CTXT_RESERVED = ("Ctxt", "_Ctxt", "_L1_Memory", "LayerIndex", "Layer")
+
+
+@dataclass(frozen=True)
+class Layer:
+    """Layer ``index`` of a reentrant runner: the context's members it reads into locals (the
+    areas and arguments its code uses), the areas it sets (the globals the kernels address), its
+    constant fetches, its node's call and the options' lines."""
+
+    index: int
+    name: str
+    l2_locals: tuple     # static / dynamic L2 areas read as locals
+    l3_local: bool       # the dynamic L3 area read as a local
+    params: tuple        # Param: the runner's arguments the layer reads
+    events: tuple        # Event per fetch
+    fetches: tuple       # FlashCopy (copied and waited in the layer)
+    set_l1: bool
+    set_dyn: bool        # with kernel variants: the dynamic L2 global set from the context
+    void_ctxt: bool      # the layer reads nothing from its context
+    call: NodeCall
+    debug: object        # graph_debug.NodeDebug
+
+
+@dataclass(frozen=True)
+class CtxtArea:
+    """An area AllocCtxt allocates in the context (unless the application gives it) and
+    DeAllocCtxt frees."""
+
+    member: str
+    size: int
+    arg: str             # AllocCtxt's parameter giving it
+    flag: str            # DeAllocCtxt's parameter freeing it
+    level: str
+    code: int
+    what: str
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A context member with a getter and a setter (<G>_CtxtGet/Set<what>Pointer)."""
+
+    what: str
+    member: str
+    level: str
+
+
+@dataclass(frozen=True)
+class ReentrantGraph:
+    ctxt: str                      # <G>_Ctxt_T
+    layers: tuple                  # Layer
+    n: int                         # the layers' count
+    l1: str
+    l2: str
+    dyn: str
+    l3dyn: str
+    flash: Optional[FlashOpen]     # the graph's own flash (the descriptor's default)
+    ram: Optional[Ram]             # the L3 RAM (``size``: each context's dynamic L3)
+    params: tuple                  # Param
+    l2_size: int                   # static L2 (0: none)
+    promotions: tuple              # FlashCopy from the constructor's Flash
+    events: tuple                  # the promotion's Event
+    areas: tuple                   # CtxtArea: dynamic L2, L1
+    pointers: tuple                # Pointer
+    descr_unused: bool             # the constructor and destructor have nothing to do with the descriptor
+    run_start: bool                # the runner keeps something when a run starts (arguments, options)
+    construct_doc: str
+    destruct_doc: str
+    alloc_doc: str
+    dealloc_doc: str
+    debug: GraphDebug
+
+
+def reentrant(model, graph: GraphDecl) -> bool:
+    """-R (TilerParseOptions) or AT_SetGraphCtrl(AT_GRAPH_RUNNER_RE_ENTRANT, AT_OPT_ON)."""
+    return bool(graph.options.runner_re_entrant or getattr(model, "reentrant", False))
+
+
+def check_reentrant(model, graph: GraphDecl, plan: GraphPlan, names: dict) -> None:
+    """ModelError for what the reentrant runner does not support yet."""
+    hint = "drop -R (and AT_GRAPH_RUNNER_RE_ENTRANT) or the option"
+    o = graph.options
+    if o.warm_construct != WARM_DISABLED:
+        _refuse(graph, f"a reentrant runner (-R) with a warm constructor ({WARM_NAMES[o.warm_construct]})", hint=hint)
+    if not graph.nodes:
+        _refuse(graph, "a reentrant runner (-R) for a graph without nodes", hint="add a node or drop -R")
+    taken = set(_CTXT_RESERVED) | {names["l1"], names["l2"], names["l2_dyn"]}
+    if plan.l3 is not None:
+        taken |= {_l3_dyn(names), names["ram"][1]}
+    taken |= set(ctxt_members(graph)) | ({"Start_Layer", "Start_IO"} if o.monitor_cycles else set())
+    for a in graph.args:
+        if a.is_param and a.name in taken:
+            _refuse(graph, f"a reentrant runner (-R) with a graph argument named '{a.name}' (a member of the "
+                    "context, a parameter of the runner or a local of its layers)", a.where, "rename the argument")
+
+
+def _l3_dyn(names: dict) -> str:
+    """The context's dynamic L3 area (a reentrant graph's spilled activations): ``<L3>_Dyn``."""
+    return names["l3"] + "_Dyn"
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _addr_refs(addr: Optional[Addr]) -> set:
+    return {addr.name} if addr is not None and addr.kind in ("arg", "area") else set()
+
+
+def _refs(call: NodeCall, fetches: tuple, node_debug, debug: GraphDebug) -> set:
+    """The identifiers a layer's code reads (the areas, arguments and ``Ctxt``)."""
+    out = set()
+    for a in call.args:
+        out |= set(_IDENT.findall(a.symbol)) if a.form == "carg" else _addr_refs(a.addr) | set(_IDENT.findall(a.operand))
+    for c in (*call.prologs, *call.epilogs):
+        for a in c.args:
+            out |= set(_IDENT.findall(a.text)) | _addr_refs(a.addr)
+    for x in (*node_debug.dumps, *node_debug.checksums):
+        out |= _addr_refs(x.addr)
+    out |= {c.area for c in fetches}
+    if fetches or debug.monitor or (debug.to_file and node_debug.dumps):
+        out.add("Ctxt")
+    return out
+
+
+def _layer(model, plan: GraphPlan, names: dict, graph: GraphDecl, r: dict, i: int) -> Layer:
+    """Layer ``i``; ``r``: the reentrant graph's names (areas, device, params, sizes)."""
+    fetched = sorted((s for s in plan.symbols if s.area == "flash" and s.first == i), key=lambda s: s.name)
+    fetches = tuple(_flash_copy(r["dev"], "CL", s, r["dyn"], "dynamic L2", f"UchanHF{k}",
+                                f"Fetching {s.name} (first used by node {i})", ref="ctxt")
+                    for k, s in enumerate(fetched))
+    call = _node(model, plan, names, graph, i)
+    debug = r["debug"]
+    refs = _refs(call, fetches, debug.nodes[i], debug)
+    l3 = r["l3"]
+    # with kernel variants, the dynamic L2 area is the global they stage through (set, not shadowed)
+    l2_locals = tuple(m for m in (r["l2"], r["dyn"]) if m in refs and not (l3 and m == r["dyn"]))
+    l3_local = l3 and r["l3dyn"] in refs
+    params = tuple(p for p in r["params"] if p.name in refs)
+    set_l1, set_dyn = r["sizes"]["L1"] > 0, l3 and r["sizes"]["L2_DYN"] > 0
+    reads = bool(l2_locals or l3_local or params or set_l1 or set_dyn) or "Ctxt" in refs
+    return Layer(i, graph.nodes[i].name, l2_locals, l3_local, params,
+                 tuple(Event(c.family, "CL", c.event) for c in fetches), fetches, set_l1, set_dyn, not reads, call,
+                 debug.nodes[i])
+
+
+def _reentrant_docs(l3: bool, to_file: bool) -> dict:
+    return {
+        "construct_doc": "Opens the constants' flash image (Descr->Flash, 0: the graph's own; error 1)"
+                         + (", the L3 RAM (Descr->Ram, 0: the\n * graph's own; error 2)" if l3 else "")
+                         + ", allocates static L2 if\n * Descr->L2_Memory is 0 (error 3), copies the promoted constants "
+                         "into static L2.",
+        "destruct_doc": "Frees static L2 if Free_L2_Memory, closes " + ("the L3 RAM and " if l3 else "") + "the flash.",
+        "alloc_doc": "Allocates the context in L2 if _Ctxt_Memory is 0 (Status 1) and resets it, "
+                     + ("the dynamic L3 on Descr->Ram if\n * _L3_DynMemory is 0 (Status 2), " if l3 else "")
+                     + "the dynamic L2 if _L2_DynMemory\n * is 0 (Status 3) and L1 if _L1_Memory is 0 (Status 4).",
+        "dealloc_doc": "Frees the dynamic L2 if Free_L2_DynMemory, L1 if Free_L1_Memory, "
+                       + ("the dynamic L3 if\n * Free_L3_DynMemory, " if l3 else "") + "the context if Free_Ctxt_Memory"
+                       + (" (and closes the dump file of a run still open)" if to_file else "") + "."}
+
+
+def _reentrant(model, plan: GraphPlan, names: dict, graph: GraphDecl, dev: Optional[FlashDevice],
+               sizes: dict) -> ReentrantGraph:
+    """The render model of a reentrant graph (see the section comment). Activations spilled to
+    L3 RAM are a run's data: they live in the context's dynamic L3 (``<L3>_Dyn``, allocated by
+    AllocCtxt on the L3 RAM the constructor opens, ``sizes["L3_DYN"]``)."""
+    l1, l2, dyn, l3dyn = names["l1"], names["l2"], names["l2_dyn"], _l3_dyn(names)
+    l3 = sizes["L3_DYN"] > 0
+    ram = _ram(names, sizes["L3_DYN"]) if l3 else None
+    layer_names = {**names, "l3": l3dyn}
+    debug = graph_debug(model, graph, plan, lambda sym: _addr(plan, layer_names, graph, sym))
+    params = tuple(Param(a.ctype, a.name) for a in graph.args if a.is_param)
+    r = {"dev": dev, "l2": l2, "dyn": dyn, "l3": l3, "l3dyn": l3dyn, "params": params, "sizes": sizes,
+         "debug": debug}
+    layers = tuple(_layer(model, plan, layer_names, graph, r, i) for i in range(len(graph.nodes)))
+    flash = None
+    promotions = ()
+    if dev:
+        flash = FlashOpen(dev.family, dev.symbol, int(dev.location), dev.location.name, dev.file, plan.flash.total,
+                          False)
+        promotions = _promotions(plan, l2, [dev], "Flash", "pointer")
+    pointers = tuple(Pointer(what, member, level) for what, member, level, size in
+                     (("L2Memory", l2, "L2", sizes["L2"]), ("L2MemoryDyn", dyn, "L2", sizes["L2_DYN"]),
+                      ("L1Memory", l1, "L1", sizes["L1"]), ("L3MemoryDyn", l3dyn, names["ram"][0], sizes["L3_DYN"]))
+                     if size > 0)
+    areas = (CtxtArea(dyn, sizes["L2_DYN"], "_L2_DynMemory", "Free_L2_DynMemory", "L2", 3, "dynamic L2"),
+             CtxtArea(l1, sizes["L1"], "_L1_Memory", "Free_L1_Memory", "L1", 4, "L1"))
+    return ReentrantGraph(f"{graph.name}_Ctxt_T", layers, len(layers), l1, l2, dyn, l3dyn, flash, ram, params,
+                          sizes["L2"], promotions, (Event(dev.family, "FC", "UchanHF1"),) if promotions else (), areas,
+                          pointers, not (dev or l3 or sizes["L2"] > 0), bool(params or debug.running),
+                          **_reentrant_docs(l3, debug.to_file), debug=debug)
 
 
 # ----------------------------------------------------------------------------------------------
