@@ -98,6 +98,8 @@ def _statements(runtime_dir: Path):
         if marker:
             origin = _origin(marker.group(1), runtime_dir)
             continue
+        if line.startswith("#"):  # a #pragma the preprocessor keeps (Gap.h's GCC optimize): no declaration
+            continue
         for ch in line + " ":
             if ch == "{":
                 depth += 1
