@@ -19,6 +19,7 @@ from autotiler import Model
 from autotiler.codegen import generate, write_files
 from autotiler.errors import HarnessError
 from autotiler.platforms import get_platform
+from host_harness.toolchain import sanitizer_libraries
 
 from .conftest import EXAMPLES, example_reference, load_module
 
@@ -33,7 +34,7 @@ pytestmark = [pytest.mark.usefixtures("private_harness_cache"),
               pytest.mark.filterwarnings("ignore:.*no tiling fits:UserWarning")]
 
 
-def build_fir(out_dir, dynamic=True, **declare_kwargs):
+def build_fir(out_dir, dynamic=True, sanitize=False, **declare_kwargs):
     """The FIR model generated into out_dir (its symbols dynamic or static arrays), built with the
     SDK-style kernels: (tilings by name, program)."""
     with Model() as m:
@@ -42,7 +43,8 @@ def build_fir(out_dir, dynamic=True, **declare_kwargs):
         files = generate(m)
         tilings = dict(m.tilings)
     write_files(files, str(out_dir))
-    return tilings, host_harness.build(out_dir, sources=SDK_SOURCES, include_dirs=[FIR], platform=PLATFORM)
+    return tilings, host_harness.build(out_dir, sources=SDK_SOURCES, include_dirs=[FIR], platform=PLATFORM,
+                                       sanitize=sanitize)
 
 
 @pytest.mark.parametrize("nsamples,l1", [(32768, MODULE.L1_BUDGET), (4007, 1024)])
@@ -76,3 +78,24 @@ def test_a_wrap_into_a_static_array_is_a_named_fault(tmp_path):
     _, dyn = build_fir(tmp_path / "dyn", l1=1024, NSamples=4007, generators=gens, group=None)
     dyn.call("Fir10", **args)
     np.testing.assert_array_equal(args["Out"], REF.expected(args)["Out"])
+
+
+def _have_sanitizers() -> bool:
+    try:
+        sanitizer_libraries()
+    except HarnessError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _have_sanitizers(), reason="gcc has no libasan/libubsan")
+def test_sanitized_builds_report_the_wrap_as_asan_does(tmp_path):
+    """sanitize=True has no arena (ASan's own allocations): the wrapped write is ASan's SEGV report,
+    in the child process, naming the basic kernel."""
+    gens = (("Fir10", 10, 1, 1),)
+    _, program = build_fir(tmp_path, sanitize=True, l1=1024, NSamples=4007, generators=gens, group=None)
+    args = REF.kernel_args(np.random.default_rng(0), NSamples=4007, NCoeffs=10)
+    with pytest.raises(HarnessError, match=r"^kernel 'Fir10': sanitizer report \(exit 1\): .*AddressSanitizer: SEGV "
+                       r"on unknown address .*WRITE memory access.*#0 .* in KerFirParallelInit .*FirSdkKernels\.c:\d+"):
+        program.call("Fir10", **args)
