@@ -9,6 +9,7 @@ import numpy as np
 import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
+from autotiler.model.ir import CArg
 from autotiler.platforms import get_platform
 
 from .conftest import ROOT
@@ -69,3 +70,10 @@ def test_stdint_argument_types_compile_and_run(tmp_path):
     out = np.full_like(x, 0x5A5A)
     prog.call("Neg", In=x, Out=out)
     np.testing.assert_array_equal(out, -x)
+
+
+def test_a_float16_scalar_is_passed_as_a_float():
+    """A scalar C argument spelled '_Float16' (gcc's name of the chip's f16) is a float: the
+    harness passes it through the float registers, as it does for 'f16'."""
+    assert CArg("_Float16", "Scale").is_float and CArg("f16", "Scale").is_float
+    assert not CArg("_Float16 *", "In").is_float

@@ -79,7 +79,7 @@ class CArg:
 
     @property
     def is_float(self) -> bool:
-        return not self.is_pointer and any(t in self.ctype.split() for t in ("float", "double", "f16", "f16a"))
+        return not self.is_pointer and any(t in self.ctype.split() for t in ("float", "double", "_Float16", "f16", "f16a"))
 
     @property
     def base_type(self) -> str:
