@@ -271,8 +271,10 @@ class MemoryCase:
     what: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class RenderGraph:
+    """A closed graph's render model: the plain form (``life``, ``runner``) or the reentrant one."""
+
     name: str
     comment: list
     l2: str                   # static L2 area (promoted constants)
@@ -291,11 +293,11 @@ class RenderGraph:
                           "copies the\n * promoted constants into static L2.")
     destruct_doc: str = "Frees what {g}_Construct allocated, in reverse, and closes the flash."
     nodes: list = field(default_factory=list)     # the nodes' names, in order (the harness's per-node figures)
+    debug: Optional[GraphDebug] = None            # what the monitoring/debug options add
     life: Optional[Lifecycle] = None              # the plain constructor and destructor
     runner: Optional[Runner] = None               # the plain runner
+    exports: tuple = ()                           # Export (plain form)
     reentrant: Optional[ReentrantGraph] = None    # -R: replaces the plain functions
-    debug: Optional[GraphDebug] = None            # what the monitoring/debug options add
-    exports: tuple = ()                           # Export
 
 
 # ----------------------------------------------------------------------------------------------
@@ -640,37 +642,42 @@ def render_graph(model, graph: GraphDecl, l1_size: int,
     params = [f"{a.ctype} {a.name}" for a in graph.args if a.is_param]
     if warm == WARM_ALL:
         params.append("void * _L1_Memory")
-    render = RenderGraph(graph.name, _comment(graph, plan, devs, l1_size), names["l2"], names["l2_dyn"],
-                         devs[0] if devs else None, params, [], sizes, warm, **_warm_render(warm, plan.l3 is not None),
-                         l3=names["l3"] if plan.l3 is not None else None,
-                         ram=names["ram"] if plan.l3 is not None else None, flashes=devs,
-                         nodes=[n.name for n in graph.nodes])
     if reentrant(model, graph):
-        check_reentrant(model, graph, plan, names)
-        _check_reentrant_devices(graph, devs)
-        if plan.l3 is not None:   # spilled activations are a run's data: the context's dynamic L3
-            render.sizes = {**sizes, "L3": 0, "L3_DYN": sizes["L3"]}
-        render.reentrant = _reentrant(model, plan, names, graph, devs[0] if devs else None, render.sizes)
-        render.debug = render.reentrant.debug
+        parts = _reentrant_parts(model, plan, names, graph, devs, sizes)
     else:
-        render.exports = _exports(graph, plan, names)
-        render.life = _lifecycle(plan, names, devs, sizes, warm)
-        render.debug = graph_debug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym))
-        render.runner = _runner(model, plan, names, graph, devs, render.debug)
-    render.memory = _memory(render.sizes)
-    if plan.l3 is not None and warm == WARM_DISABLED:
-        render.construct_doc = ("Opens the constants' flash image (error 1), the L3 RAM and allocates its area "
-                                "(error 2), L2 (error 3)\n * and L1 (error 4), copies the promoted constants into "
-                                "static L2.")
-        render.destruct_doc = "Frees what {g}_Construct allocated, in reverse, closes the L3 RAM and the flash."
-    return render, plan
+        parts = _plain_parts(model, plan, names, graph, devs, sizes)
+    spills = plan.l3 is not None
+    return RenderGraph(graph.name, _comment(graph, plan, devs, l1_size), names["l2"], names["l2_dyn"],
+                       devs[0] if devs else None, params, _memory(parts["sizes"]), warm=warm,
+                       l3=names["l3"] if spills else None, ram=names["ram"] if spills else None, flashes=devs,
+                       nodes=[n.name for n in graph.nodes], **parts, **_warm_render(warm, spills)), plan
+
+
+def _plain_parts(model, plan: GraphPlan, names: dict, graph: GraphDecl, devs: list, sizes: dict) -> dict:
+    debug = graph_debug(model, graph, plan, lambda sym: _addr(plan, names, graph, sym))
+    return {"sizes": sizes, "exports": _exports(graph, plan, names), "debug": debug,
+            "life": _lifecycle(plan, names, devs, sizes, graph.options.warm_construct),
+            "runner": _runner(model, plan, names, graph, devs, debug)}
+
+
+def _reentrant_parts(model, plan: GraphPlan, names: dict, graph: GraphDecl, devs: list, sizes: dict) -> dict:
+    check_reentrant(model, graph, plan, names)
+    _check_reentrant_devices(graph, devs)
+    if plan.l3 is not None:   # spilled activations are a run's data: the context's dynamic L3
+        sizes = {**sizes, "L3": 0, "L3_DYN": sizes["L3"]}
+    r = _reentrant(model, plan, names, graph, devs[0] if devs else None, sizes)
+    return {"sizes": sizes, "reentrant": r, "debug": r.debug}
 
 
 def _warm_render(warm: int, l3: bool) -> dict:
     """The constructor's and destructor's parameters and comments under AT_GRAPH_WARM_CONSTRUCT
     (``l3``: the graph has an L3 area)."""
     if warm == WARM_DISABLED:
-        return {}
+        return {} if not l3 else {
+            "construct_doc": "Opens the constants' flash image (error 1), the L3 RAM and allocates its area "
+                             "(error 2), L2 (error 3)\n * and L1 (error 4), copies the promoted constants into "
+                             "static L2.",
+            "destruct_doc": "Frees what {g}_Construct allocated, in reverse, closes the L3 RAM and the flash."}
     if warm == WARM_ALL:
         init = "the constants' flash image (error 1)" + (" and the L3 RAM (error 2)" if l3 else "")
         l3_alloc = "the L3 area if DoL3Alloc (error 2)" if l3 else "no L3 area in this graph (DoL3Alloc)"
