@@ -287,8 +287,8 @@ class RenderGraph:
     l3: Optional[str] = None      # the L3 RAM area (spilled activations), None if the graph has none
     ram: Optional[tuple] = None   # (family, symbol) of the L3 RAM device the constructor opens
     flashes: list = field(default_factory=list)   # every FlashDevice of the constants (``flash``: the main one)
-    construct_params: list = field(default_factory=list)   # empty: (void)
-    destruct_params: list = field(default_factory=list)
+    construct_flags: tuple = ()   # the constructor's int parameters (none: void)
+    destruct_flags: tuple = ()
     construct_doc: str = ("Opens the constants' flash image (error 1), allocates L2 (error 3) and L1 (error 4), "
                           "copies the\n * promoted constants into static L2.")
     destruct_doc: str = "Frees what {g}_Construct allocated, in reverse, and closes the flash."
@@ -682,8 +682,7 @@ def _warm_render(warm: int, l3: bool) -> dict:
         init = "the constants' flash image (error 1)" + (" and the L3 RAM (error 2)" if l3 else "")
         l3_alloc = "the L3 area if DoL3Alloc (error 2)" if l3 else "no L3 area in this graph (DoL3Alloc)"
         l3_free = "the L3 area if DoL3Dealloc, closes the L3 RAM and" if l3 else "closes"
-        return {"construct_params": [f"int {p}" for p in WARM_ALL_CONSTRUCT],
-                "destruct_params": [f"int {p}" for p in WARM_ALL_DESTRUCT],
+        return {"construct_flags": WARM_ALL_CONSTRUCT, "destruct_flags": WARM_ALL_DESTRUCT,
                 "construct_doc": f"WARM_ALL: opens {init} if DoL3Init;\n * allocates static L2 if DoL2Alloc, "
                                  "dynamic L2 if DoL2DynAlloc (error 3), L1 if DoL1Alloc (error 4),\n * "
                                  f"{l3_alloc}; copies the promoted constants into static L2 if DoPromotion.",
@@ -693,7 +692,7 @@ def _warm_render(warm: int, l3: bool) -> dict:
     what = "L1 only" if warm == WARM_L1 else "L1 only (Warm == 2: and dynamic L2)"
     whole = " (static and dynamic L2 in one area)" if warm == WARM_L1 else ""
     ram = (", the L3 RAM and its area (error 2)", "the L3 RAM and ") if l3 else ("", "")
-    return {"construct_params": ["int Warm"], "destruct_params": ["int Warm"],
+    return {"construct_flags": ("Warm",), "destruct_flags": ("Warm",),
             "construct_doc": f"{WARM_NAMES[warm]}: Warm != 0 allocates {what} (error 3, 4);\n * Warm == 0 opens "
                              f"the constants' flash image (error 1){ram[0]}, allocates L2{whole} (error 3) and L1\n * "
                              "(error 4), copies the promoted constants into static L2.",
