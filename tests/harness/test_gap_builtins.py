@@ -41,7 +41,7 @@ EVAL_NCORES = 6  # the evaluator is built for a core count no platform has
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 _FUNCTION = re.compile(r"^static inline [^(;]*?\b([A-Za-z_]\w*)\s*\(", re.M)
 _TYPEDEF = re.compile(r"^typedef\b[^;]*?\b([A-Za-z_]\w*)\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?;", re.M)
-_GUARDS = {"GAP_H", "GAP8_H"}
+_GUARDS = {"GAP_H", "GAP8_H", "PMSIS_H"}
 
 
 def defined_names(header: Path) -> set[str]:
@@ -87,10 +87,12 @@ def mentions(path: Path, names) -> list[str]:
     return sorted(n for n in names if not re.search(rf"\b{re.escape(n)}\b", text))
 
 
-@pytest.mark.parametrize("header, coverage", [("Gap.h", "gap_coverage.c"), ("Gap8.h", "gap8_coverage.c")])
-def test_coverage_file_uses_every_defined_name(header, coverage):
+@pytest.mark.parametrize("header, coverage, at_least", [("Gap.h", "gap_coverage.c", 100),
+                                                        ("Gap8.h", "gap8_coverage.c", 100),
+                                                        ("pmsis.h", "pmsis_coverage.c", 9)])
+def test_coverage_file_uses_every_defined_name(header, coverage, at_least):
     names = defined_names(RUNTIME_DIR / header)
-    assert len(names) > 100
+    assert len(names) >= at_least
     assert mentions(COVERAGE_DIR / coverage, names) == []
 
 
@@ -100,10 +102,31 @@ def test_gap_h_defines_every_name_of_the_original_emulation():
 
 
 @pytest.mark.parametrize("defines", [[], ["-DAT_SIM_NCORES=4"]])
-@pytest.mark.parametrize("coverage", ["gap_coverage.c", "gap8_coverage.c"])
+@pytest.mark.parametrize("coverage", ["gap_coverage.c", "gap8_coverage.c", "pmsis_coverage.c"])
 def test_coverage_files_compile_strict(tmp_path, coverage, defines):
     subprocess.run([*STRICT, *defines, f"-I{RUNTIME_DIR}", "-c", str(COVERAGE_DIR / coverage),
                     "-o", str(tmp_path / "c.o")], check=True)
+
+
+# Headers of the SDK's emulation and runtime that its basic kernels include by name, with a use of
+# what each brings (through Gap.h, Gap8.h, at_api.h or pmsis.h).
+SDK_HEADER_USES = [
+    ("GapBuiltins.h", "int Use(v4s a) { return gap_sumdotp4(a, a, 0); }"),
+    ("GapSystem.h", "void Use(void) { rt_team_barrier(); }"),
+    ("at_api_emul.h", "int Use(void) { AT_L2_EVENT e; (void)e; return gap_cl_readhwtimer(); }"),
+    ("at_api_pmsis.h", "int Use(void) { AT_L2_EVENT e; (void)e; return pi_core_id(); }"),
+    ("rt/rt_api.h", "int Use(v2s a) { return rt_core_id() + gap8_dotp2(a, a); }"),
+    ("pmsis.h", "int Use(void) { return gap_fl1(8) + pi_cl_team_nb_cores(); }"),
+]
+
+
+@pytest.mark.parametrize("header, use", SDK_HEADER_USES)
+def test_sdk_header_names_find_the_harness_headers(tmp_path, header, use):
+    """`#include "GapBuiltins.h"`, `"rt/rt_api.h"`... at the top of an SDK kernel file finds the
+    harness's header, which brings the names the SDK's did."""
+    src = tmp_path / "h.c"
+    src.write_text(f'#include "{header}"\n{use}\n')
+    subprocess.run([*STRICT, f"-I{RUNTIME_DIR}", "-c", str(src), "-o", str(tmp_path / "h.o")], check=True)
 
 
 def test_vector_builtins_reinterpret_any_4_byte_vector(tmp_path):
@@ -588,3 +611,45 @@ def test_run_with_another_core_count_is_refused(core_gen):
 def test_bad_core_counts_are_rejected(core_gen, kw, message):
     with pytest.raises(HarnessError, match=message):
         build_core_gen(core_gen, **kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# (d) a basic kernel in PMSIS style (pmsis.h) through host_harness.build
+# ---------------------------------------------------------------------------------------------
+
+PMSIS_C = """\
+#include "PmsisGen.h"
+
+void PmsisInfo(Word32 * __restrict__ Out)
+{
+    AT_SIM_COMPUTE(10);
+    pi_cl_team_fork(0, (void *) KerPmsisCore, (void *) Out);
+}
+"""
+
+
+@pytest.mark.parametrize("platform, cores", [("gap8", None), ("gap8", 3)])
+def test_pmsis_names_on_the_simulated_cluster(tmp_path, platform, cores):
+    """pi_cl_team_fork(0, ...) runs every core; each sees its pi_core_id(), the cluster's
+    pi_cl_team_nb_cores(), pi_cluster_id() 0 and pi_is_fc() 0; pi_cl_team_barrier() orders the
+    writes of every core before core 0 sums them."""
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    (gen / "PmsisGen.h").write_text('#include "KernelLibStdTypes.h"\n#include "PmsisCore.h"\n'
+                                    "void PmsisInfo(Word32 * __restrict__ Out);\n")
+    (gen / "PmsisGen.c").write_text(PMSIS_C)
+    arg = {"name": "Out", "ctype": "Word32 * __restrict__", "pointer": True, "float": False}
+    manifest = {"format": "autotiler-manifest/1", "c_files": ["PmsisGen.c"], "header": "PmsisGen.h",
+                "l1": {"symbol": "L1_Memory", "size": 0, "dynamic": True},
+                "l2": {"symbol": "L2_Memory", "size": 0, "dynamic": True},
+                "kernels": [{"name": "PmsisInfo", "args": [arg]}]}
+    (gen / "PmsisGen.json").write_text(json.dumps(manifest))
+    prog = host_harness.build(gen, sources=[COVERAGE_DIR / "PmsisCore.c"], include_dirs=[COVERAGE_DIR],
+                              platform=platform, cores=cores)
+    n = prog.platform.cores
+    out = np.full(1 + 64, -7, dtype=np.int32)
+    prog.call("PmsisInfo", Out=out)
+    per_core = [100 * n + i for i in range(n)]
+    assert out[1:1 + n].tolist() == per_core
+    assert out[0] == sum(per_core)
+    assert out[1 + n:].tolist() == [-7] * (64 - n)
