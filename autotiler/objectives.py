@@ -345,7 +345,8 @@ def _neighbours(c: Choice, spaces: list, lists: list) -> list:
     return out
 
 
-def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants: list, single: bool) -> list:
+def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, every: list, variants: list,
+                 single: bool) -> list:
     """Tilings the time objective compares. Every feasible choice of the grid (of a coarse grid
     when large: per space, the ends of the size ranges of geometrically spread tile counts) is
     estimated (once per distinct tiling: :func:`_distinct`); the neighbourhoods of the
@@ -377,7 +378,7 @@ def _search_time(ev: _Evaluator, spaces: list, lists: list, full: list, variants
     scored = [t for c in near if (t := ev.tiling(c)) is not None]
     scored += _below_best(ev, ranked, len(near), scored)
     for part in variants:  # the original's choice, so that time is never predicted worse than it
-        seed = _largest_first(ev, spaces, full, [part])
+        seed = _largest_first(ev, spaces, every, [part])
         if seed is not None:
             scored.append(seed)
     for _, c in ranked[len(near):]:  # every top candidate failed to schedule: take the next ones
@@ -614,10 +615,11 @@ def _search(ev: _Evaluator, kg: KernelGeom, options: SolveOptions, objective: Ob
         return []
     if objective.exhaustive:
         return [t for c in _feasible(ev, spaces, full, variants, single) if (t := ev.tiling(c)) is not None]
+    every = grid(kg, relaxed=relaxed, thinned=False, every=True)[1]  # the original's choice is any legal size
     if objective.timed:
-        return _search_time(ev, spaces, lists, full, variants, single)
+        return _search_time(ev, spaces, lists, full, every, variants, single)
     if options.objective == "original":
-        return [t for t in (_largest_first(ev, spaces, full, variants),) if t is not None]
+        return [t for t in (_largest_first(ev, spaces, every, variants),) if t is not None]
     if options.objective == "naive":
         smallest = Choice(tuple((sp.space, values[-1]) for sp, values in zip(spaces, full)), single_buffer=True)
         return [t for t in (ev.tiling(smallest),) if t is not None]

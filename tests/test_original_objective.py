@@ -145,3 +145,21 @@ def test_one_tiled_space_keeps_the_largest_tile():
         assert grown_spaces(kg, list(kg.spaces)) == []
     # 800 B per line: 55 lines take 44000 B, within the reserve of the budget
     assert loops(t) == [(T0, 4, 55)] and t.l1_bytes == 44000 > 44200 - RESERVE
+
+
+@pytest.mark.parametrize("w, lines", [(50, 56), (37, 76), (100, 28)])
+def test_one_tiled_space_takes_every_legal_step(w, lines):
+    """The largest tile that fits is a step of its own, not one of the spread the other
+    objectives sample: 200 lines of w Word32 items, In and Out double buffered, at 45000 B (56
+    lines of 50 items take 44800 B; the sampled steps gave 55)."""
+    with Model() as m:
+        SetL1MemorySize(45000)
+        SetTilingObjective("original")
+        LibKernel("Copy", CALL_PARALLEL, CArgs(2, TCArg("int *", "In"), TCArg("int *", "Out")), "Copy_T")
+        UserKernel("Copy1", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR,
+                   CArgs(2, TCArg("int *", "In"), TCArg("int *", "Out")),
+                   Calls(1, Call("Copy", LOC_LOOP, Bindings(2, K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
+                   KerArgs(2, KerArg("In", KerArgSpace(1, T0), O_IN | O_DB, w, 200, 4, 0, 0, 0, "In"),
+                           KerArg("Out", KerArgSpace(1, T0), O_OUT | O_DB, w, 200, 4, 0, 0, 0, "Out")))
+        t = m.tilings["Copy1"]
+    assert loops(t)[0][2] == lines and t.l1_bytes == 16 * w * lines <= 45000 < 16 * w * (lines + 1)

@@ -93,13 +93,17 @@ def _spread(lo: int, hi: int) -> list:
     return sorted({lo, hi, *(lo + round(step * j) for j in range(1, RANGE_POINTS + 1))})
 
 
-def tile_steps(kg: KernelGeom, s: SpaceGeom, constrained: bool = True) -> list:
+def tile_steps(kg: KernelGeom, s: SpaceGeom, constrained: bool = True, every: bool = False) -> list:
     """Legal steps of a tiled space, largest first: per distinct tile count, legal steps near
     the ends of its range and spread between them (balanced tiles at one end, the original's
-    "largest tile" at the other)."""
+    "largest tile" at the other); ``every``: all legal steps (the original's largest tile that
+    fits is one step, not one of a spread)."""
     parts = [kg.arg(name) for name in s.participants]
     out = set()
     for n, lo, hi in _count_ranges(s.dim):
+        if every:
+            out.update(k for k in range(lo, hi + 1) if _step_ok(parts, k, n, constrained))
+            continue
         for target in _spread(lo, hi):
             down = range(target, max(lo, target - SCAN) - 1, -1)
             k = next((k for k in down if _step_ok(parts, k, n, constrained)), None)
@@ -111,13 +115,15 @@ def tile_steps(kg: KernelGeom, s: SpaceGeom, constrained: bool = True) -> list:
     return sorted(out, reverse=True)
 
 
-def chunk_sizes(s: SpaceGeom, relaxed: bool = False) -> list:
+def chunk_sizes(s: SpaceGeom, relaxed: bool = False, every: bool = False) -> list:
     """Chunks of a parametric space, largest first: the whole space and the multiples of
-    PrefDiv (every size when ``relaxed``), two per distinct chunk count."""
+    PrefDiv (every size when ``relaxed``), two per distinct chunk count (``every``: all)."""
     if s.one_tile:
         return [s.dim]
     div = 1 if relaxed else s.pref_div
     out = {s.dim}
+    if every:
+        return sorted(out | set(range(div, s.dim + 1, div)), reverse=True)
     for _n, lo, hi in _count_ranges(s.dim):
         for target in _spread(lo, hi):
             c = target // div * div
@@ -129,12 +135,13 @@ def chunk_sizes(s: SpaceGeom, relaxed: bool = False) -> list:
     return sorted(out, reverse=True)
 
 
-def space_values(kg: KernelGeom, s: SpaceGeom, constrained: bool = True, relaxed: bool = False) -> Optional[list]:
+def space_values(kg: KernelGeom, s: SpaceGeom, constrained: bool = True, relaxed: bool = False,
+                 every: bool = False) -> Optional[list]:
     """Candidate sizes of a space the tiler chooses, largest first; None for a fixed space."""
     if s.kind == SpaceKind.TILED:
-        return tile_steps(kg, s, constrained) if s.dim else None
+        return tile_steps(kg, s, constrained, every) if s.dim else None
     if s.kind == SpaceKind.PARAMETRIC:
-        return chunk_sizes(s, relaxed)
+        return chunk_sizes(s, relaxed, every)
     return None
 
 
@@ -307,13 +314,14 @@ def choosable(kg: KernelGeom) -> list:
             and (s.dim if s.kind == SpaceKind.TILED else not s.one_tile)]
 
 
-def grid(kg: KernelGeom, constrained: bool = True, relaxed: bool = False, thinned: bool = True) -> tuple:
+def grid(kg: KernelGeom, constrained: bool = True, relaxed: bool = False, thinned: bool = True,
+         every: bool = False) -> tuple:
     """(spaces, candidate lists) of the choosable spaces; a list is empty when a space has no
-    legal size."""
+    legal size (``every``: all legal sizes, unthinned)."""
     spaces = choosable(kg)
     lists = []
     for s in spaces:
-        values = space_values(kg, s, constrained, relaxed) or []
+        values = space_values(kg, s, constrained, relaxed, every) or []
         lists.append(thin(values, s.dim) if thinned else values)
     return spaces, lists
 
