@@ -85,7 +85,7 @@ class GraphReport:
             if s.get("flash") and len(self.plan["flash"].get("devices") or {}) > 1:
                 where += f" ({s['flash'].replace('AT_MEM_L3_', '')})"
             rows.append((s["name"], AREAS[s["area"]], "-" if s["offset"] is None else str(s["offset"]),
-                         str(s["size"]), _live(s), where, pre))
+                         "scalar" if s.get("scalar") else str(s["size"]), _live(s), where, pre))
         return rows
 
     def format(self, indent: str = "  ") -> str:

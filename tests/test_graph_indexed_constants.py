@@ -71,6 +71,7 @@ def test_two_conv_layers_with_indexed_bias_constants_are_bit_exact(tmp_path, l2,
     text = files["Conv5x5Kernels.c"]
     assert re.search(r"\*   B1 +8 B ", text) and re.search(r"\*   B2 +4 B ", text), text[-2500:]
     assert re.search(rf"\*   T +9216 B  {area_t}", text)
+    assert re.search(r"\*   Norm +scalar  argument, nodes 0\.\.1", text)  # a value, not 0 bytes of memory
     write_files(files, str(tmp_path / "gen"))
     prog = host_harness.build(tmp_path / "gen", sources=[CONV / s for s in ref.SOURCES], include_dirs=[CONV])
     x = RNG.integers(-1024, 1024, size=(3, 36, 40), dtype=np.int16)

@@ -605,7 +605,7 @@ def _comment(graph: GraphDecl, plan: GraphPlan, devs: list, l1_size: int) -> lis
                "flash images " + ", ".join(f"{d.file} {img.total} B" for d, (_, img) in zip(devs, plan.flashes)))
             + (f"; L3 RAM {plan.l3_bytes} B ({len(plan.variants)} node(s) staging L3 arguments, "
                f"{plan.l3_traffic} B of L3 traffic per run)" if plan.l3 is not None else "") + "."]
-    return head + [f"  {s.name:<10} {s.size:>6} B  {_where(s)}" + ("" if s.offset is None else f" @{s.offset}")
+    return head + [f"  {s.name:<10} {'scalar' if s.scalar else f'{s.size} B':>8}  {_where(s)}" + ("" if s.offset is None else f" @{s.offset}")
                    + ("" if s.flash_offset is None else f", {_flash_name(devs, s)} @{s.flash_offset}")
                    + (f", fetched {_fetch_point(s.prefetch_start)}" if s.area == "flash" else "")
                    + f", nodes {s.first}..{s.last}" for s in plan.symbols]

@@ -157,6 +157,7 @@ class SymbolPlan:
     flash_offset: Optional[int] = None
     prefetch_start: Optional[int] = None   # the node after which its copy starts (-1: before node 0)
     flash_loc: Optional[AT_MemLocation_T] = None   # the flash holding a constant
+    scalar: bool = False   # a scalar argument (a value, not memory: no size)
 
 
 def _l3_traffic(variants) -> int:
@@ -742,7 +743,7 @@ def _symbols(graph, sizes, live, merged, dyn: Placement, promoted, flashes: tupl
         first, last = live[sym.name]
         size = sizes.get(sym.name, 0)
         if sym.scope in (S.ARG_SCOPE_ARG, S.ARG_SCOPE_ARG_ALLOC):
-            out.append(SymbolPlan(sym.name, size, "arg", None, first, last))
+            out.append(SymbolPlan(sym.name, size, "arg", None, first, last, scalar=not sym.is_pointer))
         elif sym.const is not None and sym.name in static_offsets:
             out.append(SymbolPlan(sym.name, size, "static", static_offsets[sym.name], first, last,
                                   image[sym.name].offsets[sym.name], flash_loc=homes[sym.name]))

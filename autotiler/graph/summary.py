@@ -43,7 +43,7 @@ def plan_json(plan: GraphPlan, static_budget: Optional[int] = None) -> dict:
         symbols.append({"name": s.name, "area": s.area, "offset": s.offset, "size": s.size, "first": s.first,
                         "last": s.last, "l2_first": lo, "l2_last": hi, "flash_offset": s.flash_offset,
                         "prefetch_start": s.prefetch_start, "prefetch_stall": stall.get(s.name),
-                        "flash": s.flash_loc.name if s.flash_loc is not None else None})
+                        "flash": s.flash_loc.name if s.flash_loc is not None else None, "scalar": s.scalar})
     return {
         "nodes": list(plan.nodes),
         "l2_budget": plan.l2_budget,
