@@ -187,6 +187,7 @@ def _check_scalar(kernel: KernelSpec, arg, value) -> None:
         want = "a float" if arg.is_float else "an int"
         raise HarnessError(f"expects {want}, got {type(value).__name__}", kernel=kernel.name, arg=arg.name)
     if arg.is_float:
+        _check_float_range(kernel, arg, float(value))
         return
     if arg.dtype and np.dtype(arg.dtype).kind in "iu":
         info = np.iinfo(np.dtype(arg.dtype))
@@ -196,6 +197,17 @@ def _check_scalar(kernel: KernelSpec, arg, value) -> None:
                                hint="pass a value of the C type's range (C would silently wrap it)")
     elif not -(2 ** 63) <= int(value) < 2 ** 63:
         raise HarnessError(f"value {value} does not fit in 64 bits", kernel=kernel.name, arg=arg.name)
+
+
+def _check_float_range(kernel: KernelSpec, arg, value: float) -> None:
+    """A finite float the C type cannot hold (70000 for an f16, whose largest is 65504) would
+    become infinity on the way in: refused, as an int outside its type is."""
+    if not arg.dtype or np.dtype(arg.dtype).kind != "f" or not math.isfinite(value):
+        return
+    top = float(np.finfo(np.dtype(arg.dtype)).max)
+    if abs(value) > top:
+        raise HarnessError(f"expects a float within +-{top:g} (C '{arg.elem}'), got {value:g}", kernel=kernel.name,
+                           arg=arg.name, hint="pass a value of the C type's range (C would make it infinity)")
 
 
 def check_args(kernel: KernelSpec, values: dict) -> None:

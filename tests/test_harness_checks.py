@@ -175,6 +175,22 @@ def test_scalar_outside_its_c_type_is_refused(ctype, value, message):
         check_args(scalar_kernel(ctype), {"N": value})
 
 
+@pytest.mark.parametrize("ctype, value, message", [
+    ("f16", 70000.0, r"expects a float within \+-65504 \(C '_Float16'\), got 70000"),
+    ("float", -1e39, r"expects a float within \+-3\.40282e\+38 \(C 'float'\), got -1e\+39"),
+])
+def test_float_scalar_outside_its_c_type_is_refused(ctype, value, message):
+    """70000 passed to an f16 (binary16 tops at 65504) would become infinity on the way in."""
+    elem, dtype = c_element(ctype)
+    unused = MemSymbol("", 0, True)
+    kernel = KernelSpec("K", (ArgSpec("N", ctype, False, True, elem=elem, dtype=dtype),), "K.h", unused, unused)
+    with pytest.raises(HarnessError, match=r"kernel 'K', argument 'N': " + message + r" \(pass a value of the C type's "
+                                           r"range \(C would make it infinity\)\)"):
+        check_args(kernel, {"N": value})
+    check_args(kernel, {"N": 65504.0})
+    check_args(kernel, {"N": float("inf")})  # asked for: passed as it is
+
+
 @pytest.mark.parametrize("ctype, value", [("signed char", -128), ("signed char", 127), ("unsigned int", 2 ** 32 - 1),
                                           ("int", -(2 ** 31)), ("unsigned char", np.uint8(255))])
 def test_scalar_at_the_ends_of_its_range_is_accepted(ctype, value):
