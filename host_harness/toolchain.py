@@ -50,3 +50,12 @@ def sanitizer_libraries() -> tuple[str, ...]:
                                "(libasan, libubsan) or build without sanitize=True")
         paths.append(path)
     return tuple(paths)
+
+
+def have_sanitizers() -> bool:
+    """Whether gcc has the sanitizer runtimes that ``build(..., sanitize=True)`` needs."""
+    try:
+        sanitizer_libraries()
+    except HarnessError:
+        return False
+    return True

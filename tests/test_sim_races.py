@@ -20,7 +20,7 @@ import pytest
 
 import host_harness
 from autotiler.errors import HarnessError
-from host_harness.toolchain import sanitizer_libraries
+from host_harness.toolchain import have_sanitizers
 
 KERNELS_DIR = Path(__file__).resolve().parent / "kernels"
 SOURCES = [KERNELS_DIR / "RaceKernels.c"]
@@ -245,16 +245,8 @@ def test_memcpy_and_memset_of_basic_kernels_are_checked(prog):
 # Under sanitize=True: ASan instead of the access checks, its report names the basic kernel
 # ---------------------------------------------------------------------------------------------
 
-def _have_sanitizers() -> bool:
-    try:
-        sanitizer_libraries()
-    except HarnessError:
-        return False
-    return True
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _have_sanitizers(), reason="gcc has no libasan/libubsan")
+@pytest.mark.skipif(not have_sanitizers(), reason="gcc has no libasan/libubsan")
 def test_sanitized_write_past_l1_names_the_basic_kernel(tmp_path_factory):
     program = _build(tmp_path_factory, dynamic=True, sanitize=True)
     a, out = io_arrays()

@@ -19,7 +19,7 @@ from autotiler import Model
 from autotiler.codegen import generate, write_files
 from autotiler.errors import HarnessError
 from autotiler.platforms import get_platform
-from host_harness.toolchain import sanitizer_libraries
+from host_harness.toolchain import have_sanitizers
 
 from .conftest import EXAMPLES, example_reference, load_module
 
@@ -80,16 +80,8 @@ def test_a_wrap_into_a_static_array_is_a_named_fault(tmp_path):
     np.testing.assert_array_equal(args["Out"], REF.expected(args)["Out"])
 
 
-def _have_sanitizers() -> bool:
-    try:
-        sanitizer_libraries()
-    except HarnessError:
-        return False
-    return True
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _have_sanitizers(), reason="gcc has no libasan/libubsan")
+@pytest.mark.skipif(not have_sanitizers(), reason="gcc has no libasan/libubsan")
 def test_sanitized_builds_report_the_wrap_as_asan_does(tmp_path):
     """sanitize=True has no arena (ASan's own allocations): the wrapped write is ASan's SEGV report,
     in the child process, naming the basic kernel."""

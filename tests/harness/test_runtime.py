@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 import host_harness
 from autotiler.errors import HarnessError
 from autotiler.platforms import get_platform
-from host_harness.builder import RUNTIME_DIR, sanitizer_libraries
+from host_harness.builder import RUNTIME_DIR
+from host_harness.toolchain import have_sanitizers
 
 POISON_I32 = np.frombuffer(b"\xcd" * 4, dtype=np.int32)[0]
 
@@ -728,17 +729,9 @@ def test_second_build_is_a_cache_hit(tmp_path, monkeypatch):
         np.testing.assert_array_equal(out, a + 1)
 
 
-def _have_sanitizers() -> bool:
-    try:
-        sanitizer_libraries()
-    except HarnessError:
-        return False
-    return True
-
-
 @pytest.fixture(scope="module")
 def san_prog(suite_src):
-    if not _have_sanitizers():
+    if not have_sanitizers():
         pytest.skip("gcc has no libasan/libubsan")
     return host_harness.build(suite_src["gen"], sources=suite_src["sources"],
                               include_dirs=suite_src["include_dirs"], sanitize=True)
@@ -1370,7 +1363,7 @@ def test_platform_config_carries_l3_and_udma_numbers():
 
 @pytest.fixture(scope="module")
 def san_l3_prog(l3_src):
-    if not _have_sanitizers():
+    if not have_sanitizers():
         pytest.skip("gcc has no libasan/libubsan")
     return host_harness.build(l3_src["gen"], sources=l3_src["sources"], include_dirs=l3_src["include_dirs"],
                               sanitize=True)
