@@ -11,6 +11,9 @@
  * the chip) is a float and v2ah two floats, for want of a bfloat16 type in gcc 12. The SDK's float
  * headers (CNN_FloatType.h, DSP_FloatType.h, FloatDefines.h) are replaced by the same types and
  * builtins here, so its fp16 basic kernels compile unchanged (with STD_FLOAT, as NNTool builds them).
+ * The SDK's other header names a kernel includes (GapBuiltins.h, GapSystem.h, at_api_emul.h,
+ * pmsis.h, rt/rt_api.h...) are thin headers beside this one; docs/harness.md lists them and the
+ * SDK files checked (bench/sdk_kernels.py re-runs that sweep on a copy of the SDK).
  *
  * Semantics are those of the chip, as modelled instruction by instruction by GVSOC (GreenWaves'
  * ISA simulator), not those of the SDK's x86 emulation where the two differ:

@@ -17,9 +17,12 @@
  *     every core when n is 0 (PMSIS's "default number of cores");
  *   - PI_L1, PI_CL_L1, PI_FC_L1 and PI_L2 place nothing on a host (Gap.h's PI_L2).
  * Not provided: the rest of PMSIS (devices, cluster tasks, pi_cl_dma_*: generated code moves data
- * with at_api.h's AT_* macros; critical sections, whose atomicity the simulator does not model;
- * performance counters). A kernel using one fails to compile naming it, rather than running with
- * a meaning the simulator cannot give it.
+ * with at_api.h's AT_* macros; performance counters) and pi_cl_team_critical_enter/exit: the
+ * simulator's race check counts two cores' accesses to a byte between two barriers, one a write,
+ * as a race and has no notion of a critical section, so a kernel that serialises with one (the
+ * SDK's NE16 kernels do, around printf) would fault on a race it does not have. A kernel using
+ * one of these fails to compile naming it, rather than running with a meaning the simulator
+ * cannot give it.
  */
 #ifndef PMSIS_H
 #define PMSIS_H
