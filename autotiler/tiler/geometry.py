@@ -155,7 +155,7 @@ class KernelGeom:
 # Building the geometry
 
 
-def _orientation(a: KerArgDecl, default: T) -> T:
+def arg_orientation(a: KerArgDecl, default: T) -> T:
     if a.constraints & C.OBJ_CONSTRAINTS_TILE_HOR:
         return T.TILE_HOR
     if a.constraints & C.OBJ_CONSTRAINTS_TILE_VER:
@@ -226,7 +226,7 @@ def kernel_geometry(uk: UserKernelDecl) -> KernelGeom:
         kind = _kind(a)
         tiled_ref = a.space.tiled
         tiled_plane = tiled_ref is not None and not a.has(O.O_NTILED)
-        tile = _tile_geom(a, tiled_ref.space, _orientation(a, uk.orientation)) if tiled_plane else None
+        tile = _tile_geom(a, tiled_ref.space, arg_orientation(a, uk.orientation)) if tiled_plane else None
         refs = _refs(a, uk)
         l2 = _l2_bytes(a, refs) if kind in (ArgKind.DATA, ArgKind.BUFFER) else 0
         size = l2 or _l2_bytes(a, refs)
@@ -351,5 +351,5 @@ def valid_tiling(t: TileGeom, k: int, n: int) -> bool:
     return all(tile_span(t, k, n, i).length > 0 for i in {0, n - 1, min(1, n - 1)})
 
 
-__all__ = ["ArgKind", "TileGeom", "RefGeom", "ArgGeom", "SpaceGeom", "KernelGeom", "kernel_geometry", "participates",
-           "TileSpan", "tile_sizes", "tile_span", "valid_tiling", "INT_LIMIT"]
+__all__ = ["ArgKind", "TileGeom", "RefGeom", "ArgGeom", "SpaceGeom", "KernelGeom", "kernel_geometry", "arg_orientation",
+           "participates", "TileSpan", "tile_sizes", "tile_span", "valid_tiling", "INT_LIMIT"]

@@ -22,8 +22,8 @@ from typing import Callable, Optional
 
 from ..constants import Tile_Orientation_T as T
 from ..model.ir import SpaceKind
-from .geometry import ArgKind, KernelGeom, SpaceGeom, _orientation, tile_sizes
-from .search import _step_ok
+from .geometry import ArgKind, KernelGeom, SpaceGeom, arg_orientation, tile_sizes
+from .search import step_ok
 
 # L1 bytes the original leaves free when it grows several tiled spaces. The public outputs allow
 # any value in (352, 360]: ParVectMatMult keeps a tiling 360 B under its budget, the GRU
@@ -42,7 +42,7 @@ def legal_steps(kg: KernelGeom, s: SpaceGeom) -> list:
     """Every legal step of a tiled space, smallest first (the growth goes one line at a time,
     so it needs all of them, not the search grid's thinned lists)."""
     parts = [kg.arg(name) for name in s.participants]
-    return [k for k in range(1, s.dim + 1) if _step_ok(parts, k, -(-s.dim // k), True)]
+    return [k for k in range(1, s.dim + 1) if step_ok(parts, k, -(-s.dim // k), True)]
 
 
 def tile_measure(kg: KernelGeom, s: SpaceGeom, k: int) -> Fraction:
@@ -57,7 +57,7 @@ def tile_measure(kg: KernelGeom, s: SpaceGeom, k: int) -> Fraction:
         if g.tile is not None and g.tile.space == s.space:
             extents.append(tile_sizes(g.tile, k, n)[0])
         else:
-            hor = _orientation(g.decl, kg.kernel.orientation) == T.TILE_HOR
+            hor = arg_orientation(g.decl, kg.kernel.orientation) == T.TILE_HOR
             extents.append(g.h if hor else g.w)
     return Fraction(sum(extents), len(extents)) if extents else Fraction(k)
 
