@@ -101,6 +101,12 @@ typedef int V2S __attribute__((vector_size(8)));
 #endif
 typedef float f16a;
 typedef float v2ah __attribute__((vector_size(8)));
+/* The GAP9 compiler's own names of the two half types (its builtin float16 and float16alt, which
+ * f16 and f16a name on the chip): the SDK's CNN_Defines_fp16.h writes its LEAK_CONSTANT as
+ * ((float16)0.1) or ((float16alt)0.1) when __gap9__ is defined, and CNN_BasicKernels_fp16.h's
+ * LeakyReLU_fp16 uses it, so every fp16 kernel built with -D__gap9__ names them. */
+typedef f16 float16;
+typedef f16a float16alt;
 
 #if defined(__CNN_FLOAT_TYPE_H__) || defined(__DSP_FLOAT_TYPE_H__) || defined(__FLOAT_DEFINES_H__)
 #error "an SDK float header (CNN_FloatType.h, DSP_FloatType.h or FloatDefines.h) was included \
@@ -845,7 +851,10 @@ static inline int gap_bitinsert_r_safe(unsigned int dst, unsigned int src, int s
  * largest value; integer or f16 to f16 rounds to nearest even. A vector argument is reinterpreted as
  * the type the instruction reads, as for the integer builtins. The f16a / v2ah forms compute in
  * float (see the types above). AbsF, MaxF, MinF, AbsF2, MaxF2, MinF2, MIN_FLT16 and MAX_FLT16 pick the
- * f16 forms with STD_FLOAT and the f16a ones otherwise, as CNN_Defines_fp16.h does on GAP9. */
+ * f16 forms with STD_FLOAT and the f16a ones otherwise, as CNN_Defines_fp16.h does on GAP9; their
+ * replacement lists are token for token those of that header's GAP9 branch (parenthesised
+ * arguments, F16V casts of the f16a vector forms), so that a kernel built with -D__gap9__, which
+ * gets them defined again by CNN_Defines_fp16.h, sees an identical redefinition, not a warning. */
 
 static inline float at_gap_fmax(float x, float y)
 {
@@ -1009,21 +1018,21 @@ static inline v2h at_gap_cvt_v2ah_v2h(v2ah x)
 #define MAX_f16a ((f16a)3.4028234664e38f)
 
 #ifdef STD_FLOAT
-#define AbsF(a) Absf16(a)
-#define MaxF(a, b) Maxf16(a, b)
-#define MinF(a, b) Minf16(a, b)
-#define AbsF2(a) Absv2h(a)
-#define MaxF2(a, b) Maxv2h(a, b)
-#define MinF2(a, b) Minv2h(a, b)
+#define AbsF(a) Absf16((a))
+#define MaxF(a, b) Maxf16((a), (b))
+#define MinF(a, b) Minf16((a), (b))
+#define AbsF2(a) Absv2h((a))
+#define MaxF2(a, b) Maxv2h((a), (b))
+#define MinF2(a, b) Minv2h((a), (b))
 #define MIN_FLT16 MIN_f16
 #define MAX_FLT16 MAX_f16
 #else
-#define AbsF(a) Absf16a(a)
-#define MaxF(a, b) Maxf16a(a, b)
-#define MinF(a, b) Minf16a(a, b)
-#define AbsF2(a) Absv2ah(a)
-#define MaxF2(a, b) Maxv2ah(a, b)
-#define MinF2(a, b) Minv2ah(a, b)
+#define AbsF(a) Absf16a((a))
+#define MaxF(a, b) Maxf16a((a), (b))
+#define MinF(a, b) Minf16a((a), (b))
+#define AbsF2(a) ((F16V) Absv2ah((a)))
+#define MaxF2(a, b) ((F16V) Maxv2ah((a), (b)))
+#define MinF2(a, b) ((F16V) Minv2ah((a), (b)))
 #define MIN_FLT16 MIN_f16a
 #define MAX_FLT16 MAX_f16a
 #endif

@@ -129,6 +129,64 @@ def test_sdk_header_names_find_the_harness_headers(tmp_path, header, use):
     subprocess.run([*STRICT, f"-I{RUNTIME_DIR}", "-c", str(src), "-o", str(tmp_path / "h.o")], check=True)
 
 
+# The GAP9 branch of the SDK's CNN_Defines_fp16.h (a kernel built with -D__gap9__), typed here
+# from its shape: it defines AbsF... again, with the replacement lists Gap.h gives them, and its
+# LEAK_CONSTANT names the GAP9 compiler's float16 / float16alt.
+GAP9_FP16_DEFINES = """
+#ifdef STD_FLOAT
+#define AbsF(a)\t\tAbsf16((a))
+#define MaxF(a, b)\tMaxf16((a), (b))
+#define MinF(a, b)\tMinf16((a), (b))
+#define AbsF2(a)\tAbsv2h((a))
+#define MaxF2(a, b)\tMaxv2h((a), (b))
+#define MinF2(a, b)\tMinv2h((a), (b))
+#define MIN_FLT16\tMIN_f16
+#define MAX_FLT16\tMAX_f16
+#define\tLEAK_CONSTANT\t((float16)0.1)
+#else
+#define AbsF(a)\t\tAbsf16a((a))
+#define MaxF(a, b)\tMaxf16a((a), (b))
+#define MinF(a, b)\tMinf16a((a), (b))
+#define AbsF2(a)\t((F16V) Absv2ah((a)))
+#define MaxF2(a, b)\t((F16V) Maxv2ah((a), (b)))
+#define MinF2(a, b)\t((F16V) Minv2ah((a), (b)))
+#define MIN_FLT16\tMIN_f16a
+#define MAX_FLT16\tMAX_f16a
+#define\tLEAK_CONSTANT\t((float16alt)0.1)
+#endif
+"""
+
+
+@pytest.mark.parametrize("std_float", [False, True])
+def test_gap9_fp16_defines_redefine_nothing_and_find_float16(tmp_path, std_float):
+    """float16 / float16alt are f16 / f16a (binary16 and, for want of bfloat16 in gcc 12, float):
+    LEAK_CONSTANT rounds 0.1 as the chip's type does, and the GAP9 redefinitions of AbsF... are
+    identical to Gap.h's (no warning under -Werror)."""
+    (tmp_path / "defs.h").write_text(GAP9_FP16_DEFINES)
+    src = tmp_path / "g9.c"
+    src.write_text('#include "Gap.h"\n#include "defs.h"\n#include <string.h>\n'
+                   "int main(void) {\n"
+                   "    F16 k = LEAK_CONSTANT; float16 h = (float16)0.1; float16alt a = (float16alt)0.1;\n"
+                   "    F16 x = (F16)-2.0f, r = MaxF(x * k, MinF(AbsF(x), MAX_FLT16));\n"
+                   "    F16V xk = {x, k}, xx = {x, x}, kk = {k, k}, v = MaxF2(xk, MinF2(AbsF2(xx), kk));\n"
+                   "    unsigned short hb; memcpy(&hb, &h, 2);\n"
+                   '    printf("%d %d %u %.17g %.17g %.17g %.17g %.17g\\n", (int)sizeof(float16), (int)sizeof(float16alt),\n'
+                   "           (unsigned)hb, (double)a, (double)k, (double)r, (double)v[0], (double)v[1]);\n"
+                   "    return 0;\n}\n")
+    exe = tmp_path / "g9"
+    flags = ["-D__gap9__"] + (["-DSTD_FLOAT"] if std_float else [])
+    subprocess.run([*STRICT, *flags, f"-I{RUNTIME_DIR}", f"-I{tmp_path}", str(src), "-o", str(exe)],
+                   check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
+    half_bits = int(np.array([0.1], np.float16).view(np.uint16)[0])
+    assert out[:3] == ["2", "4", str(half_bits)]
+    assert float(out[3]) == float(np.float32(0.1))
+    k = float(np.float16(0.1)) if std_float else float(np.float32(0.1))
+    assert float(out[4]) == k
+    # MaxF(-2 * k, Min(|-2|, MAX)) = 2; lanes: Max(-2, Min(2, k)) = k, Max(k, Min(2, k)) = k
+    assert [float(o) for o in out[5:]] == [2.0, k, k]
+
+
 def test_vector_builtins_reinterpret_any_4_byte_vector(tmp_path):
     """As the chip's builtins: a v4u handed to gap_dotp4 is read as signed bytes, and no
     implicit vector conversion (an error without -flax-vector-conversions) is needed."""

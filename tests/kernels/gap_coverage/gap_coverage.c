@@ -154,6 +154,8 @@ float CoverFloat(f16 x, f16a y, v2h *vh, v2ah *vah, V2S *cmp)
     F16V v;
     F16V_DSP vd;
     F16_DSP d = Absf16(Maxf16(Minf16(x, MAX_f16), MIN_f16));
+    float16 h = (float16)0.1f; /* the GAP9 compiler's names of f16 and f16a */
+    float16alt ha = (float16alt)0.1f;
     v2s i = Cvt_v2h_v2s(vh[0]);
     v2u u = Cvt_v2h_v2u(vh[1]);
     *cmp = vh[0] > vh[1];
@@ -169,6 +171,6 @@ float CoverFloat(f16 x, f16a y, v2h *vh, v2ah *vah, V2S *cmp)
     d = d + dsp.S + Sqrtf16(x);
     s = s + sv.S + (F16)Sqrtf16a(y) + (F16)MAX_FLT16;
     y = Absf16a(Maxf16a(Minf16a(y, MAX_f16a), MIN_f16a));
-    return FIX2FP(fix, 15) + x * y + (float)M_PI + s + d
+    return FIX2FP(fix, 15) + x * y + (float)M_PI + s + d + h + ha
            + Absf32(Maxf32(Minf32(y, 1.0f), Sqrtf32(2.0f)));
 }
