@@ -993,6 +993,10 @@ static inline v2h at_gap_cvt_v2ah_v2h(v2ah x)
 #define Maxf32(a, b) at_gap_fmax((float)(a), (float)(b))
 #define Minf32(a, b) at_gap_fmin((float)(a), (float)(b))
 #define Sqrtf32(a) at_gap_fsqrt((float)(a))
+/* Later FloatDefines.h add Clipf32 (after both branches): lower <= Clipf32(a, upper, lower) <= upper,
+ * Minf32 then Maxf32 (fmin / fmax: a NaN a gives upper), a float; CNN_Copy.c's CNN_Float32* kernels
+ * use it to saturate to the integer ranges. */
+#define Clipf32(a, upper, lower) ((float)Maxf32(Minf32((a), (upper)), (lower)))
 #define Absv2h(a) at_gap_absv2h((v2h)(a))
 #define Maxv2h(a, b) at_gap_maxv2h((v2h)(a), (v2h)(b))
 #define Minv2h(a, b) at_gap_minv2h((v2h)(a), (v2h)(b))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
 import re
 import subprocess
@@ -185,6 +186,29 @@ def test_gap9_fp16_defines_redefine_nothing_and_find_float16(tmp_path, std_float
     assert float(out[4]) == k
     # MaxF(-2 * k, Min(|-2|, MAX)) = 2; lanes: Max(-2, Min(2, k)) = k, Max(k, Min(2, k)) = k
     assert [float(o) for o in out[5:]] == [2.0, k, k]
+
+
+def test_clipf32_saturates_as_fmin_then_fmax(tmp_path):
+    """Clipf32 (later FloatDefines.h; CNN_Copy.c's float to integer kernels): Minf32 then Maxf32,
+    RISC-V fmin / fmax, against Python's model of them."""
+    def fmin(x, y):
+        return y if math.isnan(x) else x if math.isnan(y) or x < y else y
+
+    def fmax(x, y):
+        return y if math.isnan(x) else x if math.isnan(y) or x > y else y
+
+    cases = [(5.0, 3.0, -1.0), (-7.5, 3.0, -1.0), (0.25, 3.0, -1.0), (math.nan, 127.0, -128.0),
+             (40000.0, 32767.0, -32768.0), (-40000.0, 32767.0, -32768.0), (255.5, 255.0, 0.0)]
+    src = tmp_path / "clip.c"
+    src.write_text('#include "Gap.h"\n#include <math.h>\nint main(void) {\n'
+                   "    float a, u, l;\n"
+                   '    while (scanf("%f %f %f", &a, &u, &l) == 3) printf("%.9g\\n", (double)Clipf32(a, u, l));\n'
+                   "    return 0;\n}\n")
+    exe = tmp_path / "clip"
+    subprocess.run([*STRICT, f"-I{RUNTIME_DIR}", str(src), "-o", str(exe)], check=True)
+    stdin = "".join(f"{a} {u} {l}\n" for a, u, l in cases)
+    out = subprocess.run([str(exe)], input=stdin, check=True, capture_output=True, text=True).stdout
+    assert [float(v) for v in out.split()] == [fmax(fmin(a, u), l) for a, u, l in cases]
 
 
 def test_vector_builtins_reinterpret_any_4_byte_vector(tmp_path):

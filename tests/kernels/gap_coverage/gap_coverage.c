@@ -172,5 +172,5 @@ float CoverFloat(f16 x, f16a y, v2h *vh, v2ah *vah, V2S *cmp)
     s = s + sv.S + (F16)Sqrtf16a(y) + (F16)MAX_FLT16;
     y = Absf16a(Maxf16a(Minf16a(y, MAX_f16a), MIN_f16a));
     return FIX2FP(fix, 15) + x * y + (float)M_PI + s + d + h + ha
-           + Absf32(Maxf32(Minf32(y, 1.0f), Sqrtf32(2.0f)));
+           + Absf32(Maxf32(Minf32(y, 1.0f), Sqrtf32(2.0f))) + Clipf32(x, 127.0f, -128.0f);
 }
