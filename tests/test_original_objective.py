@@ -128,19 +128,23 @@ def test_only_the_reserve_fits_falls_back_to_largest_first():
     assert loops(t) == [(T1, 200, 1), (T0, 150, 1)] and t.l1_bytes == smallest
 
 
+def copy_kernel(w: int, ctype: str, item: int):
+    """Copy1(In, Out): 200 lines of w items, one tiled space, both arguments double buffered."""
+    LibKernel("Copy", CALL_PARALLEL, CArgs(2, TCArg(f"{ctype} *", "In"), TCArg(f"{ctype} *", "Out")), "Copy_T")
+    return UserKernel("Copy1", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR,
+                      CArgs(2, TCArg(f"{ctype} *", "In"), TCArg(f"{ctype} *", "Out")),
+                      Calls(1, Call("Copy", LOC_LOOP, Bindings(2, K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
+                      KerArgs(2, KerArg("In", KerArgSpace(1, T0), O_IN | O_DB, w, 200, item, 0, 0, 0, "In"),
+                              KerArg("Out", KerArgSpace(1, T0), O_OUT | O_DB, w, 200, item, 0, 0, 0, "Out")))
+
+
 def test_one_tiled_space_keeps_the_largest_tile():
     """With one tiled space nothing grows: the largest tile that fits, up to the last byte (the
     reserve is only observed with several tiled spaces)."""
     with Model() as m:
         SetL1MemorySize(44200)
         SetTilingObjective("original")
-        LibKernel("Copy", CALL_PARALLEL, CArgs(2, TCArg("short int *", "In"), TCArg("short int *", "Out")), "Copy_T")
-        UserKernel("Copy1", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR,
-                   CArgs(2, TCArg("short int *", "In"), TCArg("short int *", "Out")),
-                   Calls(1, Call("Copy", LOC_LOOP, Bindings(2, K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
-                   KerArgs(2, KerArg("In", KerArgSpace(1, T0), O_IN | O_DB, 100, 200, 2, 0, 0, 0, "In"),
-                           KerArg("Out", KerArgSpace(1, T0), O_OUT | O_DB, 100, 200, 2, 0, 0, 0, "Out")))
-        t = m.tilings["Copy1"]
+        t = copy_kernel(100, "short int", 2)
         kg = kernel_geometry(m.kernels["Copy1"])
         assert grown_spaces(kg, list(kg.spaces)) == []
     # 800 B per line: 55 lines take 44000 B, within the reserve of the budget
@@ -152,14 +156,8 @@ def test_one_tiled_space_takes_every_legal_step(w, lines):
     """The largest tile that fits is a step of its own, not one of the spread the other
     objectives sample: 200 lines of w Word32 items, In and Out double buffered, at 45000 B (56
     lines of 50 items take 44800 B; the sampled steps gave 55)."""
-    with Model() as m:
+    with Model():
         SetL1MemorySize(45000)
         SetTilingObjective("original")
-        LibKernel("Copy", CALL_PARALLEL, CArgs(2, TCArg("int *", "In"), TCArg("int *", "Out")), "Copy_T")
-        UserKernel("Copy1", KernelIterSpace(1, IterTiledSpace(T0)), TILE_HOR,
-                   CArgs(2, TCArg("int *", "In"), TCArg("int *", "Out")),
-                   Calls(1, Call("Copy", LOC_LOOP, Bindings(2, K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE)))),
-                   KerArgs(2, KerArg("In", KerArgSpace(1, T0), O_IN | O_DB, w, 200, 4, 0, 0, 0, "In"),
-                           KerArg("Out", KerArgSpace(1, T0), O_OUT | O_DB, w, 200, 4, 0, 0, 0, "Out")))
-        t = m.tilings["Copy1"]
+        t = copy_kernel(w, "int", 4)
     assert loops(t)[0][2] == lines and t.l1_bytes == 16 * w * lines <= 45000 < 16 * w * (lines + 1)
