@@ -31,7 +31,7 @@ ACT = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}
 PAD = {0: "SAME", 1: "VALID"}
 
 
-def convert_fn(fn, shapes, ranges, seed=0, count=64) -> bytes:
+def convert_fn(fn, shapes, ranges, seed=0, count=64, per_tensor_dense=False) -> bytes:
     """Convert ``fn`` (tf ops or Keras layers called on tensors) with int8 in/out, full-integer quantisation,
     a representative dataset uniform in ``ranges[i]`` for input ``i``."""
     rng = np.random.default_rng(seed)
@@ -49,6 +49,7 @@ def convert_fn(fn, shapes, ranges, seed=0, count=64) -> bytes:
     conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     conv.inference_input_type = tf.int8
     conv.inference_output_type = tf.int8
+    conv._experimental_disable_per_channel_quantization_for_dense_layers = per_tensor_dense
     return conv.convert()
 
 
@@ -142,6 +143,14 @@ def main() -> int:
     conv("conv_2x2_s2_same_large", (8, 9, 3), -900.0, 1100.0, "2x2 s2 SAME, large input range",
          filters=3, kernel_size=2, strides=2, padding="same")
 
+    conv("conv_3x3_groups2_s2_same", (7, 9, 6), -1.0, 2.0, "3x3 s2 SAME, 2 groups of 3 channels", filters=4,
+         kernel_size=3, strides=2, padding="same", groups=2)
+    conv("conv_3x3_32ch_valid", (6, 5, 32), -3.0, 3.0, "3x3 VALID, 32 -> 8 (288-term sums)", filters=8,
+         kernel_size=3, padding="valid")
+    c5 = L.Conv2D(5, 3, padding="same", kernel_initializer=init, bias_initializer=binit)
+    write("conv_3x3_relu_n1_to_1", convert_fn(lambda x: tf.clip_by_value(c5(x), -1.0, 1.0), [(7, 9, 5)],
+                                              [(-1.0, 1.0)]), "3x3 SAME, fused RELU_N1_TO_1")
+
     def dw(name, shape, lo, hi, note, **kw):
         write(name, convert(L.DepthwiseConv2D(depthwise_initializer=init, bias_initializer=binit, **kw), shape, lo, hi), note)
 
@@ -158,6 +167,9 @@ def main() -> int:
 
     fc("fc_45_10", 45, 10, -1.0, 1.0, "45 -> 10")
     fc("fc_63_7_relu_asym", 63, 7, -0.2, 3.0, "63 -> 7 ReLU, asymmetric", activation="relu")
+    d10 = L.Dense(10, kernel_initializer=init, bias_initializer=binit)
+    write("fc_45_10_per_tensor", convert_fn(lambda x: d10(x), [(45,)], [(-1.5, 1.0)], per_tensor_dense=True),
+          "45 -> 10, per-tensor weights")
     fc("fc_20_9_tiny", 20, 9, -0.001, 0.002, "20 -> 9, tiny input range")
 
     def pool(name, kind, shape, lo, hi, note, **kw):
@@ -183,8 +195,12 @@ def main() -> int:
             "asymmetric, fused ReLU")
     binary2("add_large_tiny", lambda a, b: a + b, (3, 5, 7), (3, 5, 7), (-500, 700), (-0.01, 0.02),
             "one large, one tiny input range")
+    binary2("add_broadcast_c", lambda a, b: a + b, (5, 7, 6), (1, 1, 6), (-1, 1), (-2, 0.5),
+            "broadcast of a per-channel vector")
     binary2("sub_7x9x5", lambda a, b: a - b, (7, 9, 5), (7, 9, 5), (-1, 1), (-0.2, 3), "different scales")
     binary2("mul_7x9x5", lambda a, b: a * b, (7, 9, 5), (7, 9, 5), (-1, 1), (-0.2, 3), "different scales")
+    binary2("mul_broadcast_c_relu", lambda a, b: tf.nn.relu(a * b), (5, 7, 6), (1, 1, 6), (-1, 2), (0, 1),
+            "per-channel scaling (squeeze-excitation), fused ReLU")
     binary2("mul_large", lambda a, b: a * b, (3, 5, 7), (3, 5, 7), (-50, 70), (-20, 10), "large ranges")
 
     def unary(name, fn, shape, lo, hi, note):
