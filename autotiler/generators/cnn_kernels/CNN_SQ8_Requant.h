@@ -1,0 +1,67 @@
+/*
+ * The int8 requantisation of TensorFlow Lite Micro (issue 23, Scale_DataSize 4), for the SQ8
+ * basic kernels: an int32 accumulator times a real scale given as an int32 multiplier M in
+ * [2^30, 2^31) (Q31) and a power-of-two shift, rounded exactly as TFLM's reference kernels
+ * round by default (the double rounding of gemmlowp's fixed-point primitives, not
+ * TFLITE_SINGLE_ROUNDING):
+ *
+ *   MultiplyByQuantizedMultiplier(x, M, s) =
+ *       RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x * 2^max(s, 0), M), max(-s, 0))
+ *
+ * Semantics and the numpy twin: docs/cnn-sq8.md, autotiler/generators/sq8_tflm.py. Every function
+ * is total on its int32 inputs: where TFLM's C++ would overflow a signed int (x * 2^s), the
+ * product wraps as the 32-bit chip's does; right shifts of negative values are arithmetic (gcc
+ * and the chip).
+ */
+#ifndef __CNN_SQ8_REQUANT_H__
+#define __CNN_SQ8_REQUANT_H__
+
+#include <stdint.h>
+
+/* (a * b * 2 + 2^31 rounding) >> 32: the high half of the doubled product, rounded half away
+ * from zero; the one overflowing case, INT32_MIN * INT32_MIN, saturates to INT32_MAX. */
+static inline int32_t at_tflm_srdhm(int32_t a, int32_t b)
+{
+	int64_t ab = (int64_t) a * (int64_t) b;
+	int64_t nudge = (ab >= 0) ? ((int64_t) 1 << 30) : (1 - ((int64_t) 1 << 30));
+
+	if (a == b && a == INT32_MIN)
+		return INT32_MAX;
+	return (int32_t) ((ab + nudge) / ((int64_t) 1 << 31));   /* '/' truncates toward zero */
+}
+
+/* x / 2^exponent rounded to nearest, ties away from zero (exponent in [0, 31]). */
+static inline int32_t at_tflm_rdbpot(int32_t x, int exponent)
+{
+	int32_t mask = (int32_t) (((int64_t) 1 << exponent) - 1);
+	int32_t remainder = x & mask;
+	int32_t threshold = (mask >> 1) + ((x < 0) ? 1 : 0);
+
+	return (x >> exponent) + ((remainder > threshold) ? 1 : 0);
+}
+
+/* x * M * 2^shift / 2^31 as TFLM computes it: a left shift (shift > 0) before the high
+ * multiply, a rounded right shift (shift < 0) after it. */
+static inline int32_t at_tflm_mbqm(int32_t x, int32_t multiplier, int shift)
+{
+	int left = (shift > 0) ? shift : 0;
+	int right = (shift > 0) ? 0 : -shift;
+	int32_t shifted = (int32_t) ((uint32_t) x << left);
+
+	return at_tflm_rdbpot(at_tflm_srdhm(shifted, multiplier), right);
+}
+
+/* The epilogue of TFLM's int8 conv / depthwise / fully connected: requantise, add the output
+ * zero point, clamp to the activation's range [act_min, act_max] (int8 by default). */
+static inline int8_t at_tflm_requant_int8(int32_t acc, int32_t multiplier, int shift, int32_t out_zero_point,
+					  int32_t act_min, int32_t act_max)
+{
+	/* TFLM adds in int32 too; wrapping where its C++ would overflow */
+	int32_t v = (int32_t) ((uint32_t) at_tflm_mbqm(acc, multiplier, shift) + (uint32_t) out_zero_point);
+
+	v = (v < act_min) ? act_min : v;
+	v = (v > act_max) ? act_max : v;
+	return (int8_t) v;
+}
+
+#endif /* __CNN_SQ8_REQUANT_H__ */
