@@ -301,10 +301,10 @@ def test_conv_misuse():
 
 
 def test_reduct_does_not_clip_before_the_activation():
-    # 1000 * 1 >> 0 = 1000, relun with A0 = 100 then ActScale 1/2: 50 (a clip to 127 first would
-    # give the same; a negative value shows it: -1000 relu -> 0 either way); use hsigmoid's offset
+    # 2000 stays 2000 after the channel scale (a clip to 127 there, as the pre-2023 library did,
+    # would give 127 -> 8 - 20 = -12): clip_pos(2000, 255) = 255, 255/16 -> 16, + C0 = -4
     p = q.ActParams(1, 4, a0=255, b0=0, c0=-20)
-    acc = np.array([[2000]], dtype=np.int64)     # clip_pos(2000, 255) = 255 -> 16 - 20 = -4
+    acc = np.array([[2000]], dtype=np.int64)
     assert q.reduct(acc, [1], [0], "hsigmoid", p).tolist() == [[-4]]
 
 
