@@ -85,7 +85,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from host_harness.gvsoc import CORES, RUNTIME_DIR, SHARED_HEADERS, TARGET_DIR  # noqa: E402
+from host_harness.gvsoc import CORES, RUNTIME_DIR, TARGET_DIR  # noqa: E402
+from host_harness.gvsoc import stage_headers as stage_target_headers  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 CNN_KERNELS_DIR = ROOT / "autotiler" / "generators" / "cnn_kernels"
@@ -178,12 +179,7 @@ def _first_lines(text: str, count: int = FIRST_LINES) -> str:
 def stage_headers(work: Path) -> dict[str, Path]:
     """The include directory of each runtime: ``target`` as GvsocProgram._stage makes it (the
     harness's shared headers beside the target's at_api.h), ``host`` the harness's own."""
-    inc = work / "include"
-    inc.mkdir()
-    shutil.copy(TARGET_DIR / "at_api.h", inc / "at_api.h")
-    for h in SHARED_HEADERS:
-        shutil.copy(RUNTIME_DIR / h, inc / h)
-    return {"target": inc, "host": RUNTIME_DIR}
+    return {"target": stage_target_headers(work / "include"), "host": RUNTIME_DIR}
 
 
 def _load_reference(name: str):

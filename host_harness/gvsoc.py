@@ -58,8 +58,10 @@ from .toolchain import first_error_lines
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 TARGET_DIR = Path(__file__).parent / "target"
 # The harness's headers that basic kernels include, staged beside the target's at_api.h (Gap.h
-# includes "at_api.h" by its own directory first).
-SHARED_HEADERS = ("Gap.h", "Gap8.h", "KernelLibStdTypes.h")
+# includes "at_api.h" by its own directory first): Gap.h, Gap8.h and the headers under the SDK's
+# names (pmsis.h, GapBuiltins.h, ...; docs/harness.md), so that a kernel builds on both back-ends.
+SHARED_HEADERS = ("Gap.h", "Gap8.h", "KernelLibStdTypes.h", "pmsis.h", "GapBuiltins.h", "GapSystem.h",
+                  "at_api_emul.h", "at_api_pmsis.h", "rt/rt_api.h")
 INSTALL_HINT = ("build GVSoC's pulp-open target and pulp-runtime with ../shared/tools/gvsoc/setup.sh, then "
                 "`source ~/.cache/gvsoc/env.sh` (it sets GVSOC_HOME) before running Python")
 CORES = 8   # pulp-open's cluster (ARCHI_CLUSTER_NB_PE; at_target.c checks it)
@@ -313,6 +315,17 @@ def _pointer_bytes(args, values: dict, homes: tuple) -> int:
     return sum(values[a.name].nbytes for a in args if a.pointer and a.home in homes)
 
 
+def stage_headers(inc: Path) -> Path:
+    """``inc`` made the target's include directory: its at_api.h and the harness's shared headers
+    (what a basic kernel includes) beside it."""
+    inc.mkdir()
+    shutil.copy(TARGET_DIR / "at_api.h", inc / "at_api.h")
+    for h in SHARED_HEADERS:
+        (inc / h).parent.mkdir(exist_ok=True)
+        shutil.copy(RUNTIME_DIR / h, inc / h)
+    return inc
+
+
 class GvsocProgram(KernelTable):
     """Generated user kernels and graphs built for GVSoC's pulp-open cluster (see the module
     comment)."""
@@ -334,11 +347,7 @@ class GvsocProgram(KernelTable):
     def _stage(self, gen_dir: Path, sources: tuple, include_dirs: tuple, cflags: tuple) -> None:
         """The work directory: staged headers, the Makefile (its sources fixed; main.c and
         at_flash.c rewritten per application)."""
-        inc = self.work / "include"
-        inc.mkdir()
-        shutil.copy(TARGET_DIR / "at_api.h", inc / "at_api.h")
-        for h in SHARED_HEADERS:
-            shutil.copy(RUNTIME_DIR / h, inc / h)
+        inc = stage_headers(self.work / "include")
         (self.work / "app_main.c").write_text(_app_main())
         gen = [str(c.resolve()) for m in self._manifests for c in m.c_files]
         user = [str(Path(s).resolve()) for s in sources]

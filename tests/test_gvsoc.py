@@ -390,12 +390,38 @@ int use(char *l2)
 @pytest.mark.skipif(RV32 is None, reason="riscv64-unknown-elf-gcc not installed")
 def test_l3_macros_compile_warning_free_for_rv32(tmp_path):
     """The target's L3 layer as generated code uses it, strict C99 for the cluster cores."""
-    for h in ("at_api.h",):
-        shutil.copy(gvsoc.TARGET_DIR / h, tmp_path / h)
-    for h in gvsoc.SHARED_HEADERS:
-        shutil.copy(gvsoc.RUNTIME_DIR / h, tmp_path / h)
+    inc = gvsoc.stage_headers(tmp_path / "include")
     (tmp_path / "use.c").write_text(L3_USES)
     proc = subprocess.run([RV32, "-march=rv32imc", "-mabi=ilp32", "--specs=picolibc.specs", "-std=c99", "-Wall",
-                           "-Wextra", "-Werror", "-O2", "-DAT_SIM_NCORES=8", f"-I{tmp_path}", "-c",
+                           "-Wextra", "-Werror", "-O2", "-DAT_SIM_NCORES=8", f"-I{inc}", "-c",
+                           str(tmp_path / "use.c"), "-o", str(tmp_path / "use.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+PMSIS_USES = """
+#include "pmsis.h"
+#include "GapBuiltins.h"
+#include "rt/rt_api.h"
+static int Sum[AT_SIM_NCORES] PI_CL_L1;
+static void Body(void *arg) {
+    int id = pi_core_id();
+    Sum[id] = id + *(int *) arg + (pi_is_fc() ? 1 : 0) + pi_cluster_id();
+    pi_cl_team_barrier();
+}
+int Team(int *arg) {
+    pi_cl_team_fork(0, Body, arg);
+    return pi_cl_team_nb_cores() + rt_nb_pe() + Sum[0];
+}
+"""
+
+
+@pytest.mark.skipif(RV32 is None, reason="riscv64-unknown-elf-gcc not installed")
+def test_sdk_header_names_compile_for_rv32(tmp_path):
+    """A kernel including pmsis.h (and the other SDK header names) builds for the target as on the
+    host: the GVSoC back-end stages them beside the target's at_api.h."""
+    inc = gvsoc.stage_headers(tmp_path / "include")
+    (tmp_path / "use.c").write_text(PMSIS_USES)
+    proc = subprocess.run([RV32, "-march=rv32imc", "-mabi=ilp32", "--specs=picolibc.specs", "-std=c99", "-Wall",
+                           "-Wextra", "-Werror", "-O2", "-DAT_SIM_NCORES=8", "-D__EMUL__", f"-I{inc}", "-c",
                            str(tmp_path / "use.c"), "-o", str(tmp_path / "use.o")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -48,6 +48,7 @@ void at_target_reset_forks(void);
 void at_target_print_forks(void);
 
 #define at_sim_core_id() at_target_core_id()
+#define at_sim_num_cores() (AT_SIM_NCORES)
 #define at_sim_barrier() at_target_barrier()
 #define at_sim_clock() at_target_clock()
 #define at_sim_alloc_at(level, size, label, file, line) \
