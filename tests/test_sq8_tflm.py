@@ -82,12 +82,15 @@ def draws(side: dict):
     yield [np.full(s, 127, np.int8) for s in shapes]
     yield [((np.arange(int(np.prod(s))) * (k + 3)) % 256 - 128).astype(np.int8).reshape(s)
            for k, s in enumerate(shapes)]
+    if len(shapes) == 2:  # every int8 pair, cyclically (all 65536 when the inputs have that many values)
+        yield [((np.arange(int(np.prod(s))) >> (8 * (1 - k))) % 256 - 128).astype(np.int8).reshape(s)
+               for k, s in enumerate(shapes)]
 
 
 @pytest.mark.parametrize("sidecar", SIDECARS, ids=[p.stem for p in SIDECARS])
 def test_reference_equals_tflm(sidecar: Path):
     side = json.loads(sidecar.read_text())
-    interp = runtime.Interpreter.from_file(str(sidecar.with_suffix(".tflite")))
+    interp = runtime.Interpreter.from_file(str(sidecar.with_suffix(".tflite")), arena_size=1 << 20)
     for k, xs in enumerate(draws(side)):
         for i, x in enumerate(xs):
             interp.set_input(x, i)
@@ -255,7 +258,7 @@ def test_tflm_uses_double_rounding(monkeypatch):
     """Swapping the requantisation for TFLITE_SINGLE_ROUNDING's breaks bit-exactness on the models: the
     tflite-micro build (like TFLM's default) rounds twice."""
     side = json.loads((MODELS / "conv_3x3_32ch_valid.json").read_text())
-    interp = runtime.Interpreter.from_file(str(MODELS / "conv_3x3_32ch_valid.tflite"))
+    interp = runtime.Interpreter.from_file(str(MODELS / "conv_3x3_32ch_valid.tflite"), arena_size=1 << 20)
     differ = 0
     monkeypatch.setattr(R, "multiply_by_quantized_multiplier", R.single_rounding_multiply)
     for xs in draws(side):

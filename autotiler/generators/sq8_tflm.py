@@ -582,9 +582,10 @@ def max_pool2d(x: np.ndarray, in_q: QParams, out_q: QParams, filter_size: Tuple[
 
 @dataclass(frozen=True)
 class AddParams:
-    """ADD/SUB Prepare (add_common.cc / sub_common.cc), in float32 as TFLM computes them:
-    ``twice_max = 2 * max(s1, s2)``; ``m1 = s1 / twice_max``, ``m2 = s2 / twice_max``,
-    ``m_out = twice_max / (2^20 * s_out)``, each by ``QuantizeMultiplierSmallerThanOneExp``."""
+    """ADD/SUB Prepare (add_common.cc, sub_common.cc), in double from the float32 scales:
+    ``t = 2 * max(s1, s2)``; ``m1 = s1 / t``, ``m2 = s2 / t``, ``m_out = t / (2^20 * s_out)``, each by
+    ``QuantizeMultiplierSmallerThanOneExp``. (Some TFLM versions of sub_common.cc compute these in float32;
+    the tflite-micro package computes both in double: tests/models/sq8/*_all_pairs_prepare tell them apart.)"""
 
     left_shift: int
     input1: Requant
@@ -593,13 +594,21 @@ class AddParams:
 
 
 def add_params(in1: QParams, in2: QParams, out: QParams) -> AddParams:
+    s1, s2, so = float(np.float32(in1.scale)), float(np.float32(in2.scale)), float(np.float32(out.scale))
+    twice_max = 2.0 * max(s1, s2)
+    return AddParams(20, quantize_multiplier_smaller_than_one_exp(s1 / twice_max),
+                     quantize_multiplier_smaller_than_one_exp(s2 / twice_max),
+                     quantize_multiplier_smaller_than_one_exp(twice_max / (float(1 << 20) * so)))
+
+
+def add_params_float32(in1: QParams, in2: QParams, out: QParams) -> AddParams:
+    """The float32 form of ADD/SUB's Prepare (older sub_common.cc), for comparison only: it disagrees with
+    tflite-micro on 1 of the 65536 pairs of each ``*_all_pairs_prepare`` model."""
     s1, s2, so = np.float32(in1.scale), np.float32(in2.scale), np.float32(out.scale)
     twice_max = np.float32(2) * max(s1, s2)
-    m1 = float(np.float32(s1 / twice_max))
-    m2 = float(np.float32(s2 / twice_max))
-    mo = float(np.float32(twice_max / (np.float32(1 << 20) * so)))
-    return AddParams(20, quantize_multiplier_smaller_than_one_exp(m1), quantize_multiplier_smaller_than_one_exp(m2),
-                     quantize_multiplier_smaller_than_one_exp(mo))
+    return AddParams(20, quantize_multiplier_smaller_than_one_exp(float(np.float32(s1 / twice_max))),
+                     quantize_multiplier_smaller_than_one_exp(float(np.float32(s2 / twice_max))),
+                     quantize_multiplier_smaller_than_one_exp(float(np.float32(twice_max / (np.float32(1 << 20) * so)))))
 
 
 def _add_sub(x1: np.ndarray, x2: np.ndarray, in1: QParams, in2: QParams, out: QParams, activation: str,
@@ -806,9 +815,10 @@ def _downscale_to_int16(m: int) -> int:
 
 @dataclass(frozen=True)
 class HardSwishParams:
-    """HARD_SWISH Prepare (hard_swish_common.cc), float32 as TFLM: ``hires = s_in / 128``;
+    """HARD_SWISH Prepare (hard_swish_common.cc), in double from the float32 scales: ``hires = s_in / 128``;
     output multiplier ``hires / s_out``, reluish multiplier ``hires / (3 / 32768)``, each
-    ``QuantizeMultiplier`` then rounded to 16 bits."""
+    ``QuantizeMultiplier`` then rounded to 16 bits. (Some TFLM versions compute the ratios in float32; the
+    tflite-micro package does not: tests/models/sq8/hard_swish_prepare tells them apart.)"""
 
     output_multiplier: int
     output_exponent: int
@@ -817,12 +827,11 @@ class HardSwishParams:
 
 
 def hard_swish_params(in_q: QParams, out_q: QParams) -> HardSwishParams:
-    hires = np.float32(1.0 / 128.0) * np.float32(in_q.scale)
-    reluish_scale = np.float32(3.0) / np.float32(32768.0)
-    om = quantize_multiplier(float(np.float32(hires / np.float32(out_q.scale))))
+    hires = float(np.float32(in_q.scale)) / 128.0
+    om = quantize_multiplier(hires / float(np.float32(out_q.scale)))
     if om.shift > 0:
         raise _err("HARD_SWISH output multiplier exponent must be <= 0 (TFLM's Prepare)")
-    rm = quantize_multiplier(float(np.float32(hires / reluish_scale)))
+    rm = quantize_multiplier(hires / (3.0 / 32768.0))
     if -om.shift > 15 or -rm.shift > 15:
         raise _err("HARD_SWISH shift outside the 16-bit range the reference handles")
     return HardSwishParams(_downscale_to_int16(om.multiplier), om.shift, _downscale_to_int16(rm.multiplier), rm.shift)
@@ -854,11 +863,12 @@ def hard_swish(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
 def leaky_relu(x: np.ndarray, in_q: QParams, out_q: QParams, alpha: float) -> np.ndarray:
     """LEAKY_RELU int8 (reference/leaky_relu.h ``QuantizeLeakyRelu``): ``d = x - zp_in``;
     ``d >= 0``: ``zp_out + MBQM(d, QuantizeMultiplier(s_in / s_out))``; else
-    ``zp_out + MBQM(d, QuantizeMultiplier(s_in * alpha / s_out))`` (both ratios in float32); clamp."""
+    ``zp_out + MBQM(d, QuantizeMultiplier(s_in * alpha / s_out))``, both in double from the float32 scales and
+    alpha (tests/models/sq8/leaky_relu_prepare rules out the float32 form of some TFLM versions); clamp."""
     x = _check_int8(x, "input")
-    s_in, s_out, a = np.float32(in_q.scale), np.float32(out_q.scale), np.float32(alpha)
-    ra = quantize_multiplier(float(np.float32(np.float32(s_in * a) / s_out)))
-    ri = quantize_multiplier(float(np.float32(s_in / s_out)))
+    s_in, s_out, a = float(np.float32(in_q.scale)), float(np.float32(out_q.scale)), float(np.float32(alpha))
+    ra = quantize_multiplier(s_in * a / s_out)
+    ri = quantize_multiplier(s_in / s_out)
     d = x.astype(np.int64) - int(in_q.zero_point)
     pos = multiply_by_quantized_multiplier(d, ri.multiplier, ri.shift)
     neg = multiply_by_quantized_multiplier(d, ra.multiplier, ra.shift)

@@ -104,6 +104,17 @@ def options(model, op) -> dict:
     return out
 
 
+def requantized(buf: bytes, params) -> bytes:
+    """The single-operator model ``buf`` with the (scale, zero point) of its inputs then outputs replaced."""
+    m = load(buf)
+    sg = m.subgraphs[0]
+    op = sg.operators[0]
+    for t, (scale, zp) in zip(list(op.inputs) + list(op.outputs), params):
+        sg.tensors[t].quantization.scale = [scale]
+        sg.tensors[t].quantization.zeroPoint = [zp]
+    return pack(m)
+
+
 def write(name: str, buf: bytes, note: str) -> None:
     model = load(buf)
     sg = model.subgraphs[0]
@@ -203,6 +214,14 @@ def main() -> int:
             "per-channel scaling (squeeze-excitation), fused ReLU")
     binary2("mul_large", lambda a, b: a * b, (3, 5, 7), (3, 5, 7), (-50, 70), (-20, 10), "large ranges")
 
+    # Every int8 pair once, with scales for which ADD/SUB's Prepare in float32 and in double give different
+    # multipliers (and 2 of the 65536 outputs differ): pins down which precision TFLM uses.
+    for name, fn, note in (("add_all_pairs_prepare", lambda a, b: a + b, "all 65536 int8 pairs, Prepare-sensitive"),
+                           ("sub_all_pairs_prepare", lambda a, b: a - b, "all 65536 int8 pairs, Prepare-sensitive")):
+        buf = convert_fn(fn, [(65536,), (65536,)], [(-1, 1), (-1, 1)], seed=5)
+        write(name, requantized(buf, ((0.029278486967086792, 3), (0.8499374389648438, -7), (0.2123604118824005, 1))),
+              note)
+
     def unary(name, fn, shape, lo, hi, note):
         write(name, convert_fn(fn, [shape], [(lo, hi)]), note)
 
@@ -224,6 +243,16 @@ def main() -> int:
     unary("leaky_relu_7x9x5", lambda x: tf.nn.leaky_relu(x, alpha=0.2), (7, 9, 5), -2.0, 2.0, "alpha 0.2")
     unary("leaky_relu_asym", lambda x: tf.nn.leaky_relu(x, alpha=0.01), (3, 5, 7), -0.3, 5.0,
           "alpha 0.01, asymmetric")
+
+    # Scales for which a float32 and a double Prepare give different outputs on some of the 256 inputs
+    write("leaky_relu_prepare", requantized(convert_fn(lambda x: tf.nn.leaky_relu(x, alpha=0.2), [(7, 9, 5)],
+                                                       [(-2.0, 2.0)]),
+                                            ((0.007265937514603138, -1), (0.012867920100688934, -86))),
+          "Prepare-sensitive scales (float32 vs double)")
+    write("hard_swish_prepare", requantized(convert_fn(lambda x: x * tf.nn.relu6(x + 3.0) * (1.0 / 6.0), [(7, 9, 5)],
+                                                       [(-5.0, 5.0)]),
+                                            ((0.004269654396921396, -1), (0.003907718230038881, -110))),
+          "Prepare-sensitive scales (float32 vs double)")
 
     # QUANTIZE int8 -> int8: the LOGISTIC model with its operator rewritten
     base = load(convert_fn(tf.sigmoid, [(7, 9, 5)], [(-1.0, 1.0)]))
