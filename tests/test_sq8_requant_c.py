@@ -1,5 +1,6 @@
-"""The SQ8 basic kernels' TFLM requantisation in C (cnn_kernels/CNN_SQ8_Requant.h, issue 23):
-each primitive equals its definition as exact rational arithmetic, over the whole int32 range.
+"""The SQ8 basic kernels' requantisations in C (cnn_kernels/CNN_SQ8_Requant.h, issue 23): each
+TFLM primitive equals its definition as exact rational arithmetic, over the whole int32 range, and
+the original's AT_SCALE equals the numpy reference (sq8_original.at_scale).
 
 * SaturatingRoundingDoublingHighMul(a, b) = floor(a * b / 2^31 + 1/2), INT32_MAX for
   INT32_MIN * INT32_MIN (the only product that does not fit);
@@ -20,7 +21,7 @@ from cffi import FFI
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autotiler.generators import CNN_KERNELS_DIR
+from autotiler.generators import CNN_KERNELS_DIR, sq8_original
 
 from .conftest import ROOT
 
@@ -32,12 +33,14 @@ int32_t rdbpot(int32_t x, int e) { return at_tflm_rdbpot(x, e); }
 int32_t mbqm(int32_t x, int32_t m, int s) { return at_tflm_mbqm(x, m, s); }
 int requant(int32_t acc, int32_t m, int s, int32_t zp, int32_t lo, int32_t hi)
 { return at_tflm_requant_int8(acc, m, s, zp, lo, hi); }
+int32_t sq8_scale(int32_t x, int scale, int n) { return at_sq8_scale(x, (uint8_t) scale, n); }
 """
 CDEFS = """
 int32_t srdhm(int32_t a, int32_t b);
 int32_t rdbpot(int32_t x, int e);
 int32_t mbqm(int32_t x, int32_t m, int s);
 int requant(int32_t acc, int32_t m, int s, int32_t zp, int32_t lo, int32_t hi);
+int32_t sq8_scale(int32_t x, int scale, int n);
 """
 
 
@@ -122,3 +125,10 @@ def test_int8_epilogue_adds_the_zero_point_and_clamps(lib, acc, m, s, zp, act):
     lo, hi = act
     want = min(max(wrap32(mbqm(acc, m, s) + zp), lo), hi)
     assert lib.requant(acc, m, s, zp, lo, hi) == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(x=I32, scale=st.integers(0, 255), n=st.integers(0, 31))
+def test_original_at_scale_is_the_numpy_reference(lib, x, scale, n):
+    """The 32-bit product wraps, the shift rounds half up (-2.5 -> -2), no rounding for n = 0."""
+    assert lib.sq8_scale(x, scale, n) == int(sq8_original.at_scale(x, scale, n))

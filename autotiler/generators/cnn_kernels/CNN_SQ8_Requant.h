@@ -1,5 +1,6 @@
 /*
- * The int8 requantisation of TensorFlow Lite Micro (issue 23, Scale_DataSize 4), for the SQ8
+ * The int8 requantisations of the SQ8 basic kernels (issue 23). First TensorFlow Lite Micro's
+ * (Scale_DataSize 4), for the SQ8
  * basic kernels: an int32 accumulator times a real scale given as an int32 multiplier M in
  * [2^30, 2^31) (Q31) and a power-of-two shift, rounded exactly as TFLM's reference kernels
  * round by default (the double rounding of gemmlowp's fixed-point primitives, not
@@ -17,6 +18,7 @@
 #define __CNN_SQ8_REQUANT_H__
 
 #include <stdint.h>
+#include "Gap.h"
 
 /* (a * b * 2 + 2^31 rounding) >> 32: the high half of the doubled product, rounded half away
  * from zero; the one overflowing case, INT32_MIN * INT32_MIN, saturates to INT32_MAX. */
@@ -62,6 +64,20 @@ static inline int8_t at_tflm_requant_int8(int32_t acc, int32_t multiplier, int s
 	v = (v < act_min) ? act_min : v;
 	v = (v > act_max) ? act_max : v;
 	return (int8_t) v;
+}
+
+/* The original's 1-byte requantisation (Scale_DataSize 1; docs/cnn-sq8-original.md, numpy twin
+ * autotiler/generators/sq8_original.py): AT_NORM(x, n), a rounded shift half up on 32 bits
+ * (gap_roundnorm_reg: no rounding term for n = 0), and AT_SCALE(x, Scale, ScaleN), the 32-bit
+ * product by an unsigned byte (it wraps: the original never widens it) normalised by ScaleN. */
+static inline int32_t at_sq8_norm(int32_t x, int n)
+{
+	return gap_roundnorm_reg(x, n);
+}
+
+static inline int32_t at_sq8_scale(int32_t x, uint8_t scale, int scale_n)
+{
+	return at_sq8_norm((int32_t) ((uint32_t) x * scale), scale_n);
 }
 
 #endif /* __CNN_SQ8_REQUANT_H__ */
