@@ -222,6 +222,11 @@ def main() -> int:
         write(name, requantized(buf, ((0.029278486967086792, 3), (0.8499374389648438, -7), (0.2123604118824005, 1))),
               note)
 
+    buf = convert_fn(lambda a, b: a * b, [(65536,), (65536,)], [(-1, 1), (-1, 1)], seed=5)
+    write("mul_all_pairs_prepare", requantized(buf, ((0.06579256802797318, 0), (0.008816743269562721, 0),
+                                                     (0.09196952730417252, 0))),
+          "all 65536 int8 pairs; s1 * s2 in float32 would change 8 outputs")
+
     def unary(name, fn, shape, lo, hi, note):
         write(name, convert_fn(fn, [shape], [(lo, hi)]), note)
 
