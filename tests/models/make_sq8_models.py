@@ -162,6 +162,15 @@ def main() -> int:
     write("conv_3x3_relu_n1_to_1", convert_fn(lambda x: tf.clip_by_value(c5(x), -1.0, 1.0), [(7, 9, 5)],
                                               [(-1.0, 1.0)]), "3x3 SAME, fused RELU_N1_TO_1")
 
+    # An output scale for which 6 / s rounds differently in float32 (162.5 -> 163) and double (162.49999 -> 162):
+    # the fused-activation range of CalculateActivationRangeQuantized is computed in float32.
+    m = load(convert(L.Conv2D(3, 3, padding="same", activation=tf.nn.relu6, kernel_initializer=init,
+                              bias_initializer=binit), (9, 11, 4), -4.0, 4.0))
+    out_t = m.subgraphs[0].tensors[m.subgraphs[0].operators[0].outputs[0]]
+    out_t.quantization.scale = [0.03692307695746422]
+    out_t.quantization.zeroPoint = [-128]
+    write("conv_relu6_range_prepare", pack(m), "ReLU6 bound q(6) = -128 + round(6 / s) in float32 (35, not 34)")
+
     def dw(name, shape, lo, hi, note, **kw):
         write(name, convert(L.DepthwiseConv2D(depthwise_initializer=init, bias_initializer=binit, **kw), shape, lo, hi), note)
 
