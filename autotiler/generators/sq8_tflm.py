@@ -715,17 +715,16 @@ def mean_multiplier(in_q: QParams, out_q: QParams, count: int) -> Requant:
 
 
 def mean_hw(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
-    """MEAN over H and W, keep dims (reduce_common.cc ``EvalIntegerMean``): ``sum`` of the raw int8 values
-    (int32). Equal input/output quantisation: ``reference_ops::Mean``, ``sum / n`` (C division, truncating).
-    Otherwise ``QuantizedMeanOrSum``: ``MBQM(sum - zp_in * n, mean_multiplier) + zp_out``, clamp."""
+    """MEAN over H and W, keep dims (reduce_common.cc ``EvalIntegerMean`` -> reference/reduce.h
+    ``QuantizedMeanOrSum``): ``sum`` of the raw int8 values (int32);
+    ``MBQM(sum - zp_in * n, mean_multiplier) + zp_out``, clamp. The tflite-micro package takes this path
+    even when input and output quantisations are equal (some TFLM versions then take ``reference_ops::Mean``,
+    a truncating ``sum / n``, which disagrees: tests/models/sq8/mean_equal_quantisation)."""
     x = _check_int8(x, "input")
     if x.ndim != 4:
         raise _err("MEAN over H, W needs a 4D NHWC input")
     n_el = x.shape[1] * x.shape[2]
     s = wrap32(x.astype(np.int64).sum(axis=(1, 2), keepdims=True))
-    if in_q == out_q:
-        q = np.abs(s) // n_el
-        return np.clip(np.where(s >= 0, q, -q), INT8_MIN, INT8_MAX).astype(np.int8)
     r = mean_multiplier(in_q, out_q, n_el)
     shifted = wrap32(s - int(in_q.zero_point) * n_el)
     return _clamp8(multiply_by_quantized_multiplier(shifted, r.multiplier, r.shift) + int(out_q.zero_point))

@@ -246,6 +246,12 @@ def main() -> int:
           "over H, W, keep dims")
     unary("mean_5x3x4_asym", lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True), (5, 3, 4), -0.1, 6.0,
           "asymmetric")
+    m = load(convert_fn(lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True), [(7, 9, 5)], [(-1.0, 3.0)]))
+    sg = m.subgraphs[0]
+    t_in, t_out = sg.tensors[sg.operators[0].inputs[0]], sg.tensors[sg.operators[0].outputs[0]]
+    t_out.quantization.scale, t_out.quantization.zeroPoint = list(t_in.quantization.scale), [-64]
+    t_in.quantization.zeroPoint = [-64]
+    write("mean_equal_quantisation", pack(m), "input and output quantisation equal: reference_ops::Mean")
     unary("logistic_7x9x5", tf.sigmoid, (7, 9, 5), -8.0, 8.0, "")
     unary("logistic_asym_tiny", tf.sigmoid, (3, 5, 7), -0.02, 0.05, "tiny, asymmetric")
     unary("logistic_large", tf.sigmoid, (3, 5, 7), -200.0, 150.0, "large range")
