@@ -139,9 +139,15 @@ def py_rdbpot(x: int, e: int) -> int:
 @given(I32, I32)
 def test_srdhm_full_int32_range(a, b):
     assert int(R.saturating_rounding_doubling_high_mul(a, b)) == py_srdhm(a, b)
-    # it is round(a * b / 2^31) half away from zero
+    # it is floor((a * b + 2^30) / 2^31): round half UP (a negative tie goes toward zero), not away from zero
     if not a == b == -(2**31):
-        assert py_srdhm(a, b) == py_rdbpot(a * b, 31)
+        assert py_srdhm(a, b) == (a * b + 2**30) >> 31
+
+
+def test_srdhm_rounds_half_up():
+    assert int(R.saturating_rounding_doubling_high_mul(2, -(2**29))) == 0  # -0.5 -> 0
+    assert int(R.saturating_rounding_doubling_high_mul(2, 2**29)) == 1  # +0.5 -> 1
+    assert int(R.saturating_rounding_doubling_high_mul(6, -(2**29))) == -1  # -1.5 -> -1
 
 
 def test_srdhm_corners():

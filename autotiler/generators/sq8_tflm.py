@@ -13,7 +13,8 @@ Conventions:
 * every 32-bit quantity is carried in ``int64`` arrays and wrapped to int32 where the C++ code
   wraps (``wrap32``), so the numpy arithmetic never overflows silently;
 * requantisation is TFLM's default build: **double rounding** (``TFLITE_SINGLE_ROUNDING`` unset):
-  ``RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x << left, M), right)``;
+  ``RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x << left, M), right)``; the first rounds half up,
+  the second half away from zero;
 * the ``Prepare`` computations (multipliers from float scales) follow each kernel's own mix of
   float32 and double arithmetic, which matters for bit-exactness (``np.float32`` below);
 * misuse (a shape or a parameter TFLM's Prepare refuses) raises
@@ -201,7 +202,8 @@ def _trunc_div_pow2(x: np.ndarray, n: int) -> np.ndarray:
 
 def saturating_rounding_doubling_high_mul(a, b) -> np.ndarray:
     """gemmlowp ``SaturatingRoundingDoublingHighMul`` (int32): ``(a*b + nudge) / 2^31`` truncating, with
-    ``nudge = 2^30`` if ``a*b >= 0`` else ``1 - 2^30`` (round half away from zero); ``a == b == INT32_MIN``
+    ``nudge = 2^30`` if ``a*b >= 0`` else ``1 - 2^30``. That is ``floor((a*b + 2^30) / 2^31)``: round half
+    *up* (a negative tie goes toward zero, e.g. -0.5 -> 0), not half away from zero. ``a == b == INT32_MIN``
     gives INT32_MAX."""
     a, b = i64(a), i64(b)
     ab = a * b
@@ -398,6 +400,13 @@ def _check_act(activation: str) -> None:
         raise _err(f"unknown fused activation {activation!r}", hint=f"one of {', '.join(ACTIVATIONS)}")
 
 
+def _check_pool_quant(op: str, in_q: QParams, out_q: QParams) -> None:
+    """pooling_common.cc: ``|s_in - s_out| <= 1e-6`` and equal zero points (the kernel does not rescale)."""
+    if abs(float(in_q.scale) - float(out_q.scale)) > 1.0e-6 or in_q.zero_point != out_q.zero_point:
+        raise _err(f"{op} needs the output quantisation of its input (TFLM's Prepare: scale within 1e-6, "
+                   "same zero point)")
+
+
 def _clamp8(x: np.ndarray, lo: int = INT8_MIN, hi: int = INT8_MAX) -> np.ndarray:
     return np.clip(x, lo, hi).astype(np.int8)
 
@@ -543,12 +552,11 @@ def average_pool2d(x: np.ndarray, in_q: QParams, out_q: QParams, filter_size: Tu
                    stride: Tuple[int, int], padding: str = "VALID", activation: str = "NONE") -> np.ndarray:
     """AVERAGE_POOL_2D (reference_integer_ops/pooling.h ``AveragePool``): sum of the in-image taps, divided by
     their count ``n`` rounding half away from zero: ``acc > 0 ? (acc + n/2) / n : (acc - n/2) / n`` (C
-    truncating division); clamp to the activation range. No rescale: TFLM requires equal in/out
-    quantisation."""
+    truncating division); clamp to the activation range. No rescale: TFLM requires the same quantisation
+    (scales within 1e-6)."""
     x = _check_int8(x, "input")
     _check_act(activation)
-    if in_q != out_q:
-        raise _err("AVERAGE_POOL_2D needs equal input and output quantisation (TFLM checks scale and zero point)")
+    _check_pool_quant("AVERAGE_POOL_2D", in_q, out_q)
     n, h, wd, c = x.shape
     kh, kw = filter_size
     oh, ow, (pt, pb), (pl, pr) = _pad_geometry(h, wd, kh, kw, stride, (1, 1), padding)
@@ -569,8 +577,7 @@ def max_pool2d(x: np.ndarray, in_q: QParams, out_q: QParams, filter_size: Tuple[
     """MAX_POOL_2D (reference_integer_ops/pooling.h ``MaxPool``): max over the in-image taps, clamp."""
     x = _check_int8(x, "input")
     _check_act(activation)
-    if in_q != out_q:
-        raise _err("MAX_POOL_2D needs equal input and output quantisation (TFLM checks scale and zero point)")
+    _check_pool_quant("MAX_POOL_2D", in_q, out_q)
     n, h, wd, c = x.shape
     kh, kw = filter_size
     oh, ow, (pt, pb), (pl, pr) = _pad_geometry(h, wd, kh, kw, stride, (1, 1), padding)
@@ -783,7 +790,7 @@ def tanh(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
 
 def _srdhm16(a, b) -> np.ndarray:
     """gemmlowp ``SaturatingRoundingDoublingHighMul`` on int16: ``(a*b + (ab >= 0 ? 2^14 : 1 - 2^14)) / 2^15``
-    truncating; ``a == b == -32768`` gives 32767."""
+    truncating, i.e. ``floor((a*b + 2^14) / 2^15)`` (half up); ``a == b == -32768`` gives 32767."""
     a, b = i64(a), i64(b)
     ab = a * b
     res = _trunc_div_pow2(ab + np.where(ab >= 0, 1 << 14, 1 - (1 << 14)), 15)
@@ -791,7 +798,8 @@ def _srdhm16(a, b) -> np.ndarray:
 
 
 def _sdhm16(a, b) -> np.ndarray:
-    """``SaturatingDoublingHighMul`` (hard_swish.h, like SQDMULH): ``a*b / 2^15`` truncating; -32768^2 -> 32767."""
+    """``SaturatingDoublingHighMul`` (hard_swish.h, like SQDMULH): ``a*b / 2^15`` truncating toward zero;
+    -32768^2 -> 32767."""
     a, b = i64(a), i64(b)
     res = _trunc_div_pow2(a * b, 15)
     return np.where((a == -32768) & (b == -32768), 32767, res)
