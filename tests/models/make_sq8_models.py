@@ -242,6 +242,9 @@ def main() -> int:
     unary("softmax_10", tf.nn.softmax, (10,), -4.0, 4.0, "10 classes")
     unary("softmax_3x37_wide", tf.nn.softmax, (3, 37), -30.0, 20.0, "3 rows of 37, wide input range")
     unary("softmax_16_tiny", tf.nn.softmax, (16,), -0.05, 0.05, "tiny input range")
+    m = load(convert_fn(tf.nn.softmax, [(3, 37)], [(-8.0, 5.0)]))
+    m.subgraphs[0].operators[0].builtinOptions.beta = 0.7
+    write("softmax_beta_0_7", pack(m), "beta 0.7 (option rewritten)")
     unary("mean_7x9x5", lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True), (7, 9, 5), -1.0, 3.0,
           "over H, W, keep dims")
     unary("mean_5x3x4_asym", lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True), (5, 3, 4), -0.1, 6.0,
