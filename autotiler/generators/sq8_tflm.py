@@ -40,6 +40,11 @@ ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 PADDINGS = ("SAME", "VALID")
 
 
+def f32(x: float) -> float:
+    """Round a Python float to float32 and back (TFLite stores scales as float32)."""
+    return float(np.float32(x))
+
+
 def _err(message: str, hint: Optional[str] = None) -> ModelError:
     return ModelError(message, kernel="sq8_tflm", hint=hint)
 
@@ -50,7 +55,8 @@ def _err(message: str, hint: Optional[str] = None) -> ModelError:
 
 @dataclass(frozen=True)
 class QParams:
-    """Per-tensor affine quantisation: ``real = scale * (q - zero_point)`` (scale as TFLite's float32)."""
+    """Per-tensor affine quantisation: ``real = scale * (q - zero_point)``. The scale is rounded to float32 on
+    construction: TFLite stores float32 scales and every Prepare starts from them."""
 
     scale: float
     zero_point: int
@@ -58,6 +64,9 @@ class QParams:
     def __post_init__(self) -> None:
         if not (self.scale > 0 and math.isfinite(self.scale)):
             raise _err(f"scale {self.scale!r} must be finite and > 0")
+        object.__setattr__(self, "scale", f32(self.scale))
+        if not self.scale > 0 or not math.isfinite(self.scale):
+            raise _err("scale is 0 or infinite in float32")
         if not INT8_MIN <= int(self.zero_point) <= INT8_MAX:
             raise _err(f"int8 zero point {self.zero_point} outside [-128, 127]")
 
@@ -74,6 +83,7 @@ class FilterQParams:
         for s in self.scales:
             if not (s > 0 and math.isfinite(s)):
                 raise _err(f"filter scale {s!r} must be finite and > 0")
+        object.__setattr__(self, "scales", tuple(f32(s) for s in self.scales))
 
     def per_channel(self, channels: int) -> Tuple[float, ...]:
         if len(self.scales) == 1:
@@ -89,11 +99,6 @@ class Requant:
 
     multiplier: int
     shift: int
-
-
-def f32(x: float) -> float:
-    """Round a Python float to float32 and back (TFLite stores scales as float32)."""
-    return float(np.float32(x))
 
 
 # ---------------------------------------------------------------------------------------------
