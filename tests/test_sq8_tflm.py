@@ -258,6 +258,13 @@ def test_misuse_is_refused():
         R.conv2d(x, np.zeros((2, 3, 3, 3), np.int8), None, q, R.FilterQParams((0.1,)), q, padding="FULL")
     with pytest.raises(ModelError):
         R.add(x, np.zeros((1, 3, 4, 3), np.int8), q, q, q)
+    with pytest.raises(ModelError):
+        R.conv2d(x, np.zeros((2, 3, 3, 3), np.int8), np.zeros(2, np.int64), q, R.FilterQParams((0.1,)), q)
+    with pytest.raises(ModelError):
+        R.max_pool2d(x, q, R.QParams(0.1, 1), (2, 2), (2, 2))
+    with pytest.raises(ModelError):
+        R.logistic(x, q, R.QParams(1 / 256, 0))
+    assert R.QParams(0.1, 0).scale == float(np.float32(0.1))
 
 
 def test_tflm_uses_double_rounding(monkeypatch):

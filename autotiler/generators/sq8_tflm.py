@@ -468,6 +468,8 @@ def _requantize_per_channel(acc: np.ndarray, bias: Optional[np.ndarray], input_s
     acc = wrap32(acc)
     if bias is not None:
         bias = np.asarray(bias)
+        if bias.dtype != np.int32:
+            raise _err(f"bias must be an int32 array for int8 operators, got {bias.dtype}")
         if bias.shape != (channels,):
             raise _err(f"bias shape {bias.shape} != ({channels},)")
         acc = wrap32(acc + bias.astype(np.int64))
