@@ -15,8 +15,8 @@ Conventions:
 * requantisation is TFLM's default build: **double rounding** (``TFLITE_SINGLE_ROUNDING`` unset):
   ``RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x << left, M), right)``; the first rounds half up,
   the second half away from zero;
-* the ``Prepare`` computations (multipliers from float scales) follow each kernel's own mix of
-  float32 and double arithmetic, which matters for bit-exactness (``np.float32`` below);
+* the ``Prepare`` computations follow the tflite-micro package: multipliers in double from the float32
+  scales, the fused-activation range in float32 (tests/models/sq8/*_prepare pin each choice);
 * misuse (a shape or a parameter TFLM's Prepare refuses) raises
   :class:`autotiler.errors.ModelError`.
 """
