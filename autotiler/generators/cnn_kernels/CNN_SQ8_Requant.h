@@ -20,8 +20,9 @@
 #include <stdint.h>
 #include "Gap.h"
 
-/* (a * b * 2 + 2^31 rounding) >> 32: the high half of the doubled product, rounded half away
- * from zero; the one overflowing case, INT32_MIN * INT32_MIN, saturates to INT32_MAX. */
+/* floor(a * b / 2^31 + 1/2): the high half of the doubled product, rounded half UP (toward +inf:
+ * -0.5 gives 0; only RoundingDivideByPOT rounds ties away from zero); the one overflowing case,
+ * INT32_MIN * INT32_MIN, saturates to INT32_MAX. */
 static inline int32_t at_tflm_srdhm(int32_t a, int32_t b)
 {
 	int64_t ab = (int64_t) a * (int64_t) b;
