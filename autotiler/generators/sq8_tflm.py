@@ -555,20 +555,26 @@ def fully_connected(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], in
     return _requantize_per_channel(acc, bias, in_q.scale, w_q.per_channel(cout), out_q, activation)
 
 
+def _pool_prologue(op: str, x: np.ndarray, in_q: QParams, out_q: QParams, filter_size: Tuple[int, int],
+                   stride: Tuple[int, int], padding: str, activation: str) -> tuple:
+    """A pooling's checks and geometry: (x as int8, output height, width, np.pad widths of NHWC)."""
+    x = _check_int8(x, "input")
+    _check_act(activation)
+    _check_pool_quant(op, in_q, out_q)
+    oh, ow, (pt, pb), (pl, pr) = _pad_geometry(x.shape[1], x.shape[2], *filter_size, stride, (1, 1), padding)
+    return x, oh, ow, ((0, 0), (pt, pb), (pl, pr), (0, 0))
+
+
 def average_pool2d(x: np.ndarray, in_q: QParams, out_q: QParams, filter_size: Tuple[int, int],
                    stride: Tuple[int, int], padding: str = "VALID", activation: str = "NONE") -> np.ndarray:
     """AVERAGE_POOL_2D (reference_integer_ops/pooling.h ``AveragePool``): sum of the in-image taps, divided by
     their count ``n`` rounding half away from zero: ``acc > 0 ? (acc + n/2) / n : (acc - n/2) / n`` (C
     truncating division); clamp to the activation range. No rescale: TFLM requires the same quantisation
     (scales within 1e-6)."""
-    x = _check_int8(x, "input")
-    _check_act(activation)
-    _check_pool_quant("AVERAGE_POOL_2D", in_q, out_q)
-    n, h, wd, c = x.shape
+    x, oh, ow, pads = _pool_prologue("AVERAGE_POOL_2D", x, in_q, out_q, filter_size, stride, padding, activation)
     kh, kw = filter_size
-    oh, ow, (pt, pb), (pl, pr) = _pad_geometry(h, wd, kh, kw, stride, (1, 1), padding)
-    xp = np.pad(x.astype(np.int64), ((0, 0), (pt, pb), (pl, pr), (0, 0)))
-    ones = np.pad(np.ones((1, h, wd, 1), dtype=np.int64), ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    xp = np.pad(x.astype(np.int64), pads)
+    ones = np.pad(np.ones((1, *x.shape[1:3], 1), dtype=np.int64), pads)
     acc = _windows(xp, kh, kw, stride[0], stride[1], 1, 1, oh, ow).sum(axis=(3, 4))
     cnt = _windows(ones, kh, kw, stride[0], stride[1], 1, 1, oh, ow).sum(axis=(3, 4))
     half = cnt // 2
@@ -582,13 +588,9 @@ def average_pool2d(x: np.ndarray, in_q: QParams, out_q: QParams, filter_size: Tu
 def max_pool2d(x: np.ndarray, in_q: QParams, out_q: QParams, filter_size: Tuple[int, int],
                stride: Tuple[int, int], padding: str = "VALID", activation: str = "NONE") -> np.ndarray:
     """MAX_POOL_2D (reference_integer_ops/pooling.h ``MaxPool``): max over the in-image taps, clamp."""
-    x = _check_int8(x, "input")
-    _check_act(activation)
-    _check_pool_quant("MAX_POOL_2D", in_q, out_q)
-    n, h, wd, c = x.shape
+    x, oh, ow, pads = _pool_prologue("MAX_POOL_2D", x, in_q, out_q, filter_size, stride, padding, activation)
     kh, kw = filter_size
-    oh, ow, (pt, pb), (pl, pr) = _pad_geometry(h, wd, kh, kw, stride, (1, 1), padding)
-    xp = np.pad(x.astype(np.int64), ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=-(2**40))
+    xp = np.pad(x.astype(np.int64), pads, constant_values=-(2**40))
     res = _windows(xp, kh, kw, stride[0], stride[1], 1, 1, oh, ow).max(axis=(3, 4))
     lo, hi = activation_range(activation, out_q)
     return _clamp8(res, lo, hi)
