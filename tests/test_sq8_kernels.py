@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import host_harness
@@ -28,6 +28,8 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 PLATFORM = get_platform("gap8", l1_size=512 * 1024, l2_size=4 * 1024 * 1024)
 SOURCES = [CNN_KERNELS_DIR / "CNN_SQ8_Linear.c"]
+SOURCES.append(CNN_KERNELS_DIR / "CNN_SQ8_Eltwise.c")
+SOURCES.append(CNN_KERNELS_DIR / "CNN_SQ8_Pooling.c")
 MAX_IN, MAX_OUT = 300, 40
 SENTINEL = -99
 _P = " * __restrict__"
@@ -38,6 +40,12 @@ LINEAR_FIELDS = [("signed char" + _P, "In", MAX_IN), ("signed char" + _P, "Filte
                  ("unsigned short int", "InDim", 0), ("unsigned short int", "OutDim", 0),
                  ("int" + _P, "Multiplier", MAX_OUT), ("signed char" + _P, "Shift", MAX_OUT),
                  ("int", "InZeroPoint", 0), ("int", "OutZeroPoint", 0), ("int", "ActMin", 0), ("int", "ActMax", 0)]
+POOL_MAX_HW, POOL_MAX_C = 16, 12
+POOL_FIELDS = [("signed char" + _P, "In", POOL_MAX_HW * POOL_MAX_HW * POOL_MAX_C),
+               ("signed char" + _P, "Out", POOL_MAX_HW * POOL_MAX_HW * POOL_MAX_C),
+               *[("unsigned short int", n, 0) for n in ("W", "H", "C", "Wo", "Ho")],
+               *[("unsigned char", n, 0) for n in ("Fx", "Fy", "Sx", "Sy", "PadLeft", "PadTop")],
+               ("int", "ActMin", 0), ("int", "ActMax", 0)]
 OUTPUTS = ("Out",)
 ITEM_SIZE = {"signed char": 1, "int": 4}
 
@@ -72,6 +80,11 @@ def prog(request, tmp_path_factory):
         SetGeneratedFilesNames("Sq8Probes.c", "Sq8Probes.h")
         SetL1MemorySize(PLATFORM.l1_size)
         _probe("KerParLinear_TFLM_SQ8", "KerLinear_TFLM_SQ8_T", LINEAR_FIELDS)
+        _probe("KerParAdd_TFLM_SQ8", "KerAdd_TFLM_SQ8_T", ADD_FIELDS)
+        _probe("KerParSub_TFLM_SQ8", "KerAdd_TFLM_SQ8_T", ADD_FIELDS)
+        _probe("KerParMul_TFLM_SQ8", "KerMul_TFLM_SQ8_T", MUL_FIELDS)
+        _probe("KerParMaxPool_TFLM_SQ8", "KerPool_TFLM_SQ8_T", POOL_FIELDS)
+        _probe("KerParAvgPool_TFLM_SQ8", "KerPool_TFLM_SQ8_T", POOL_FIELDS)
         files = generate(model)
     write_files(files, str(out_dir))
     return host_harness.build(out_dir, sources=SOURCES, include_dirs=[CNN_KERNELS_DIR], platform=PLATFORM,
@@ -152,3 +165,144 @@ def test_linear_tflm_sq8(prog, cin, cout, per_channel, in_zp, out_zp, activation
     out = run(prog, "KerParLinear_TFLM_SQ8", LINEAR_FIELDS, In=x, Filter=w, Bias=bias, InDim=cin, OutDim=cout,
               Multiplier=mult, Shift=shift, InZeroPoint=in_zp, OutZeroPoint=out_zp, ActMin=lo, ActMax=hi)["Out"]
     check(out, expected)
+
+
+# ---- element-wise ADD / SUB / MUL ----------------------------------------------------------
+
+ELT_MAX = 65536 + 64      # every int8 pair, and room past it for the sentinel
+ELT_PTRS = [("signed char" + _P, name, ELT_MAX) for name in ("In1", "In2", "Out")]
+ELT_ZPS = [("unsigned int", "N", 0), ("int", "In1ZeroPoint", 0), ("int", "In2ZeroPoint", 0),
+           ("int", "OutZeroPoint", 0)]
+ADD_FIELDS = [*ELT_PTRS, *ELT_ZPS, *[("int", n, 0) for n in (
+    "LeftShift", "Input1Multiplier", "Input1Shift", "Input2Multiplier", "Input2Shift", "OutputMultiplier",
+    "OutputShift", "ActMin", "ActMax")]]
+MUL_FIELDS = [*ELT_PTRS, *ELT_ZPS, *[("int", n, 0) for n in ("Multiplier", "Shift", "ActMin", "ActMax")]]
+ELT_SETTINGS = settings(SETTINGS, max_examples=40)
+# scales log-uniform over [1e-4, 10], the range the issue asks the reference's Prepare to take
+ELT_DRAWS = dict(n=st.integers(1, 200), log_scales=st.tuples(*[st.floats(-4, 1)] * 3),
+                 zps=st.tuples(*[st.integers(-128, 127)] * 3),
+                 activation=st.sampled_from([*T.ACTIVATIONS, "range"]), seed=st.integers(0, 2**32 - 1))
+
+
+def add_args(in1: T.QParams, in2: T.QParams, out: T.QParams) -> dict:
+    """KerAdd_TFLM_SQ8_T's scalars from sq8_tflm.add_params (Prepare), the clamp left to the caller."""
+    p = T.add_params(in1, in2, out)
+    return dict(In1ZeroPoint=in1.zero_point, In2ZeroPoint=in2.zero_point, OutZeroPoint=out.zero_point,
+                LeftShift=p.left_shift, Input1Multiplier=p.input1.multiplier, Input1Shift=p.input1.shift,
+                Input2Multiplier=p.input2.multiplier, Input2Shift=p.input2.shift,
+                OutputMultiplier=p.output.multiplier, OutputShift=p.output.shift)
+
+
+def mul_args(in1: T.QParams, in2: T.QParams, out: T.QParams) -> dict:
+    """KerMul_TFLM_SQ8_T's scalars, the multiplier as sq8_tflm.mul computes it (double)."""
+    r = T.quantize_multiplier(float(in1.scale) * float(in2.scale) / float(out.scale))
+    return dict(In1ZeroPoint=in1.zero_point, In2ZeroPoint=in2.zero_point, OutZeroPoint=out.zero_point,
+                Multiplier=r.multiplier, Shift=r.shift)
+
+
+ELTWISE = {"add": ("KerParAdd_TFLM_SQ8", ADD_FIELDS, T.add, add_args),
+           "sub": ("KerParSub_TFLM_SQ8", ADD_FIELDS, T.sub, add_args),
+           "mul": ("KerParMul_TFLM_SQ8", MUL_FIELDS, T.mul, mul_args)}
+
+
+def check_eltwise(prog, op: str, x1, x2, qs, activation: str, rng=None) -> None:
+    """ELTWISE[op]'s kernel = its sq8_tflm reference on x1, x2; "range" is an arbitrary clamp of the
+    unclamped result (drawn from rng)."""
+    kernel, fields, reference, scalars = ELTWISE[op]
+    act = "NONE" if activation == "range" else activation
+    expected = reference(x1, x2, *qs, act)
+    lo, hi = T.activation_range(act, qs[2])
+    if activation == "range":
+        lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2))
+        expected = np.clip(expected, lo, hi).astype(np.int8)
+    out = run(prog, kernel, fields, In1=x1, In2=x2, N=x1.size, ActMin=lo, ActMax=hi, **scalars(*qs))["Out"]
+    check(out, expected)
+
+
+@ELT_SETTINGS
+@pytest.mark.parametrize("op", sorted(ELTWISE))
+@given(**ELT_DRAWS)
+def test_eltwise_tflm_sq8(prog, op, n, log_scales, zps, activation, seed):
+    """KerPar{Add,Sub,Mul}_TFLM_SQ8 = sq8_tflm.{add,sub,mul} on random int8 inputs of n items."""
+    rng = np.random.default_rng(seed)
+    x1, x2 = (rng.integers(-128, 128, n).astype(np.int8) for _ in range(2))
+    qs = tuple(T.QParams(float(10.0 ** e), zp) for e, zp in zip(log_scales, zps))
+    check_eltwise(prog, op, x1, x2, qs, activation, rng)
+
+
+def all_int8_pairs():
+    x1, x2 = np.meshgrid(np.arange(-128, 128), np.arange(-128, 128))
+    return x1.astype(np.int8).reshape(-1), x2.astype(np.int8).reshape(-1)
+
+
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_eltwise_all_int8_pairs(prog, op):
+    """Every int8 pair, in one call of 65536 items, with fixed asymmetric scales and zero points (MUL's
+    real multiplier 0.05 * 0.031 / 0.0007 > 1: a positive shift)."""
+    qs = (T.QParams(0.05, 3), T.QParams(0.031, -7), T.QParams(0.0007 if op == "mul" else 0.07, 10))
+    check_eltwise(prog, op, *all_int8_pairs(), qs, "NONE")
+
+
+def test_sub_is_not_add_with_negated_multiplier(prog):
+    """Why SUB has its own kernel: SRDHM rounds ties half up, so negating Input2Multiplier in ADD
+    differs from TFLM's SUB where the second input's product is a tie (found by search over scales)."""
+    qs = (T.QParams(1.0, 0), T.QParams(float(np.float32(1 - 17 * 2.0**-24)), 0), T.QParams(2.0**-12, 0))
+    x = np.array([-120], np.int8)
+    args = add_args(*qs)
+    sub = run(prog, "KerParSub_TFLM_SQ8", ADD_FIELDS, In1=x, In2=x, N=1, ActMin=-128, ActMax=127, **args)["Out"]
+    args["Input2Multiplier"] = -args["Input2Multiplier"]
+    neg = run(prog, "KerParAdd_TFLM_SQ8", ADD_FIELDS, In1=x, In2=x, N=1, ActMin=-128, ActMax=127, **args)["Out"]
+    check(sub, T.sub(x, x, *qs))
+    assert (int(sub[0]), int(neg[0])) == (-1, 0)
+
+
+# ---- max and average pooling ---------------------------------------------------------------
+
+POOL_SETTINGS = settings(SETTINGS, max_examples=40)
+POOL_DRAWS = dict(h=st.integers(1, POOL_MAX_HW), w=st.integers(1, POOL_MAX_HW), c=st.integers(1, POOL_MAX_C),
+                  fy=st.integers(1, 4), fx=st.integers(1, 4), sy=st.integers(1, 3), sx=st.integers(1, 3),
+                  padding=st.sampled_from(T.PADDINGS), zp=st.integers(-128, 127),
+                  activation=st.sampled_from([*T.ACTIVATIONS, "range"]), seed=st.integers(0, 2**32 - 1))
+
+
+def pool_geometry(h, w, fy, fx, sy, sx, padding):
+    """(Ho, Wo, PadTop, PadLeft) as sq8_tflm computes them; None when VALID leaves no output (a filter
+    larger than the image, which TFLM refuses)."""
+    ho, wo = T.compute_out_size(padding, h, fy, sy), T.compute_out_size(padding, w, fx, sx)
+    if ho <= 0 or wo <= 0:
+        return None
+    return ho, wo, T.compute_padding(sy, 1, h, fy, ho)[0], T.compute_padding(sx, 1, w, fx, wo)[0]
+
+
+def check_pool(prog, kernel, reference, h, w, c, fy, fx, sy, sx, padding, zp, activation, seed):
+    """kernel = reference (sq8_tflm's pooling) on a random int8 image; "range" is an arbitrary clamp
+    of the unclamped result. The kernel gets the pads the caller computes."""
+    geometry = pool_geometry(h, w, fy, fx, sy, sx, padding)
+    assume(geometry is not None)
+    ho, wo, pad_top, pad_left = geometry
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 128, (1, h, w, c)).astype(np.int8)
+    q = T.QParams(float(10.0 ** rng.uniform(-3, 0)), zp)
+    act = "NONE" if activation == "range" else activation
+    expected = reference(x, q, q, (fy, fx), (sy, sx), padding, act)
+    lo, hi = T.activation_range(act, q)
+    if activation == "range":
+        lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2))
+        expected = np.clip(expected, lo, hi).astype(np.int8)
+    out = run(prog, kernel, POOL_FIELDS, In=x, W=w, H=h, C=c, Wo=wo, Ho=ho, Fx=fx, Fy=fy, Sx=sx, Sy=sy,
+              PadLeft=pad_left, PadTop=pad_top, ActMin=lo, ActMax=hi)["Out"]
+    check(out, expected)
+
+
+@POOL_SETTINGS
+@given(**POOL_DRAWS)
+def test_max_pool_tflm_sq8(prog, **case):
+    """KerParMaxPool_TFLM_SQ8 = sq8_tflm.max_pool2d."""
+    check_pool(prog, "KerParMaxPool_TFLM_SQ8", T.max_pool2d, **case)
+
+
+@POOL_SETTINGS
+@given(**POOL_DRAWS)
+def test_avg_pool_tflm_sq8(prog, **case):
+    """KerParAvgPool_TFLM_SQ8 = sq8_tflm.average_pool2d (border windows divide by their in-image taps)."""
+    check_pool(prog, "KerParAvgPool_TFLM_SQ8", T.average_pool2d, **case)

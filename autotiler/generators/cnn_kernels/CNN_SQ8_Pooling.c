@@ -1,0 +1,91 @@
+/*
+ * SQ8 max and average pooling with TensorFlow Lite Micro's arithmetic (CNN_SQ8_BasicKernels.h,
+ * docs/cnn-sq8.md "AVERAGE_POOL_2D / MAX_POOL_2D"). NHWC: In[H][W][C], Out[Ho][Wo][C].
+ */
+#include "CNN_BasicKernels.h"	/* the KACT_ enum CNN_Activation.h reads */
+#include "CNN_Activation.h"	/* CNN_Chunk */
+#include "CNN_SQ8_BasicKernels.h"
+
+/* The in-image part [*Lo, *Hi) of the taps of output index o along one axis: taps in the padding
+ * are skipped, not read as a value (TFLM's pooling clips its window the same way). */
+static inline void at_sq8_pool_span(int o, int Stride, int Pad, int F, int Size, int *Lo, int *Hi)
+{
+	int Start = o * Stride - Pad;
+
+	*Lo = (Start < 0) ? 0 : Start;
+	*Hi = (Start + F > Size) ? Size : Start + F;
+}
+
+static inline int at_sq8_clamp(int v, int Lo, int Hi)
+{
+	return (v < Lo) ? Lo : ((v > Hi) ? Hi : v);
+}
+
+/* Max of channel c over the in-image window [y0, y1) x [x0, x1); never empty (the caller's
+ * padding is less than the filter, as TFLM's SAME/VALID give). */
+static inline int at_sq8_max_window(const KerPool_TFLM_SQ8_T *Arg, int c, int y0, int y1, int x0, int x1)
+{
+	int m = -128, y, x;
+
+	for (y = y0; y < y1; y++)
+		for (x = x0; x < x1; x++) {
+			int v = Arg->In[(y * Arg->W + x) * Arg->C + c];
+
+			m = (v > m) ? v : m;
+		}
+	return m;
+}
+
+/* Sum of channel c over the window, divided by its n taps, rounding half away from zero as
+ * TFLM's C division does it: (acc +- n/2) / n truncates toward zero. |acc| <= 127 * 255 * 255
+ * fits in int. */
+static inline int at_sq8_avg_window(const KerPool_TFLM_SQ8_T *Arg, int c, int y0, int y1, int x0, int x1)
+{
+	int acc = 0, n = (y1 - y0) * (x1 - x0), y, x;
+
+	for (y = y0; y < y1; y++)
+		for (x = x0; x < x1; x++)
+			acc += Arg->In[(y * Arg->W + x) * Arg->C + c];
+	return (acc > 0) ? (acc + n / 2) / n : (acc - n / 2) / n;
+}
+
+/* One output line oy, every column and channel, with Avg choosing the reduction. */
+static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int Avg)
+{
+	int y0, y1, ox, c;
+
+	at_sq8_pool_span(oy, Arg->Sy, Arg->PadTop, Arg->Fy, Arg->H, &y0, &y1);
+	for (ox = 0; ox < Arg->Wo; ox++) {
+		int x0, x1;
+		signed char *Out = Arg->Out + (oy * Arg->Wo + ox) * Arg->C;
+
+		at_sq8_pool_span(ox, Arg->Sx, Arg->PadLeft, Arg->Fx, Arg->W, &x0, &x1);
+		for (c = 0; c < Arg->C; c++) {
+			int v = Avg ? at_sq8_avg_window(Arg, c, y0, y1, x0, x1)
+				    : at_sq8_max_window(Arg, c, y0, y1, x0, x1);
+
+			Out[c] = (signed char) at_sq8_clamp(v, Arg->ActMin, Arg->ActMax);
+		}
+	}
+}
+
+/* The output lines are split across the cores: each line reads only In, so no core waits. */
+static void at_sq8_pool(const KerPool_TFLM_SQ8_T *Arg, int Avg)
+{
+	int First, Last, oy;
+
+	CNN_Chunk(Arg->Ho, &First, &Last);
+	for (oy = First; oy < Last; oy++)
+		at_sq8_pool_line(Arg, oy, Avg);
+	gap_waitbarrier(0);
+}
+
+void KerParMaxPool_TFLM_SQ8(KerPool_TFLM_SQ8_T *Arg)
+{
+	at_sq8_pool(Arg, 0);
+}
+
+void KerParAvgPool_TFLM_SQ8(KerPool_TFLM_SQ8_T *Arg)
+{
+	at_sq8_pool(Arg, 1);
+}
