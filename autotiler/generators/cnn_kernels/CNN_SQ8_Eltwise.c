@@ -22,47 +22,39 @@ static inline signed char at_sq8_add_output(const KerAdd_TFLM_SQ8_T *Arg, uint32
 						  Arg->OutZeroPoint, Arg->ActMin, Arg->ActMax);
 }
 
-static inline signed char at_sq8_add_one(const KerAdd_TFLM_SQ8_T *Arg, int i)
+/* One item of ADD (subtract 0) or SUB (subtract 1). SUB subtracts the rescaled second input: it
+ * is not ADD with Input2Multiplier negated, since the high multiply rounds ties half up and
+ * SRDHM(b, -M) != -SRDHM(b, M) on a tie (scales 1, 1 - 17 2^-24, 2^-12 and x1 = x2 = -120 give -1
+ * for SUB, 0 for the negated ADD). */
+static inline signed char at_sq8_add_one(const KerAdd_TFLM_SQ8_T *Arg, int i, int subtract)
 {
 	int32_t a = at_sq8_add_input(Arg->In1[i], Arg->In1ZeroPoint, Arg->LeftShift, Arg->Input1Multiplier,
 				     Arg->Input1Shift);
 	int32_t b = at_sq8_add_input(Arg->In2[i], Arg->In2ZeroPoint, Arg->LeftShift, Arg->Input2Multiplier,
 				     Arg->Input2Shift);
 
-	return at_sq8_add_output(Arg, (uint32_t) a + (uint32_t) b);
+	return at_sq8_add_output(Arg, subtract ? (uint32_t) a - (uint32_t) b : (uint32_t) a + (uint32_t) b);
 }
 
-/* SUB subtracts the rescaled second input. It is not ADD with Input2Multiplier negated: the high
- * multiply rounds ties half up, so SRDHM(b, -M) != -SRDHM(b, M) on a tie (scales 1, 1 - 17 2^-24,
- * 2^-12 and x1 = x2 = -120 give -1 for SUB, 0 for the negated ADD). */
-static inline signed char at_sq8_sub_one(const KerAdd_TFLM_SQ8_T *Arg, int i)
+/* The cores share the items. */
+static inline void at_sq8_add_all(KerAdd_TFLM_SQ8_T *Arg, int subtract)
 {
-	int32_t a = at_sq8_add_input(Arg->In1[i], Arg->In1ZeroPoint, Arg->LeftShift, Arg->Input1Multiplier,
-				     Arg->Input1Shift);
-	int32_t b = at_sq8_add_input(Arg->In2[i], Arg->In2ZeroPoint, Arg->LeftShift, Arg->Input2Multiplier,
-				     Arg->Input2Shift);
+	int First, Last, i;
 
-	return at_sq8_add_output(Arg, (uint32_t) a - (uint32_t) b);
+	CNN_Chunk((int) Arg->N, &First, &Last);
+	for (i = First; i < Last; i++)
+		Arg->Out[i] = at_sq8_add_one(Arg, i, subtract);
+	gap_waitbarrier(0);
 }
 
 void KerParAdd_TFLM_SQ8(KerAdd_TFLM_SQ8_T *Arg)
 {
-	int First, Last, i;
-
-	CNN_Chunk((int) Arg->N, &First, &Last);
-	for (i = First; i < Last; i++)
-		Arg->Out[i] = at_sq8_add_one(Arg, i);
-	gap_waitbarrier(0);
+	at_sq8_add_all(Arg, 0);
 }
 
 void KerParSub_TFLM_SQ8(KerAdd_TFLM_SQ8_T *Arg)
 {
-	int First, Last, i;
-
-	CNN_Chunk((int) Arg->N, &First, &Last);
-	for (i = First; i < Last; i++)
-		Arg->Out[i] = at_sq8_sub_one(Arg, i);
-	gap_waitbarrier(0);
+	at_sq8_add_all(Arg, 1);
 }
 
 /* (x1 - zp1)(x2 - zp2) is at most 255 * 256 in magnitude: exact in int32. MBQM's left shift (the
