@@ -615,10 +615,10 @@ def _search(ev: _Evaluator, kg: KernelGeom, options: SolveOptions, objective: Ob
         return []
     if objective.exhaustive:
         return [t for c in _feasible(ev, spaces, full, variants, single) if (t := ev.tiling(c)) is not None]
-    every = grid(kg, relaxed=relaxed, thinned=False, every=True)[1]  # the original's choice is any legal size
-    if objective.timed:
-        return _search_time(ev, spaces, lists, full, every, variants, single)
-    if options.objective == "original":
+    if objective.timed or options.objective == "original":
+        every = grid(kg, relaxed=relaxed, thinned=False, every=True)[1]  # the original's choice is any legal size
+        if objective.timed:
+            return _search_time(ev, spaces, lists, full, every, variants, single)
         return [t for t in (_largest_first(ev, spaces, every, variants),) if t is not None]
     if options.objective == "naive":
         smallest = Choice(tuple((sp.space, values[-1]) for sp, values in zip(spaces, full)), single_buffer=True)

@@ -23,7 +23,7 @@ from typing import Callable, Optional
 from ..constants import Tile_Orientation_T as T
 from ..model.ir import SpaceKind
 from .geometry import ArgKind, KernelGeom, SpaceGeom, arg_orientation, tile_sizes
-from .search import step_ok
+from .search import tile_steps
 
 # L1 bytes the original leaves free when it grows several tiled spaces. The public outputs allow
 # any value in (352, 360]: ParVectMatMult keeps a tiling 360 B under its budget, the GRU
@@ -41,8 +41,7 @@ def grown_spaces(kg: KernelGeom, spaces: list) -> list:
 def legal_steps(kg: KernelGeom, s: SpaceGeom) -> list:
     """Every legal step of a tiled space, smallest first (the growth goes one line at a time,
     so it needs all of them, not the search grid's thinned lists)."""
-    parts = [kg.arg(name) for name in s.participants]
-    return [k for k in range(1, s.dim + 1) if step_ok(parts, k, -(-s.dim // k), True)]
+    return sorted(tile_steps(kg, s, every=True))
 
 
 def tile_measure(kg: KernelGeom, s: SpaceGeom, k: int) -> Fraction:

@@ -54,7 +54,7 @@ def meets_constraints(g: ArgGeom, tile: int, n: int, overlap: int = 0) -> bool:
     return tile + overlap >= d.min_tile
 
 
-def step_ok(parts: list, k: int, n: int, constrained: bool) -> bool:
+def _step_ok(parts: list, k: int, n: int, constrained: bool) -> bool:
     for g in parts:
         t = g.tile
         if constrained and not meets_constraints(g, t.ratio * k, n, t.overlap):
@@ -102,13 +102,13 @@ def tile_steps(kg: KernelGeom, s: SpaceGeom, constrained: bool = True, every: bo
     out = set()
     for n, lo, hi in _count_ranges(s.dim):
         if every:
-            out.update(k for k in range(lo, hi + 1) if step_ok(parts, k, n, constrained))
+            out.update(k for k in range(lo, hi + 1) if _step_ok(parts, k, n, constrained))
             continue
         for target in _spread(lo, hi):
             down = range(target, max(lo, target - SCAN) - 1, -1)
-            k = next((k for k in down if step_ok(parts, k, n, constrained)), None)
+            k = next((k for k in down if _step_ok(parts, k, n, constrained)), None)
             if k is None:
-                k = next((k for k in range(target, min(hi, target + SCAN) + 1) if step_ok(parts, k, n, constrained)),
+                k = next((k for k in range(target, min(hi, target + SCAN) + 1) if _step_ok(parts, k, n, constrained)),
                          None)
             if k is not None:
                 out.add(k)
@@ -349,6 +349,6 @@ def total_iterations(fp: Footprint, choice: Choice) -> int:
     return prod(fp.count(s.space, choice) for s in fp.kg.spaces)
 
 
-__all__ = ["meets_constraints", "step_ok", "tile_steps", "chunk_sizes", "space_values", "thin", "Footprint",
+__all__ = ["meets_constraints", "tile_steps", "chunk_sizes", "space_values", "thin", "Footprint",
            "partial_candidates", "refetching_loops", "choosable", "grid", "choices", "promoted_choice", "smallest_choice",
            "total_iterations"]
