@@ -84,16 +84,18 @@ def bound_argument(model, callee, formal: CArg, depth: int = 0) -> Optional[tupl
                 bool(ga.obj_type & Object_Type_T.O_OUT))
     if depth > 4:
         return None
-    for call in callee.calls:
+    return next((found for kernel, f in _passed_whole(model, callee, formal)
+                 if (found := bound_argument(model, kernel, f, depth + 1))), None)
+
+
+def _passed_whole(model, group, formal: CArg):
+    """(user kernel, its C argument) for each call of ``group`` passing C argument ``formal`` to
+    it whole (``C_Arg``), in call order."""
+    for call in group.calls:
         kernel = model.kernels.get(call.name)
-        if kernel is None:
-            continue
-        for b, f in zip(call.bindings, kernel.cargs):
+        for b, f in zip(call.bindings, kernel.cargs if kernel is not None else ()):
             if isinstance(b, CArgBinding) and b.name == formal.name and b.form == CArgForm.PLAIN:
-                found = bound_argument(model, kernel, f, depth + 1)
-                if found:
-                    return found
-    return None
+                yield kernel, f
 
 
 @dataclass(frozen=True)
@@ -118,14 +120,9 @@ def indexed_argument(model, callee, formal: CArg, depth: int = 0) -> Optional[In
                 if isinstance(b, CArgBinding) and b.name == formal.name
                 and b.form in (CArgForm.INDEX, CArgForm.INDIRECT)]
         return max(uses, key=lambda u: u.nbytes, default=None)
-    if depth > 4 or not hasattr(callee, "calls"):
+    if depth > 4:
         return None
-    found = []
-    for call in callee.calls:
-        kernel = model.kernels.get(call.name) or model.groups.get(call.name)
-        for b, f in zip(call.bindings, kernel.cargs if kernel is not None else ()):
-            if isinstance(b, CArgBinding) and b.name == formal.name and b.form == CArgForm.PLAIN:
-                found.append(indexed_argument(model, kernel, f, depth + 1))
+    found = (indexed_argument(model, kernel, f, depth + 1) for kernel, f in _passed_whole(model, callee, formal))
     return max((u for u in found if u is not None), key=lambda u: u.nbytes, default=None)
 
 
