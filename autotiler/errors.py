@@ -80,16 +80,21 @@ class ModelWarning(AutoTilerWarning):
     """``GenTilingWarning`` from a model script."""
 
 
-def _show(message, category, filename, lineno, file=None, line=None) -> None:
-    """Print an autotiler warning as errors print: one line, ``autotiler: warning: file:line:
-    ...``, without Python's category and source echo. Other warnings print as Python prints them."""
-    if not issubclass(category, AutoTilerWarning):
-        _python_show(message, category, filename, lineno, file, line)
-        return
+def print_warning(message, file=None) -> None:
+    """One warning line as errors print theirs: ``autotiler: warning: file:line: ...``."""
     try:
         print(f"autotiler: warning: {message}", file=file if file is not None else sys.stderr)
     except OSError:
         pass  # as Python's own: no stderr (or a closed one) loses the warning, not the run
+
+
+def _show(message, category, filename, lineno, file=None, line=None) -> None:
+    """Print an autotiler warning with :func:`print_warning`, without Python's category and source
+    echo. Other warnings print as Python prints them."""
+    if not issubclass(category, AutoTilerWarning):
+        _python_show(message, category, filename, lineno, file, line)
+        return
+    print_warning(message, file)
 
 
 _python_show = warnings.showwarning

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -30,7 +29,7 @@ import numpy as np
 
 from autotiler.codegen.files import OutputLockTimeout, RecoveryError, output_lock, settle
 from autotiler.constants import AT_MemLocation_T
-from autotiler.errors import HarnessError
+from autotiler.errors import HarnessError, print_warning
 
 MANIFEST_FORMAT = "autotiler-manifest/1"
 HOMES = ("L2", "L3")
@@ -367,13 +366,13 @@ def read_manifests_unlocked(gen_dir: Path, allow_edits: bool = False) -> list[Ma
     return manifests
 
 
-def report_edits(gen_dir: Path, manifests: list[Manifest], out=None) -> None:
+def report_edits(gen_dir: Path, manifests: list[Manifest]) -> None:
     """Say which files are built as edited by hand, not as generated (``allow_edits``): one
-    warning line on stderr."""
+    warning line on stderr, at every build (not once per process, as a Python warning would)."""
     edited = sorted({name for m in manifests for name in m.edited})
     if edited:
-        print(f"autotiler: warning: {gen_dir}: building {', '.join(edited)} as edited by hand, not as generated "
-              "(regenerate to undo the edits)", file=out or sys.stderr)
+        print_warning(f"{gen_dir}: building {', '.join(edited)} as edited by hand, not as generated (regenerate to "
+                      "undo the edits)")
 
 
 def _check_unique(names: list[str], what: str = "kernel") -> None:
