@@ -13,7 +13,6 @@ stand-in GVSOC_HOME with an empty env.sh).
 
 from __future__ import annotations
 
-import json
 import re
 import runpy
 import shutil
@@ -29,7 +28,7 @@ from autotiler.codegen import generate, write_files
 from autotiler.errors import HarnessError, ModelError
 from autotiler.platforms import get_platform
 from host_harness import gvsoc
-from tests.harness.test_gap_builtins import COVERAGE_DIR, PMSIS_C  # the PMSIS-style kernel's data
+from tests.harness.test_gap_builtins import COVERAGE_DIR, write_pmsis_gen  # the PMSIS-style kernel
 
 from .graph_helpers import ITEMS, declare_residual_graph
 
@@ -435,17 +434,7 @@ def test_a_pmsis_kernel_runs_on_the_cluster_as_on_the_host(tmp_path):
     """The PMSIS-style basic kernel of tests/harness/test_gap_builtins.py (pi_cl_team_fork of
     every core, pi_core_id, pi_cl_team_nb_cores, a barrier before core 0 sums) on GVSoC's 8 cores:
     the host simulator's result."""
-    gen = tmp_path / "gen"
-    gen.mkdir()
-    (gen / "PmsisGen.h").write_text('#include "KernelLibStdTypes.h"\n#include "PmsisCore.h"\n'
-                                    "void PmsisInfo(Word32 * __restrict__ Out);\n")
-    (gen / "PmsisGen.c").write_text(PMSIS_C)
-    arg = {"name": "Out", "ctype": "Word32 * __restrict__", "pointer": True, "float": False}
-    (gen / "PmsisGen.json").write_text(json.dumps({
-        "format": "autotiler-manifest/1", "c_files": ["PmsisGen.c"], "header": "PmsisGen.h",
-        "l1": {"symbol": "L1_Memory", "size": 0, "dynamic": True},
-        "l2": {"symbol": "L2_Memory", "size": 0, "dynamic": True},
-        "kernels": [{"name": "PmsisInfo", "args": [arg]}]}))
+    gen = write_pmsis_gen(tmp_path / "gen")
     prog = host_harness.build(gen, sources=[COVERAGE_DIR / "PmsisCore.c"], include_dirs=[COVERAGE_DIR],
                               backend="gvsoc")
     out = np.full(1 + 64, -7, dtype=np.int32)

@@ -710,12 +710,9 @@ void PmsisInfo(Word32 * __restrict__ Out)
 """
 
 
-@pytest.mark.parametrize("platform, cores", [("gap8", None), ("gap8", 3)])
-def test_pmsis_names_on_the_simulated_cluster(tmp_path, platform, cores):
-    """pi_cl_team_fork(0, ...) runs every core; each sees its pi_core_id(), the cluster's
-    pi_cl_team_nb_cores(), pi_cluster_id() 0 and pi_is_fc() 0; pi_cl_team_barrier() orders the
-    writes of every core before core 0 sums them."""
-    gen = tmp_path / "gen"
+def write_pmsis_gen(gen: Path) -> Path:
+    """A hand-written generation in ``gen``: the user kernel PmsisInfo(Out) forking the
+    PMSIS-style basic kernel KerPmsisCore (PmsisCore.c) on every core."""
     gen.mkdir()
     (gen / "PmsisGen.h").write_text('#include "KernelLibStdTypes.h"\n#include "PmsisCore.h"\n'
                                     "void PmsisInfo(Word32 * __restrict__ Out);\n")
@@ -726,6 +723,15 @@ def test_pmsis_names_on_the_simulated_cluster(tmp_path, platform, cores):
                 "l2": {"symbol": "L2_Memory", "size": 0, "dynamic": True},
                 "kernels": [{"name": "PmsisInfo", "args": [arg]}]}
     (gen / "PmsisGen.json").write_text(json.dumps(manifest))
+    return gen
+
+
+@pytest.mark.parametrize("platform, cores", [("gap8", None), ("gap8", 3)])
+def test_pmsis_names_on_the_simulated_cluster(tmp_path, platform, cores):
+    """pi_cl_team_fork(0, ...) runs every core; each sees its pi_core_id(), the cluster's
+    pi_cl_team_nb_cores(), pi_cluster_id() 0 and pi_is_fc() 0; pi_cl_team_barrier() orders the
+    writes of every core before core 0 sums them."""
+    gen = write_pmsis_gen(tmp_path / "gen")
     prog = host_harness.build(gen, sources=[COVERAGE_DIR / "PmsisCore.c"], include_dirs=[COVERAGE_DIR],
                               platform=platform, cores=cores)
     n = prog.platform.cores
