@@ -1,122 +1,43 @@
-"""The SQ8 basic kernels with TensorFlow Lite Micro's arithmetic (autotiler/generators/cnn_kernels/
-CNN_SQ8_*.c) against their numpy reference (autotiler/generators/sq8_tflm.py, itself proven
-bit-exact against tflite-micro), bit for bit, on the simulated cluster.
-
-The kernels are not in a library loader yet: the test declares them with LibKernelTemplate and
-LibKernel, and one probe user kernel per basic kernel whose buffers are promoted whole to L1 and
-whose scalar fields are run-time arguments, so one build serves every hypothesis draw (as
-tests/cnn_kernels_helpers.py does for the 16-bit library). Outputs are pre-filled with a sentinel
-that must survive past the written items.
+"""The SQ8 fully-connected and element-wise basic kernels with TensorFlow Lite Micro's arithmetic
+(autotiler/generators/cnn_kernels/CNN_SQ8_Linear.c, CNN_SQ8_Eltwise.c) against their numpy
+reference (autotiler/generators/sq8_tflm.py, itself proven bit-exact against tflite-micro), bit for
+bit, on the simulated cluster, through probe user kernels (tests/sq8_probes.py).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import host_harness
-from autotiler import *
-from autotiler.codegen import generate, write_files
 from autotiler.generators import CNN_KERNELS_DIR
 from autotiler.generators import sq8_tflm as T
-from autotiler.platforms import get_platform
+
+from .sq8_probes import P as _P
+from .sq8_probes import build_probes, check, run
 
 pytestmark = pytest.mark.usefixtures("private_harness_cache")
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-PLATFORM = get_platform("gap8", l1_size=512 * 1024, l2_size=4 * 1024 * 1024)
-SOURCES = [CNN_KERNELS_DIR / "CNN_SQ8_Linear.c"]
-SOURCES.append(CNN_KERNELS_DIR / "CNN_SQ8_Eltwise.c")
-SOURCES.append(CNN_KERNELS_DIR / "CNN_SQ8_Pooling.c")
+SOURCES = [CNN_KERNELS_DIR / "CNN_SQ8_Linear.c", CNN_KERNELS_DIR / "CNN_SQ8_Eltwise.c"]
 MAX_IN, MAX_OUT = 300, 40
-SENTINEL = -99
-_P = " * __restrict__"
 
-# The struct of CNN_SQ8_BasicKernels.h, field by field: (C type, name, capacity in items for a pointer)
 LINEAR_FIELDS = [("signed char" + _P, "In", MAX_IN), ("signed char" + _P, "Filter", MAX_IN * MAX_OUT),
                  ("int" + _P, "Bias", MAX_OUT), ("signed char" + _P, "Out", MAX_OUT),
                  ("unsigned short int", "InDim", 0), ("unsigned short int", "OutDim", 0),
                  ("int" + _P, "Multiplier", MAX_OUT), ("signed char" + _P, "Shift", MAX_OUT),
                  ("int", "InZeroPoint", 0), ("int", "OutZeroPoint", 0), ("int", "ActMin", 0), ("int", "ActMax", 0)]
-POOL_MAX_HW, POOL_MAX_C = 16, 12
-POOL_FIELDS = [("signed char" + _P, "In", POOL_MAX_HW * POOL_MAX_HW * POOL_MAX_C),
-               ("signed char" + _P, "Out", POOL_MAX_HW * POOL_MAX_HW * POOL_MAX_C),
-               *[("unsigned short int", n, 0) for n in ("W", "H", "C", "Wo", "Ho")],
-               *[("unsigned char", n, 0) for n in ("Fx", "Fy", "Sx", "Sy", "PadLeft", "PadTop")],
-               ("int", "ActMin", 0), ("int", "ActMax", 0)]
-OUTPUTS = ("Out",)
-ITEM_SIZE = {"signed char": 1, "int": 4}
-
-
-def _probe(kernel: str, struct: str, fields: list) -> None:
-    """User kernel P_<kernel>: every pointer field a buffer of its capacity promoted whole to L1
-    (outputs O_IN|O_OUT, so the sentinel comes back where the kernel does not write), every scalar
-    a C argument of the same name."""
-    LibKernelTemplate(struct, CArgs(len(fields), *[TCArg(t, n) for t, n, _ in fields]))
-    LibKernel(kernel, CALL_PARALLEL, 0, struct)
-    binds, kas = [], []
-    for ctype, name, cap in fields:
-        if cap:
-            binds.append(K_Arg(name, KER_ARG_TILE))
-            flags = O_IN | O_OUT if name in OUTPUTS else O_IN
-            size = ITEM_SIZE[ctype.replace(_P, "")]
-            kas.append(KerArg(name, KerArgSpace(1, KER_ITER_TILE0), flags, cap, 1, size, 0, 0, 0, name))
-        else:
-            binds.append(C_Arg(name))
-    cargs = [TCArg(t, n) for t, n, _ in fields]
-    UserKernel("P_" + kernel, KernelIterSpace(1, IterTiledSpace(KER_ITER_TILE0)), TILE_HOR,
-               CArgs(len(cargs), *cargs), Calls(1, Call(kernel, LOC_LOOP, Bindings(len(binds), *binds))),
-               KerArgs(len(kas), *kas))
 
 
 @pytest.fixture(scope="module", params=[8, 3], ids=["8cores", "3cores"])
 def prog(request, tmp_path_factory):
     """The probes built for GAP8's 8 cores and for 3 (chunks that do not divide evenly)."""
-    out_dir = tmp_path_factory.mktemp("sq8_probes")
-    with Model(PLATFORM) as model:
-        SetUsedFilesNames(0, 1, "CNN_SQ8_BasicKernels.h")
-        SetGeneratedFilesNames("Sq8Probes.c", "Sq8Probes.h")
-        SetL1MemorySize(PLATFORM.l1_size)
-        _probe("KerParLinear_TFLM_SQ8", "KerLinear_TFLM_SQ8_T", LINEAR_FIELDS)
-        _probe("KerParAdd_TFLM_SQ8", "KerAdd_TFLM_SQ8_T", ADD_FIELDS)
-        _probe("KerParSub_TFLM_SQ8", "KerAdd_TFLM_SQ8_T", ADD_FIELDS)
-        _probe("KerParMul_TFLM_SQ8", "KerMul_TFLM_SQ8_T", MUL_FIELDS)
-        _probe("KerParMaxPool_TFLM_SQ8", "KerPool_TFLM_SQ8_T", POOL_FIELDS)
-        _probe("KerParAvgPool_TFLM_SQ8", "KerPool_TFLM_SQ8_T", POOL_FIELDS)
-        files = generate(model)
-    write_files(files, str(out_dir))
-    return host_harness.build(out_dir, sources=SOURCES, include_dirs=[CNN_KERNELS_DIR], platform=PLATFORM,
-                              cores=request.param)
-
-
-def run(prog, kernel: str, fields: list, **values) -> dict:
-    """Call probe P_<kernel>: each array is copied into a sentinel-filled buffer of its field's
-    capacity, scalars are passed as they are. Returns every buffer after the call."""
-    args, bufs = {}, {}
-    for ctype, name, cap in fields:
-        if not cap:
-            args[name] = int(values[name])
-            continue
-        dtype = np.int32 if ctype.startswith("int") else np.int8
-        buf = np.full(cap, SENTINEL, dtype=dtype)
-        if name in values:
-            v = np.asarray(values[name], dtype=dtype).reshape(-1)
-            buf[:v.size] = v
-        args[name] = bufs[name] = buf
-    prog.call("P_" + kernel, **args)
-    return bufs
-
-
-def check(buf: np.ndarray, expected: np.ndarray) -> None:
-    """buf's first items equal expected bit for bit, the rest still holds the sentinel."""
-    exp = np.asarray(expected).reshape(-1)
-    got = buf[:exp.size]
-    bad = np.flatnonzero(got != exp)
-    assert bad.size == 0, (f"{bad.size} of {exp.size} outputs differ, first at {bad[:1].tolist()}: "
-                           f"got {got[bad[:8]].tolist()} expected {exp[bad[:8]].tolist()}")
-    assert (buf[exp.size:] == SENTINEL).all(), f"written past its {exp.size} outputs"
+    probes = [("KerParLinear_TFLM_SQ8", "KerLinear_TFLM_SQ8_T", LINEAR_FIELDS),
+              ("KerParAdd_TFLM_SQ8", "KerAdd_TFLM_SQ8_T", ADD_FIELDS),
+              ("KerParSub_TFLM_SQ8", "KerAdd_TFLM_SQ8_T", ADD_FIELDS),
+              ("KerParMul_TFLM_SQ8", "KerMul_TFLM_SQ8_T", MUL_FIELDS)]
+    return build_probes(tmp_path_factory.mktemp("sq8_probes"), probes, SOURCES, request.param)
 
 
 # ---- fully connected -----------------------------------------------------------------------
@@ -254,55 +175,3 @@ def test_sub_is_not_add_with_negated_multiplier(prog):
     neg = run(prog, "KerParAdd_TFLM_SQ8", ADD_FIELDS, In1=x, In2=x, N=1, ActMin=-128, ActMax=127, **args)["Out"]
     check(sub, T.sub(x, x, *qs))
     assert (int(sub[0]), int(neg[0])) == (-1, 0)
-
-
-# ---- max and average pooling ---------------------------------------------------------------
-
-POOL_SETTINGS = settings(SETTINGS, max_examples=40)
-POOL_DRAWS = dict(h=st.integers(1, POOL_MAX_HW), w=st.integers(1, POOL_MAX_HW), c=st.integers(1, POOL_MAX_C),
-                  fy=st.integers(1, 4), fx=st.integers(1, 4), sy=st.integers(1, 3), sx=st.integers(1, 3),
-                  padding=st.sampled_from(T.PADDINGS), zp=st.integers(-128, 127),
-                  activation=st.sampled_from([*T.ACTIVATIONS, "range"]), seed=st.integers(0, 2**32 - 1))
-
-
-def pool_geometry(h, w, fy, fx, sy, sx, padding):
-    """(Ho, Wo, PadTop, PadLeft) as sq8_tflm computes them; None when VALID leaves no output (a filter
-    larger than the image, which TFLM refuses)."""
-    ho, wo = T.compute_out_size(padding, h, fy, sy), T.compute_out_size(padding, w, fx, sx)
-    if ho <= 0 or wo <= 0:
-        return None
-    return ho, wo, T.compute_padding(sy, 1, h, fy, ho)[0], T.compute_padding(sx, 1, w, fx, wo)[0]
-
-
-def check_pool(prog, kernel, reference, h, w, c, fy, fx, sy, sx, padding, zp, activation, seed):
-    """kernel = reference (sq8_tflm's pooling) on a random int8 image; "range" is an arbitrary clamp
-    of the unclamped result. The kernel gets the pads the caller computes."""
-    geometry = pool_geometry(h, w, fy, fx, sy, sx, padding)
-    assume(geometry is not None)
-    ho, wo, pad_top, pad_left = geometry
-    rng = np.random.default_rng(seed)
-    x = rng.integers(-128, 128, (1, h, w, c)).astype(np.int8)
-    q = T.QParams(float(10.0 ** rng.uniform(-3, 0)), zp)
-    act = "NONE" if activation == "range" else activation
-    expected = reference(x, q, q, (fy, fx), (sy, sx), padding, act)
-    lo, hi = T.activation_range(act, q)
-    if activation == "range":
-        lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2))
-        expected = np.clip(expected, lo, hi).astype(np.int8)
-    out = run(prog, kernel, POOL_FIELDS, In=x, W=w, H=h, C=c, Wo=wo, Ho=ho, Fx=fx, Fy=fy, Sx=sx, Sy=sy,
-              PadLeft=pad_left, PadTop=pad_top, ActMin=lo, ActMax=hi)["Out"]
-    check(out, expected)
-
-
-@POOL_SETTINGS
-@given(**POOL_DRAWS)
-def test_max_pool_tflm_sq8(prog, **case):
-    """KerParMaxPool_TFLM_SQ8 = sq8_tflm.max_pool2d."""
-    check_pool(prog, "KerParMaxPool_TFLM_SQ8", T.max_pool2d, **case)
-
-
-@POOL_SETTINGS
-@given(**POOL_DRAWS)
-def test_avg_pool_tflm_sq8(prog, **case):
-    """KerParAvgPool_TFLM_SQ8 = sq8_tflm.average_pool2d (border windows divide by their in-image taps)."""
-    check_pool(prog, "KerParAvgPool_TFLM_SQ8", T.average_pool2d, **case)

@@ -93,9 +93,9 @@ from ..constants import (
     PadType_T,
     Tile_Orientation_T,
 )
-from ..errors import ModelError
 from ..model.ir import caller_where
 from ..model.session import current_model
+from .cnn_checks import Checker
 from .cnn_ctrl import gen_control, resolved
 from .cnn_geometry import (
     CNN_EdgePaddingValue,
@@ -130,60 +130,6 @@ ACTIVATIONS = {
 # activations that take the output's Q in UB
 UB_IS_Q = (K.KOP_HSIGMOID, K.KOP_HSWISH, K.KOP_SWISH)
 SUFFIX = {1: "_fps", 2: "_fp"}
-
-
-# ----------------------------------------------------------------------------------------------
-# Parameter checks
-
-
-class _Checker:
-    """Typed errors naming the model line, the generator, the kernel and the parameter."""
-
-    def __init__(self, generator: str, name, where: str):
-        self.generator, self.name, self.where = generator, name, where
-
-    def fail(self, message: str, hint: str):
-        raise ModelError(f"{self.generator}: {message}", where=self.where,
-                         kernel=self.name if isinstance(self.name, str) else None, hint=hint)
-
-    def integer(self, value, param: str, minimum: int | None = None, maximum: int | None = None, what: str = "",
-                hint: str = "") -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(f"{param}{what} must be an integer, got {value!r}", hint or "pass a plain int")
-        value = int(value)
-        if minimum is not None and value < minimum:
-            self.fail(f"{param}{what} must be at least {minimum}, got {value}", hint or f"use {minimum} or more")
-        if maximum is not None and value > maximum:
-            self.fail(f"{param}{what} must be at most {maximum}, got {value}", hint or f"use {maximum} or less")
-        return value
-
-    def flag(self, value, param: str) -> int:
-        return self.integer(value, param, 0, 1, hint="0 (in L2, no padding) or 1")
-
-    def data_size(self, value, param: str) -> int:
-        size = self.integer(value, param)
-        if size not in (1, 2):
-            self.fail(f"{param} {size} is not supported: the CNN kernels take 1-byte (fps) or 2-byte (fp) data",
-                      "use 1 (signed char, Q7 container) or 2 (short int, Q15 container)")
-        return size
-
-    def oper(self, value, param: str, allowed: tuple, what: str) -> K:
-        """A KernelOper_T given as a member, its value or its name."""
-        oper = None
-        if isinstance(value, str):
-            oper = K.__members__.get(value)
-        elif isinstance(value, int) and not isinstance(value, bool):
-            try:
-                oper = K(value)
-            except ValueError:
-                oper = None
-        if oper is None:
-            self.fail(f"{param} {value!r} is not a KernelOper_T (unknown KOP)",
-                      "use one of " + ", ".join(a.name for a in allowed))
-        if oper not in allowed:
-            self.fail(f"{param} {oper.name} is not {what}", "use one of " + ", ".join(a.name for a in allowed))
-        return oper
-
 
 
 # ----------------------------------------------------------------------------------------------
@@ -293,7 +239,7 @@ def conv_pool_geometry(Width, Height, ConvOper, Fcx, Fcy, Dcx, Dcy, Scx, Scy, Co
 # Shared checks
 
 
-def _common_ctrl(chk: _Checker, Ctrl, generator: str, Name, where: str):
+def _common_ctrl(chk: Checker, Ctrl, generator: str, Name, where: str):
     ctrl = gen_control(Ctrl, generator, Name if isinstance(Name, str) else None, where)
     orient = Tile_Orientation_T(resolved(ctrl.tile_orientation, Tile_Orientation_T.TILE_HOR))
     par = resolved(ctrl.parallel_features, 1) == 1
@@ -302,7 +248,7 @@ def _common_ctrl(chk: _Checker, Ctrl, generator: str, Name, where: str):
     return ctrl, orient, par, pad_type, relun
 
 
-def _check_window(chk: _Checker, what: str, dim_name: str, dim: int, f_name: str, f: int, d: int, pad: int,
+def _check_window(chk: Checker, what: str, dim_name: str, dim: int, f_name: str, f: int, d: int, pad: int,
                   pad_param: str) -> None:
     """The filter (window) must fit in the padded plane."""
     ext = extent(f, d)
@@ -313,7 +259,7 @@ def _check_window(chk: _Checker, what: str, dim_name: str, dim: int, f_name: str
                  f"use a smaller {what}, or pad ({pad_param} = 1) to keep at least one output")
 
 
-def _pool_window(chk: _Checker, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad) -> tuple:
+def _pool_window(chk: Checker, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad) -> tuple:
     """(Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad) of a pooling, checked."""
     fpx, fpy = chk.integer(Fpx, "Fpx", 1, 255), chk.integer(Fpy, "Fpy", 1, 255)
     dpx = chk.integer(Dpx, "Dpx", 1, 255, " (dilation)", "a dilation is 1 (none) or more")
@@ -323,7 +269,7 @@ def _pool_window(chk: _Checker, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad) -> tuple:
     return fpx, fpy, dpx, dpy, spx, spy, chk.flag(PoolPad, "PoolPad")
 
 
-def _bounds(chk: _Checker, ReLUOper, size: int, do_relu: bool, relun: int, out_q: int) -> tuple:
+def _bounds(chk: Checker, ReLUOper, size: int, do_relu: bool, relun: int, out_q: int) -> tuple:
     b = CNN_SetUpperLowerBounds(ReLUOper, size, do_relu, relun, out_q)
     if b is None:
         bits = 8 * size - 1
@@ -335,7 +281,7 @@ def _bounds(chk: _Checker, ReLUOper, size: int, do_relu: bool, relun: int, out_q
     return lb, ub
 
 
-def _check_q(chk: _Checker, q: int, param: str, size: int) -> int:
+def _check_q(chk: Checker, q: int, param: str, size: int) -> int:
     return chk.integer(q, param, 0, 8 * size - 1, hint=f"a Q format of a {8 * size}-bit container is 0..{8 * size - 1}")
 
 
@@ -373,7 +319,7 @@ def _conv_pool_relu(generator, where, Name, Ctrl, In_DataSize, Filter_DataSize, 
                     In_Q, Filter_Q, Bias_Q, Out_Q, In_InL3, Filter_InL3, Bias_InL3, Out_InL3,
                     InFeat, OutFeat, Width, Height, ConvOper, Fcx, Fcy, Dcx, Dcy, Scx, Scy, ConvPad,
                     PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ReLUOper) -> int:
-    chk = _Checker(generator, Name, where)
+    chk = Checker(generator, Name, where)
     ctrl, orient, par, pad_type, relun = _common_ctrl(chk, Ctrl, generator, Name, where)
     sizes = [chk.data_size(v, p) for v, p in ((In_DataSize, "In_DataSize"), (Filter_DataSize, "Filter_DataSize"),
                                                 (Bias_DataSize, "Bias_DataSize"), (Out_DataSize, "Out_DataSize"))]
@@ -612,7 +558,7 @@ def CNN_PoolReLU(Name, Ctrl, In_DataSize, Out_DataSize, In_Q, Out_Q, In_InL3, Ou
     kernel ``Name(In, Out)`` (In: [InFeat][Height][Width], Out: [OutFeat][Ho][Wo], InFeat ==
     OutFeat). Returns 1 when tiled, 0 when no tiling fits and AT_KERNEL_NOSOLUTION_ERROR is off."""
     generator, where = "CNN_PoolReLU", caller_where()
-    chk = _Checker(generator, Name, where)
+    chk = Checker(generator, Name, where)
     ctrl, orient, par, pad_type, relun = _common_ctrl(chk, Ctrl, generator, Name, where)
     size = chk.data_size(In_DataSize, "In_DataSize")
     if chk.data_size(Out_DataSize, "Out_DataSize") != size:
@@ -703,7 +649,7 @@ def CNN_GroupedConvolutionPoolReLU(Name, Ctrl, GroupIn, GroupOut, In_DataSize, F
     (Filter: [NGroups][GroupOut][GroupIn][Fcy][Fcx]). Returns 1, or 0 when the body has no tiling
     and AT_KERNEL_NOSOLUTION_ERROR is off."""
     generator, where = "CNN_GroupedConvolutionPoolReLU", caller_where()
-    chk = _Checker(generator, Name, where)
+    chk = Checker(generator, Name, where)
     group_in, group_out = chk.integer(GroupIn, "GroupIn", 1), chk.integer(GroupOut, "GroupOut", 1)
     in_feat, out_feat = chk.integer(InFeat, "InFeat", 1), chk.integer(OutFeat, "OutFeat", 1)
     if in_feat % group_in or out_feat % group_out or in_feat // group_in != out_feat // group_out:

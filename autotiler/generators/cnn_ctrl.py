@@ -34,6 +34,8 @@ class GenControl:
     force_dp_conv: int = DEFAULT        # 1: 32-bit accumulation even for KOP_CONV, 0: never
     pad_type: int = DEFAULT             # PAD_LEFT, PAD_RIGHT, PAD_BALANCED_LEFT, PAD_BALANCED_RIGHT
     relun: int = DEFAULT                # KOP_RELUN's N (default 6)
+    hwc: int = DEFAULT                  # SQ8 only: 1 HWC feature maps, 0 CHW (default: the requantisation's)
+    scale_datasize: int = DEFAULT       # SQ8 only: 1 the original's requantisation, 4 TFLM's (default 1)
 
 
 # name (upper case) -> (field, allowed values, what the values mean)
@@ -46,13 +48,17 @@ _FIELDS = {
     "PADTYPE": ("pad_type", (DEFAULT, *(int(p) for p in PadType_T)),
                 "-1, PAD_LEFT, PAD_RIGHT, PAD_BALANCED_LEFT or PAD_BALANCED_RIGHT"),
     "RELUN": ("relun", None, "-1 or a positive int"),
+    "HWC": ("hwc", (DEFAULT, 0, 1), "-1, 0 (CHW) or 1 (HWC)"),
+    "SCALE_DATASIZE": ("scale_datasize", (DEFAULT, 1, 4), "-1, 1 (the original's 1-byte Scale/ScaleN "
+                       "requantisation) or 4 (TensorFlow Lite Micro's int32 multiplier and shift)"),
 }
+# Fields only the SQ8 generators read (docs/cnn-sq8.md): the fp/fps generators refuse them set.
+SQ8_ONLY = ("hwc", "scale_datasize")
 # Fields of the original's descriptor that nothing here acts on: accepted at their default only.
 _REFUSED = {
     "USEHWCE": "the GAP8 hardware convolution engine",
     "ENABLEIM2COL": "matrix-multiply (im2col) convolutions",
     "MULBIASSCALAR": "multiplicative biases",
-    "HWC": "HWC layouts",
     "INPUT_DATASIZE": "per-call data sizes",
     "OUTPUT_DATASIZE": "per-call data sizes",
     "CUSTOM_ACTIVATION_NAME": "custom activations",
@@ -63,7 +69,7 @@ _REFUSED = {
     "OUT_L3": "the descriptor's L3 flags (use the generator's *_InL3 arguments)",
 }
 _REFUSED_DEFAULTS = {"USEHWCE": (DEFAULT, 0), "ENABLEIM2COL": (DEFAULT, 0), "MULBIASSCALAR": (DEFAULT, 0),
-                     "HWC": (DEFAULT, 0), "INPUT_DATASIZE": (DEFAULT,), "OUTPUT_DATASIZE": (DEFAULT,),
+                     "INPUT_DATASIZE": (DEFAULT,), "OUTPUT_DATASIZE": (DEFAULT,),
                      "CUSTOM_ACTIVATION_NAME": (None, 0, ""), "EXTRA_ACTIVATION_ARGS": (None, 0),
                      "IN_L3": (DEFAULT, 0), "FILTER_L3": (DEFAULT, 0), "BIAS_L3": (DEFAULT, 0),
                      "OUT_L3": (DEFAULT, 0)}
@@ -134,9 +140,9 @@ def CNN_SetGenCtrlList(Ctrl: CNN_GenControl_T, *NameVals) -> None:
         items = items[2:]
 
 
-def gen_control(Ctrl, generator: str, name: str, where: str) -> GenControl:
+def gen_control(Ctrl, generator: str, name: str, where: str, sq8: bool = False) -> GenControl:
     """The frozen view generator ``generator`` (making user kernel ``name``) reads (``Ctrl`` 0
-    or None: the defaults)."""
+    or None: the defaults); ``sq8`` False refuses the fields only the SQ8 generators read."""
     if isinstance(Ctrl, int) and not isinstance(Ctrl, bool) and Ctrl == 0 or Ctrl is None:
         return GenControl()
     if not isinstance(Ctrl, CNN_GenControl_T):
@@ -145,7 +151,15 @@ def gen_control(Ctrl, generator: str, name: str, where: str) -> GenControl:
     if not Ctrl.initialised:
         raise ModelError(f"{generator}: Ctrl was not initialised", where=where, kernel=name,
                          hint="call CNN_InitGenCtrl(Ctrl) before CNN_SetGenCtrl")
-    return GenControl(**Ctrl.values)
+    ctrl = GenControl(**Ctrl.values)
+    for field in SQ8_ONLY:
+        if not sq8 and getattr(ctrl, field) != DEFAULT:
+            key = next(k for k, v in _FIELDS.items() if v[0] == field)
+            raise ModelError(f"{generator}: Ctrl field \"{key}\" is read by the SQ8 generators only (this is a "
+                             f"16/8-bit fixed-point generator, CHW, power-of-two Q formats)", where=where,
+                             kernel=name, hint=f"remove CNN_SetGenCtrl(Ctrl, \"{key}\", ...) for this layer, or "
+                             "use the *_SQ8 generator")
+    return ctrl
 
 
 def resolved(value: int, default: int) -> int:

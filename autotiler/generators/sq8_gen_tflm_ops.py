@@ -1,0 +1,36 @@
+"""The SQ8 generators' implementations for TensorFlow Lite Micro's requantisation (Scale_DataSize 4, HWC): activations, global pooling, softmax, channel concatenation; and the permutations (no requantisation).
+
+Called by :mod:`.sq8_generators` with the generator's :class:`.sq8_common.Sq8Setup` (checker,
+control fields, requantisation) then the generator's arguments after ``Ctrl``, in order.
+"""
+from __future__ import annotations
+
+
+def act(setup, *args) -> int:
+    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
+                   "use the other Scale_DataSize")
+
+
+def global_pool_act(setup, *args) -> int:
+    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
+                   "use the other Scale_DataSize")
+
+
+def softmax(setup, *args) -> int:
+    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
+                   "use the other Scale_DataSize")
+
+
+def concat_channels(setup, *args) -> int:
+    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
+                   "use the other Scale_DataSize")
+
+
+def tensor_permute(chk, ctrl, *args) -> int:
+    chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
+                   "use the other Scale_DataSize")
+
+
+def mat_transpose(chk, ctrl, *args) -> int:
+    chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
+                   "use the other Scale_DataSize")

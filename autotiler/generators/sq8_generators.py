@@ -1,0 +1,168 @@
+"""The original's SQ8 generators (``CNN_Generators_SQ8``), with its names and argument lists, so a
+model script written for it ports line by line; plus what imported TFLite graphs need that the
+original covers elsewhere or not at all (marked "ours").
+
+Each function checks ``Name`` and ``Ctrl``, picks the requantisation (:mod:`.sq8_common`:
+``Scale_DataSize`` or the Ctrl field ``SCALE_DATASIZE``) and hands the rest of its arguments, in
+order, to that requantisation's implementation:
+
+* 4, TensorFlow Lite Micro's (HWC): :mod:`.sq8_gen_tflm_conv` (convolutions, pooling),
+  :mod:`.sq8_gen_tflm_ops` (activations, global pooling, softmax, concatenation),
+  :mod:`.sq8_gen_tflm_dense` (linear, element-wise, matrix products);
+* 1, the original's (CHW): :mod:`.sq8_gen_original`.
+
+The permutations (``CNN_3DTensorPermute``, ``CNN_MatTranspose``) move bytes and do not
+requantise. Semantics: ``docs/cnn-sq8.md`` (TFLM) and ``docs/cnn-sq8-original.md``.
+"""
+
+from __future__ import annotations
+
+from ..model.ir import caller_where
+from . import sq8_gen_original as OG
+from . import sq8_gen_tflm_conv as TC
+from . import sq8_gen_tflm_dense as TD
+from . import sq8_gen_tflm_ops as TO
+from .cnn_checks import Checker
+from .cnn_ctrl import gen_control
+from .sq8_common import Requant, sq8_setup
+
+
+def _gen(generator: str, where: str, Name, Ctrl, scale_datasize, tflm, original, *args) -> int:
+    setup = sq8_setup(generator, where, Name, Ctrl, scale_datasize)
+    impl = tflm if setup.requant == Requant.TFLM else original
+    return impl(setup, *args)
+
+
+def CNN_ConvolutionPoolAct_SQ8(Name, Ctrl, Bias_DataSize, Scale_DataSize, InFeat, OutFeat, Width, Height,
+                               ConvOper, Fcx, Fcy, Dcx, Dcy, Scx, Scy, ConvPad,
+                               PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper) -> int:
+    """A convolution (KOP_CONV, KOP_CONV_DW or KOP_NONE), an optional pooling and an activation:
+    ``Name(In, Filter, Bias, Out, Scale, ScaleN, Infos)``."""
+    return _gen("CNN_ConvolutionPoolAct_SQ8", caller_where(), Name, Ctrl, Scale_DataSize, TC.conv_pool_act,
+                OG.conv_pool_act, Bias_DataSize, Scale_DataSize, InFeat, OutFeat, Width, Height, ConvOper, Fcx, Fcy,
+                Dcx, Dcy, Scx, Scy, ConvPad, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper)
+
+
+def CNN_GroupedConvolutionPoolAct_SQ8(Name, Ctrl, GroupIn, GroupOut, Bias_DataSize, Scale_DataSize, InFeat, OutFeat,
+                                      Width, Height, ConvOper, Fcx, Fcy, Dcx, Dcy, Scx, Scy, ConvPad,
+                                      PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper) -> int:
+    """A convolution by groups of GroupIn input / GroupOut output features, then pooling and
+    activation: ``Name(In, Filter, Bias, Out, Scale, ScaleN, Infos)``."""
+    return _gen("CNN_GroupedConvolutionPoolAct_SQ8", caller_where(), Name, Ctrl, Scale_DataSize,
+                TC.grouped_conv_pool_act, OG.grouped_conv_pool_act, GroupIn, GroupOut, Bias_DataSize,
+                Scale_DataSize, InFeat, OutFeat, Width, Height, ConvOper, Fcx, Fcy, Dcx, Dcy, Scx, Scy, ConvPad,
+                PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper)
+
+
+def CNN_PoolAct_SQ8(Name, Ctrl, Feat, Width, Height, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad,
+                    ActOper) -> int:
+    """A pooling (KOP_MAXPOOL, KOP_AVGPOOL) and an activation: ``Name(In, Out, Infos)``."""
+    return _gen("CNN_PoolAct_SQ8", caller_where(), Name, Ctrl, None, TC.pool_act, OG.pool_act, Feat, Width, Height,
+                PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper)
+
+
+def CNN_Act_SQ8(Name, Ctrl, Feat, Width, Height, ActOper) -> int:
+    """An activation alone (with TFLM's requantisation: also QUANTIZE, int8 to int8, with
+    KOP_ACT_NONE): ``Name(In, Out, Infos)``."""
+    return _gen("CNN_Act_SQ8", caller_where(), Name, Ctrl, None, TO.act, OG.act, Feat, Width, Height, ActOper)
+
+
+def CNN_GlobalPoolAct_SQ8(Name, Ctrl, Feat, Width, Height, PoolOper, ActOper) -> int:
+    """A global pooling (KOP_GLOBAL_MAXPOOL, KOP_GLOBAL_AVGPOOL: TFLite's MEAN, KOP_GLOBAL_SUMPOOL)
+    and an activation: ``Name(In, Out, Infos)``."""
+    return _gen("CNN_GlobalPoolAct_SQ8", caller_where(), Name, Ctrl, None, TO.global_pool_act, OG.global_pool_act,
+                Feat, Width, Height, PoolOper, ActOper)
+
+
+def CNN_SoftMax_SQ8(Name, Ctrl, Dim, SoftMaxOper) -> int:
+    """A softmax over Dim items: ``Name(In, Out, Infos)`` (the original's: Q15 ``short int`` out;
+    TFLM's: int8 out, scale 1/256, zero point -128)."""
+    return _gen("CNN_SoftMax_SQ8", caller_where(), Name, Ctrl, None, TO.softmax, OG.softmax, Dim, SoftMaxOper)
+
+
+def CNN_LinearAct_SQ8(Name, Ctrl, Bias_DataSize, Scale_DataSize, InDim, OutDim, LinearOper, ActOper) -> int:
+    """A fully connected layer and an activation:
+    ``Name(In, Filter, Bias, Out, Scale, ScaleN, Infos)``."""
+    return _gen("CNN_LinearAct_SQ8", caller_where(), Name, Ctrl, Scale_DataSize, TD.linear_act, OG.linear_act,
+                Bias_DataSize, Scale_DataSize, InDim, OutDim, LinearOper, ActOper)
+
+
+def CNN_MatAddAct_SQ8(Name, Ctrl, Feat, Width, Height, AddMatOper, ActOper) -> int:
+    """Element-wise In1 + In2 and an activation: ``Name(In1, In2, Out, Infos)``."""
+    return _gen("CNN_MatAddAct_SQ8", caller_where(), Name, Ctrl, None, TD.mat_add_act, OG.mat_add_act, Feat,
+                Width, Height, AddMatOper, ActOper)
+
+
+def CNN_MatSubAct_SQ8(Name, Ctrl, Feat, Width, Height, ActOper) -> int:
+    """Ours (TFLite's SUB): element-wise In1 - In2 and an activation: ``Name(In1, In2, Out, Infos)``."""
+    return _gen("CNN_MatSubAct_SQ8", caller_where(), Name, Ctrl, None, TD.mat_sub_act, OG.mat_sub_act, Feat, Width,
+                Height, ActOper)
+
+
+def CNN_MatEltMulAct_SQ8(Name, Ctrl, Feat, Width, Height, ActOper) -> int:
+    """Ours (TFLite's MUL on equal shapes): element-wise In1 * In2 and an activation:
+    ``Name(In1, In2, Out, Infos)``."""
+    return _gen("CNN_MatEltMulAct_SQ8", caller_where(), Name, Ctrl, None, TD.mat_elt_mul_act, OG.mat_elt_mul_act,
+                Feat, Width, Height, ActOper)
+
+
+def CNN_TensorVectMultAct_SQ8(Name, Ctrl, Feat, Width, Height, MatOper, ActOper) -> int:
+    """Each feature of In1 times its item of In2 (squeeze-and-excitation; TFLite's MUL broadcast
+    over channels) and an activation: ``Name(In1, In2, Out, Infos)``."""
+    return _gen("CNN_TensorVectMultAct_SQ8", caller_where(), Name, Ctrl, None, TD.tensor_vect_mult_act,
+                OG.tensor_vect_mult_act, Feat, Width, Height, MatOper, ActOper)
+
+
+def CNN_MatMulAct_SQ8(Name, Ctrl, Bias_DataSize, Scale_DataSize, ColM1, LineM1, ColM2, LineM2, Width, Height,
+                      Scx, Scy, MatMulOper, ActOper) -> int:
+    """A matrix product In1 [LineM1 x ColM1] x In2 [LineM2 x ColM2] plus bias, requantised per
+    line of In1: ``Name(In2, In1, Bias, Out, Scale, ScaleN, Infos)`` (the original's order)."""
+    return _gen("CNN_MatMulAct_SQ8", caller_where(), Name, Ctrl, Scale_DataSize, TD.mat_mul_act, OG.mat_mul_act,
+                Bias_DataSize, Scale_DataSize, ColM1, LineM1, ColM2, LineM2, Width, Height, Scx, Scy, MatMulOper,
+                ActOper)
+
+
+def CNN_ConcatChannels_SQ8(Name, Ctrl, Width, Height, InFeats) -> int:
+    """Ours (TFLite's CONCATENATION on channels): inputs of InFeats[i] features each, requantised
+    to the output's scale: ``Name(In0, In1, ..., Out, Infos)``."""
+    return _gen("CNN_ConcatChannels_SQ8", caller_where(), Name, Ctrl, None, TO.concat_channels, OG.concat_channels,
+                Width, Height, InFeats)
+
+
+def _copy(generator: str, where: str, Name, Ctrl, impl, *args) -> int:
+    chk = Checker(generator, Name, where)
+    if not isinstance(Name, str) or not Name.isidentifier():
+        chk.fail(f"the kernel name must be a C identifier, got {Name!r}", "e.g. \"Perm0\"")
+    return impl(chk, gen_control(Ctrl, generator, Name, where, sq8=True), *args)
+
+
+def CNN_3DTensorPermute(Name, Ctrl, Size, InFeat, Width, Height, MatPermOper) -> int:
+    """The original's permutation of a [InFeat][Height][Width] (or HWC) tensor of Size-byte items,
+    KOP_MATPERM_CHW2HWC ... KOP_MATPERM_HWC2CWH: ``Name(In, Out)``."""
+    return _copy("CNN_3DTensorPermute", caller_where(), Name, Ctrl, TO.tensor_permute, Size, InFeat, Width, Height,
+                 MatPermOper)
+
+
+def CNN_3DTensorPermute_SQ8(Name, Ctrl, InFeat, Width, Height, MatPermOper) -> int:
+    """``CNN_3DTensorPermute`` on bytes (the original's macro)."""
+    return _copy("CNN_3DTensorPermute_SQ8", caller_where(), Name, Ctrl, TO.tensor_permute, 1, InFeat, Width,
+                 Height, MatPermOper)
+
+
+def CNN_MatTranspose(Name, Ctrl, Size, InFeat, Width, Height, MatTranspOper) -> int:
+    """The original's transpose of each of InFeat [Height][Width] matrices (KOP_MATTRANSP):
+    ``Name(In, Out)``."""
+    return _copy("CNN_MatTranspose", caller_where(), Name, Ctrl, TO.mat_transpose, Size, InFeat, Width, Height,
+                 MatTranspOper)
+
+
+def CNN_MatTranspose_SQ8(Name, Ctrl, InFeat, Width, Height, MatTranspOper) -> int:
+    """``CNN_MatTranspose`` on bytes (the original's macro)."""
+    return _copy("CNN_MatTranspose_SQ8", caller_where(), Name, Ctrl, TO.mat_transpose, 1, InFeat, Width, Height,
+                 MatTranspOper)
+
+
+__all__ = ["CNN_ConvolutionPoolAct_SQ8", "CNN_GroupedConvolutionPoolAct_SQ8", "CNN_PoolAct_SQ8", "CNN_Act_SQ8",
+           "CNN_GlobalPoolAct_SQ8", "CNN_SoftMax_SQ8", "CNN_LinearAct_SQ8", "CNN_MatAddAct_SQ8", "CNN_MatSubAct_SQ8",
+           "CNN_MatEltMulAct_SQ8", "CNN_TensorVectMultAct_SQ8", "CNN_MatMulAct_SQ8", "CNN_ConcatChannels_SQ8",
+           "CNN_3DTensorPermute", "CNN_3DTensorPermute_SQ8", "CNN_MatTranspose", "CNN_MatTranspose_SQ8"]
