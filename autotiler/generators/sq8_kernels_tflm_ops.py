@@ -1,14 +1,64 @@
-"""The SQ8 basic kernels of TensorFlow Lite Micro's requantisation: activations, global pooling, softmax, copies: ``SOURCES`` (in ``cnn_kernels/``)
-and ``load()``, which declares their structs (``LibKernelTemplate``) and kernels (``LibKernel``
-with their ``Cost=``) in the current model. Called by ``LoadCNN_SQ8_Library()``.
+"""The SQ8 basic kernels of TensorFlow Lite Micro's requantisation: activations, global pooling,
+softmax, copies: ``SOURCES`` (in ``cnn_kernels/``) and ``load()``, which declares their structs
+(``LibKernelTemplate``) and kernels (``LibKernel`` with their ``Cost=``) in the current model.
+Called by ``LoadCNN_SQ8_Library()``. C declarations and semantics: ``CNN_SQ8_TFLM_Ops.h``.
+
+Costs (cycles of one call per core). No published figure covers these kernels (gap_sdk's
+benchmarks time convolutions, pooling and linear layers only: :mod:`.cnn_library`), so all are
+assumptions, counted from the C:
+
+* QUANTIZE / RELU / RELU6: 8 cycles per item (load, subtract, high multiply, rounding shift, add,
+  two clamps, store); LEAKY_RELU 10 (a select more); HARD_SWISH 30 (two 16-bit high multiplies,
+  shifts, saturations); LOGISTIC / TANH 120 (gemmlowp's exp: a 4-term polynomial and up to 7
+  barrel multiplies, then 3 Newton steps: about 25 high multiplies);
+* MEAN: 2 cycles per input item (load, add) and 10 per channel; REDUCE_MAX: 2 per item;
+* SOFTMAX: per item, 2 for the max and 2 x 110 for the exponential, computed twice (sum, output),
+  and 150 per row for the reciprocal;
+* concatenation: 1 cycle per item copied, 8 per item requantised (it charges the dearer);
+  permutations: 3 cycles per item (index arithmetic, load, store);
+* 20 cycles of fork and barrier per call.
 """
 
 from __future__ import annotations
 
+from ..api import CArgs, LibKernel, LibKernelTemplate, TCArg
+from ..constants import CALL_PARALLEL
 from .cnn_library import CNN_KERNELS_DIR
 
-SOURCES = [CNN_KERNELS_DIR / n for n in ()]
+SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Act.c", "CNN_SQ8_SoftMax.c", "CNN_SQ8_Copy.c")]
+_P = " * __restrict__"
+_SC = "signed char" + _P
+_US = "unsigned short int"
+ACT_KERNELS = {"KerParActRequant_TFLM_SQ8": 8, "KerParLeakyRelu_TFLM_SQ8": 10, "KerParHSwish_TFLM_SQ8": 30,
+               "KerParLogistic_TFLM_SQ8": 120, "KerParTanh_TFLM_SQ8": 120}
+
+
+def _template(name: str, fields: list) -> None:
+    LibKernelTemplate(name, CArgs(len(fields), *[TCArg(t, n) for t, n in fields]))
+
+
+def _templates() -> None:
+    _template("KerAct_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), ("unsigned int", "N"), (_SC, "Infos")])
+    _template("KerGlobalPool_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), ("unsigned int", "Pixels"), (_US, "Feat"),
+                                           (_SC, "Infos")])
+    _template("KerSoftMax_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), (_US, "Dim"), (_US, "N"), (_SC, "Infos")])
+    _template("KerConcat_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), ("unsigned int", "Pixels"), (_US, "InFeat"),
+                                       (_US, "OutFeat"), (_US, "Offset"), (_US, "Index"), (_SC, "Infos")])
+    _template("KerPermute_T", [("void" + _P, "In"), ("void" + _P, "Out"), (_US, "D0"), (_US, "D1"), (_US, "D2"),
+                               (_US, "Perm"), (_US, "Size")])
 
 
 def load() -> None:
-    """Declare the structs and kernels (none yet)."""
+    """Declare the structs and kernels."""
+    _templates()
+    for name, per_item in ACT_KERNELS.items():
+        LibKernel(name, CALL_PARALLEL, 0, "KerAct_TFLM_SQ8_T", Cost=f"((N + ncores - 1)/ncores)*{per_item} + 20")
+    LibKernel("KerParGlobalAvgPool_TFLM_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_TFLM_SQ8_T",
+              Cost="((Feat + ncores - 1)/ncores)*(2*Pixels + 10) + 20")
+    LibKernel("KerParGlobalMaxPool_TFLM_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_TFLM_SQ8_T",
+              Cost="((Feat + ncores - 1)/ncores)*(2*Pixels + 2) + 20")
+    LibKernel("KerParSoftMax_TFLM_SQ8", CALL_PARALLEL, 0, "KerSoftMax_TFLM_SQ8_T",
+              Cost="((N + ncores - 1)/ncores)*(222*Dim + 150) + 20")
+    LibKernel("KerParConcat_TFLM_SQ8", CALL_PARALLEL, 0, "KerConcat_TFLM_SQ8_T",
+              Cost="((Pixels + ncores - 1)/ncores)*InFeat*8 + 20")
+    LibKernel("KerParPermute", CALL_PARALLEL, 0, "KerPermute_T", Cost="(D0*D1*D2 + ncores - 1)/ncores*3 + 20")

@@ -898,3 +898,53 @@ def quantize(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
     r = quantize_multiplier(float(in_q.scale) / float(out_q.scale))
     d = x.astype(np.int64) - int(in_q.zero_point)
     return _clamp8(multiply_by_quantized_multiplier(d, r.multiplier, r.shift) + int(out_q.zero_point))
+
+
+def relu_range(out_q: QParams) -> Tuple[int, int]:
+    """RELU's clamp (activations_common.cc ``CalculateReluOpData``): ``[max(-128, zp_out + roundf(0 / s_out)),
+    127]``."""
+    return max(INT8_MIN, int(out_q.zero_point)), INT8_MAX
+
+
+def relu(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
+    """Standalone RELU int8 (activations.cc ``ReluQuantized``): requantise then clamp:
+    ``clamp(zp_out + MBQM(x - zp_in, QuantizeMultiplier(double(s_in) / double(s_out))), relu_range)``."""
+    x = _check_int8(x, "input")
+    r = quantize_multiplier(float(in_q.scale) / float(out_q.scale))
+    d = x.astype(np.int64) - int(in_q.zero_point)
+    lo, hi = relu_range(out_q)
+    return _clamp8(wrap32(multiply_by_quantized_multiplier(d, r.multiplier, r.shift) + int(out_q.zero_point)), lo, hi)
+
+
+def relu6_range(in_q: QParams) -> Tuple[int, int]:
+    """RELU6's clamp (``Relu6Prepare``): ``zero = zp_in``, ``six = FloatToQuantizedType<int8>(6, s_in, zp_in)`` =
+    ``clamp(round_f32(6.0f / s_in) + zp_in)`` (float32 division, round half away from zero)."""
+    six = int(tflite_round(float(np.float32(6.0) / np.float32(in_q.scale)))) + int(in_q.zero_point)
+    return int(in_q.zero_point), min(INT8_MAX, max(INT8_MIN, six))
+
+
+def relu6(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
+    """Standalone RELU6 int8 (activations.cc ``Relu6Quantized``): ``clamp(x, zero, six)`` of :func:`relu6_range`,
+    no rescale (TFLM reads the input's quantisation only: the output is taken to have it)."""
+    x = _check_int8(x, "input")
+    lo, hi = relu6_range(in_q)
+    return np.minimum(np.maximum(x.astype(np.int64), lo), hi).astype(np.int8)
+
+
+def reduce_max_hw(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
+    """REDUCE_MAX over H and W, keep dims (reduce_common.cc ``EvalMaxHelper``, int8): TFLM requires the same
+    scale and zero point in and out and takes the max of the raw values."""
+    x = _check_int8(x, "input")
+    if x.ndim != 4:
+        raise _err("REDUCE_MAX over H, W needs a 4D NHWC input")
+    if np.float32(in_q.scale) != np.float32(out_q.scale) or in_q.zero_point != out_q.zero_point:
+        raise _err("int8 REDUCE_MAX needs the output quantisation of its input (TFLM's Eval)")
+    return x.max(axis=(1, 2), keepdims=True)
+
+
+def concatenation(xs: Sequence[np.ndarray], in_qs: Sequence[QParams], out_q: QParams, axis: int = -1) -> np.ndarray:
+    """CONCATENATION int8 (concatenation.cc ``EvalUnquantized``): the raw values, whatever the quantisations (TFLM
+    does not rescale). Ours (CNN_ConcatChannels_SQ8) first brings each input to the output's quantisation with
+    :func:`quantize`: equal quantisations give exactly this."""
+    del in_qs, out_q
+    return np.concatenate([_check_int8(x, "input") for x in xs], axis=axis)

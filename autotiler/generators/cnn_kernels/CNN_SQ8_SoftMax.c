@@ -1,0 +1,65 @@
+/*
+ * SQ8 softmax with TensorFlow Lite Micro's arithmetic (CNN_SQ8_TFLM_Ops.h, docs/cnn-sq8.md
+ * "SOFTMAX"): TFLM's LUT-free int8 path, gemmlowp's exp on Q5.26 differences from the row's max,
+ * a Q12.19 sum, its reciprocal, int8 out at scale 1/256, zero point -128.
+ */
+#include "CNN_BasicKernels.h"	/* the KACT_ enum CNN_Activation.h reads */
+#include "CNN_Activation.h"	/* CNN_Chunk */
+#include "CNN_SQ8_BasicKernels.h"
+
+/* exp(d * beta * s_in) of one difference d = x - max >= DiffMin, Q0.31: the difference goes to
+ * Q5.26 by TFLM's MultiplyByQuantizedMultiplierGreaterThanOne (the left shift wraps as its C++). */
+static inline int32_t at_sq8_softmax_exp(int32_t d, int32_t Mult, int LeftShift)
+{
+	return at_tflm_exp_on_negative_values(at_tflm_srdhm((int32_t) ((uint32_t) d << LeftShift), Mult), 5);
+}
+
+/* RoundingDivideByPOT for any exponent >= 0: from 32 on, |x| / 2^e < 1/2 rounds to 0 (TFLM's
+ * reference asserts e <= 31; a row of 512 or more items at its max would pass it). */
+static inline int32_t at_sq8_rdbpot_any(int32_t x, int e)
+{
+	return (e > 31) ? 0 : at_tflm_rdbpot(x, e);
+}
+
+/* One row: max, the sum of the exponentials in Q12.19, then each item's exponential times the
+ * reciprocal of the sum, to 8 bits; items below DiffMin give -128 (exp underflows to 0). */
+static void at_sq8_softmax_row(const signed char *In, signed char *Out, int Dim, int32_t Mult, int LeftShift,
+			       int32_t DiffMin)
+{
+	int Max = -128, i, NumBits;
+	uint32_t Sum = 0;
+	int32_t Recip;
+
+	for (i = 0; i < Dim; i++)
+		Max = (In[i] > Max) ? In[i] : Max;
+	for (i = 0; i < Dim; i++) {
+		int32_t d = In[i] - Max;
+
+		if (d >= DiffMin)
+			Sum += (uint32_t) at_tflm_rdbpot(at_sq8_softmax_exp(d, Mult, LeftShift), 12);
+	}
+	Recip = at_tflm_reciprocal((int32_t) Sum, 12, &NumBits);
+	for (i = 0; i < Dim; i++) {
+		int32_t d = In[i] - Max, v = -128;
+
+		if (d >= DiffMin) {
+			v = at_sq8_rdbpot_any(at_tflm_srdhm(Recip, at_sq8_softmax_exp(d, Mult, LeftShift)), NumBits + 23) - 128;
+			v = (v > 127) ? 127 : ((v < -128) ? -128 : v);
+		}
+		Out[i] = (signed char) v;
+	}
+}
+
+/* The cores share the rows. */
+void KerParSoftMax_TFLM_SQ8(KerSoftMax_TFLM_SQ8_T *Arg)
+{
+	int Dim = Arg->Dim, First, Last, r;
+	int32_t Mult = at_inf_tflm(Arg->Infos, AT_INF_TFLM_MULT);
+	int LeftShift = at_inf_tflm(Arg->Infos, AT_INF_TFLM_LEFT_SHIFT);
+	int32_t DiffMin = at_inf_tflm(Arg->Infos, AT_INF_TFLM_PARAM);
+
+	CNN_Chunk(Arg->N, &First, &Last);
+	for (r = First; r < Last; r++)
+		at_sq8_softmax_row(Arg->In + r * Dim, Arg->Out + r * Dim, Dim, Mult, LeftShift, DiffMin);
+	gap_waitbarrier(0);
+}
