@@ -1,74 +1,131 @@
 /*
- * SQ8 element-wise ADD, SUB and MUL with TensorFlow Lite Micro's arithmetic (CNN_SQ8_BasicKernels.h,
- * docs/cnn-sq8.md "ADD / SUB" and "MUL"). Both inputs have the output's shape (no broadcasting).
+ * SQ8 element-wise ADD, SUB and MUL with TensorFlow Lite Micro's arithmetic (CNN_SQ8_TFLM_Dense.h,
+ * docs/cnn-sq8.md "ADD / SUB" and "MUL"): both inputs of the output's shape, or (MUL) the second a
+ * vector broadcast over the pixels of an HWC tensor. The zero points, multipliers and clamp come
+ * from the layer's Infos (sq8_infos.py).
  */
 #include "CNN_BasicKernels.h"	/* the KACT_ enum CNN_Activation.h reads */
 #include "CNN_Activation.h"	/* CNN_Chunk */
 #include "CNN_SQ8_BasicKernels.h"
 
+/* ADD/SUB's constants, read from Infos once per call. */
+typedef struct {
+	int32_t zp1, zp2, out_zp, act_min, act_max, left_shift;
+	int32_t m1, s1, m2, s2, m_out, s_out;
+} at_sq8_add_consts;
+
+static inline at_sq8_add_consts at_sq8_add_read(const signed char *Infos)
+{
+	at_sq8_add_consts k;
+
+	k.zp1 = at_inf_tflm(Infos, AT_INF_TFLM_IN_ZP);
+	k.zp2 = at_inf_tflm(Infos, AT_INF_TFLM_IN2_ZP);
+	k.out_zp = at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP);
+	k.act_min = at_inf_tflm(Infos, AT_INF_TFLM_ACT_MIN);
+	k.act_max = at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX);
+	k.left_shift = at_inf_tflm(Infos, AT_INF_TFLM_LEFT_SHIFT);
+	k.m1 = at_inf_tflm(Infos, AT_INF_TFLM_MULT2);
+	k.s1 = at_inf_tflm(Infos, AT_INF_TFLM_SHIFT2);
+	k.m2 = at_inf_tflm(Infos, AT_INF_TFLM_MULT3);
+	k.s2 = at_inf_tflm(Infos, AT_INF_TFLM_SHIFT3);
+	k.m_out = at_inf_tflm(Infos, AT_INF_TFLM_MULT);
+	k.s_out = at_inf_tflm(Infos, AT_INF_TFLM_SHIFT);
+	return k;
+}
+
 /* One input of ADD/SUB brought to the common scale: (x - zp) 2^LeftShift, then times a multiplier
  * below one (Prepare's shift is <= 0, so MBQM is TFLM's MultiplyByQuantizedMultiplierSmallerThanOneExp).
  * |x - zp| <= 255 and LeftShift is 20: the shifted value fits int32. */
-static inline int32_t at_sq8_add_input(int x, int zero_point, int left_shift, int32_t multiplier, int shift)
+static inline int32_t at_sq8_add_input(int x, int32_t zero_point, int left_shift, int32_t multiplier, int shift)
 {
 	return at_tflm_mbqm((int32_t) ((uint32_t) (x - zero_point) << left_shift), multiplier, shift);
 }
 
-/* The shared epilogue of ADD and SUB: the rescaled sum (or difference) back to the output scale.
- * TFLM sums in int32; the sum wraps where its C++ would overflow, as the reference's does. */
-static inline signed char at_sq8_add_output(const KerAdd_TFLM_SQ8_T *Arg, uint32_t raw)
-{
-	return (signed char) at_tflm_requant_int8((int32_t) raw, Arg->OutputMultiplier, Arg->OutputShift,
-						  Arg->OutZeroPoint, Arg->ActMin, Arg->ActMax);
-}
-
 /* One item of ADD (subtract 0) or SUB (subtract 1). SUB subtracts the rescaled second input: it
- * is not ADD with Input2Multiplier negated, since the high multiply rounds ties half up and
+ * is not ADD with MULT3 negated, since the high multiply rounds ties half up and
  * SRDHM(b, -M) != -SRDHM(b, M) on a tie (scales 1, 1 - 17 2^-24, 2^-12 and x1 = x2 = -120 give -1
- * for SUB, 0 for the negated ADD). */
-static inline signed char at_sq8_add_one(const KerAdd_TFLM_SQ8_T *Arg, int i, int subtract)
+ * for SUB, 0 for the negated ADD). TFLM sums in int32; the sum wraps where its C++ would overflow. */
+static inline signed char at_sq8_add_one(const at_sq8_add_consts *k, int x1, int x2, int subtract)
 {
-	int32_t a = at_sq8_add_input(Arg->In1[i], Arg->In1ZeroPoint, Arg->LeftShift, Arg->Input1Multiplier,
-				     Arg->Input1Shift);
-	int32_t b = at_sq8_add_input(Arg->In2[i], Arg->In2ZeroPoint, Arg->LeftShift, Arg->Input2Multiplier,
-				     Arg->Input2Shift);
+	int32_t a = at_sq8_add_input(x1, k->zp1, k->left_shift, k->m1, k->s1);
+	int32_t b = at_sq8_add_input(x2, k->zp2, k->left_shift, k->m2, k->s2);
+	uint32_t raw = subtract ? (uint32_t) a - (uint32_t) b : (uint32_t) a + (uint32_t) b;
 
-	return at_sq8_add_output(Arg, subtract ? (uint32_t) a - (uint32_t) b : (uint32_t) a + (uint32_t) b);
+	return (signed char) at_tflm_requant_int8((int32_t) raw, k->m_out, k->s_out, k->out_zp, k->act_min,
+						  k->act_max);
 }
 
 /* The cores share the items. */
-static inline void at_sq8_add_all(KerAdd_TFLM_SQ8_T *Arg, int subtract)
+static inline void at_sq8_add_all(KerEltwise_TFLM_SQ8_T *Arg, int subtract)
 {
+	at_sq8_add_consts k = at_sq8_add_read(Arg->Infos);
 	int First, Last, i;
 
 	CNN_Chunk((int) Arg->N, &First, &Last);
 	for (i = First; i < Last; i++)
-		Arg->Out[i] = at_sq8_add_one(Arg, i, subtract);
+		Arg->Out[i] = at_sq8_add_one(&k, Arg->In1[i], Arg->In2[i], subtract);
 	gap_waitbarrier(0);
 }
 
-void KerParAdd_TFLM_SQ8(KerAdd_TFLM_SQ8_T *Arg)
+void KerParAdd_TFLM_SQ8(KerEltwise_TFLM_SQ8_T *Arg)
 {
 	at_sq8_add_all(Arg, 0);
 }
 
-void KerParSub_TFLM_SQ8(KerAdd_TFLM_SQ8_T *Arg)
+void KerParSub_TFLM_SQ8(KerEltwise_TFLM_SQ8_T *Arg)
 {
 	at_sq8_add_all(Arg, 1);
 }
 
+/* MUL's constants, read from Infos once per call. */
+typedef struct {
+	int32_t zp1, zp2, out_zp, act_min, act_max, mult, shift;
+} at_sq8_mul_consts;
+
+static inline at_sq8_mul_consts at_sq8_mul_read(const signed char *Infos)
+{
+	at_sq8_mul_consts k;
+
+	k.zp1 = at_inf_tflm(Infos, AT_INF_TFLM_IN_ZP);
+	k.zp2 = at_inf_tflm(Infos, AT_INF_TFLM_IN2_ZP);
+	k.out_zp = at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP);
+	k.act_min = at_inf_tflm(Infos, AT_INF_TFLM_ACT_MIN);
+	k.act_max = at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX);
+	k.mult = at_inf_tflm(Infos, AT_INF_TFLM_MULT);
+	k.shift = at_inf_tflm(Infos, AT_INF_TFLM_SHIFT);
+	return k;
+}
+
 /* (x1 - zp1)(x2 - zp2) is at most 255 * 256 in magnitude: exact in int32. MBQM's left shift (the
  * multiplier may exceed one here) and the zero point's addition wrap, as in at_tflm_requant_int8. */
-void KerParMul_TFLM_SQ8(KerMul_TFLM_SQ8_T *Arg)
+static inline signed char at_sq8_mul_one(const at_sq8_mul_consts *k, int x1, int x2)
 {
+	int32_t prod = (int32_t) (x1 - k->zp1) * (int32_t) (x2 - k->zp2);
+
+	return (signed char) at_tflm_requant_int8(prod, k->mult, k->shift, k->out_zp, k->act_min, k->act_max);
+}
+
+void KerParMul_TFLM_SQ8(KerEltwise_TFLM_SQ8_T *Arg)
+{
+	at_sq8_mul_consts k = at_sq8_mul_read(Arg->Infos);
 	int First, Last, i;
 
 	CNN_Chunk((int) Arg->N, &First, &Last);
-	for (i = First; i < Last; i++) {
-		int32_t prod = (int32_t) (Arg->In1[i] - Arg->In1ZeroPoint) * (int32_t) (Arg->In2[i] - Arg->In2ZeroPoint);
+	for (i = First; i < Last; i++)
+		Arg->Out[i] = at_sq8_mul_one(&k, Arg->In1[i], Arg->In2[i]);
+	gap_waitbarrier(0);
+}
 
-		Arg->Out[i] = (signed char) at_tflm_requant_int8(prod, Arg->Multiplier, Arg->Shift, Arg->OutZeroPoint,
-								 Arg->ActMin, Arg->ActMax);
-	}
+/* The cores share the pixels; each pixel's channels meet the vector's items one to one. */
+void KerParTensorVectMul_TFLM_SQ8(KerTensorVectMul_TFLM_SQ8_T *Arg)
+{
+	at_sq8_mul_consts k = at_sq8_mul_read(Arg->Infos);
+	int Feat = Arg->Feat;
+	int First, Last, p, c;
+
+	CNN_Chunk((int) Arg->NPix, &First, &Last);
+	for (p = First; p < Last; p++)
+		for (c = 0; c < Feat; c++)
+			Arg->Out[p * Feat + c] = at_sq8_mul_one(&k, Arg->In1[p * Feat + c], Arg->In2[c]);
 	gap_waitbarrier(0);
 }
