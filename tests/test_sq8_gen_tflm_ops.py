@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
+from autotiler.constants import KernelOper_T
 from autotiler.errors import ModelError
 from autotiler.generators import CNN_KERNELS_DIR
 from autotiler.generators import sq8_gen_tflm_ops as G
@@ -160,7 +161,13 @@ def declare_model(side: dict) -> None:
         declare_small(CNN_ConcatChannels_SQ8, name, ctrl4(), w, h, [t["shape"][3] for t in ins])
     elif op == "TRANSPOSE":
         _, h, w, c = ins[0]["shape"]
-        declare_small(CNN_3DTensorPermute, name, 0, 1, c, w, h, side["kop"])
+        declare_small(CNN_3DTensorPermute, name, 0, 1, c, w, h, transpose_oper(ins[1]["data"]))
+
+
+def transpose_oper(perm) -> KernelOper_T:
+    """The KOP_MATPERM_HWC2* of TFLite's TRANSPOSE of an NHWC tensor by ``perm`` (batch kept)."""
+    assert perm[0] == 0
+    return KernelOper_T["KOP_MATPERM_HWC2" + "".join("HWC"[p - 1] for p in perm[1:])]
 
 
 def model_infos(side: dict) -> np.ndarray:
@@ -207,14 +214,16 @@ def test_model_equals_tflm(models, side):
             interp.set_input(x, i)
         interp.invoke()
         want = interp.get_output(0)
-        args = {f"In{i}" if len(xs) > 1 else "In": x for i, x in enumerate(xs)}
+        # the kernel's In<k> is the operator's input k (the converter may order them unlike the graph's)
+        ops = [xs[side["graph_inputs"].index(t)] for t in side["op_inputs"] if t in side["graph_inputs"]]
+        args = {f"In{k}" if len(ops) > 1 else "In": x for k, x in enumerate(ops)}
         if infos is not None:
             args["Infos"] = infos
         call(prog, tilings, _kname(side), want, **args)
 
 
 def test_models_cover_every_operator():
-    assert {s["op"] for s in SIDES} >= set(ACT_OPS) - {"RELU", "RELU6"} | {"SOFTMAX", "MEAN"}
+    assert {s["op"] for s in SIDES} == MODEL_OPS
 
 
 # ---------------------------------------------------------------------------------------------

@@ -68,7 +68,15 @@ def reference(side: dict, inputs: list) -> np.ndarray:
         return R.mean_hw(x, _q(ins[0]), oq)
     if op == "LEAKY_RELU":
         return R.leaky_relu(x, _q(ins[0]), oq, o["alpha"])
-    f = {"LOGISTIC": R.logistic, "TANH": R.tanh, "HARD_SWISH": R.hard_swish, "QUANTIZE": R.quantize}[op]
+    if op == "REDUCE_MAX":
+        assert sorted(ins[1]["data"]) == [1, 2] and o["keepDims"]
+        return R.reduce_max_hw(x, _q(ins[0]), oq)
+    if op == "CONCATENATION":
+        return R.concatenation(inputs, [_q(t) for t in ins], oq, o["axis"])
+    if op == "TRANSPOSE":
+        return np.transpose(x, ins[1]["data"])
+    f = {"LOGISTIC": R.logistic, "TANH": R.tanh, "HARD_SWISH": R.hard_swish, "QUANTIZE": R.quantize, "RELU": R.relu,
+         "RELU6": R.relu6}[op]
     return f(x, _q(ins[0]), oq)
 
 
@@ -107,7 +115,8 @@ def test_reference_equals_tflm(sidecar: Path):
 def test_every_operator_has_a_model():
     ops = {json.loads(p.read_text())["op"] for p in SIDECARS}
     assert ops >= {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD",
-                   "SUB", "MUL", "SOFTMAX", "MEAN", "LOGISTIC", "TANH", "HARD_SWISH", "LEAKY_RELU", "QUANTIZE"}
+                   "SUB", "MUL", "SOFTMAX", "MEAN", "LOGISTIC", "TANH", "HARD_SWISH", "LEAKY_RELU", "QUANTIZE",
+                   "RELU", "RELU6", "REDUCE_MAX", "CONCATENATION", "TRANSPOSE"}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ Run by hand, never by the tests (TensorFlow is not a dependency of autotiler)::
 
     python3 -m venv /tmp/tfvenv && /tmp/tfvenv/bin/pip install tensorflow numpy
     /tmp/tfvenv/bin/python tests/models/make_sq8_models.py          # writes tests/models/sq8/
+    /tmp/tfvenv/bin/python tests/models/make_sq8_models.py --new    # only the models not there yet
 
 Every model is converted with TensorFlow's converter, full-integer quantisation from a representative
 dataset, int8 input and output, and holds exactly one operator (checked). QUANTIZE int8 -> int8 cannot
@@ -115,7 +116,12 @@ def requantized(buf: bytes, params) -> bytes:
     return pack(m)
 
 
+NEW_ONLY = "--new" in sys.argv[1:]
+
+
 def write(name: str, buf: bytes, note: str) -> None:
+    if NEW_ONLY and (OUT / f"{name}.tflite").exists():
+        return
     model = load(buf)
     sg = model.subgraphs[0]
     if len(sg.operators) != 1:
@@ -297,7 +303,29 @@ def main() -> int:
         t_out.quantization.scale = [scale if scale is not None else t_in.quantization.scale[0]]
         t_out.quantization.zeroPoint = [zp]
         write(name, pack(m), note)
+    ops_models()
     return 0
+
+
+def ops_models() -> None:
+    """RELU, RELU6, REDUCE_MAX, CONCATENATION, TRANSPOSE (tests/test_sq8_gen_tflm_ops.py)."""
+    def unary(name, fn, shape, lo, hi, note):
+        write(name, convert_fn(fn, [shape], [(lo, hi)]), note)
+
+    unary("relu_7x9x5", tf.nn.relu, (7, 9, 5), -2.0, 3.0, "standalone RELU (requantises)")
+    unary("relu_asym", tf.nn.relu, (3, 5, 7), -0.1, 5.0, "standalone RELU, asymmetric")
+    unary("relu6_7x9x5", tf.nn.relu6, (7, 9, 5), -4.0, 8.0, "standalone RELU6 (clamps only)")
+    unary("relu6_asym", tf.nn.relu6, (3, 5, 7), -0.5, 3.0, "standalone RELU6, asymmetric")
+    unary("reduce_max_7x9x5", lambda x: tf.reduce_max(x, axis=[1, 2], keepdims=True), (7, 9, 5), -1.0, 3.0,
+          "over H, W, keep dims")
+    write("concat_3_inputs", convert_fn(lambda a, b, c: tf.concat([a, b, c], axis=3), [(5, 7, 3), (5, 7, 4), (5, 7, 2)],
+                                        [(-1.0, 1.0), (-3.0, 2.0), (0.0, 0.5)], seed=5),
+          "3 inputs on channels, different ranges")
+    write("concat_2_inputs", convert_fn(lambda a, b: tf.concat([a, b], axis=3), [(4, 3, 6), (4, 3, 5)],
+                                        [(-2.0, 2.0), (-2.0, 2.0)], seed=6), "2 inputs on channels")
+    for name, perm in (("transpose_hwc2chw", [0, 3, 1, 2]), ("transpose_hwc2whc", [0, 2, 1, 3]),
+                       ("transpose_hwc2hcw", [0, 1, 3, 2]), ("transpose_hwc2cwh", [0, 3, 2, 1])):
+        unary(name, lambda x, p=perm: tf.transpose(x, perm=p), (5, 7, 3), -1.0, 1.0, f"perm {perm}")
 
 
 if __name__ == "__main__":
