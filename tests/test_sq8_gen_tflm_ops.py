@@ -233,7 +233,7 @@ ACT_SHAPE = (3, 5, 7)            # Feat, Width, Height
 POOL_SHAPE = (13, 4, 3)
 SOFT = (37, 3)                   # Dim, N
 CONCAT = (3, 2, [2, 5, 1])       # Width, Height, InFeats
-PERM = (3, 4, 5)                 # InFeat, Width, Height
+PERM = (6, 7, 5)                 # InFeat, Width, Height
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,8 @@ by the helpers here from the tensors' :class:`.sq8_tflm.QParams`:
   produces, ours is TFLM's exactly; with different ones ours is QUANTIZE-then-concatenate, which
   TFLM does not compute. Tiled over pixels.
 * ``CNN_3DTensorPermute`` / ``CNN_MatTranspose`` ``Name(In, Out)``: copies of Size-byte items,
-  the whole tensor in one tile (not tiled yet).
+  tiled over an axis outermost or innermost in both layouts (each argument with its own tile
+  orientation, OBJ_CONSTRAINTS_TILE_HOR / _VER, as the original's does).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from ..api import (
 )
 from ..constants import (
     AT_KernelInfo_T,
+    KernelArgConstraints_T,
     KernelArgSelect_T,
     KernelCallLocationT,
     KernelIteratorT,
@@ -64,8 +66,10 @@ from ..errors import ModelError
 from ..model.session import current_model
 from . import sq8_tflm as T
 from .cnn_checks import Checker
+from .cnn_ctrl import DEFAULT
 from .sq8_infos import AT_INF_TFLM_DIM, tflm_infos
 
+C = KernelArgConstraints_T
 K = KernelOper_T
 S = KernelArgSelect_T
 O = Object_Type_T
@@ -355,22 +359,41 @@ def _size(chk: Checker, Size) -> int:
     return size
 
 
-def _copy_kernel(chk: Checker, size: int, perm: Permutation) -> int:
-    """One user kernel moving the whole tensor (one tile: not tiled yet)."""
+def tiled_axis(in_layout: str, out_layout: str) -> str:
+    """The axis a permutation is tiled over: one that is outermost or innermost in both layouts, so a
+    chunk of it is a 2D tile of the input and of the output (every permutation of 3 axes has one)."""
+    return next(a for a in in_layout if in_layout.index(a) != 1 and out_layout.index(a) != 1)
+
+
+def _tile_arg(name: str, flags: int, dims: Tuple[int, int, int], pos: int, size: int):
+    """A 3D tensor as the 2D argument tiled over its axis ``pos`` (0: lines of a [d0][d1*d2] matrix, 2:
+    columns of a [d0*d1][d2] one)."""
+    if pos == 0:
+        return KerArg(name, KerArgSpace(1, T0), flags, dims[1] * dims[2], dims[0], size, 0,
+                      C.OBJ_CONSTRAINTS_TILE_HOR, 0, name)
+    return KerArg(name, KerArgSpace(1, T0), flags, dims[2], dims[0] * dims[1], size, 0, C.OBJ_CONSTRAINTS_TILE_VER,
+                  0, name)
+
+
+def _copy_kernel(chk: Checker, size: int, in_layout: str, out_layout: str, perm: Permutation) -> int:
+    """One user kernel moving the tensor tile by tile: each tile is a chunk of the tiled axis, permuted
+    whole by the basic kernel (its dims: the input's, the tiled one being the tile's)."""
     _need(chk, ["KerParPermute"])
-    n = perm.dims[0] * perm.dims[1] * perm.dims[2]
     if max(perm.dims) > 65535:
         chk.fail(f"a dimension of {max(perm.dims)} is more than the kernel's 65535", "split the tensor")
-    kargs = KerArgs(2,
-        KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, n, 1, size, 0, 0, 0, "In"),
-        KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, n, 1, size, 0, 0, 0, "Out"))
-    binds = Bindings(7, K_Arg("In", S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE), *[Imm(d) for d in perm.dims],
-                     Imm(perm.code), Imm(size))
+    axis = tiled_axis(in_layout, out_layout)
+    pin, pout = in_layout.index(axis), out_layout.index(axis)
+    kargs = KerArgs(2, _tile_arg("In", O.O_IN | O.O_DB, perm.dims, pin, size),
+                    _tile_arg("Out", O.O_OUT | O.O_DB, perm.out_dims, pout, size))
+    tiled = K_Arg("In", S.KER_ARG_TILE_H if pin == 0 else S.KER_ARG_TILE_W)
+    dims = [tiled if k == pin else Imm(d) for k, d in enumerate(perm.dims)]
+    binds = Bindings(7, K_Arg("In", S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE), *dims, Imm(perm.code), Imm(size))
     ctype = CTYPES[size]
-    kernel = UserKernel(chk.name, KernelIterSpace(1, IterTiledSpace(T0)), HOR,
+    kernel = UserKernel(chk.name, KernelIterSpace(1, IterTiledSpace(T0)), HOR if pin == 0 else VER,
                         CArgs(2, TCArg(ctype, "In"), TCArg(ctype, "Out")),
                         Calls(1, Call("KerParPermute", KernelCallLocationT.LOC_LOOP, binds)), kargs)
     if kernel:
+        n = perm.dims[0] * perm.dims[1] * perm.dims[2]
         _infos_and_dims(chk.name, 0, 2 * n * size, {"In": perm.dims, "Out": perm.out_dims})
     return 1 if kernel else 0
 
@@ -382,7 +405,11 @@ def tensor_permute(chk: Checker, ctrl, Size, InFeat, Width, Height, MatPermOper)
     feat, width, height = chk.integer(InFeat, "InFeat", 1), chk.integer(Width, "Width", 1), chk.integer(
         Height, "Height", 1)
     oper = chk.oper(MatPermOper, "MatPermOper", tuple(PERMUTATIONS), "a 3D permutation (KOP_MATPERM_*)")
-    return _copy_kernel(chk, size, permutation(*PERMUTATIONS[oper], feat, width, height))
+    in_layout, out_layout = PERMUTATIONS[oper]
+    if ctrl.hwc not in (DEFAULT, int(in_layout == "HWC")):
+        chk.fail(f"MatPermOper {oper.name} permutes an {in_layout} tensor but the Ctrl field HWC says "
+                 f"{'HWC' if ctrl.hwc else 'CHW'}", "leave HWC unset (the operator names the layout) or match it")
+    return _copy_kernel(chk, size, in_layout, out_layout, permutation(in_layout, out_layout, feat, width, height))
 
 
 def mat_transpose(chk: Checker, ctrl, Size, InFeat, Width, Height, MatTranspOper) -> int:
@@ -391,7 +418,7 @@ def mat_transpose(chk: Checker, ctrl, Size, InFeat, Width, Height, MatTranspOper
     feat, width, height = chk.integer(InFeat, "InFeat", 1), chk.integer(Width, "Width", 1), chk.integer(
         Height, "Height", 1)
     chk.oper(MatTranspOper, "MatTranspOper", (K.KOP_MATTRANSP,), "a transpose (KOP_MATTRANSP)")
-    return _copy_kernel(chk, size, permutation("CHW", "CWH", feat, width, height))
+    return _copy_kernel(chk, size, "CHW", "CWH", permutation("CHW", "CWH", feat, width, height))
 
 
 def softmax_2d(setup, Dim, N, SoftMaxOper) -> int:
