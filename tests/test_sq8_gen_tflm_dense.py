@@ -111,22 +111,37 @@ def eltwise_cfg(draw_):
 
 @st.composite
 def mat_mul_cfg(draw_):
-    oper = draw_(st.sampled_from(sorted(TD.MATMUL_OPERS)))
-    small = draw_(st.booleans())
-    col1, line1, col2 = draw_(st.integers(1, 40)), draw_(st.integers(1, 24)), draw_(st.integers(1, 30))
+    """form "big": one tile; "lines": In1's lines in tiles, In2 whole; "cols": In2's columns in tiles, In1
+    whole (In2 as stored only), In2 too big for the lines form."""
+    form = draw_(st.sampled_from(["big", "lines", "cols"]))
+    opers = sorted(o for o, f in TD.MATMUL_OPERS.items() if form != "cols" or not f[2])
+    oper = draw_(st.sampled_from(opers))
+    if form == "cols":
+        col1, line1, col2 = draw_(st.integers(16, 40)), draw_(st.integers(1, 4)), draw_(st.integers(32, 64))
+    else:
+        col1, line1, col2 = draw_(st.integers(1, 40)), draw_(st.integers(4, 24)), draw_(st.integers(1, 30))
     has_bias, per_line, _ = TD.MATMUL_OPERS[oper]
-    line_bytes = [col1, col2] + ([4] if has_bias else []) + ([4, 1] if per_line else [])
+    line_bytes = ([4] if has_bias else []) + ([4, 1] if per_line else [])
     chunk = max(1, line1 // 3)       # lines per tile: In2 whole, the lines' arguments double buffered
-    budget = a4(col1 * col2) + 64 + sum(2 * a4(b * chunk) for b in line_bytes) if small else BIG
-    return dict(oper=oper, small=small and line1 > 3, col1=col1, line1=line1, col2=col2,
+    cw = max(1, col2 // 8)           # columns per tile: In1 whole
+    budget = {"big": BIG,
+              "lines": a4(col1 * col2) + 64 + sum(2 * a4(b * chunk) for b in [col1, col2, *line_bytes]),
+              "cols": a4(line1 * col1) + 64 + sum(a4(b * line1) for b in line_bytes) + 2 * a4(col1 * cw)
+              + 2 * a4(line1 * cw)}[form]
+    return dict(oper=oper, form=form, col1=col1, line1=line1, col2=col2,
                 w_h=draw_(st.sampled_from(["zero", "split"])), zp=draw_(st.integers(-128, 127)),
                 out_zp=draw_(st.integers(-128, 127)), act=draw_(st.sampled_from(T.ACTIVATIONS)),
                 bias_bits=draw_(st.integers(0, 31)), budget=budget)
 
 
 LINEAR = draw(linear_cfg(), 14)
-ELTWISE = draw(eltwise_cfg(), 14)
-MATMUL = draw(mat_mul_cfg(), 12)
+# plus an ADD in tiles with every activation's clamp, and the columns form with per-line scales and bias
+ELTWISE = draw(eltwise_cfg(), 14) + [
+    dict(op="add", small=True, feat=7, w=9, h=5, log_scales=(-2.0, -1.3, -1.9), zps=(-5, 100, -128), act=act,
+         budget=64 + 3 * 2 * a4(7 * 9 * 5 // 4)) for act in T.ACTIVATIONS]
+MATMUL = draw(mat_mul_cfg(), 14) + [
+    dict(oper=KOP_MATMUL, form="cols", col1=24, line1=3, col2=50, w_h="split", zp=17, out_zp=-9, act="RELU6",
+         bias_bits=20, budget=a4(3 * 24) + 64 + a4(12) * 2 + a4(3) + 2 * a4(24 * 6) + 2 * a4(3 * 6))]
 
 
 def declare_linear(name: str, c: dict) -> None:
@@ -278,8 +293,10 @@ def test_eltwise(built, i):
 def test_mat_mul(built, i):
     c = MATMUL[i]
     name = f"MatMul{i}"
-    if c["small"]:
-        assert built[1][name].count(T0) > 1, built[1][name].describe()
+    t = built[1][name]
+    if c["form"] != "big":
+        assert t.count(T0) > 1, t.describe()
+        assert (t.arg("In2").role == "tile") == (c["form"] == "cols"), t.describe()
     has_bias, per_line, transposed = TD.MATMUL_OPERS[c["oper"]]
     rng = np.random.default_rng(200 + i)
     lines, k, cols = c["line1"], c["col1"], c["col2"]
@@ -306,7 +323,8 @@ def test_sweeps_cover_the_forms():
     assert {c["form"] for c in LINEAR} == {"par", "dp_buf", "dp_tiled", "forced"}
     assert {c["per_channel"] for c in LINEAR} == {True, False}
     assert {c["op"] for c in ELTWISE} == {"add", "sub", "mul", "tvm"} and any(c["small"] for c in ELTWISE)
-    assert any(c["small"] for c in MATMUL) and {TD.MATMUL_OPERS[c["oper"]][2] for c in MATMUL} == {True, False}
+    assert {c["form"] for c in MATMUL} == {"big", "lines", "cols"}
+    assert {TD.MATMUL_OPERS[c["oper"]][2] for c in MATMUL} == {True, False}
 
 
 # ---- the layers against tflite-micro itself -------------------------------------------------

@@ -26,7 +26,8 @@ constant the kernels read besides the per-channel Scale/ScaleN is a word of the 
   :func:`mat_mul_constants` its constants). The original's user kernel order ``Name(In2, In1, Bias,
   Out, Scale, ScaleN, Infos)``, Bias absent for ``*_NOBIAS*``, Scale/ScaleN for ``*_SCALE_SCALAR*``
   (then Infos MULT/SHIFT); ``*_TRANSPOSED``: In2 given as ``[ColM2][LineM2]``. Tiled over lines of
-  In1, In2 whole in L1. In1 is symmetric (TFLite weights): BATCH_MATMUL's In1 zero point is not
+  In1 and Out with In2 whole in L1; if In2 does not fit (and is not transposed), over columns of In2
+  and Out with In1 whole. In1 is symmetric (TFLite weights): BATCH_MATMUL's In1 zero point is not
   supported.
 
 The activation is the clamp to Infos's ``[ACT_MIN, ACT_MAX]`` (TFLite fuses no other): ActOper
@@ -79,9 +80,9 @@ from .sq8_infos import AT_INF_TFLM_DIM, tflm_infos
 
 O = Object_Type_T
 D0, T0 = KernelIteratorT.KER_ITER_D0, KernelIteratorT.KER_ITER_TILE0
-TILE_HOR = Tile_Orientation_T.TILE_HOR
+TILE_HOR, TILE_VER = Tile_Orientation_T.TILE_HOR, Tile_Orientation_T.TILE_VER
 NOSOLUTION = AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR
-_TILE, _TILE_H = KernelArgSelect_T.KER_ARG_TILE, KernelArgSelect_T.KER_ARG_TILE_H
+_TILE, _TILE_W, _TILE_H = KernelArgSelect_T.KER_ARG_TILE, KernelArgSelect_T.KER_ARG_TILE_W, KernelArgSelect_T.KER_ARG_TILE_H
 _PARTILE_SIZE = KernelArgSelect_T.KER_ARG_PARTILE_SIZE
 _LOOP, _EPILOG = KernelCallLocationT.LOC_LOOP, KernelCallLocationT.LOC_LOOP_EPILOG
 USHORT_MAX = 65535
@@ -504,37 +505,53 @@ def mat_mul_act(setup, Bias_DataSize, Scale_DataSize, ColM1, LineM1, ColM2, Line
     cargs = [TCArg(_SC, "In2"), TCArg(_SC, "In1")] + ([TCArg(_INT, "Bias")] if has_bias else []) + \
         [TCArg(_SC, "Out")] + ([TCArg(_INT, "Scale"), TCArg(_SC, "ScaleN")] if per_line else []) + \
         [TCArg(_SC, "Infos")]
-
-    def lines(arg: str, w: int, size: int, flags) -> KerArg:
-        return KerArg(arg, KerArgSpace(1, T0), flags, w, line1, size, 0, 0, 0, arg)
-
-    kargs = [lines("In1", col1, 1, O.O_IN | O.O_DB | O.O_CONST), _whole("In2", col1 * col2, 1),
-             lines("Out", col2, 1, O.O_OUT | O.O_DB), _infos_arg()]
-    if has_bias:
-        kargs.append(lines("Bias", 1, 4, O.O_IN | O.O_DB | O.O_CONST))
-    if per_line:
-        kargs += [lines("Scale", 1, 4, O.O_IN | O.O_DB | O.O_CONST), lines("ScaleN", 1, 1, O.O_IN | O.O_DB | O.O_CONST)]
     absent = Imm(0)           # a null pointer: the kernel reads Infos instead, or adds no bias
     kernel = "KerParMatMulTransposed_TFLM_SQ8" if transposed else "KerParMatMul_TFLM_SQ8"
-    tiling = UserKernel(name,
-        KernelIterSpace(1, IterTiledSpace(T0)),
-        TILE_HOR,
-        CArgs(len(cargs), *cargs),
-        Calls(1,
-            Call(kernel, _LOOP,
-                Bindings(10,
-                    K_Arg("In1", _TILE),                             # this tile's lines of In1
-                    K_Arg("In2", _TILE),                             # the whole In2
-                    K_Arg("Bias", _TILE) if has_bias else absent,
-                    K_Arg("Out", _TILE),                             # the same lines of Out
-                    Imm(col1),                                       # ColM1
-                    K_Arg("In1", _TILE_H),                           # lines in this tile
-                    Imm(col2),                                       # W: every column
-                    K_Arg("Scale", _TILE) if per_line else absent,
-                    K_Arg("ScaleN", _TILE) if per_line else absent,
-                    K_Arg("Infos", _TILE)))),
-        KerArgs(len(kargs), *kargs))
-    if tiling is None:
+
+    def declare(orient, kargs: list, lines_binding, width_binding):
+        return UserKernel(name,
+            KernelIterSpace(1, IterTiledSpace(T0)),
+            orient,
+            CArgs(len(cargs), *cargs),
+            Calls(1,
+                Call(kernel, _LOOP,
+                    Bindings(10,
+                        K_Arg("In1", _TILE),                         # In1's lines (of this tile)
+                        K_Arg("In2", _TILE),                         # In2's columns (of this tile)
+                        K_Arg("Bias", _TILE) if has_bias else absent,
+                        K_Arg("Out", _TILE),                         # the tile of Out
+                        Imm(col1),                                   # ColM1
+                        lines_binding,                               # lines in this tile
+                        width_binding,                               # columns in this tile
+                        K_Arg("Scale", _TILE) if per_line else absent,
+                        K_Arg("ScaleN", _TILE) if per_line else absent,
+                        K_Arg("Infos", _TILE)))),
+            KerArgs(len(kargs), *kargs))
+
+    def per_line_args(make) -> list:
+        return ([make("Bias", 4)] if has_bias else []) + ([make("Scale", 4), make("ScaleN", 1)] if per_line else [])
+
+    def lines_tiled():
+        """In1's lines (with their bias and scales) and Out's in tiles, In2 whole."""
+        def lines(arg: str, w: int, size: int, flags) -> KerArg:
+            return KerArg(arg, KerArgSpace(1, T0), flags | O.O_DB, w, line1, size, 0, 0, 0, arg)
+
+        kargs = [lines("In1", col1, 1, O.O_IN | O.O_CONST), _whole("In2", col1 * col2, 1),
+                 lines("Out", col2, 1, O.O_OUT), _infos_arg(),
+                 *per_line_args(lambda a, size: lines(a, 1, size, O.O_IN | O.O_CONST))]
+        return declare(TILE_HOR, kargs, K_Arg("In1", _TILE_H), Imm(col2))
+
+    def columns_tiled():
+        """In2's and Out's columns in tiles (In2 as stored: [ColM1][ColM2]), In1 whole."""
+        def columns(arg: str, h: int, flags) -> KerArg:
+            return KerArg(arg, KerArgSpace(1, T0), flags | O.O_DB, col2, h, 1, 0, 0, 0, arg)
+
+        kargs = [_whole("In1", line1 * col1, 1, O.O_IN | O.O_CONST), columns("In2", col1, O.O_IN),
+                 columns("Out", line1, O.O_OUT), _infos_arg(),
+                 *per_line_args(lambda a, size: _whole(a, line1, size, O.O_IN | O.O_CONST))]
+        return declare(TILE_VER, kargs, Imm(line1), K_Arg("Out", _TILE_W))
+
+    if _solve([lines_tiled] + ([] if transposed else [columns_tiled])) is None:
         return 0
     AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, line1 * col1 * col2, 0)
     AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, line1 * col1 + col1 * col2 + line1 * col2, 0)
