@@ -26,7 +26,7 @@ constant the kernels read besides the per-channel Scale/ScaleN is a word of the 
   :func:`mat_mul_constants` its constants). The original's user kernel order ``Name(In2, In1, Bias,
   Out, Scale, ScaleN, Infos)``, Bias absent for ``*_NOBIAS*``, Scale/ScaleN for ``*_SCALE_SCALAR*``
   (then Infos MULT/SHIFT); ``*_TRANSPOSED``: In2 given as ``[ColM2][LineM2]``. Tiled over lines of
-  In1 and Out with In2 whole in L1; if In2 does not fit (and is not transposed), over columns of In2
+  In1 and Out with In2 whole in L1; if In2 does not fit, over columns of In2 (lines when transposed)
   and Out with In1 whole. In1 is symmetric (TFLite weights): BATCH_MATMUL's In1 zero point is not
   supported.
 
@@ -73,6 +73,7 @@ from ..constants import (
     Object_Type_T,
     Tile_Orientation_T,
 )
+from ..constants import KernelArgConstraints_T as C
 from ..constants import KernelOper_T as K
 from . import sq8_tflm as T
 from .cnn_ctrl import DEFAULT
@@ -542,16 +543,20 @@ def mat_mul_act(setup, Bias_DataSize, Scale_DataSize, ColM1, LineM1, ColM2, Line
         return declare(TILE_HOR, kargs, K_Arg("In1", _TILE_H), Imm(col2))
 
     def columns_tiled():
-        """In2's and Out's columns in tiles (In2 as stored: [ColM1][ColM2]), In1 whole."""
+        """In2's and Out's columns in tiles, In1 whole. Transposed, In2's columns are its lines: that
+        argument is tiled horizontally (its own orientation), Out vertically."""
         def columns(arg: str, h: int, flags) -> KerArg:
-            return KerArg(arg, KerArgSpace(1, T0), flags | O.O_DB, col2, h, 1, 0, 0, 0, arg)
+            return KerArg(arg, KerArgSpace(1, T0), flags | O.O_DB, col2, h, 1, 0, C.OBJ_CONSTRAINTS_TILE_VER, 0,
+                          arg)
 
-        kargs = [_whole("In1", line1 * col1, 1, O.O_IN | O.O_CONST), columns("In2", col1, O.O_IN),
+        in2 = KerArg("In2", KerArgSpace(1, T0), O.O_IN | O.O_DB, col1, col2, 1, 0, C.OBJ_CONSTRAINTS_TILE_HOR, 0,
+                     "In2") if transposed else columns("In2", col1, O.O_IN)
+        kargs = [_whole("In1", line1 * col1, 1, O.O_IN | O.O_CONST), in2,
                  columns("Out", line1, O.O_OUT), _infos_arg(),
                  *per_line_args(lambda a, size: _whole(a, line1, size, O.O_IN | O.O_CONST))]
         return declare(TILE_VER, kargs, Imm(line1), K_Arg("Out", _TILE_W))
 
-    if _solve([lines_tiled] + ([] if transposed else [columns_tiled])) is None:
+    if _solve([lines_tiled, columns_tiled]) is None:
         return 0
     AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, line1 * col1 * col2, 0)
     AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, line1 * col1 + col1 * col2 + line1 * col2, 0)
