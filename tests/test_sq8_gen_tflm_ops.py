@@ -55,7 +55,8 @@ SWEEP = dict(deadline=None, derandomize=True, database=None, max_examples=20,
              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 ACT_OPS = {"QUANTIZE": KOP_ACT_NONE, "RELU": KOP_RELU, "RELU6": KOP_RELUN, "LOGISTIC": KOP_SIGMOID,
            "TANH": KOP_TANH, "HARD_SWISH": KOP_HSWISH, "LEAKY_RELU": KOP_LEAKYRELU}
-MODEL_OPS = set(ACT_OPS) | {"SOFTMAX", "MEAN", "REDUCE_MAX", "CONCATENATION", "TRANSPOSE"}
+MODEL_OPS = set(ACT_OPS) | {"SOFTMAX", "MEAN", "SUM", "REDUCE_MAX", "CONCATENATION", "TRANSPOSE"}
+GLOBAL_POOLS = {"MEAN": KOP_GLOBAL_AVGPOOL, "SUM": KOP_GLOBAL_SUMPOOL, "REDUCE_MAX": KOP_GLOBAL_MAXPOOL}
 PERMS = {KOP_MATPERM_CHW2CWH: (0, 2, 1), KOP_MATPERM_CHW2HWC: (1, 2, 0), KOP_MATPERM_CHW2WHC: (2, 1, 0),
          KOP_MATPERM_CHW2WCH: (2, 0, 1), KOP_MATPERM_CHW2HCW: (1, 0, 2), KOP_MATPERM_HWC2HCW: (0, 2, 1),
          KOP_MATPERM_HWC2WCH: (1, 2, 0), KOP_MATPERM_HWC2WHC: (1, 0, 2), KOP_MATPERM_HWC2CHW: (2, 0, 1),
@@ -149,10 +150,9 @@ def declare_model(side: dict) -> None:
     op, ins, name = side["op"], side["inputs"], _kname(side)
     if op in ACT_OPS:
         declare_small(CNN_Act_SQ8, name, ctrl4(), *_hwc(ins[0]["shape"]), ACT_OPS[op])
-    elif op in ("MEAN", "REDUCE_MAX"):
+    elif op in GLOBAL_POOLS:
         _, h, w, c = ins[0]["shape"]
-        pool = KOP_GLOBAL_AVGPOOL if op == "MEAN" else KOP_GLOBAL_MAXPOOL
-        declare_small(CNN_GlobalPoolAct_SQ8, name, ctrl4(), c, w, h, pool, KOP_NONE)
+        declare_small(CNN_GlobalPoolAct_SQ8, name, ctrl4(), c, w, h, GLOBAL_POOLS[op], KOP_NONE)
     elif op == "SOFTMAX":
         shape = ins[0]["shape"]
         declare_small(softmax_2d, name, shape[-1], int(np.prod(shape[:-1])))
@@ -177,6 +177,8 @@ def model_infos(side: dict) -> np.ndarray:
         return G.act_infos(op, iq, oq, **({"alpha": o["alpha"]} if op == "LEAKY_RELU" else {}))
     if op == "MEAN":
         return G.mean_infos(iq, oq, ins[0]["shape"][1] * ins[0]["shape"][2])
+    if op == "SUM":
+        return G.sum_infos(iq, oq)
     if op == "REDUCE_MAX":
         return G.max_infos(iq, oq)
     if op == "SOFTMAX":
@@ -245,6 +247,7 @@ def fixed(tmp_path_factory):
         CNN_Act_SQ8("Act_Whole", ctrl4(), *ACT_SHAPE, KOP_SIGMOID)
         declare_small(CNN_GlobalPoolAct_SQ8, "Mean", ctrl4(), *POOL_SHAPE, KOP_GLOBAL_AVGPOOL, KOP_RELU)
         declare_small(CNN_GlobalPoolAct_SQ8, "Max", ctrl4(), *POOL_SHAPE, KOP_GLOBAL_MAXPOOL, KOP_RELUN)
+        declare_small(CNN_GlobalPoolAct_SQ8, "Sum", ctrl4(), *POOL_SHAPE, KOP_GLOBAL_SUMPOOL, KOP_NONE)
         declare_small(softmax_2d, "Soft2D", *SOFT)
         declare_small(CNN_SoftMax_SQ8, "Soft1D", ctrl4(), SOFT[0], KOP_SOFTMAX)
         declare_small(CNN_ConcatChannels_SQ8, "Concat", ctrl4(), *CONCAT)
@@ -302,6 +305,7 @@ def test_global_pool_equals_reference(fixed, iq, oq, seed):
     call(prog, tilings, "Mean", want, In=x, Infos=G.mean_infos(iq, oq, w * h, "RELU"))
     lo, hi = R.activation_range("RELU6", iq)
     call(prog, tilings, "Max", np.clip(R.reduce_max_hw(x, iq, iq), lo, hi), In=x, Infos=G.max_infos(iq, iq, "RELU6"))
+    call(prog, tilings, "Sum", R.sum_hw(x, iq, oq), In=x, Infos=G.sum_infos(iq, oq))
 
 
 @settings(**SWEEP)
@@ -382,8 +386,6 @@ def test_errors(model):
         CNN_Act_SQ8("L", ctrl4(), 4, 4, 4, KOP_HSIGMOID)
     with raises("L", "CNN_Act_SQ8: ActOper KOP_MAXPOOL is not an activation with TensorFlow Lite's int8 arithmetic"):
         CNN_Act_SQ8("L", ctrl4(), 4, 4, 4, KOP_MAXPOOL)
-    with raises("L", "CNN_GlobalPoolAct_SQ8: PoolOper KOP_GLOBAL_SUMPOOL (TensorFlow Lite's SUM) is not supported yet"):
-        CNN_GlobalPoolAct_SQ8("L", ctrl4(), 4, 4, 4, KOP_GLOBAL_SUMPOOL, KOP_NONE)
     with raises("L", "CNN_GlobalPoolAct_SQ8: ActOper KOP_SIGMOID is not an activation a global pooling applies"):
         CNN_GlobalPoolAct_SQ8("L", ctrl4(), 4, 4, 4, KOP_GLOBAL_AVGPOOL, KOP_SIGMOID)
     with raises("L", "CNN_GlobalPoolAct_SQ8: PoolOper KOP_MAXPOOL is not a global pooling"):

@@ -68,6 +68,9 @@ def reference(side: dict, inputs: list) -> np.ndarray:
         return R.mean_hw(x, _q(ins[0]), oq)
     if op == "LEAKY_RELU":
         return R.leaky_relu(x, _q(ins[0]), oq, o["alpha"])
+    if op == "SUM":
+        assert sorted(ins[1]["data"]) == [1, 2] and o["keepDims"]
+        return R.sum_hw(x, _q(ins[0]), oq)
     if op == "REDUCE_MAX":
         assert sorted(ins[1]["data"]) == [1, 2] and o["keepDims"]
         return R.reduce_max_hw(x, _q(ins[0]), oq)
@@ -116,7 +119,7 @@ def test_every_operator_has_a_model():
     ops = {json.loads(p.read_text())["op"] for p in SIDECARS}
     assert ops >= {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD",
                    "SUB", "MUL", "SOFTMAX", "MEAN", "LOGISTIC", "TANH", "HARD_SWISH", "LEAKY_RELU", "QUANTIZE",
-                   "RELU", "RELU6", "REDUCE_MAX", "CONCATENATION", "TRANSPOSE"}
+                   "RELU", "RELU6", "REDUCE_MAX", "SUM", "CONCATENATION", "TRANSPOSE"}
 
 
 # ---------------------------------------------------------------------------------------------

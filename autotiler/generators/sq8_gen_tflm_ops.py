@@ -12,8 +12,9 @@ by the helpers here from the tensors' :class:`.sq8_tflm.QParams`:
   is in the Infos: ``act_infos("RELU6", ...)``), ``KOP_SIGMOID`` LOGISTIC, ``KOP_TANH`` TANH,
   ``KOP_HSWISH`` HARD_SWISH, ``KOP_LEAKYRELU`` LEAKY_RELU; tiled over items.
 * ``CNN_GlobalPoolAct_SQ8`` ``Name(In, Out, Infos)``, In ``[Height][Width][Feat]``, Out
-  ``[Feat]``: ``KOP_GLOBAL_AVGPOOL`` MEAN over H, W; ``KOP_GLOBAL_MAXPOOL`` REDUCE_MAX (TFLM
-  requires equal quantisations and does not rescale); activation: a clamp to ACT_MIN, ACT_MAX;
+  ``[Feat]``: ``KOP_GLOBAL_AVGPOOL`` MEAN over H, W; ``KOP_GLOBAL_SUMPOOL`` SUM;
+  ``KOP_GLOBAL_MAXPOOL`` REDUCE_MAX (TFLM requires equal quantisations and does not rescale);
+  activation: a clamp to ACT_MIN, ACT_MAX;
   tiled over features (every pixel of a feature in one tile).
 * ``CNN_SoftMax_SQ8`` / ``CNN_SoftMax2D_SQ8`` ``Name(In, Out, Infos)``: SOFTMAX over the last
   axis of ``N`` rows of ``Dim`` (1 row for ``CNN_SoftMax_SQ8``); tiled over rows.
@@ -90,7 +91,8 @@ ACT_OPERS = {K.KOP_ACT_NONE: ("QUANTIZE", "KerParActRequant_TFLM_SQ8"),
              K.KOP_LEAKYRELU: ("LEAKY_RELU", "KerParLeakyRelu_TFLM_SQ8")}
 # the original's activations TFLite has no int8 operator for
 NO_TFLITE_ACT = (K.KOP_HSIGMOID, K.KOP_HTANH, K.KOP_SWISH, K.KOP_RELUM, K.KOP_RELUMN)
-POOL_OPERS = {K.KOP_GLOBAL_AVGPOOL: "KerParGlobalAvgPool_TFLM_SQ8", K.KOP_GLOBAL_MAXPOOL: "KerParGlobalMaxPool_TFLM_SQ8"}
+POOL_OPERS = {K.KOP_GLOBAL_AVGPOOL: "KerParGlobalSumRequant_TFLM_SQ8", K.KOP_GLOBAL_SUMPOOL: "KerParGlobalSumRequant_TFLM_SQ8",
+              K.KOP_GLOBAL_MAXPOOL: "KerParGlobalMaxPool_TFLM_SQ8"}
 CLAMP_ACTS = (K.KOP_NONE, K.KOP_RELU, K.KOP_RELUN)
 MAX_CONCAT = 8
 
@@ -122,7 +124,7 @@ def act_infos(kind: str, in_q: T.QParams, out_q: T.QParams, **op_params) -> np.n
         if kind == "LOGISTIC" and out_q.zero_point != -128:
             raise ModelError("act_infos: int8 LOGISTIC output zero point must be -128 (TFLM's Prepare)",
                              hint="quantise the output at 1/256, -128")
-        r, radius = T._logistic_tanh_params(in_q)
+        r, radius = T.logistic_tanh_params(in_q)
         return tflm_infos(in_zp=in_q.zero_point, mult=r.multiplier, shift=r.shift, param=radius)
     if kind == "HARD_SWISH":
         p = T.hard_swish_params(in_q, out_q)
@@ -144,6 +146,15 @@ def mean_infos(in_q: T.QParams, out_q: T.QParams, count: int, activation: str = 
     """The Infos of a global average pooling (TFLite's MEAN over H, W) of ``count = H * W`` pixels: the mean
     multiplier with 1 / count folded in (sq8_tflm.mean_multiplier), zero points, the activation's clamp."""
     r = T.mean_multiplier(in_q, out_q, int(count))
+    lo, hi = T.activation_range(activation, out_q)
+    return tflm_infos(in_zp=in_q.zero_point, out_zp=out_q.zero_point, mult=r.multiplier, shift=r.shift,
+                      act_min=lo, act_max=hi)
+
+
+def sum_infos(in_q: T.QParams, out_q: T.QParams, activation: str = "NONE") -> np.ndarray:
+    """The Infos of a global sum pooling (TFLite's SUM over H, W): QuantizeMultiplier(s_in / s_out)
+    (sq8_tflm.sum_hw), zero points, the activation's clamp."""
+    r = T.quantize_multiplier(float(in_q.scale) / float(out_q.scale))
     lo, hi = T.activation_range(activation, out_q)
     return tflm_infos(in_zp=in_q.zero_point, out_zp=out_q.zero_point, mult=r.multiplier, shift=r.shift,
                       act_min=lo, act_max=hi)
@@ -238,9 +249,6 @@ def global_pool_act(setup, Feat, Width, Height, PoolOper, ActOper) -> int:
     seen as ``Height*Width`` lines of ``Feat``, tiled vertically (over features)."""
     chk = setup.chk
     feat, width, height = _hwc(chk, Feat, Width, Height)
-    if chk.oper(PoolOper, "PoolOper", tuple(K), "a KernelOper_T") == K.KOP_GLOBAL_SUMPOOL:
-        chk.fail("PoolOper KOP_GLOBAL_SUMPOOL (TensorFlow Lite's SUM) is not supported yet with Scale_DataSize 4",
-                 "use KOP_GLOBAL_AVGPOOL (MEAN) or KOP_GLOBAL_MAXPOOL (REDUCE_MAX)")
     pool = chk.oper(PoolOper, "PoolOper", tuple(POOL_OPERS), "a global pooling with TensorFlow Lite's int8 arithmetic")
     chk.oper(ActOper, "ActOper", CLAMP_ACTS, "an activation a global pooling applies (a clamp to the Infos' ACT_MIN, "
              "ACT_MAX)")

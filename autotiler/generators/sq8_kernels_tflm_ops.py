@@ -11,7 +11,7 @@ assumptions, counted from the C:
   two clamps, store); LEAKY_RELU 10 (a select more); HARD_SWISH 30 (two 16-bit high multiplies,
   shifts, saturations); LOGISTIC / TANH 120 (gemmlowp's exp: a 4-term polynomial and up to 7
   barrel multiplies, then 3 Newton steps: about 25 high multiplies);
-* MEAN: 2 cycles per input item (load, add) and 10 per channel; REDUCE_MAX: 2 per item;
+* MEAN / SUM: 2 cycles per input item (load, add) and 10 per channel; REDUCE_MAX: 2 per item;
 * SOFTMAX: per item, 2 for the max and 2 x 110 for the exponential, computed twice (sum, output),
   and 150 per row for the reciprocal;
 * concatenation: 1 cycle per item copied, 8 per item requantised (it charges the dearer);
@@ -53,7 +53,7 @@ def load() -> None:
     _templates()
     for name, per_item in ACT_KERNELS.items():
         LibKernel(name, CALL_PARALLEL, 0, "KerAct_TFLM_SQ8_T", Cost=f"((N + ncores - 1)/ncores)*{per_item} + 20")
-    LibKernel("KerParGlobalAvgPool_TFLM_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_TFLM_SQ8_T",
+    LibKernel("KerParGlobalSumRequant_TFLM_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_TFLM_SQ8_T",
               Cost="((Feat + ncores - 1)/ncores)*(2*Pixels + 10) + 20")
     LibKernel("KerParGlobalMaxPool_TFLM_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_TFLM_SQ8_T",
               Cost="((Feat + ncores - 1)/ncores)*(2*Pixels + 2) + 20")

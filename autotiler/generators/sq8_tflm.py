@@ -746,6 +746,21 @@ def mean_hw(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
     return _clamp8(multiply_by_quantized_multiplier(shifted, r.multiplier, r.shift) + int(out_q.zero_point))
 
 
+def sum_hw(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
+    """SUM over H and W, keep dims (reduce_common.cc ``EvalSumHelper`` -> reference/reduce.h
+    ``QuantizedMeanOrSum`` with ``compute_sum``, the integer form the tflite-micro package takes):
+    ``MBQM(sum - zp_in * n, QuantizeMultiplier(double(s_in) / double(s_out))) + zp_out``, clamp. (Older TFLite
+    computed it in float32 without clamping: tests/models/sq8/sum_* tell them apart.)"""
+    x = _check_int8(x, "input")
+    if x.ndim != 4:
+        raise _err("SUM over H, W needs a 4D NHWC input")
+    n_el = x.shape[1] * x.shape[2]
+    s = wrap32(x.astype(np.int64).sum(axis=(1, 2), keepdims=True))
+    r = quantize_multiplier(float(in_q.scale) / float(out_q.scale))
+    shifted = wrap32(s - int(in_q.zero_point) * n_el)
+    return _clamp8(multiply_by_quantized_multiplier(shifted, r.multiplier, r.shift) + int(out_q.zero_point))
+
+
 def mean_hw_float(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
     """MEAN as TensorFlow Lite's older ``QuantizedMeanOrSum`` computed it, in float32: ``mean = sum / n``,
     ``round(mean * s_in / s_out - zp_in * s_in / s_out) + zp_out``. Not TFLM's current arithmetic (kept to
@@ -758,6 +773,11 @@ def mean_hw_float(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
     v = (s.astype(np.float32) / np.float32(n_el) * scale + bias).astype(np.float32)
     r = np.sign(v) * np.floor(np.abs(v) + np.float32(0.5)) + np.float32(out_q.zero_point)
     return np.clip(r, INT8_MIN, INT8_MAX).astype(np.int8)
+
+
+def logistic_tanh_params(in_q: QParams) -> Tuple[Requant, int]:
+    """LOGISTIC/TANH's input multiplier and radius (public name of :func:`_logistic_tanh_params`)."""
+    return _logistic_tanh_params(in_q)
 
 
 def _logistic_tanh_params(in_q: QParams) -> Tuple[Requant, int]:

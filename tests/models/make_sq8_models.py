@@ -308,7 +308,7 @@ def main() -> int:
 
 
 def ops_models() -> None:
-    """RELU, RELU6, REDUCE_MAX, CONCATENATION, TRANSPOSE (tests/test_sq8_gen_tflm_ops.py)."""
+    """RELU, RELU6, REDUCE_MAX, SUM, CONCATENATION, TRANSPOSE (tests/test_sq8_gen_tflm_ops.py)."""
     def unary(name, fn, shape, lo, hi, note):
         write(name, convert_fn(fn, [shape], [(lo, hi)]), note)
 
@@ -318,6 +318,10 @@ def ops_models() -> None:
     unary("relu6_asym", tf.nn.relu6, (3, 5, 7), -0.5, 3.0, "standalone RELU6, asymmetric")
     unary("reduce_max_7x9x5", lambda x: tf.reduce_max(x, axis=[1, 2], keepdims=True), (7, 9, 5), -1.0, 3.0,
           "over H, W, keep dims")
+    unary("sum_5x3x4", lambda x: tf.reduce_sum(x, axis=[1, 2], keepdims=True), (5, 3, 4), -1.0, 2.0,
+          "over H, W, keep dims")
+    unary("sum_7x9x5_asym", lambda x: tf.reduce_sum(x, axis=[1, 2], keepdims=True), (7, 9, 5), -0.1, 3.0,
+          "asymmetric")
     write("concat_3_inputs", convert_fn(lambda a, b, c: tf.concat([a, b, c], axis=3), [(5, 7, 3), (5, 7, 4), (5, 7, 2)],
                                         [(-1.0, 1.0), (-3.0, 2.0), (0.0, 0.5)], seed=5),
           "3 inputs on channels, different ranges")

@@ -157,7 +157,7 @@ void KerParLeakyRelu_TFLM_SQ8(KerAct_TFLM_SQ8_T *Arg)
 
 /* ---- Global pooling: the cores share the channels, each walks every pixel of its channels */
 
-void KerParGlobalAvgPool_TFLM_SQ8(KerGlobalPool_TFLM_SQ8_T *Arg)
+void KerParGlobalSumRequant_TFLM_SQ8(KerGlobalPool_TFLM_SQ8_T *Arg)
 {
 	const signed char *Infos = Arg->Infos;
 	int Feat = Arg->Feat, Pixels = (int) Arg->Pixels;

@@ -183,9 +183,10 @@ void KerParLeakyRelu_TFLM_SQ8(KerAct_TFLM_SQ8_T *Arg);
 
 /* ---- Global pooling (CNN_SQ8_Act.c) ------------------------------------------------------------
  * In: Pixels HWC pixels of Feat channels, Out: Feat items; the channels are split across the cores.
- * KerParGlobalAvgPool_TFLM_SQ8, TFLM's MEAN over H, W (sq8_tflm.mean_hw):
+ * KerParGlobalSumRequant_TFLM_SQ8, TFLM's MEAN and SUM over H, W (sq8_tflm.mean_hw, sum_hw):
  *     Out[c] = clamp(MBQM(sum_p In[p][c] - IN_ZP * Pixels, MULT, SHIFT) + OUT_ZP, ACT_MIN, ACT_MAX)
- *     (MULT, SHIFT: the mean multiplier with 1 / Pixels folded in, sq8_tflm.mean_multiplier).
+ *     (MULT, SHIFT: MEAN's multiplier has 1 / Pixels folded in, sq8_tflm.mean_multiplier; SUM's is
+ *     s_in / s_out).
  * KerParGlobalMaxPool_TFLM_SQ8, TFLM's REDUCE_MAX (same quantisation in and out, no rescale):
  *     Out[c] = clamp(max_p In[p][c], ACT_MIN, ACT_MAX). */
 typedef struct {
@@ -196,7 +197,7 @@ typedef struct {
 	signed char * __restrict__ Infos;
 } KerGlobalPool_TFLM_SQ8_T;
 
-void KerParGlobalAvgPool_TFLM_SQ8(KerGlobalPool_TFLM_SQ8_T *Arg);
+void KerParGlobalSumRequant_TFLM_SQ8(KerGlobalPool_TFLM_SQ8_T *Arg);
 void KerParGlobalMaxPool_TFLM_SQ8(KerGlobalPool_TFLM_SQ8_T *Arg);
 
 /* ---- Softmax (CNN_SQ8_SoftMax.c) ---------------------------------------------------------------
