@@ -406,7 +406,8 @@ def test_ctrl_errors():
             (dict(TILEORIENTATION=TILE_VER), "TileOrientation TILE_VER is not supported yet", "TILE_HOR"),
             (dict(PARALLELFEATURES=0), "ParallelFeatures 0 is not supported yet", "PARALLELFEATURES"),
             (dict(PADTYPE=PAD_LEFT), "PadType does not apply: this layer has no padding", "PADTYPE"),
-            (dict(RELUN=3), "ReluN is not read with TensorFlow Lite Micro's requantisation", "RELUN")):
+            (dict(RELUN=3), "ReluN is not read with TensorFlow Lite Micro's requantisation", "RELUN"),
+            (dict(FORCEDPCONV=1), "ForceDPconv does not apply: only CNN_LinearAct_SQ8", "FORCEDPCONV")):
         with raises(text, hint):
             CNN_MatEltMulAct_SQ8("L", ctrl(SCALE_DATASIZE=4, **fields), 4, 5, 5, KOP_NONE)
 

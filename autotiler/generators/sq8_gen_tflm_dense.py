@@ -210,9 +210,13 @@ def _act(setup, ActOper) -> K:
     return act
 
 
-def _ctrl(setup) -> None:
-    """The Ctrl fields these generators read (FORCEDPCONV, linear only); refuse the others set."""
+def _ctrl(setup, force_dp: bool = False) -> None:
+    """The Ctrl fields these generators read (FORCEDPCONV: the linear layer, ``force_dp``); refuse the
+    others set."""
     c = setup.ctrl
+    if not force_dp and c.force_dp_conv != DEFAULT:
+        setup.chk.fail("ForceDPconv does not apply: only CNN_LinearAct_SQ8 has a 32-bit partial-sum form",
+                       'leave "FORCEDPCONV" at -1')
     if c.tile_orientation not in (DEFAULT, int(TILE_HOR)):
         setup.chk.fail("TileOrientation TILE_VER is not supported yet with TensorFlow Lite Micro's requantisation: "
                        "these kernels tile lines of HWC data", 'leave "TILEORIENTATION" at -1 or TILE_HOR')
@@ -263,7 +267,7 @@ def _whole(name: str, items: int, size: int, flags=O.O_IN) -> KerArg:
 def linear_act(setup, Bias_DataSize, Scale_DataSize, InDim, OutDim, LinearOper, ActOper) -> int:
     """CNN_LinearAct_SQ8, TFLM: ``Name(In, Filter, Bias, Out, Scale, ScaleN, Infos)``."""
     chk = setup.chk
-    _ctrl(setup)
+    _ctrl(setup, force_dp=True)
     bias_size = chk.integer(Bias_DataSize, "Bias_DataSize")
     if bias_size != 4:
         chk.fail(f"Bias_DataSize {bias_size} is not supported with TensorFlow Lite Micro's requantisation: TFLite's "
