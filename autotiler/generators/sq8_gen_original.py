@@ -1,71 +1,466 @@
-"""The SQ8 generators' implementations for The original's 1-byte requantisation (Scale_DataSize 1, CHW), every SQ8 generator.
+"""The SQ8 generators' implementations for the original's 1-byte requantisation (Scale_DataSize 1,
+CHW feature maps): GreenWaves' ``CNN_Generators_SQ8`` as a model script over the public API, so
+scripts written for it run unchanged and give its answers (numpy reference:
+:mod:`.sq8_original`; facts and sources: ``docs/cnn-sq8-original.md``).
 
-Called by :mod:`.sq8_generators` with the generator's :class:`.sq8_common.Sq8Setup` (checker,
-control fields, requantisation) then the generator's arguments after ``Ctrl``, in order.
+Called by :mod:`.sq8_generators` with the generator's :class:`.sq8_common.Sq8Setup` then the
+generator's arguments after ``Ctrl``, in order. Layouts: In ``[InFeat][Height][Width]``, Filter
+``[OutFeat][InFeat][Fcy][Fcx]`` (depth wise ``[InFeat][Fcy][Fcx]``), Out ``[OutFeat][Ho][Wo]``;
+``Scale`` (unsigned char) and ``ScaleN`` (signed char, read unsigned) per output feature; the byte
+``Infos`` vector of ``AT_INF_DIM + 1`` bytes (PRENORM at byte 12 is read by the reductions; the
+original declares ``AT_INF_DIM`` and reads one past it).
+
+How a convolution is made (the original's chain, the fp generators' iteration spaces, see
+:mod:`.cnn_conv`): output features in chunks (D1) > tiles (T0) > input features in chunks of 4
+(D0); depth wise, features (D0) > tiles. ``KerParSetBias{B8,B16,B32}_SQ8`` at ``LOC_D0_PROLOG``
+(``Bias << Infos[AT_INF_BIASN]`` into the int32 ``ConvOut``), ``KerParConvNxMDxDyStrideSxSy_SQ8``
+at ``LOC_D0``, then at ``LOC_D0_EPILOG`` ``KerParReduct_CC_<Act>_SQ8`` (channel scale and
+activation) or, with a pooling, ``KerParReductIO_CC_SQ8`` (in place, no activation) then
+``KerPar{Max,Avg}PoolNxMStrideSxSy_<Act>_SQ8`` (it fuses none/ReLU/ReLUN; any other activation
+runs after it as ``Ker_<Act>_SQ8`` on the output tile). Depth wise: the convolution takes the bias
+itself, everything at ``LOC_LOOP``.
+
+Differences from the original (stated, not silent): one generic NxM kernel for every geometry;
+TILE_HOR unless Ctrl's TileOrientation says otherwise (the original tries both and keeps the
+cheaper); the HWC, im2col and 1x1-on-1x1-as-linear paths are not taken (the CHW kernels give the
+same values); ParallelFeatures 0 and KOP_SIGMOID/KOP_TANH are refused as not supported yet (the
+original's sigmoid table is not known, see the open questions of the doc).
 """
+
 from __future__ import annotations
 
+from ..api import (
+    AT_IGNORE_ARG_BINDING,
+    AddKernelArgDim,
+    AddKernelInfos,
+    Bindings,
+    Call,
+    Calls,
+    CArgs,
+    Imm,
+    IterParSpace,
+    IterTiledSpace,
+    K_Arg,
+    K_ArgPar,
+    KerArg,
+    KerArgP,
+    KerArgs,
+    KerArgSpace,
+    KernelIterSpace,
+    TCArg,
+    UserKernel,
+)
+from ..constants import (
+    AT_KernelInfo_T,
+    KernelArgSelect_T,
+    KernelCallLocationT,
+    KernelIteratorT,
+    KernelOper_T,
+    Object_Type_T,
+    PadType_T,
+    Tile_Orientation_T,
+)
+from ..model.session import current_model
+from .cnn_conv import conv_pool_geometry
+from .cnn_ctrl import resolved
+from .cnn_geometry import CNN_LayerOutputDim, CNN_TotalPaddingValue, extent
+from .sq8_original import AT_INF_DIM
 
-def conv_pool_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+K = KernelOper_T
+S = KernelArgSelect_T
+O = Object_Type_T
+L = KernelCallLocationT
+D0, D1, T0 = KernelIteratorT.KER_ITER_D0, KernelIteratorT.KER_ITER_D1, KernelIteratorT.KER_ITER_TILE0
+IGNORE = AT_IGNORE_ARG_BINDING
+INFOS_SIZE = AT_INF_DIM + 1
+SC, UC = "signed char * __restrict__", "unsigned char * __restrict__"
+BIAS_CTYPES = {1: SC, 2: "short int * __restrict__", 4: "int * __restrict__"}
+BIAS_NAMES = {1: "B8", 2: "B16", 4: "B32"}
+# activation -> the name in the basic kernels' names
+ACT_NAMES = {K.KOP_NONE: "ActNone", K.KOP_ACT_NONE: "ActNone", K.KOP_RELU: "ReLU", K.KOP_RELUN: "ReLUN",
+             K.KOP_RELUM: "ReLUM", K.KOP_RELUMN: "ReLUMN", K.KOP_HSIGMOID: "HSigmoid", K.KOP_HSWISH: "HSwish",
+             K.KOP_LEAKYRELU: "LeakyReLU"}
+POOL_FUSED = ("ActNone", "ReLU", "ReLUN")          # what the pooling kernels apply themselves
+CONV_OPERS = (K.KOP_NONE, K.KOP_CONV, K.KOP_CONV_DW)
+POOL_OPERS = (K.KOP_NONE, K.KOP_MAXPOOL, K.KOP_AVGPOOL)
+NO_ORIGINAL = "has no 1-byte form in the original"
+NO_ORIGINAL_HINT = "use Scale_DataSize 4 (Ctrl SCALE_DATASIZE)"
+
+
+# ----------------------------------------------------------------------------------------------
+# Shared checks
+
+
+def _act(setup, ActOper) -> str:
+    """The activation's name in the basic kernels (KOP_SIGMOID/KOP_TANH refused)."""
+    chk = setup.chk
+    if ActOper in (K.KOP_SIGMOID, K.KOP_TANH, "KOP_SIGMOID", "KOP_TANH"):
+        name = K[ActOper].name if isinstance(ActOper, str) else K(ActOper).name
+        chk.fail(f"ActOper {name} with Scale_DataSize 1 is not supported yet: the original's sigmoid table "
+                 "(SIGMOID_LUT_uint16) is not known, a stand-in would give plausible but wrong values",
+                 "use Scale_DataSize 4 (TensorFlow Lite Micro's LOGISTIC / TANH)")
+    act = chk.oper(ActOper, "ActOper", tuple(ACT_NAMES), "an activation of the original's SQ8 kernels")
+    return ACT_NAMES[act]
+
+
+def _tiling(setup) -> tuple:
+    """(orientation, pad type) from Ctrl; ParallelFeatures 0 refused."""
+    ctrl, chk = setup.ctrl, setup.chk
+    if resolved(ctrl.parallel_features, 1) != 1:
+        chk.fail("ParallelFeatures 0 (one feature at a time, lines split over the cores) is not supported yet with "
+                 "Scale_DataSize 1", "leave ParallelFeatures unset (the feature-parallel kernels give the same values)")
+    orient = Tile_Orientation_T(resolved(ctrl.tile_orientation, Tile_Orientation_T.TILE_HOR))
+    return orient, PadType_T(resolved(ctrl.pad_type, PadType_T.PAD_BALANCED_LEFT))
+
+
+def _window(chk, what: str, dim_name: str, dim: int, f_name: str, f: int, d: int, pad: int, pad_param: str) -> None:
+    """The filter (window) must fit in the padded plane."""
+    if extent(f, d) > dim + pad:
+        chk.fail(f"the {what} ({f_name} = {f}, spanning {extent(f, d)}) is larger than the padded {dim_name} "
+                 f"({dim} + {pad} of padding): it has no output",
+                 f"use a smaller {what}, or pad ({pad_param} = 1) to keep at least one output")
+
+
+def _geom(chk, f_names: str, F, D, S_, pad, pad_name: str) -> tuple:
+    """(fx, fy, dx, dy, sx, sy, pad) checked; f_names 'c' (convolution) or 'p' (pooling)."""
+    fx, fy = chk.integer(F[0], f"F{f_names}x", 1, 255), chk.integer(F[1], f"F{f_names}y", 1, 255)
+    dx = chk.integer(D[0], f"D{f_names}x", 1, 255, " (dilation)", "a dilation is 1 (none) or more")
+    dy = chk.integer(D[1], f"D{f_names}y", 1, 255, " (dilation)", "a dilation is 1 (none) or more")
+    sx = chk.integer(S_[0], f"S{f_names}x", 1, 255, " (stride)", "a stride is 1 or more")
+    sy = chk.integer(S_[1], f"S{f_names}y", 1, 255, " (stride)", "a stride is 1 or more")
+    return fx, fy, dx, dy, sx, sy, chk.flag(pad, pad_name)
+
+
+def _pool_window(chk, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad) -> tuple:
+    g = _geom(chk, "p", (Fpx, Fpy), (Dpx, Dpy), (Spx, Spy), PoolPad, "PoolPad")
+    if g[2:4] != (1, 1):
+        chk.fail(f"a pooling dilation (Dpx {g[2]}, Dpy {g[3]}) is not supported yet with Scale_DataSize 1: the "
+                 "original's SQ8 pooling kernels ignore it", "use Dpx = Dpy = 1")
+    return g
+
+
+def _libs(chk, *names) -> None:
+    lib = current_model().libs
+    for k in names:
+        if k is not None and k not in lib:
+            chk.fail(f"basic kernel '{k}' is not declared", "call LoadCNN_SQ8_Library() before the SQ8 generators")
+
+
+def _infos_arg():
+    return KerArg("Infos", KerArgSpace(1, T0), O.O_IN | O.O_BUFF | O.O_NTILED | O.O_CONST, 1, 1, INFOS_SIZE, 0, 0, 0,
+                  "Infos")
+
+
+def _infos_dims(name: str) -> None:
+    AddKernelArgDim(name, "Infos", 2, INFOS_SIZE, 1)
+
+
+def _pool_call(kind: str, act_name: str, src: str, feats, do_scale: int, window: tuple, loc) -> Call:
+    """The pooling of src's tile into Out's."""
+    fpx, fpy, spx, spy = window
+    return Call(f"KerPar{kind}PoolNxMStrideSxSy_{act_name}_SQ8", loc, Bindings(14,
+        K_Arg(src, S.KER_ARG_TILE),                                 # In
+        K_Arg(src, S.KER_ARG_TILE_W),                               # W
+        K_Arg(src, S.KER_ARG_TILE_USEDW),                           # UsedW
+        K_Arg(src, S.KER_ARG_TILE_H),                               # H
+        K_Arg(src, S.KER_ARG_TILE_USEDH),                           # UsedH
+        feats,                                                      # Feat of this chunk
+        K_Arg("Out", S.KER_ARG_TILE),                               # Out
+        K_Arg(src, S.KER_ARG_TILE_PAD),                             # Pad of this tile
+        Imm(fpx), Imm(fpy), Imm(spx), Imm(spy),                     # FS, FSy, S, Sy
+        Imm(do_scale),                                              # DoScale: ActScale without activation
+        K_Arg("Infos", S.KER_ARG_TILE)))
+
+
+def _act_call(act_name: str, src: str, feats, loc) -> Call:
+    """The standalone activation of src's tile into Out's (in place when src is Out)."""
+    return Call(f"Ker_{act_name}_SQ8", loc, Bindings(6,
+        K_Arg(src, S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE),
+        K_Arg("Out", S.KER_ARG_TILE_W), K_Arg("Out", S.KER_ARG_TILE_H), feats, K_Arg("Infos", S.KER_ARG_TILE)))
+
+
+def _pool_kind(pool_oper) -> str:
+    return "Max" if pool_oper == K.KOP_MAXPOOL else "Avg"
+
+
+# ----------------------------------------------------------------------------------------------
+# Convolution, pooling, activation
+
+
+def conv_pool_act(setup, Bias_DataSize, Scale_DataSize, InFeat, OutFeat, Width, Height, ConvOper, Fcx, Fcy, Dcx, Dcy,
+                  Scx, Scy, ConvPad, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper) -> int:
+    """``CNN_ConvolutionPoolAct_SQ8``: ``Name(In, Filter, Bias, Out, Scale, ScaleN, Infos)``; with
+    ConvOper KOP_NONE, the original's fallback to ``CNN_PoolAct_SQ8`` / ``CNN_Act_SQ8``
+    (``Name(In, Out, Infos)``)."""
+    chk = setup.chk
+    conv_oper = chk.oper(ConvOper, "ConvOper", CONV_OPERS, "a convolution of the original's SQ8 generator")
+    if conv_oper == K.KOP_NONE:
+        in_feat, out_feat = chk.integer(InFeat, "InFeat", 1), chk.integer(OutFeat, "OutFeat", 1)
+        if in_feat != out_feat:
+            chk.fail(f"ConvOper KOP_NONE with InFeat {in_feat} != OutFeat {out_feat}: without a convolution the "
+                     "features pass through", "pass the same number of features")
+        if chk.oper(PoolOper, "PoolOper", POOL_OPERS, "a pooling") == K.KOP_NONE:
+            return act(setup, InFeat, Width, Height, ActOper)
+        return pool_act(setup, InFeat, Width, Height, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper)
+    return _conv(setup, setup.chk.name, Bias_DataSize, InFeat, OutFeat, Width, Height, conv_oper, Fcx, Fcy, Dcx,
+                 Dcy, Scx, Scy, ConvPad, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper)
+
+
+def _conv(setup, name, Bias_DataSize, InFeat, OutFeat, Width, Height, conv_oper, Fcx, Fcy, Dcx, Dcy, Scx, Scy,
+          ConvPad, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper) -> int:
+    chk = setup.chk
+    orient, pad_type = _tiling(setup)
+    bias_size = chk.integer(Bias_DataSize, "Bias_DataSize")
+    if bias_size not in BIAS_CTYPES:
+        chk.fail(f"Bias_DataSize {bias_size} is not supported: the bias is 1, 2 or 4 bytes", "use 1, 2 or 4")
+    in_feat, out_feat = chk.integer(InFeat, "InFeat", 1), chk.integer(OutFeat, "OutFeat", 1)
+    width, height = chk.integer(Width, "Width", 1), chk.integer(Height, "Height", 1)
+    pool_oper = chk.oper(PoolOper, "PoolOper", POOL_OPERS, "a pooling (KOP_NONE, KOP_MAXPOOL or KOP_AVGPOOL)")
+    act_name = _act(setup, ActOper)
+    fcx, fcy, dcx, dcy, scx, scy, conv_pad = _geom(chk, "c", (Fcx, Fcy), (Dcx, Dcy), (Scx, Scy), ConvPad, "ConvPad")
+    pool = pool_oper != K.KOP_NONE
+    if pool:
+        fpx, fpy, dpx, dpy, spx, spy, pool_pad = _pool_window(chk, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad)
+    else:
+        fpx = fpy = dpx = dpy = spx = spy = 1
+        pool_pad = 0
+    dw = conv_oper == K.KOP_CONV_DW
+    if dw and in_feat != out_feat:
+        chk.fail(f"a depth wise convolution (KOP_CONV_DW) needs InFeat == OutFeat, got InFeat {in_feat} and OutFeat "
+                 f"{out_feat}", "use KOP_CONV to change the number of features")
+
+    pcw = CNN_TotalPaddingValue(width, fcx, scx, dcx) if conv_pad else 0
+    pch = CNN_TotalPaddingValue(height, fcy, scy, dcy) if conv_pad else 0
+    _window(chk, "convolution filter", "width", width, "Fcx", fcx, dcx, pcw, "ConvPad")
+    _window(chk, "convolution filter", "height", height, "Fcy", fcy, dcy, pch, "ConvPad")
+    wc0, hc0, _, _, _, _, ppw, pph = CNN_LayerOutputDim(width, height, conv_oper, fcx, fcy, dcx, dcy, scx, scy,
+                                                        conv_pad, pool_oper, fpx, fpy, dpx, dpy, spx, spy, pool_pad)
+    if pool:
+        _window(chk, "pooling window", "convolution output width", wc0, "Fpx", fpx, dpx, ppw, "PoolPad")
+        _window(chk, "pooling window", "convolution output height", hc0, "Fpy", fpy, dpy, pph, "PoolPad")
+    g = conv_pool_geometry(width, height, conv_oper, fcx, fcy, dcx, dcy, scx, scy, conv_pad, pool_oper, fpx, fpy,
+                           dpx, dpy, spx, spy, pool_pad, pad_type, orient)
+
+    # Basic kernels
+    bname = BIAS_NAMES[bias_size]
+    set_bias = None if dw else f"KerParSetBias{bname}_SQ8"
+    conv_name = f"KerParConvDWNxMDxDyStrideSxSy{bname}_SQ8" if dw else "KerParConvNxMDxDyStrideSxSy_SQ8"
+    reduct = "KerParReductIO_CC_SQ8" if pool else f"KerParReduct_CC_{act_name}_SQ8"
+    pool_act_name = act_name if act_name in POOL_FUSED else "ActNone"
+    pool_name = f"KerPar{_pool_kind(pool_oper)}PoolNxMStrideSxSy_{pool_act_name}_SQ8" if pool else None
+    alone = f"Ker_{act_name}_SQ8" if pool and act_name not in POOL_FUSED else None
+    _libs(chk, set_bias, conv_name, reduct, pool_name, alone)
+
+    # Arguments
+    os_ = D0 if dw else D1
+    const = O.O_IN | O.O_DB | O.O_CONST
+    kargs = [KerArgP("In", KerArgSpace(2, D0, T0), O.O_IN | O.O_DB, width, height, g.used_w, g.used_h, g.pad_inc_t,
+                     g.pad_inc, 1, g.overlap_c, 0, g.tile_cons, "In"),
+             KerArg("Bias", KerArgSpace(1, os_), const, 1, 1, bias_size, 0, 0, 0, "Bias"),
+             KerArg("Scale", KerArgSpace(1, os_), const, 1, 1, 1, 0, 0, 0, "Scale"),
+             KerArg("ScaleN", KerArgSpace(1, os_), const, 1, 1, 1, 0, 0, 0, "ScaleN"),
+             KerArg("Filter", KerArgSpace(1, D0) if dw else KerArgSpace(2, D1, D0), const, 1, 1, fcx * fcy, 0, 0, 0,
+                    "Filter"),
+             KerArg("Out", KerArgSpace(2, os_, T0), O.O_OUT | O.O_DB, g.wo, g.ho, 1, 0, 0, 0, "Out"),
+             KerArgP("ConvOut", KerArgSpace(2, os_, T0), O.O_BUFF | O.O_ONETILE, g.wc, g.hc, g.wc, g.hc, g.pad_inp,
+                     g.pad_inp, 4, g.overlap_p, 0, 0, ""),
+             _infos_arg()]
+
+    # Calls
+    loc_conv = L.LOC_LOOP if dw else L.LOC_D0
+    loc_after = L.LOC_LOOP if dw else L.LOC_D0_EPILOG
+    # NormBias is Infos[AT_INF_BIASN]: the kernels read it from Infos (a K_TileOper '@' binding is
+    # evaluated with the invariant fields, before Infos' DMA lands)
+    norm_bias = K_Arg("Infos", S.KER_ARG_TILE)
+    feats = K_ArgPar("ConvOut", S.KER_ARG_PARTILE_SIZE, os_)
+    calls = []
+    if set_bias:
+        calls.append(Call(set_bias, L.LOC_D0_PROLOG, Bindings(6,
+            K_Arg("ConvOut", S.KER_ARG_TILE),                       # Out: the int32 accumulators
+            K_Arg("ConvOut", S.KER_ARG_TILE_W),                     # W
+            K_Arg("ConvOut", S.KER_ARG_TILE_H),                     # H
+            feats,                                                  # Feat of this chunk
+            K_Arg("Bias", S.KER_ARG_TILE),                          # Bias
+            norm_bias)))                                            # Infos (NormBias)
+    calls.append(Call(conv_name, loc_conv, Bindings(20,
+        K_Arg("In", S.KER_ARG_TILE),                                # In: this chunk of input features' tile
+        K_Arg("In", S.KER_ARG_TILE_W),                              # W
+        K_Arg("In", S.KER_ARG_TILE_USEDW),                          # UsedW
+        K_Arg("In", S.KER_ARG_TILE_H),                              # H
+        K_Arg("In", S.KER_ARG_TILE_USEDH),                          # UsedH
+        IGNORE if dw else K_ArgPar("Filter", S.KER_ARG_PARTILE_SIZE, D0),          # InFeatures of this chunk
+        feats,                                                      # OutFeatures of this chunk
+        IGNORE if dw else K_ArgPar("Filter", S.KER_ARG_LOADEDPARTILE_SIZE, D0),    # TotalInFeatures
+        K_Arg("Filter", S.KER_ARG_TILE),                            # Filter
+        K_Arg("Bias", S.KER_ARG_TILE) if dw else IGNORE,            # Bias: depth wise only
+        K_Arg("ConvOut", S.KER_ARG_TILE),                           # Out: the int32 accumulators
+        K_Arg("In", S.KER_ARG_TILE_PAD),                            # Pad of this tile
+        norm_bias if dw else IGNORE,                                # Infos (NormBias): depth wise only
+        Imm(1 if orient == Tile_Orientation_T.TILE_HOR else 0),     # Orientation
+        Imm(fcx), Imm(scx), Imm(dcx), Imm(fcy), Imm(scy), Imm(dcy))))
+    calls.append(Call(reduct, loc_after, Bindings(8,
+        K_Arg("ConvOut", S.KER_ARG_TILE),                           # In
+        IGNORE if pool else K_Arg("Out", S.KER_ARG_TILE),           # Out (the IO form writes In)
+        feats,                                                      # Feat
+        K_Arg("ConvOut", S.KER_ARG_TILE_W), K_Arg("ConvOut", S.KER_ARG_TILE_H),
+        K_Arg("Scale", S.KER_ARG_TILE), K_Arg("ScaleN", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE))))
+    if pool:
+        calls.append(_pool_call(_pool_kind(pool_oper), pool_act_name, "ConvOut", feats,
+                                int(act_name == "ActNone"), (fpx, fpy, spx, spy), loc_after))
+    if alone:
+        calls.append(_act_call(act_name, "Out", K_ArgPar("Out", S.KER_ARG_PARTILE_SIZE, os_), loc_after))
+
+    space = (KernelIterSpace(2, IterParSpace(D0, in_feat, 8), IterTiledSpace(T0)) if dw else
+             KernelIterSpace(3, IterParSpace(D1, out_feat, 8), IterTiledSpace(T0), IterParSpace(D0, in_feat, 4)))
+    kernel = UserKernel(name, space, orient,
+                        CArgs(7, TCArg(SC, "In"), TCArg(SC, "Filter"), TCArg(BIAS_CTYPES[bias_size], "Bias"),
+                              TCArg(SC, "Out"), TCArg(UC, "Scale"), TCArg(SC, "ScaleN"), TCArg(SC, "Infos")),
+                        Calls(len(calls), *calls), KerArgs(len(kargs), *kargs))
+    if kernel:
+        op = g.wc * g.hc * fcx * fcy * out_feat * (1 if dw else in_feat)
+        if pool:
+            op += out_feat * g.wo * g.ho * fpx * fpy
+        if act_name != "ActNone":
+            op += out_feat * g.wo * g.ho
+        bandwidth = (width * height * in_feat * (1 if dw else out_feat) + g.wo * g.ho * out_feat
+                     + fcx * fcy * in_feat * (1 if dw else out_feat) + (bias_size + 2) * out_feat)
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, op, 0)
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, bandwidth, 0)
+        AddKernelArgDim(name, "In", 4, in_feat, height, width, 1)
+        if dw:
+            AddKernelArgDim(name, "Filter", 4, in_feat, fcy, fcx, 1)
+        else:
+            AddKernelArgDim(name, "Filter", 5, out_feat, in_feat, fcy, fcx, 1)
+        AddKernelArgDim(name, "Bias", 2, out_feat, bias_size)
+        AddKernelArgDim(name, "Out", 4, out_feat, g.ho, g.wo, 1)
+        AddKernelArgDim(name, "Scale", 2, out_feat, 1)
+        AddKernelArgDim(name, "ScaleN", 2, out_feat, 1)
+        _infos_dims(name)
+    return 1 if kernel else 0
 
 
 def grouped_conv_pool_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+    setup.chk.fail("is not supported yet with Scale_DataSize 1 (work in progress, issue 23)",
+                   "use Scale_DataSize 4, or one CNN_ConvolutionPoolAct_SQ8 per group")
 
 
-def pool_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+def pool_act(setup, Feat, Width, Height, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper) -> int:
+    """``CNN_PoolAct_SQ8``: ``Name(In, Out, Infos)``; PoolOper KOP_NONE is ``CNN_Act_SQ8``."""
+    chk = setup.chk
+    pool_oper = chk.oper(PoolOper, "PoolOper", POOL_OPERS, "a pooling (KOP_NONE, KOP_MAXPOOL or KOP_AVGPOOL)")
+    if pool_oper == K.KOP_NONE:
+        return act(setup, Feat, Width, Height, ActOper)
+    name = chk.name
+    orient, pad_type = _tiling(setup)
+    feat = chk.integer(Feat, "Feat", 1)
+    width, height = chk.integer(Width, "Width", 1), chk.integer(Height, "Height", 1)
+    act_name = _act(setup, ActOper)
+    fpx, fpy, dpx, dpy, spx, spy, pool_pad = _pool_window(chk, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad)
+    ppw = CNN_TotalPaddingValue(width, fpx, spx, dpx) if pool_pad else 0
+    pph = CNN_TotalPaddingValue(height, fpy, spy, dpy) if pool_pad else 0
+    _window(chk, "pooling window", "width", width, "Fpx", fpx, dpx, ppw, "PoolPad")
+    _window(chk, "pooling window", "height", height, "Fpy", fpy, dpy, pph, "PoolPad")
+    g = conv_pool_geometry(width, height, K.KOP_NONE, 1, 1, 1, 1, 1, 1, 0, pool_oper, fpx, fpy, dpx, dpy, spx, spy,
+                           pool_pad, pad_type, orient)
+    pool_act_name = act_name if act_name in POOL_FUSED else "ActNone"
+    kind = _pool_kind(pool_oper)
+    alone = None if act_name in POOL_FUSED else f"Ker_{act_name}_SQ8"
+    _libs(chk, f"KerPar{kind}PoolNxMStrideSxSy_{pool_act_name}_SQ8", alone)
+    kargs = KerArgs(3,
+        KerArgP("In", KerArgSpace(2, D0, T0), O.O_IN | O.O_DB, width, height, g.used_w, g.used_h, g.pad_inp,
+                g.pad_inp, 1, g.overlap_p, 0, g.tile_cons, "In"),
+        KerArg("Out", KerArgSpace(2, D0, T0), O.O_OUT | O.O_DB, g.wo, g.ho, 1, 0, 0, 0, "Out"),
+        _infos_arg())
+    feats = K_ArgPar("Out", S.KER_ARG_PARTILE_SIZE, D0)
+    calls = [_pool_call(kind, pool_act_name, "In", feats, int(act_name == "ActNone"), (fpx, fpy, spx, spy),
+                        L.LOC_LOOP)]
+    if alone:
+        calls.append(_act_call(act_name, "Out", feats, L.LOC_LOOP))
+    kernel = UserKernel(name, KernelIterSpace(2, IterParSpace(D0, feat, 8), IterTiledSpace(T0)), orient,
+                        CArgs(3, TCArg(SC, "In"), TCArg(SC, "Out"), TCArg(SC, "Infos")),
+                        Calls(len(calls), *calls), kargs)
+    if kernel:
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER,
+                       feat * g.wo * g.ho * (fpx * fpy + (act_name != "ActNone")), 0)
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, feat * (width * height + g.wo * g.ho), 0)
+        AddKernelArgDim(name, "In", 4, feat, height, width, 1)
+        AddKernelArgDim(name, "Out", 4, feat, g.ho, g.wo, 1)
+        _infos_dims(name)
+    return 1 if kernel else 0
 
 
-def act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+def act(setup, Feat, Width, Height, ActOper) -> int:
+    """``CNN_Act_SQ8``: ``Name(In, Out, Infos)``, ``Out = gap_clip(ACT_SWITCH(In), 7)``."""
+    chk = setup.chk
+    name = chk.name
+    orient, _ = _tiling(setup)
+    feat = chk.integer(Feat, "Feat", 1)
+    width, height = chk.integer(Width, "Width", 1), chk.integer(Height, "Height", 1)
+    act_name = _act(setup, ActOper)
+    _libs(chk, f"Ker_{act_name}_SQ8")
+    kargs = KerArgs(3,
+        KerArg("In", KerArgSpace(2, D0, T0), O.O_IN | O.O_DB, width, height, 1, 0, 0, 0, "In"),
+        KerArg("Out", KerArgSpace(2, D0, T0), O.O_OUT | O.O_DB, width, height, 1, 0, 0, 0, "Out"),
+        _infos_arg())
+    call = _act_call(act_name, "In", K_ArgPar("Out", S.KER_ARG_PARTILE_SIZE, D0), L.LOC_LOOP)
+    kernel = UserKernel(name, KernelIterSpace(2, IterParSpace(D0, feat, 8), IterTiledSpace(T0)), orient,
+                        CArgs(3, TCArg(SC, "In"), TCArg(SC, "Out"), TCArg(SC, "Infos")), Calls(1, call), kargs)
+    if kernel:
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, feat * width * height, 0)
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, 2 * feat * width * height, 0)
+        AddKernelArgDim(name, "In", 4, feat, height, width, 1)
+        AddKernelArgDim(name, "Out", 4, feat, height, width, 1)
+        _infos_dims(name)
+    return 1 if kernel else 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Not yet / not in the original
+
+
+def _wip(setup) -> int:
+    setup.chk.fail("is not supported yet with Scale_DataSize 1 (work in progress, issue 23)", "use Scale_DataSize 4")
 
 
 def global_pool_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+    return _wip(setup)
 
 
 def softmax(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+    return _wip(setup)
 
 
 def linear_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+    return _wip(setup)
 
 
 def mat_add_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
-
-
-def mat_sub_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
-
-
-def mat_elt_mul_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+    return _wip(setup)
 
 
 def tensor_vect_mult_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+    return _wip(setup)
 
 
 def mat_mul_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+    return _wip(setup)
+
+
+def _no_original(setup) -> int:
+    setup.chk.fail(f"{NO_ORIGINAL}: {NO_ORIGINAL_HINT}",
+                   "Scale_DataSize 4 selects TensorFlow Lite Micro's requantisation (HWC), which has it")
+
+
+def mat_sub_act(setup, *args) -> int:
+    """Ours (TFLite's SUB): the original has no such generator."""
+    return _no_original(setup)
+
+
+def mat_elt_mul_act(setup, *args) -> int:
+    """Ours (TFLite's MUL on equal shapes): the original has no such generator."""
+    return _no_original(setup)
 
 
 def concat_channels(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with this requantisation (work in progress, issue 23)",
-                   "use the other Scale_DataSize")
+    """Ours (TFLite's CONCATENATION): the original has none (NNTool forces one scale on a concat)."""
+    return _no_original(setup)

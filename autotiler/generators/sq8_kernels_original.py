@@ -1,14 +1,84 @@
 """The SQ8 basic kernels of the original's 1-byte requantisation (CHW): ``SOURCES`` (in ``cnn_kernels/``)
-and ``load()``, which declares their structs (``LibKernelTemplate``) and kernels (``LibKernel``
-with their ``Cost=``) in the current model. Called by ``LoadCNN_SQ8_Library()``.
+and ``load()``, which declares their structs (``LibKernelTemplate``, the fields of
+``CNN_SQ8_Original.h`` in order) and kernels (``LibKernel`` with their ``Cost=``) in the current
+model. Called by ``LoadCNN_SQ8_Library()``. Semantics: ``docs/cnn-sq8-original.md``.
+
+Costs (cycles of one call, per core):
+
+* Measured (gap_sdk ``benchmarks/gap8/cnn/README.md``, GAPuino, 8 cores, byte data, as cited in
+  :mod:`.cnn_library`): a 5x5 convolution runs 1.6 MAC/cycle per core with the vector unit, so
+  the convolutions charge 5 cycles per 8 MAC per core; 2x2/2 pooling 2.27 cycles per window tap
+  (9 per 4 taps); a linear layer 0.92 MAC/cycle per core (12 cycles per 11 MAC).
+* Assumptions: output counts ceil(UsedW/S) x ceil(UsedH/Sy) (the Pad vector cannot appear in a
+  Cost); set bias one 32-bit store per cycle; the reduction 6 cycles per item (load, rounded
+  shift, byte multiply, rounded shift, clip, store), 4 more for the activations with a second
+  scaling; the in-place reduction one more cycle per 4 bytes moved by core 0; a standalone
+  activation 4 cycles per item plus the activation's extra; 20 cycles of fork and barrier per call (30 with two barriers).
 """
 
 from __future__ import annotations
 
+from ..api import CArgs, LibKernel, LibKernelTemplate, TCArg
+from ..constants import CALL_PARALLEL
 from .cnn_library import CNN_KERNELS_DIR
 
-SOURCES = [CNN_KERNELS_DIR / n for n in ()]
+SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Orig_Conv.c", "CNN_SQ8_Orig_Pool.c")]
+
+_P = " * __restrict__"
+_SC, _UC, _US, _I = "signed char" + _P, "unsigned char" + _P, "unsigned short int", "int" + _P
+# activation name (in the kernel names) -> extra cycles per item over the plain reduction
+ACTS = {"ActNone": 0, "ReLU": 1, "ReLUN": 1, "ReLUM": 1, "ReLUMN": 2, "HSigmoid": 4, "HSwish": 5, "LeakyReLU": 5}
+POOL_ACTS = ("ActNone", "ReLU", "ReLUN")
+BIAS_NAMES = {1: "B8", 2: "B16", 4: "B32"}
+_FEAT = "((Feat + ncores - 1)/ncores)"
+
+
+def _template(name: str, fields: list) -> None:
+    LibKernelTemplate(name, CArgs(len(fields), *[TCArg(t, n) for t, n in fields]))
+
+
+def _templates() -> None:
+    _template("KerSetBias_SQ8_T", [(_I, "Out"), (_US, "W"), (_US, "H"), (_US, "Feat"), ("void" + _P, "Bias"),
+                                   (_SC, "Infos")])
+    _template("KerConv_SQ8_T", [(_SC, "In"), (_US, "W"), (_US, "UsedW"), (_US, "H"), (_US, "UsedH"),
+                                (_US, "InFeatures"), (_US, "OutFeatures"), (_US, "TotalInFeatures"), (_SC, "Filter"),
+                                ("void" + _P, "Bias"), (_I, "Out"), ("v4s", "Pad"), (_SC, "Infos"),
+                                ("unsigned char", "Orientation"), ("unsigned char", "N"), ("unsigned char", "S"),
+                                ("unsigned char", "D"), ("unsigned char", "Ny"), ("unsigned char", "Sy"),
+                                ("unsigned char", "Dy")])
+    _template("KerConvLinReduct_SQ8_T", [(_I, "In"), (_SC, "Out"), (_US, "Feat"), (_US, "W"), (_US, "H"),
+                                         (_UC, "Scale"), (_SC, "ScaleN"), (_SC, "Infos")])
+    _template("KerPool_SQ8_T", [(_SC, "In"), (_US, "W"), (_US, "UsedW"), (_US, "H"), (_US, "UsedH"), (_US, "Feat"),
+                                (_SC, "Out"), ("v4s", "Pad"), ("unsigned char", "FS"), ("unsigned char", "FSy"),
+                                ("unsigned char", "S"), ("unsigned char", "Sy"), ("unsigned char", "DoScale"),
+                                (_SC, "Infos")])
+    _template("KerActivation_SQ8_T", [(_SC, "In"), (_SC, "Out"), (_US, "W"), (_US, "H"), (_US, "Feat"),
+                                      (_SC, "Infos")])
+
+
+def _conv_cost(dw: bool) -> str:
+    wo, ho = "((UsedW + S - 1)/S)", "((UsedH + Sy - 1)/Sy)"
+    macs = f"((OutFeatures + ncores - 1)/ncores)*{'' if dw else 'InFeatures*'}{wo}*{ho}*N*Ny"
+    bias = f" + ((OutFeatures + ncores - 1)/ncores)*{wo}*{ho}" if dw else ""
+    return f"5*{macs}/8{bias} + 20"
 
 
 def load() -> None:
-    """Declare the structs and kernels (none yet)."""
+    """Declare the structs and kernels."""
+    _templates()
+    for b in BIAS_NAMES.values():
+        LibKernel(f"KerParSetBias{b}_SQ8", CALL_PARALLEL, 0, "KerSetBias_SQ8_T", Cost=f"{_FEAT}*W*H + 20")
+        LibKernel(f"KerParConvDWNxMDxDyStrideSxSy{b}_SQ8", CALL_PARALLEL, 0, "KerConv_SQ8_T", Cost=_conv_cost(True))
+    LibKernel("KerParConvNxMDxDyStrideSxSy_SQ8", CALL_PARALLEL, 0, "KerConv_SQ8_T", Cost=_conv_cost(False))
+    for act, extra in ACTS.items():
+        LibKernel(f"KerParReduct_CC_{act}_SQ8", CALL_PARALLEL, 0, "KerConvLinReduct_SQ8_T",
+                  Cost=f"{6 + extra}*{_FEAT}*W*H + 20")
+        LibKernel(f"Ker_{act}_SQ8", CALL_PARALLEL, 0, "KerActivation_SQ8_T",
+                  Cost=f"{4 + extra}*((W*H*Feat + ncores - 1)/ncores) + 20")
+    LibKernel("KerParReductIO_CC_SQ8", CALL_PARALLEL, 0, "KerConvLinReduct_SQ8_T",
+              Cost=f"6*{_FEAT}*W*H + (W*H*Feat)/4 + 30")
+    wo, ho = "((UsedW + S - 1)/S)", "((UsedH + Sy - 1)/Sy)"
+    for kind in ("Max", "Avg"):
+        for act in POOL_ACTS:
+            LibKernel(f"KerPar{kind}PoolNxMStrideSxSy_{act}_SQ8", CALL_PARALLEL, 0, "KerPool_SQ8_T",
+                      Cost=f"9*{_FEAT}*{wo}*{ho}*FS*FSy/4 + 20")

@@ -1,0 +1,377 @@
+"""The SQ8 generators with the original's 1-byte requantisation (Scale_DataSize 1, CHW;
+autotiler/generators/sq8_gen_original.py and the CNN_SQ8_Orig_*.c kernels) against the numpy
+reference autotiler/generators/sq8_original.py, bit for bit on the simulated chip, and their typed
+errors.
+
+Builds are few: every hypothesis example declares a batch of layers in one model (one build). Scale,
+ScaleN and Infos are drawn the way NNTool makes them (compute_scales of a float scale, with the
+filter's bit budget); outputs are pre-filled with a sentinel; the simulated cycles of every user
+kernel are its predicted ones; budgets go down to the smallest L1 that tiles the layer.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+import host_harness
+from autotiler import *
+from autotiler.codegen import generate, write_files
+from autotiler.errors import ModelError
+from autotiler.generators import CNN_KERNELS_DIR, sq8_kernels_original
+from autotiler.generators import sq8_original as Q
+from autotiler.generators.cnn_geometry import CNN_EdgePaddingValue, CNN_LayerOutputDim, CNN_TotalPaddingValue
+from autotiler.generators.sq8_generators import (
+    CNN_Act_SQ8,
+    CNN_ConcatChannels_SQ8,
+    CNN_ConvolutionPoolAct_SQ8,
+    CNN_MatEltMulAct_SQ8,
+    CNN_MatSubAct_SQ8,
+    CNN_PoolAct_SQ8,
+)
+from autotiler.generators.sq8_library import CNN_SQ8_HEADER, LoadCNN_SQ8_Library
+from autotiler.platforms import get_platform
+
+pytestmark = pytest.mark.usefixtures("private_harness_cache")
+THIS = "test_sq8_gen_original.py"
+PLATFORM = get_platform("gap8", l1_size=256 * 1024, l2_size=4 * 1024 * 1024)
+SOURCES = sq8_kernels_original.SOURCES
+SENTINEL = -99
+# no shrinking: a failing batch reports its layers as drawn (a shrink rebuilds the C each step)
+SWEEP = dict(deadline=None, derandomize=True, database=None, phases=[Phase.explicit, Phase.generate],
+             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                    HealthCheck.data_too_large])
+ACTS = {KOP_NONE: "none", KOP_RELU: "relu", KOP_RELUN: "relun", KOP_RELUM: "relum", KOP_RELUMN: "relumn",
+        KOP_HSIGMOID: "hsigmoid", KOP_HSWISH: "hswish", KOP_LEAKYRELU: "leakyrelu"}
+POOL_FUSED = ("none", "relu", "relun")
+BIAS_DTYPES = {1: np.int8, 2: np.int16, 4: np.int32}
+
+
+# ---------------------------------------------------------------------------------------------
+# Layers: declared in one model, run, compared
+
+
+@dataclass
+class Layer:
+    """One generator call: its generator, parameters (after Name, Ctrl), Ctrl fields, the L1 budget
+    ('min': the smallest power of two from 256 bytes on that tiles it) and a seed for its data."""
+
+    name: str
+    gen: object
+    args: tuple
+    ctrl: dict = field(default_factory=dict)
+    budget: object = 48000
+    seed: int = 0
+
+
+def make_ctrl(fields: dict):
+    if not fields:
+        return 0
+    ctrl = CNN_GenControl_T()
+    CNN_InitGenCtrl(ctrl)
+    for k, v in fields.items():
+        CNN_SetGenCtrl(ctrl, k, v)
+    return ctrl
+
+
+def declare(layer: Layer) -> None:
+    budget = 256 if layer.budget == "min" else layer.budget
+    AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_OFF if layer.budget == "min" else AT_OPT_ON)
+    while True:
+        SetL1MemorySize(min(budget, PLATFORM.l1_size))
+        if layer.gen(layer.name, make_ctrl(layer.ctrl), *layer.args):
+            break
+        assert budget < PLATFORM.l1_size, f"{layer.name}: no tiling fits {budget} B"
+        budget *= 2
+    AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_ON)
+
+
+def build(out_dir, layers: list):
+    """Every layer in one model (the original's users' preamble), generated and built."""
+    with Model(PLATFORM) as m:
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        SetGeneratedFilesNames("Sq8OrigLayers.c", "Sq8OrigLayers.h")
+        LoadCNN_SQ8_Library()
+        for layer in layers:
+            declare(layer)
+        tilings = dict(m.tilings)
+        files = generate(m)
+    write_files(files, str(out_dir))
+    prog = host_harness.build(out_dir, sources=SOURCES, include_dirs=[CNN_KERNELS_DIR], platform=PLATFORM)
+    return prog, tilings
+
+
+def run(prog, tilings, layer: Layer, args: dict, expected: np.ndarray, out_dtype=np.int8) -> None:
+    """Call the layer with a sentinel-filled Out: bit-exact, and the cycles predicted."""
+    out = np.full(expected.shape, SENTINEL, dtype=out_dtype)
+    counters = prog.call(layer.name, Out=out, **args)
+    np.testing.assert_array_equal(out, expected, err_msg=f"{layer.name}: {layer}")
+    if layer.name in tilings:
+        assert counters["cycles"] == tilings[layer.name].predicted.cycles, layer.name
+
+
+# ---------------------------------------------------------------------------------------------
+# NNTool-like constants
+
+
+def int8(rng, shape) -> np.ndarray:
+    return rng.integers(-128, 128, size=shape).astype(np.int8)
+
+
+def channel_scales(rng, n: int, fan_in: int, prenorm: int = 0) -> tuple:
+    """(Scale, ScaleN) of n channels as NNTool computes them for a filter of fan_in taps: the real
+    scale S_in * S_w / S_out puts the int32 sums back around int8 magnitudes; ScaleN lowered by
+    PRENORM as NNTool's qnorms are."""
+    real = np.exp(rng.uniform(np.log(0.25), np.log(4.0), size=n)) / (64.0 * np.sqrt(fan_in))
+    scale, scale_n = Q.compute_scales(real, min(8, Q.filter_available_bits(fan_in)))
+    scale_n = scale_n.astype(np.int64) - prenorm
+    return scale, np.maximum(scale_n, 0).astype(np.int8)
+
+
+def act_infos(rng, act: str, **fields) -> Q.Infos:
+    """Infos as NNTool fills them for act (act scale from compute_scales of a float near 1, or the
+    identity (1, 0)); bytes in 0..255 where the kernels read them unsigned."""
+    if rng.integers(0, 2):
+        s, n = Q.compute_scales(rng.uniform(0.3, 1.7))
+        act_scale, act_scale_n = int(s[0]), int(n[0])
+    else:
+        act_scale, act_scale_n = 1, 0
+    a0, b0, c0 = (int(v) for v in rng.integers(0, 128, size=3))
+    if act == "relumn":
+        b0 = int(rng.integers(a0, 128))
+    return Q.Infos(act_scale=act_scale, act_scale_n=act_scale_n, a0=a0, b0=b0, c0=c0, **fields)
+
+
+def params(info: Q.Infos, signed: bool = False) -> Q.ActParams:
+    return Q.act_params(Q.read_infos(info.to_bytes(), signed))
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolution, pooling, activation
+
+
+def conv_expected(layer: Layer, rng) -> tuple:
+    (bias_size, _, nin, nout, w, h, conv, fx, fy, dx, dy, sx, sy, cpad, pool, fpx, fpy, _, _, spx, spy, ppad,
+     act) = layer.args
+    pad_type = layer.ctrl.get("PADTYPE", PAD_BALANCED_LEFT)
+    dw = conv == KOP_CONV_DW
+    a = ACTS[act]
+    inp = int8(rng, (nin, h, w))
+    filt = int8(rng, (nout, fy, fx) if dw else (nout, nin, fy, fx))
+    bias = rng.integers(-2000, 2000, size=nout).astype(BIAS_DTYPES[bias_size]) if bias_size > 1 else int8(rng, nout)
+    prenorm = int(rng.integers(0, 3)) if rng.integers(0, 3) == 0 else 0
+    scale, scale_n = channel_scales(rng, nout, fx * fy * (1 if dw else nin), prenorm)
+    info = act_infos(rng, a, scale=int(rng.integers(0, 3)), prenorm=prenorm)
+    p = params(info)
+    pcw = CNN_TotalPaddingValue(w, fx, sx, dx) if cpad else 0
+    pch = CNN_TotalPaddingValue(h, fy, sy, dy) if cpad else 0
+    pad = CNN_EdgePaddingValue(pad_type, pcw, pch)
+    acc = Q.conv_acc(inp, filt, bias, stride=(sx, sy), dilation=(dx, dy), pad=pad, depthwise=dw, norm_bias=info.scale)
+    if pool == KOP_NONE:
+        out = Q.reduct(acc, scale, scale_n, a, p, prenorm)
+    else:
+        y = Q.reduct(acc, scale, scale_n, "none", p, prenorm)
+        out = pool_reference(y, pool, (fpx, fpy), (spx, spy), ppad, pad_type, a, p)
+    args = dict(In=inp, Filter=filt, Bias=bias, Scale=scale, ScaleN=scale_n, Infos=info.to_bytes().view(np.int8))
+    return args, out
+
+
+def pool_reference(inp, pool, size, stride, ppad, pad_type, a, p):
+    h, w = inp.shape[1:]
+    pw = CNN_TotalPaddingValue(w, size[0], stride[0], 1) if ppad else 0
+    ph = CNN_TotalPaddingValue(h, size[1], stride[1], 1) if ppad else 0
+    pad = CNN_EdgePaddingValue(pad_type, pw, ph)
+    kind = "max" if pool == KOP_MAXPOOL else "avg"
+    if a in POOL_FUSED:
+        return Q.pool(inp, kind, size, stride, pad, act=a, p=p, do_scale=a == "none")
+    return Q.activation(Q.pool(inp, kind, size, stride, pad, act="none", p=p, do_scale=False), a, p)
+
+
+def pool_expected(layer: Layer, rng) -> tuple:
+    feat, w, h, pool, fpx, fpy, _, _, spx, spy, ppad, act = layer.args
+    a = ACTS[act]
+    inp = int8(rng, (feat, h, w))
+    info = act_infos(rng, a)
+    out = pool_reference(inp, pool, (fpx, fpy), (spx, spy), ppad, layer.ctrl.get("PADTYPE", PAD_BALANCED_LEFT), a,
+                         params(info))
+    return dict(In=inp, Infos=info.to_bytes().view(np.int8)), out
+
+
+def act_expected(layer: Layer, rng) -> tuple:
+    feat, w, h, act = layer.args
+    a = ACTS[act]
+    inp = int8(rng, (feat, h, w))
+    info = act_infos(rng, a)
+    return dict(In=inp, Infos=info.to_bytes().view(np.int8)), Q.activation(inp, a, params(info))
+
+
+EXPECTED = {CNN_ConvolutionPoolAct_SQ8: conv_expected, CNN_PoolAct_SQ8: pool_expected, CNN_Act_SQ8: act_expected}
+
+
+def run_layer(prog, tilings, layer: Layer) -> None:
+    args, expected = EXPECTED[layer.gen](layer, np.random.default_rng(layer.seed))
+    run(prog, tilings, layer, args, expected)
+
+
+def _fit(dim: int, f: int, s: int, d: int, pad: bool) -> int:
+    ext = d * (f - 1) + 1
+    while dim - ext + (CNN_TotalPaddingValue(dim, f, s, d) if pad else 0) < 0:
+        dim += 1
+    return dim
+
+
+POOL_GEOMS = [(2, 2, 1, 1, 2, 2, 0), (3, 3, 1, 1, 2, 2, 1), (3, 2, 1, 1, 1, 2, 1), (2, 2, 1, 1, 1, 1, 1)]
+BUDGETS = ["min", "min", 1500, 6000, 200_000]
+PAD_TYPES = [PAD_BALANCED_LEFT, PAD_BALANCED_LEFT, PAD_BALANCED_RIGHT, PAD_LEFT, PAD_RIGHT]
+
+
+@st.composite
+def conv_layer(draw, index: int):
+    conv = draw(st.sampled_from([KOP_CONV, KOP_CONV, KOP_CONV_DW]))
+    fx, fy = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    sx, sy = draw(st.integers(1, 3)), draw(st.integers(1, 2))
+    dx, dy = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    cpad = draw(st.integers(0, 1))
+    pool = draw(st.sampled_from([KOP_NONE, KOP_NONE, KOP_MAXPOOL, KOP_AVGPOOL]))
+    pgeom = draw(st.sampled_from(POOL_GEOMS))
+    act = draw(st.sampled_from(list(ACTS)))
+    w = _fit(draw(st.integers(3, 18)), fx, sx, dx, cpad)
+    h = _fit(draw(st.integers(3, 14)), fy, sy, dy, cpad)
+    if pool != KOP_NONE:
+        while True:
+            wc, hc, *_ = CNN_LayerOutputDim(w, h, conv, fx, fy, dx, dy, sx, sy, cpad, KOP_NONE, 1, 1, 1, 1, 1, 1, 0)
+            pw = CNN_TotalPaddingValue(wc, pgeom[0], pgeom[4], 1) if pgeom[6] else 0
+            ph = CNN_TotalPaddingValue(hc, pgeom[1], pgeom[5], 1) if pgeom[6] else 0
+            if wc + pw >= pgeom[0] and hc + ph >= pgeom[1]:
+                break
+            w, h = w + sx, h + sy
+    nin = draw(st.integers(1, 6))
+    nout = nin if conv == KOP_CONV_DW else draw(st.integers(1, 10))
+    ctrl = {"TILEORIENTATION": draw(st.sampled_from([TILE_HOR, TILE_HOR, TILE_VER])),
+            "PADTYPE": draw(st.sampled_from(PAD_TYPES))}
+    args = (draw(st.sampled_from([1, 2, 4])), 1, nin, nout, w, h, conv, fx, fy, dx, dy, sx, sy, cpad, pool, *pgeom,
+            act)
+    return Layer(f"Conv{index}", CNN_ConvolutionPoolAct_SQ8, args, ctrl, draw(st.sampled_from(BUDGETS)), index)
+
+
+@st.composite
+def pool_layer(draw, index: int):
+    pool = draw(st.sampled_from([KOP_MAXPOOL, KOP_AVGPOOL]))
+    pgeom = draw(st.sampled_from(POOL_GEOMS + [(4, 3, 1, 1, 3, 2, 1), (1, 1, 1, 1, 1, 1, 0)]))
+    w, h = draw(st.integers(4, 20)), draw(st.integers(4, 16))
+    ctrl = {"TILEORIENTATION": draw(st.sampled_from([TILE_HOR, TILE_VER])), "PADTYPE": draw(st.sampled_from(PAD_TYPES))}
+    args = (draw(st.integers(1, 12)), w, h, pool, *pgeom, draw(st.sampled_from(list(ACTS))))
+    return Layer(f"Pool{index}", CNN_PoolAct_SQ8, args, ctrl, draw(st.sampled_from(BUDGETS)), index)
+
+
+@st.composite
+def act_layer(draw, index: int):
+    args = (draw(st.integers(1, 12)), draw(st.integers(1, 20)), draw(st.integers(1, 16)),
+            draw(st.sampled_from(list(ACTS))))
+    return Layer(f"Act{index}", CNN_Act_SQ8, args, {}, draw(st.sampled_from(BUDGETS)), index)
+
+
+@st.composite
+def batches(draw, *kinds, n: int):
+    """n layers, drawn from the strategies in turn."""
+    return [draw(kinds[i % len(kinds)](i)) for i in range(n)]
+
+
+@settings(max_examples=6, **SWEEP)
+@given(layers=batches(conv_layer, pool_layer, act_layer, n=15))
+def test_conv_pool_act_sweep_bit_exact(tmp_path_factory, layers):
+    prog, tilings = build(tmp_path_factory.mktemp("sweep"), layers)
+    for layer in layers:
+        run_layer(prog, tilings, layer)
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed errors
+
+
+def raises(*fragments: str, kernel: str = "L"):
+    """The error names this file, the line below the ``with`` (the generator call), the kernel, then
+    the fragments."""
+    at = inspect.stack()[1].positions.end_lineno + 1
+    prefix = f"{THIS}:{at}: kernel '{kernel}': "
+    return pytest.raises(ModelError, match=re.escape(prefix) + ".*" + ".*".join(re.escape(f) for f in fragments))
+
+
+def conv_args(**kw) -> tuple:
+    """CNN_ConvolutionPoolAct_SQ8's arguments after Ctrl (a 3x3 conv of 4 -> 8 features on 10x8)."""
+    p = dict(Bias_DataSize=4, Scale_DataSize=1, InFeat=4, OutFeat=8, Width=10, Height=8, ConvOper=KOP_CONV, Fcx=3,
+             Fcy=3, Dcx=1, Dcy=1, Scx=1, Scy=1, ConvPad=1, PoolOper=KOP_NONE, Fpx=2, Fpy=2, Dpx=1, Dpy=1, Spx=2,
+             Spy=2, PoolPad=0, ActOper=KOP_RELU)
+    p.update(kw)
+    return tuple(p.values())
+
+
+@pytest.fixture
+def sq8_model():
+    with Model(PLATFORM):
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        LoadCNN_SQ8_Library()
+        yield
+
+
+@pytest.mark.usefixtures("sq8_model")
+def test_sigmoid_and_tanh_are_not_supported_yet():
+    with raises("CNN_ConvolutionPoolAct_SQ8: ActOper KOP_SIGMOID with Scale_DataSize 1 is not supported yet",
+                "SIGMOID_LUT_uint16", "use Scale_DataSize 4"):
+        CNN_ConvolutionPoolAct_SQ8("L", 0, *conv_args(ActOper=KOP_SIGMOID))
+    with raises("CNN_Act_SQ8: ActOper KOP_TANH with Scale_DataSize 1 is not supported yet"):
+        CNN_Act_SQ8("L", 0, 4, 5, 5, KOP_TANH)
+    with raises("CNN_PoolAct_SQ8: ActOper KOP_SWISH is not an activation of the original's SQ8 kernels"):
+        CNN_PoolAct_SQ8("L", 0, 4, 8, 8, KOP_MAXPOOL, 2, 2, 1, 1, 2, 2, 0, KOP_SWISH)
+
+
+@pytest.mark.usefixtures("sq8_model")
+def test_conv_misuse():
+    with raises("ConvOper KOP_CONV_DP is not a convolution of the original's SQ8 generator"):
+        CNN_ConvolutionPoolAct_SQ8("L", 0, *conv_args(ConvOper=KOP_CONV_DP))
+    with raises("a depth wise convolution (KOP_CONV_DW) needs InFeat == OutFeat", "use KOP_CONV"):
+        CNN_ConvolutionPoolAct_SQ8("L", 0, *conv_args(ConvOper=KOP_CONV_DW))
+    with raises("Bias_DataSize 3 is not supported: the bias is 1, 2 or 4 bytes"):
+        CNN_ConvolutionPoolAct_SQ8("L", 0, *conv_args(Bias_DataSize=3))
+    with raises("the convolution filter (Fcx = 12, spanning 12) is larger than the padded width (10 + 0 of padding)",
+                "ConvPad = 1"):
+        CNN_ConvolutionPoolAct_SQ8("L", 0, *conv_args(Fcx=12, ConvPad=0))
+    with raises("the pooling window (Fpy = 9, spanning 9) is larger than the padded convolution output height"):
+        CNN_ConvolutionPoolAct_SQ8("L", 0, *conv_args(PoolOper=KOP_MAXPOOL, Fpy=9))
+    with raises("a pooling dilation (Dpx 2, Dpy 1) is not supported yet with Scale_DataSize 1", "Dpx = Dpy = 1"):
+        CNN_ConvolutionPoolAct_SQ8("L", 0, *conv_args(PoolOper=KOP_AVGPOOL, Dpx=2))
+    with raises("ConvOper KOP_NONE with InFeat 4 != OutFeat 8: without a convolution the features pass through"):
+        CNN_ConvolutionPoolAct_SQ8("L", 0, *conv_args(ConvOper=KOP_NONE))
+    with raises("Scx (stride) must be at least 1, got 0"):
+        CNN_ConvolutionPoolAct_SQ8("L", 0, *conv_args(Scx=0))
+
+
+@pytest.mark.usefixtures("sq8_model")
+def test_parallel_features_0_is_not_supported_yet():
+    with raises("CNN_PoolAct_SQ8: ParallelFeatures 0 (one feature at a time, lines split over the cores) is not "
+                "supported yet with Scale_DataSize 1", "leave ParallelFeatures unset"):
+        CNN_PoolAct_SQ8("L", make_ctrl({"PARALLELFEATURES": 0}), 4, 8, 8, KOP_MAXPOOL, 2, 2, 1, 1, 2, 2, 0, KOP_NONE)
+
+
+@pytest.mark.usefixtures("sq8_model")
+def test_generators_without_an_original_form_are_refused():
+    hint = "has no 1-byte form in the original: use Scale_DataSize 4 (Ctrl SCALE_DATASIZE)"
+    with raises("CNN_MatSubAct_SQ8: " + hint):
+        CNN_MatSubAct_SQ8("L", 0, 4, 5, 5, KOP_NONE)
+    with raises("CNN_MatEltMulAct_SQ8: " + hint):
+        CNN_MatEltMulAct_SQ8("L", 0, 4, 5, 5, KOP_NONE)
+    with raises("CNN_ConcatChannels_SQ8: " + hint):
+        CNN_ConcatChannels_SQ8("L", 0, 5, 5, [2, 3])
+
+
+def test_kernels_must_be_declared():
+    with Model(PLATFORM):
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        with raises("basic kernel 'Ker_ReLU_SQ8' is not declared", "call LoadCNN_SQ8_Library()"):
+            CNN_Act_SQ8("L", 0, 4, 5, 5, KOP_RELU)
