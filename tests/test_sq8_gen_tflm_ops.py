@@ -63,10 +63,13 @@ PERMS = {KOP_MATPERM_CHW2CWH: (0, 2, 1), KOP_MATPERM_CHW2HWC: (1, 2, 0), KOP_MAT
          KOP_MATPERM_HWC2CWH: (2, 1, 0)}
 
 
-def ctrl4():
+def ctrl4(**fields):
+    """A CNN_GenControl_T selecting TFLM's requantisation, with more fields set."""
     c = CNN_GenControl_T()
     CNN_InitGenCtrl(c)
     CNN_SetGenCtrl(c, "SCALE_DATASIZE", 4)
+    for k, v in fields.items():
+        CNN_SetGenCtrl(c, k, v)
     return c
 
 
@@ -89,7 +92,7 @@ def declare_small(gen, *args) -> int:
     return budget
 
 
-def build(out_dir, declare) -> tuple:
+def build(out_dir, declare, cores: int = 8) -> tuple:
     with Model(PLATFORM) as m:
         SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
         SetGeneratedFilesNames("Sq8Ops.c", "Sq8Ops.h")
@@ -98,8 +101,9 @@ def build(out_dir, declare) -> tuple:
         tilings = dict(m.tilings)
         files = generate(m)
     write_files(files, str(out_dir))
-    return host_harness.build(out_dir, sources=CNN_SQ8_SOURCES, include_dirs=[CNN_KERNELS_DIR],
-                              platform=PLATFORM), tilings
+    prog = host_harness.build(out_dir, sources=CNN_SQ8_SOURCES, include_dirs=[CNN_KERNELS_DIR], platform=PLATFORM,
+                              cores=cores)
+    return prog, tilings if cores == 8 else {}     # the predictions are for GAP8's 8 cores
 
 
 def call(prog, tilings, name: str, expected: np.ndarray, **args) -> np.ndarray:
@@ -238,8 +242,9 @@ CONCAT = (3, 2, [2, 5, 1])       # Width, Height, InFeats
 PERM = (6, 7, 5)                 # InFeat, Width, Height
 
 
-@pytest.fixture(scope="module")
-def fixed(tmp_path_factory):
+@pytest.fixture(scope="module", params=[8, 3], ids=["8cores", "3cores"])
+def fixed(request, tmp_path_factory):
+    """The fixed layers built for GAP8's 8 cores and for 3 (shares that do not divide evenly)."""
     def declare():
         for kind, oper in ACT_OPS.items():
             declare_small(CNN_Act_SQ8, f"Act_{kind}", ctrl4(), *ACT_SHAPE, oper)
@@ -255,7 +260,7 @@ def fixed(tmp_path_factory):
             for size in (1, 2, 4):
                 declare_small(CNN_3DTensorPermute, f"Perm_{oper.name}_{size}", 0, size, *PERM, oper)
         declare_small(CNN_MatTranspose, "Transp", 0, 2, *PERM, KOP_MATTRANSP)
-    return build(tmp_path_factory.mktemp("sq8_ops_fixed"), declare)
+    return build(tmp_path_factory.mktemp("sq8_ops_fixed"), declare, request.param)
 
 
 SCALES = st.floats(1e-3, 0.5).map(R.f32)
@@ -338,6 +343,95 @@ def test_concat_equals_reference(fixed, qs, oq, same, seed):
          Infos=G.concat_infos(qs, oq))
 
 
+# ---------------------------------------------------------------------------------------------
+# Random shapes and L1 budgets: one batch of layers (drawn once, seeded), hypothesis over their data
+
+BATCH = 16
+
+
+def random_layers(seed: int = 23) -> list:
+    """(kind, name, shape, budget) for BATCH layers: kinds act / mean / max / sum / softmax / concat, shapes
+    1..40, budgets 'min' (the smallest from 256 B that fits), 600 B, 2 kB or the whole layer."""
+    rng = np.random.default_rng(seed)
+    kinds = ["act", "mean", "max", "sum", "softmax", "concat"]
+    out = []
+    for i in range(BATCH):
+        kind = kinds[i % len(kinds)]
+        f, w, h = (int(v) for v in rng.integers(1, 41, size=3))
+        shape = {"act": (f, w, h, sorted(ACT_OPS)[int(rng.integers(len(ACT_OPS)))]), "softmax": (f, h),
+                 "concat": (w % 9 + 1, h % 7 + 1, [int(v) for v in rng.integers(1, 20, size=int(rng.integers(2, 9)))])
+                 }.get(kind, (f, w % 12 + 1, h % 12 + 1))
+        out.append((kind, f"R{i}_{kind}", shape, ["min", 600, 2048, None][int(rng.integers(4))]))
+    return out
+
+
+LAYERS = random_layers()
+POOLS = {"mean": KOP_GLOBAL_AVGPOOL, "max": KOP_GLOBAL_MAXPOOL, "sum": KOP_GLOBAL_SUMPOOL}
+
+
+def declare_random(kind: str, name: str, shape, budget) -> None:
+    gen, args = {"act": (CNN_Act_SQ8, (ctrl4(), *shape[:3], ACT_OPS[shape[-1]] if kind == "act" else 0)),
+                 "softmax": (softmax_2d, shape),
+                 "concat": (CNN_ConcatChannels_SQ8, (ctrl4(), *shape))}.get(
+        kind, (CNN_GlobalPoolAct_SQ8, (ctrl4(), *shape, POOLS.get(kind), KOP_RELU)))
+    if budget == "min":
+        declare_small(gen, name, *args)
+        return
+    SetL1MemorySize(budget or PLATFORM.l1_size)
+    AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_OFF)
+    if not gen(name, *args):    # too big for that budget: the smallest that fits instead
+        declare_small(gen, name, *args)
+    AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_ON)
+
+
+@pytest.fixture(scope="module")
+def randoms(tmp_path_factory):
+    def declare():
+        for layer in LAYERS:
+            declare_random(*layer)
+    return build(tmp_path_factory.mktemp("sq8_ops_random"), declare)
+
+
+def run_random(prog, tilings, layer, iq, oq, seed: int, alpha: float) -> None:
+    kind, name, shape, _ = layer
+    if kind == "act":
+        f, w, h, op = shape
+        x = _data(seed, (1, h, w, f))
+        oq = {"LOGISTIC": R.QParams(1 / 256, -128), "TANH": R.QParams(1 / 128, 0)}.get(op, oq)
+        if op == "HARD_SWISH" and float(iq.scale) / 128 / float(oq.scale) >= 1:
+            oq = R.QParams(float(iq.scale), oq.zero_point)
+        call(prog, tilings, name, act_reference(op, x, iq, oq, alpha), In=x, Infos=G.act_infos(op, iq, oq, alpha=alpha))
+    elif kind == "softmax":
+        x = _data(seed, (shape[1], shape[0]))
+        call(prog, tilings, name, R.softmax(x, iq, R.QParams(1 / 256, -128)), In=x, Infos=G.softmax_infos(iq))
+    elif kind == "concat":
+        w, h, feats = shape
+        xs = [_data(seed + i, (1, h, w, f)) for i, f in enumerate(feats)]
+        qs = [iq if i % 2 else oq for i in range(len(feats))]
+        want = np.concatenate([R.quantize(x, q, oq) for x, q in zip(xs, qs)], axis=3)
+        call(prog, tilings, name, want, **{f"In{i}": x for i, x in enumerate(xs)}, Infos=G.concat_infos(qs, oq))
+    else:
+        f, w, h = shape
+        x = _data(seed, (1, h, w, f))
+        if kind == "max":
+            lo, hi = R.activation_range("RELU", iq)
+            want, infos = np.clip(R.reduce_max_hw(x, iq, iq), lo, hi), G.max_infos(iq, iq, "RELU")
+        else:
+            lo, hi = R.activation_range("RELU", oq)
+            ref, infos = ((R.mean_hw, G.mean_infos(iq, oq, w * h, "RELU")) if kind == "mean" else
+                          (R.sum_hw, G.sum_infos(iq, oq, "RELU")))
+            want = np.clip(ref(x, iq, oq), lo, hi)
+        call(prog, tilings, name, want, In=x, Infos=infos)
+
+
+@settings(**SWEEP)
+@given(iq=QPARAMS, oq=QPARAMS, seed=st.integers(0, 2**16), alpha=st.floats(0.01, 0.9))
+def test_random_layers_equal_reference(randoms, iq, oq, seed, alpha):
+    prog, tilings = randoms
+    for layer in LAYERS:
+        run_random(prog, tilings, layer, iq, oq, seed, alpha)
+
+
 DTYPES = {1: np.int8, 2: np.int16, 4: np.int32}
 
 
@@ -404,6 +498,13 @@ def test_errors(model):
         CNN_3DTensorPermute("L", 0, 1, 2, 2, 2, KOP_MATTRANSP)
     with raises("L", "CNN_MatTranspose: MatTranspOper KOP_MATPERM_CHW2HWC is not a transpose"):
         CNN_MatTranspose("L", 0, 1, 2, 2, 2, KOP_MATPERM_CHW2HWC)
+    with raises("L", "CNN_3DTensorPermute: MatPermOper KOP_MATPERM_CHW2HWC permutes a CHW tensor but the Ctrl "
+                "field HWC says HWC", "leave HWC unset"):
+        CNN_3DTensorPermute("L", ctrl4(HWC=1), 1, 2, 2, 2, KOP_MATPERM_CHW2HWC)
+    with raises("L", "CNN_Act_SQ8: KOP_RELUN with the Ctrl field RELUN 3 is not supported with Scale_DataSize 4"):
+        CNN_Act_SQ8("L", ctrl4(RELUN=3), 4, 4, 4, KOP_RELUN)
+    with raises("L", "CNN_GlobalPoolAct_SQ8: KOP_RELUN with the Ctrl field RELUN 2 is not supported"):
+        CNN_GlobalPoolAct_SQ8("L", ctrl4(RELUN=2), 4, 4, 4, KOP_GLOBAL_MAXPOOL, KOP_RELUN)
 
 
 def test_errors_library_not_loaded():

@@ -205,6 +205,14 @@ def _infos_and_dims(name: str, op: int, bandwidth: int, dims: dict) -> None:
         AddKernelArgDim(name, arg, len(shape) + 1, *shape, 1)
 
 
+def _check_relun(setup, oper) -> None:
+    """KOP_RELUN is TFLite's RELU6 here, its bounds in the Infos: a Ctrl RELUN other than 6 would be ignored."""
+    if oper == K.KOP_RELUN and setup.ctrl.relun not in (DEFAULT, 6):
+        setup.chk.fail(f"KOP_RELUN with the Ctrl field RELUN {setup.ctrl.relun} is not supported with "
+                       "Scale_DataSize 4: TensorFlow Lite's only ReLU-N is RELU6, its clamp is the Infos' ACT_MIN, "
+                       "ACT_MAX", "leave RELUN unset (or 6), and build the Infos with act_infos('RELU6', ...)")
+
+
 def _hwc(chk: Checker, Feat, Width, Height) -> Tuple[int, int, int]:
     return chk.integer(Feat, "Feat", 1), chk.integer(Width, "Width", 1), chk.integer(Height, "Height", 1)
 
@@ -223,6 +231,7 @@ def act(setup, Feat, Width, Height, ActOper) -> int:
                  "use KOP_ACT_NONE (QUANTIZE), KOP_RELU, KOP_RELUN (RELU6), KOP_SIGMOID, KOP_TANH, KOP_HSWISH or "
                  "KOP_LEAKYRELU")
     oper = chk.oper(ActOper, "ActOper", tuple(ACT_OPERS), "an activation with TensorFlow Lite's int8 arithmetic")
+    _check_relun(setup, oper)
     kname = ACT_OPERS[oper][1]
     _need(chk, [kname])
     n = feat * width * height
@@ -250,8 +259,8 @@ def global_pool_act(setup, Feat, Width, Height, PoolOper, ActOper) -> int:
     chk = setup.chk
     feat, width, height = _hwc(chk, Feat, Width, Height)
     pool = chk.oper(PoolOper, "PoolOper", tuple(POOL_OPERS), "a global pooling with TensorFlow Lite's int8 arithmetic")
-    chk.oper(ActOper, "ActOper", CLAMP_ACTS, "an activation a global pooling applies (a clamp to the Infos' ACT_MIN, "
-             "ACT_MAX)")
+    _check_relun(setup, chk.oper(ActOper, "ActOper", CLAMP_ACTS, "an activation a global pooling applies (a clamp "
+                                 "to the Infos' ACT_MIN, ACT_MAX)"))
     kname = POOL_OPERS[pool]
     _need(chk, [kname])
     pixels = width * height
@@ -415,7 +424,7 @@ def tensor_permute(chk: Checker, ctrl, Size, InFeat, Width, Height, MatPermOper)
     oper = chk.oper(MatPermOper, "MatPermOper", tuple(PERMUTATIONS), "a 3D permutation (KOP_MATPERM_*)")
     in_layout, out_layout = PERMUTATIONS[oper]
     if ctrl.hwc not in (DEFAULT, int(in_layout == "HWC")):
-        chk.fail(f"MatPermOper {oper.name} permutes an {in_layout} tensor but the Ctrl field HWC says "
+        chk.fail(f"MatPermOper {oper.name} permutes a {in_layout} tensor but the Ctrl field HWC says "
                  f"{'HWC' if ctrl.hwc else 'CHW'}", "leave HWC unset (the operator names the layout) or match it")
     return _copy_kernel(chk, size, in_layout, out_layout, permutation(in_layout, out_layout, feat, width, height))
 
