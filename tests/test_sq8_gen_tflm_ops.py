@@ -255,6 +255,7 @@ def fixed(request, tmp_path_factory):
         declare_small(CNN_GlobalPoolAct_SQ8, "Sum", ctrl4(), *POOL_SHAPE, KOP_GLOBAL_SUMPOOL, KOP_NONE)
         declare_small(softmax_2d, "Soft2D", *SOFT)
         declare_small(CNN_SoftMax_SQ8, "Soft1D", ctrl4(), SOFT[0], KOP_SOFTMAX)
+        declare_small(softmax_2d, "Soft600", 600, 2)
         declare_small(CNN_ConcatChannels_SQ8, "Concat", ctrl4(), *CONCAT)
         for oper in PERMS:
             for size in (1, 2, 4):
@@ -325,6 +326,21 @@ def test_softmax_equals_reference(fixed, iq, beta, spread, seed):
     infos = G.softmax_infos(iq, beta)
     call(prog, tilings, "Soft2D", R.softmax(x, iq, oq, beta), In=x, Infos=infos)
     call(prog, tilings, "Soft1D", R.softmax(x[0], iq, oq, beta), In=x[0], Infos=infos)
+
+
+def test_softmax_where_tflm_aborts(fixed):
+    """512 or more items at the row's max put the reciprocal's exponent above 31: TFLM's reference aborts
+    (sq8_tflm raises), ours gives the correctly rounded 0 (each probability < 1/512, below half of 1/256)."""
+    prog, tilings = fixed
+    iq = R.QParams(0.03, 5)
+    x = np.full((2, 600), 7, dtype=np.int8)
+    x[1, 550:] = -100
+    with pytest.raises(ModelError, match="softmax reciprocal exponent outside"):
+        R.softmax(x, iq, R.QParams(1 / 256, -128))
+    call(prog, tilings, "Soft600", np.full(x.shape, -128), In=x, Infos=G.softmax_infos(iq))
+    x[1, :] = np.arange(600) % 200 - 100                  # a row TFLM computes: ours equals it
+    call(prog, tilings, "Soft600", np.concatenate([np.full(600, -128), R.softmax(x[1], iq, R.QParams(1 / 256, -128))]),
+         In=x, Infos=G.softmax_infos(iq))
 
 
 @settings(**SWEEP)
