@@ -17,7 +17,9 @@ by the helpers here from the tensors' :class:`.sq8_tflm.QParams`:
   activation: a clamp to ACT_MIN, ACT_MAX;
   tiled over features (every pixel of a feature in one tile).
 * ``CNN_SoftMax_SQ8`` / ``CNN_SoftMax2D_SQ8`` ``Name(In, Out, Infos)``: SOFTMAX over the last
-  axis of ``N`` rows of ``Dim`` (1 row for ``CNN_SoftMax_SQ8``); tiled over rows.
+  axis of ``N`` rows of ``Dim`` (1 row for ``CNN_SoftMax_SQ8``); tiled over rows. Where TFLM
+  aborts (512 or more items at a row's max put its reciprocal's exponent above 31), ours gives
+  the correctly rounded result, -128.
 * ``CNN_ConcatChannels_SQ8`` ``Name(In0, ..., Out, Infos)``: 2 to 8 HWC inputs concatenated on
   channels, each requantised to the output's quantisation as TFLite's QUANTIZE does (a copy when
   they are equal). TFLM's int8 CONCATENATION copies the raw values whatever the quantisations
@@ -27,6 +29,12 @@ by the helpers here from the tensors' :class:`.sq8_tflm.QParams`:
 * ``CNN_3DTensorPermute`` / ``CNN_MatTranspose`` ``Name(In, Out)``: copies of Size-byte items,
   tiled over an axis outermost or innermost in both layouts (each argument with its own tile
   orientation, OBJ_CONSTRAINTS_TILE_HOR / _VER, as the original's does).
+
+Differences from the original (Scale_DataSize 1, :mod:`.sq8_gen_original`): HWC tensors and the
+int32-word Infos; the softmax's output is int8 at 1/256, -128 (the original's is Q15); the
+operators TFLite has no int8 form of (KOP_HSIGMOID, KOP_HTANH, KOP_SWISH, KOP_RELUM, KOP_RELUMN)
+are refused; a Ctrl RELUN other than 6 is refused (RELU6 only). The permutations take their input
+layout from the operator's name (the original's from the Ctrl field HWC, which, if set, must agree).
 """
 
 from __future__ import annotations
