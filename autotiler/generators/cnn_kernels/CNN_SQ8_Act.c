@@ -179,22 +179,41 @@ void KerParGlobalSumRequant_TFLM_SQ8(KerGlobalPool_TFLM_SQ8_T *Arg)
 	gap_waitbarrier(0);
 }
 
+/* Channels [c, c + 4) at once on the vector unit: the lane-wise max over the pixels (row stride Feat). */
+static inline v4s at_sq8_max4_channels(const signed char *In, int Pixels, int Feat, int c)
+{
+	v4s m = at_tflm_load4(In + c);
+	int p;
+
+	for (p = 1; p < Pixels; p++)
+		m = gap_max4(m, at_tflm_load4(In + p * Feat + c));
+	return m;
+}
+
+static inline int at_sq8_max_channel(const signed char *In, int Pixels, int Feat, int c)
+{
+	int m = -128, p;
+
+	for (p = 0; p < Pixels; p++)
+		m = (In[p * Feat + c] > m) ? In[p * Feat + c] : m;
+	return m;
+}
+
+/* Each core takes its channels four at a time, the rest one by one (no load past its channels). */
 void KerParGlobalMaxPool_TFLM_SQ8(KerGlobalPool_TFLM_SQ8_T *Arg)
 {
 	int Feat = Arg->Feat, Pixels = (int) Arg->Pixels;
-	int First, Last, c, p;
+	int32_t Lo = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MIN), Hi = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
+	int First, Last, c, k;
 
 	CNN_Chunk(Feat, &First, &Last);
-	for (c = First; c < Last; c++) {
-		int m = -128;
+	for (c = First; c + 4 <= Last; c += 4) {
+		v4s m = at_sq8_max4_channels(Arg->In, Pixels, Feat, c);
 
-		for (p = 0; p < Pixels; p++) {
-			int v = Arg->In[p * Feat + c];
-
-			m = (v > m) ? v : m;
-		}
-		Arg->Out[c] = (signed char) at_sq8_clampi(m, at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MIN),
-							   at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX));
+		for (k = 0; k < 4; k++)
+			Arg->Out[c + k] = (signed char) at_sq8_clampi(m[k], Lo, Hi);
 	}
+	for (; c < Last; c++)
+		Arg->Out[c] = (signed char) at_sq8_clampi(at_sq8_max_channel(Arg->In, Pixels, Feat, c), Lo, Hi);
 	gap_waitbarrier(0);
 }

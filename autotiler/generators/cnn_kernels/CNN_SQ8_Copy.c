@@ -3,6 +3,7 @@
  * to the output's quantisation (TFLM's QUANTIZE int8 -> int8), and the permutations of a 3D tensor
  * (the original's CNN_3DTensorPermute and CNN_MatTranspose: bytes moved, nothing requantised).
  */
+#include <string.h>
 #include "CNN_BasicKernels.h"	/* the KACT_ enum CNN_Activation.h reads */
 #include "CNN_Activation.h"	/* CNN_Chunk */
 #include "CNN_SQ8_BasicKernels.h"
@@ -30,8 +31,11 @@ void KerParConcat_TFLM_SQ8(KerConcat_TFLM_SQ8_T *Arg)
 		const signed char *In = Arg->In + p * InFeat;
 		signed char *Out = Arg->Out + p * OutFeat + Arg->Offset;
 
-		for (c = 0; c < InFeat; c++)
-			Out[c] = Copy ? In[c] : (signed char) at_tflm_requant_int8(In[c] - InZp, Mult, Shift, OutZp, -128, 127);
+		if (Copy)
+			memcpy(Out, In, (size_t) InFeat);
+		else
+			for (c = 0; c < InFeat; c++)
+				Out[c] = (signed char) at_tflm_requant_int8(In[c] - InZp, Mult, Shift, OutZp, -128, 127);
 	}
 	gap_waitbarrier(0);
 }

@@ -21,17 +21,29 @@ static inline int32_t at_sq8_rdbpot_any(int32_t x, int e)
 	return (e > 31) ? 0 : at_tflm_rdbpot(x, e);
 }
 
+/* The row's max, four items at a time on the vector unit, the tail one by one. */
+static inline int at_sq8_row_max(const signed char *In, int Dim)
+{
+	v4s m = {-128, -128, -128, -128};
+	int Max, i;
+
+	for (i = 0; i + 4 <= Dim; i += 4)
+		m = gap_max4(m, at_tflm_load4(In + i));
+	Max = at_tflm_max_lanes(m, -128);
+	for (; i < Dim; i++)
+		Max = (In[i] > Max) ? In[i] : Max;
+	return Max;
+}
+
 /* One row: max, the sum of the exponentials in Q12.19, then each item's exponential times the
  * reciprocal of the sum, to 8 bits; items below DiffMin give -128 (exp underflows to 0). */
 static void at_sq8_softmax_row(const signed char *In, signed char *Out, int Dim, int32_t Mult, int LeftShift,
 			       int32_t DiffMin)
 {
-	int Max = -128, i, NumBits;
+	int Max = at_sq8_row_max(In, Dim), i, NumBits;
 	uint32_t Sum = 0;
 	int32_t Recip;
 
-	for (i = 0; i < Dim; i++)
-		Max = (In[i] > Max) ? In[i] : Max;
 	for (i = 0; i < Dim; i++) {
 		int32_t d = In[i] - Max;
 

@@ -14,9 +14,30 @@
 #ifndef __CNN_SQ8_TFLM_OPS_H__
 #define __CNN_SQ8_TFLM_OPS_H__
 
+#include <string.h>
 #include "Gap.h"
 #include "CNN_SQ8_Infos.h"
 #include "CNN_SQ8_Requant.h"
+
+/* Four int8 at any address as one vector (memcpy: a v4s access at an unaligned address is
+ * undefined in C; the chip loads from any address in one instruction). */
+static inline v4s at_tflm_load4(const signed char *p)
+{
+	v4s v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* The largest of the four lanes of v and m. */
+static inline int at_tflm_max_lanes(v4s v, int m)
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		m = (v[k] > m) ? v[k] : m;
+	return m;
+}
 
 /* ---- gemmlowp fixed point ------------------------------------------------------------------- */
 
