@@ -31,9 +31,14 @@ from autotiler.generators.sq8_generators import (
     CNN_Act_SQ8,
     CNN_ConcatChannels_SQ8,
     CNN_ConvolutionPoolAct_SQ8,
+    CNN_GlobalPoolAct_SQ8,
+    CNN_LinearAct_SQ8,
+    CNN_MatAddAct_SQ8,
     CNN_MatEltMulAct_SQ8,
+    CNN_MatMulAct_SQ8,
     CNN_MatSubAct_SQ8,
     CNN_PoolAct_SQ8,
+    CNN_TensorVectMultAct_SQ8,
 )
 from autotiler.generators.sq8_library import CNN_SQ8_HEADER, LoadCNN_SQ8_Library
 from autotiler.platforms import get_platform
@@ -211,7 +216,84 @@ def act_expected(layer: Layer, rng) -> tuple:
     return dict(In=inp, Infos=info.to_bytes().view(np.int8)), Q.activation(inp, a, params(info))
 
 
-EXPECTED = {CNN_ConvolutionPoolAct_SQ8: conv_expected, CNN_PoolAct_SQ8: pool_expected, CNN_Act_SQ8: act_expected}
+def scale_pair(rng, lo: float, hi: float, skip: bool = False) -> tuple:
+    """(Scale, ScaleN) of a real scale in [lo, hi] (compute_scales); (0, 0) sometimes when skip."""
+    if skip and rng.integers(0, 3) == 0:
+        return 0, 0
+    s, n = Q.compute_scales(rng.uniform(lo, hi))
+    return int(s[0]), int(n[0])
+
+
+def linear_expected(layer: Layer, rng) -> tuple:
+    bias_size, _, in_dim, out_dim, _, act = layer.args
+    a = ACTS[act]
+    inp, w = int8(rng, in_dim), int8(rng, (out_dim, in_dim))
+    bias = rng.integers(-2000, 2000, size=out_dim).astype(BIAS_DTYPES[bias_size]) if bias_size > 1 else int8(rng,
+                                                                                                               out_dim)
+    scale, scale_n = channel_scales(rng, out_dim, in_dim)
+    info = act_infos(rng, a, scale=int(rng.integers(0, 3)))
+    out = Q.linear(inp, w, bias, scale, scale_n, norm_bias=info.scale, act=a, p=params(info, True))
+    return dict(In=inp, Filter=w, Bias=bias, Scale=scale, ScaleN=scale_n, Infos=info.to_bytes().view(np.int8)), out
+
+
+def matmul_expected(layer: Layer, rng) -> tuple:
+    bias_size, _, col1, line1, col2, _, _, _, _, _, oper, act = layer.args
+    a = ACTS[act]
+    in1, in2 = int8(rng, (line1, col1)), int8(rng, (col1, col2))
+    bias = rng.integers(-2000, 2000, size=line1).astype(BIAS_DTYPES[bias_size]) if bias_size > 1 else int8(rng,
+                                                                                                             line1)
+    scale, scale_n = channel_scales(rng, line1, col1)
+    info = act_infos(rng, a, scale=int(rng.integers(0, 3)))
+    args = dict(In1=in1, In2=in2, Scale=scale, ScaleN=scale_n, Infos=info.to_bytes().view(np.int8))
+    if oper == KOP_MATMUL:
+        args["Bias"] = bias
+    else:
+        bias = np.zeros(line1, dtype=np.int32)
+    return args, Q.matmul(in1, in2, bias, scale, scale_n, norm_bias=info.scale, act=a, p=params(info, True))
+
+
+def global_expected(layer: Layer, rng) -> tuple:
+    feat, w, h, pool, act = layer.args
+    a = ACTS[act]
+    inp = int8(rng, (feat, h, w))
+    s, n = scale_pair(rng, 0.4, 2.0)
+    info = act_infos(rng, a, scale=s, scale_n=n + 7)
+    kind = "max" if pool == KOP_GLOBAL_MAXPOOL else "avg"
+    do_scale = a == "none"
+    out = Q.global_pool(inp, kind, scale=info.scale, scale_n=info.scale_n,
+                        act_scale=info.act_scale if do_scale else 0, act_scale_n=info.act_scale_n)
+    if a != "none":
+        out = Q.activation(out, a, params(info))
+    # the kernel's In is [Feat][Width*Height] (whole features per tile): passed flat
+    return dict(In=inp.ravel(), Infos=info.to_bytes().view(np.int8)), out.ravel()
+
+
+def matadd_expected(layer: Layer, rng) -> tuple:
+    feat, w, h, _, act = layer.args
+    a = ACTS[act]
+    in1, in2 = int8(rng, (feat, h, w)), int8(rng, (feat, h, w))
+    (s1, n1), (so, no) = scale_pair(rng, 0.3, 2.0, skip=True), scale_pair(rng, 0.3, 1.0, skip=True)
+    info = act_infos(rng, a, scale=s1, scale_n=n1, out_scale=so, out_scale_n=no)
+    out = Q.matadd(in1, in2, in1_scale=s1, in1_scale_n=n1, out_scale=so, out_scale_n=no, act=a,
+                   p=params(info, True))
+    return dict(In1=in1, In2=in2, Infos=info.to_bytes().view(np.int8)), out
+
+
+def tvm_expected(layer: Layer, rng) -> tuple:
+    feat, w, h, _, act = layer.args
+    a = ACTS[act]
+    in1, in2 = int8(rng, (feat, h, w)), int8(rng, feat)
+    s, n = scale_pair(rng, 0.3, 3.0, skip=True)
+    s, n = (s, n + 7) if s else (0, 7)
+    info = act_infos(rng, a, scale=s, scale_n=n)
+    out = Q.tensor_vect_mult(in1, in2, scale=s, scale_n=n, act=a, p=params(info, True))
+    return dict(In1=in1, In2=in2, Infos=info.to_bytes().view(np.int8)), out
+
+
+EXPECTED = {CNN_ConvolutionPoolAct_SQ8: conv_expected, CNN_PoolAct_SQ8: pool_expected, CNN_Act_SQ8: act_expected,
+            CNN_LinearAct_SQ8: linear_expected, CNN_MatMulAct_SQ8: matmul_expected,
+            CNN_GlobalPoolAct_SQ8: global_expected, CNN_MatAddAct_SQ8: matadd_expected,
+            CNN_TensorVectMultAct_SQ8: tvm_expected}
 
 
 def run_layer(prog, tilings, layer: Layer) -> None:
@@ -278,6 +360,44 @@ def act_layer(draw, index: int):
 
 
 @st.composite
+def linear_layer(draw, index: int):
+    args = (draw(st.sampled_from([1, 2, 4])), 1, draw(st.integers(1, 300)), draw(st.integers(1, 40)), KOP_LINEAR,
+            draw(st.sampled_from(list(ACTS))))
+    return Layer(f"Linear{index}", CNN_LinearAct_SQ8, args, {}, draw(st.sampled_from(BUDGETS)), index)
+
+
+@st.composite
+def matmul_layer(draw, index: int):
+    col1, line1, col2 = draw(st.integers(1, 40)), draw(st.integers(1, 12)), draw(st.integers(1, 60))
+    wh = draw(st.sampled_from([(0, 0), (col2, 1), (1, col2)]))
+    args = (draw(st.sampled_from([1, 2, 4])), 1, col1, line1, col2, col1, *wh, 1, 1,
+            draw(st.sampled_from([KOP_MATMUL, KOP_MATMUL_NOBIAS])), draw(st.sampled_from(list(ACTS))))
+    return Layer(f"MatMul{index}", CNN_MatMulAct_SQ8, args, {}, draw(st.sampled_from(BUDGETS)), index)
+
+
+@st.composite
+def global_layer(draw, index: int):
+    args = (draw(st.integers(1, 24)), draw(st.integers(1, 12)), draw(st.integers(1, 10)),
+            draw(st.sampled_from([KOP_GLOBAL_MAXPOOL, KOP_GLOBAL_AVGPOOL])), draw(st.sampled_from(list(ACTS))))
+    return Layer(f"Global{index}", CNN_GlobalPoolAct_SQ8, args, {}, draw(st.sampled_from(BUDGETS)), index)
+
+
+@st.composite
+def matadd_layer(draw, index: int):
+    args = (draw(st.integers(1, 12)), draw(st.integers(1, 20)), draw(st.integers(1, 16)), KOP_MATADD,
+            draw(st.sampled_from([KOP_NONE, KOP_RELU, KOP_RELUN, KOP_HSIGMOID, KOP_HSWISH])))
+    ctrl = {"TILEORIENTATION": draw(st.sampled_from([TILE_HOR, TILE_VER]))}
+    return Layer(f"MatAdd{index}", CNN_MatAddAct_SQ8, args, ctrl, draw(st.sampled_from(BUDGETS)), index)
+
+
+@st.composite
+def tvm_layer(draw, index: int):
+    args = (draw(st.integers(1, 12)), draw(st.integers(1, 20)), draw(st.integers(1, 16)), KOP_MATVECTMUL,
+            draw(st.sampled_from(list(ACTS))))
+    return Layer(f"TensorVect{index}", CNN_TensorVectMultAct_SQ8, args, {}, draw(st.sampled_from(BUDGETS)), index)
+
+
+@st.composite
 def batches(draw, *kinds, n: int):
     """n layers, drawn from the strategies in turn."""
     return [draw(kinds[i % len(kinds)](i)) for i in range(n)]
@@ -286,6 +406,14 @@ def batches(draw, *kinds, n: int):
 @settings(max_examples=6, **SWEEP)
 @given(layers=batches(conv_layer, pool_layer, act_layer, n=15))
 def test_conv_pool_act_sweep_bit_exact(tmp_path_factory, layers):
+    prog, tilings = build(tmp_path_factory.mktemp("sweep"), layers)
+    for layer in layers:
+        run_layer(prog, tilings, layer)
+
+
+@settings(max_examples=6, **SWEEP)
+@given(layers=batches(linear_layer, matmul_layer, global_layer, matadd_layer, tvm_layer, n=15))
+def test_dense_sweep_bit_exact(tmp_path_factory, layers):
     prog, tilings = build(tmp_path_factory.mktemp("sweep"), layers)
     for layer in layers:
         run_layer(prog, tilings, layer)

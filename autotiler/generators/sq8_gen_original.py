@@ -83,6 +83,9 @@ ACT_NAMES = {K.KOP_NONE: "ActNone", K.KOP_ACT_NONE: "ActNone", K.KOP_RELU: "ReLU
 POOL_FUSED = ("ActNone", "ReLU", "ReLUN")          # what the pooling kernels apply themselves
 CONV_OPERS = (K.KOP_NONE, K.KOP_CONV, K.KOP_CONV_DW)
 POOL_OPERS = (K.KOP_NONE, K.KOP_MAXPOOL, K.KOP_AVGPOOL)
+MATMUL_OPERS = (K.KOP_MATMUL, K.KOP_MATMUL_NOBIAS, K.KOP_MATMUL_SCALE_SCALAR, K.KOP_MATMUL_NOBIAS_SCALE_SCALAR,
+                K.KOP_MATMUL_TRANSPOSED, K.KOP_MATMUL_NOBIAS_TRANSPOSED, K.KOP_MATMUL_SCALE_SCALAR_TRANSPOSED,
+                K.KOP_MATMUL_NOBIAS_SCALE_SCALAR_TRANSPOSED)
 NO_ORIGINAL = "has no 1-byte form in the original"
 NO_ORIGINAL_HINT = "use Scale_DataSize 4 (Ctrl SCALE_DATASIZE)"
 
@@ -210,9 +213,7 @@ def _conv(setup, name, Bias_DataSize, InFeat, OutFeat, Width, Height, conv_oper,
           ConvPad, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper) -> int:
     chk = setup.chk
     orient, pad_type = _tiling(setup)
-    bias_size = chk.integer(Bias_DataSize, "Bias_DataSize")
-    if bias_size not in BIAS_CTYPES:
-        chk.fail(f"Bias_DataSize {bias_size} is not supported: the bias is 1, 2 or 4 bytes", "use 1, 2 or 4")
+    bias_size = _bias_size(chk, Bias_DataSize)
     in_feat, out_feat = chk.integer(InFeat, "InFeat", 1), chk.integer(OutFeat, "OutFeat", 1)
     width, height = chk.integer(Width, "Width", 1), chk.integer(Height, "Height", 1)
     pool_oper = chk.oper(PoolOper, "PoolOper", POOL_OPERS, "a pooling (KOP_NONE, KOP_MAXPOOL or KOP_AVGPOOL)")
@@ -418,32 +419,226 @@ def act(setup, Feat, Width, Height, ActOper) -> int:
 # Not yet / not in the original
 
 
-def _wip(setup) -> int:
-    setup.chk.fail("is not supported yet with Scale_DataSize 1 (work in progress, issue 23)", "use Scale_DataSize 4")
+MATADD_ACTS = ("ActNone", "ReLU", "ReLUN", "HSigmoid", "HSwish")
 
 
-def global_pool_act(setup, *args) -> int:
-    return _wip(setup)
+def _bias_size(chk, Bias_DataSize) -> int:
+    size = chk.integer(Bias_DataSize, "Bias_DataSize")
+    if size not in BIAS_CTYPES:
+        chk.fail(f"Bias_DataSize {size} is not supported: the bias is 1, 2 or 4 bytes", "use 1, 2 or 4")
+    return size
+
+
+def global_pool_act(setup, Feat, Width, Height, PoolOper, ActOper) -> int:
+    """``CNN_GlobalPoolAct_SQ8``: ``Name(In, Out, Infos)``, whole features in L1
+    (``KerParGlobal{Max,Avg}PoolFullFeat_SQ8``), then ``Ker_<Act>_SQ8`` for an activation."""
+    chk = setup.chk
+    name = chk.name
+    orient, _ = _tiling(setup)
+    feat = chk.integer(Feat, "Feat", 1)
+    width, height = chk.integer(Width, "Width", 1), chk.integer(Height, "Height", 1)
+    pool_oper = chk.oper(PoolOper, "PoolOper", (K.KOP_GLOBAL_MAXPOOL, K.KOP_GLOBAL_AVGPOOL, K.KOP_GLOBAL_SUMPOOL),
+                         "a global pooling")
+    if pool_oper == K.KOP_GLOBAL_SUMPOOL:
+        chk.fail("PoolOper KOP_GLOBAL_SUMPOOL is not supported yet with Scale_DataSize 1: its kernel was not read",
+                 "use KOP_GLOBAL_AVGPOOL, or Scale_DataSize 4")
+    act_name = _act(setup, ActOper)
+    kind = "Max" if pool_oper == K.KOP_GLOBAL_MAXPOOL else "Avg"
+    pool_name = f"KerParGlobal{kind}PoolFullFeat_SQ8"
+    alone = None if act_name == "ActNone" else f"Ker_{act_name}_SQ8"
+    _libs(chk, pool_name, alone)
+    calls = [Call(pool_name, L.LOC_LOOP, Bindings(7,
+        K_Arg("In", S.KER_ARG_TILE),                                # whole features
+        Imm(width), Imm(height),
+        K_Arg("Out", S.KER_ARG_TILE_H),                             # features in this tile
+        K_Arg("Out", S.KER_ARG_TILE),
+        Imm(int(act_name == "ActNone")),                            # DoScale (max pool)
+        K_Arg("Infos", S.KER_ARG_TILE)))]
+    if alone:
+        calls.append(_act_call(act_name, "Out", Imm(1), L.LOC_LOOP))
+    kernel = UserKernel(name, KernelIterSpace(1, IterTiledSpace(T0)), orient,
+                        CArgs(3, TCArg(SC, "In"), TCArg(SC, "Out"), TCArg(SC, "Infos")),
+                        Calls(len(calls), *calls),
+                        KerArgs(3,
+                            KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, width * height, feat, 1, 0, 0, 0, "In"),
+                            KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, 1, feat, 1, 0, 0, 0, "Out"),
+                            _infos_arg()))
+    if kernel:
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, feat * width * height, 0)
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, feat * (width * height + 1), 0)
+        AddKernelArgDim(name, "In", 4, feat, height, width, 1)
+        AddKernelArgDim(name, "Out", 4, feat, 1, 1, 1)
+        _infos_dims(name)
+    return 1 if kernel else 0
 
 
 def softmax(setup, *args) -> int:
-    return _wip(setup)
+    setup.chk.fail("is not supported yet with Scale_DataSize 1 (work in progress, issue 23)", "use Scale_DataSize 4")
 
 
-def linear_act(setup, *args) -> int:
-    return _wip(setup)
+def linear_act(setup, Bias_DataSize, Scale_DataSize, InDim, OutDim, LinearOper, ActOper) -> int:
+    """``CNN_LinearAct_SQ8``: ``Name(In, Filter, Bias, Out, Scale, ScaleN, Infos)``; outputs in
+    chunks (D0), the input whole in L1 (``KerParLinearLayerFullFeatB*_<Act>_SQ8``)."""
+    chk = setup.chk
+    name = chk.name
+    orient, _ = _tiling(setup)
+    bias_size = _bias_size(chk, Bias_DataSize)
+    in_dim, out_dim = chk.integer(InDim, "InDim", 1, 65535), chk.integer(OutDim, "OutDim", 1, 65535)
+    chk.oper(LinearOper, "LinearOper", (K.KOP_LINEAR,), "KOP_LINEAR")
+    act_name = _act(setup, ActOper)
+    kname = f"KerParLinearLayerFullFeat{BIAS_NAMES[bias_size]}_{act_name}_SQ8"
+    _libs(chk, kname)
+    const = O.O_IN | O.O_DB | O.O_CONST
+    kernel = UserKernel(name, KernelIterSpace(2, IterParSpace(D0, out_dim, 8), IterTiledSpace(T0)), orient,
+        CArgs(7, TCArg(SC, "In"), TCArg(SC, "Filter"), TCArg(BIAS_CTYPES[bias_size], "Bias"), TCArg(SC, "Out"),
+              TCArg(UC, "Scale"), TCArg(SC, "ScaleN"), TCArg(SC, "Infos")),
+        Calls(1, Call(kname, L.LOC_LOOP, Bindings(9,
+            K_Arg("In", S.KER_ARG_TILE),                            # the whole input
+            K_Arg("Filter", S.KER_ARG_TILE),                        # the rows of this chunk
+            K_Arg("Bias", S.KER_ARG_TILE),
+            K_Arg("Out", S.KER_ARG_TILE),
+            Imm(in_dim),                                            # InDim
+            K_ArgPar("Out", S.KER_ARG_PARTILE_SIZE, D0),            # OutDim of this chunk
+            K_Arg("Scale", S.KER_ARG_TILE), K_Arg("ScaleN", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE)))),
+        KerArgs(7,
+            KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_BUFF | O.O_NTILED, 1, 1, in_dim, 0, 0, 0, "In"),
+            KerArg("Filter", KerArgSpace(1, D0), const, 1, 1, in_dim, 0, 0, 0, "Filter"),
+            KerArg("Bias", KerArgSpace(1, D0), const, 1, 1, bias_size, 0, 0, 0, "Bias"),
+            KerArg("Out", KerArgSpace(1, D0), O.O_OUT | O.O_DB, 1, 1, 1, 0, 0, 0, "Out"),
+            KerArg("Scale", KerArgSpace(1, D0), const, 1, 1, 1, 0, 0, 0, "Scale"),
+            KerArg("ScaleN", KerArgSpace(1, D0), const, 1, 1, 1, 0, 0, 0, "ScaleN"),
+            _infos_arg()))
+    if kernel:
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, in_dim * out_dim, 0)
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, in_dim + in_dim * out_dim + out_dim * (3 + bias_size),
+                       0)
+        AddKernelArgDim(name, "In", 2, in_dim, 1)
+        AddKernelArgDim(name, "Filter", 3, out_dim, in_dim, 1)
+        AddKernelArgDim(name, "Bias", 2, out_dim, bias_size)
+        AddKernelArgDim(name, "Out", 2, out_dim, 1)
+        AddKernelArgDim(name, "Scale", 2, out_dim, 1)
+        AddKernelArgDim(name, "ScaleN", 2, out_dim, 1)
+        _infos_dims(name)
+    return 1 if kernel else 0
 
 
-def mat_add_act(setup, *args) -> int:
-    return _wip(setup)
+def _mat3(setup, generator_kernel: str, Feat, Width, Height, in2_per_feature: bool) -> int:
+    """MatAdd (In2 a tensor like In1) or tensor x vector (In2 one item per feature):
+    ``Name(In1, In2, Out, Infos)``, features in chunks (D0) > tiles (T0)."""
+    chk = setup.chk
+    name = chk.name
+    orient, _ = _tiling(setup)
+    feat = chk.integer(Feat, "Feat", 1)
+    width, height = chk.integer(Width, "Width", 1), chk.integer(Height, "Height", 1)
+    _libs(chk, generator_kernel)
+    in2 = (KerArg("In2", KerArgSpace(1, D0), O.O_IN | O.O_DB, 1, 1, 1, 0, 0, 0, "In2") if in2_per_feature else
+           KerArg("In2", KerArgSpace(2, D0, T0), O.O_IN | O.O_DB, width, height, 1, 0, 0, 0, "In2"))
+    kernel = UserKernel(name, KernelIterSpace(2, IterParSpace(D0, feat, 8), IterTiledSpace(T0)), orient,
+        CArgs(4, TCArg(SC, "In1"), TCArg(SC, "In2"), TCArg(SC, "Out"), TCArg(SC, "Infos")),
+        Calls(1, Call(generator_kernel, L.LOC_LOOP, Bindings(7,
+            K_Arg("In1", S.KER_ARG_TILE), K_Arg("In2", S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE),
+            K_Arg("In1", S.KER_ARG_TILE_W), K_Arg("In1", S.KER_ARG_TILE_H),
+            K_ArgPar("In1", S.KER_ARG_PARTILE_SIZE, D0),            # features of this chunk
+            K_Arg("Infos", S.KER_ARG_TILE)))),
+        KerArgs(4,
+            KerArg("In1", KerArgSpace(2, D0, T0), O.O_IN | O.O_DB, width, height, 1, 0, 0, 0, "In1"),
+            in2,
+            KerArg("Out", KerArgSpace(2, D0, T0), O.O_OUT | O.O_DB, width, height, 1, 0, 0, 0, "Out"),
+            _infos_arg()))
+    if kernel:
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, feat * width * height, 0)
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH,
+                       feat * width * height * (2 if in2_per_feature else 3) + (feat if in2_per_feature else 0), 0)
+        AddKernelArgDim(name, "In1", 4, feat, height, width, 1)
+        if in2_per_feature:
+            AddKernelArgDim(name, "In2", 2, feat, 1)
+        else:
+            AddKernelArgDim(name, "In2", 4, feat, height, width, 1)
+        AddKernelArgDim(name, "Out", 4, feat, height, width, 1)
+        _infos_dims(name)
+    return 1 if kernel else 0
 
 
-def tensor_vect_mult_act(setup, *args) -> int:
-    return _wip(setup)
+def mat_add_act(setup, Feat, Width, Height, AddMatOper, ActOper) -> int:
+    """``CNN_MatAddAct_SQ8``: ``Name(In1, In2, Out, Infos)`` (``KerParMatAdd_<Act>_SQ8``)."""
+    chk = setup.chk
+    chk.oper(AddMatOper, "AddMatOper", (K.KOP_MATADD,), "KOP_MATADD")
+    act_name = _act(setup, ActOper)
+    if act_name not in MATADD_ACTS:
+        chk.fail(f"ActOper {K(ActOper).name if not isinstance(ActOper, str) else ActOper} after a MatAdd is not "
+                 "supported yet with Scale_DataSize 1: the original's MatAdd kernel for it was not read",
+                 "use KOP_NONE, KOP_RELU, KOP_RELUN, KOP_HSIGMOID or KOP_HSWISH, or CNN_Act_SQ8 after the add")
+    return _mat3(setup, f"KerParMatAdd_{act_name}_SQ8", Feat, Width, Height, False)
 
 
-def mat_mul_act(setup, *args) -> int:
-    return _wip(setup)
+def tensor_vect_mult_act(setup, Feat, Width, Height, MatOper, ActOper) -> int:
+    """``CNN_TensorVectMultAct_SQ8``: ``Name(In1, In2, Out, Infos)``, In2 one item per feature
+    (``KerParMatVectMul_<Act>_SQ8``)."""
+    setup.chk.oper(MatOper, "MatOper", (K.KOP_MATVECTMUL,), "KOP_MATVECTMUL")
+    return _mat3(setup, f"KerParMatVectMul_{_act(setup, ActOper)}_SQ8", Feat, Width, Height, True)
+
+
+def mat_mul_act(setup, Bias_DataSize, Scale_DataSize, ColM1, LineM1, ColM2, LineM2, Width, Height, Scx, Scy,
+                MatMulOper, ActOper) -> int:
+    """``CNN_MatMulAct_SQ8``: ``Name(In2, In1, Bias, Out, Scale, ScaleN, Infos)`` (KOP_MATMUL) or
+    without Bias (KOP_MATMUL_NOBIAS). In1 [LineM1][ColM1] whole in L1, In2 [LineM2][ColM2] and Out
+    [LineM1][ColM2] tiled by columns (TILE_VER), ``KerParMatMul{B8,B16,B32,NoBias}_<Act>_SQ8``."""
+    chk = setup.chk
+    name = chk.name
+    _tiling(setup)
+    bias_size = _bias_size(chk, Bias_DataSize)
+    col1, line1 = chk.integer(ColM1, "ColM1", 1, 65535), chk.integer(LineM1, "LineM1", 1, 65535)
+    col2, line2 = chk.integer(ColM2, "ColM2", 1, 65535), chk.integer(LineM2, "LineM2", 1, 65535)
+    width, height = chk.integer(Width, "Width", 0), chk.integer(Height, "Height", 0)
+    scx, scy = chk.integer(Scx, "Scx", 1), chk.integer(Scy, "Scy", 1)
+    oper = chk.oper(MatMulOper, "MatMulOper", MATMUL_OPERS, "a matrix product")
+    if oper not in (K.KOP_MATMUL, K.KOP_MATMUL_NOBIAS):
+        chk.fail(f"MatMulOper {oper.name} is not supported yet with Scale_DataSize 1",
+                 "use KOP_MATMUL or KOP_MATMUL_NOBIAS")
+    if col1 != line2:
+        chk.fail(f"ColM1 {col1} != LineM2 {line2}: In1's lines and In2's columns have different lengths",
+                 "In1 [LineM1 x ColM1] x In2 [LineM2 x ColM2] needs ColM1 == LineM2")
+    if width * height not in (0, col2):
+        chk.fail(f"Width x Height = {width} x {height} is not ColM2 {col2}", "pass Width = Height = 0, or a W x H "
+                 "whose product is ColM2")
+    if (scx, scy) != (1, 1):
+        chk.fail(f"strides (Scx {scx}, Scy {scy}) are not supported yet with Scale_DataSize 1", "use Scx = Scy = 1")
+    act_name = _act(setup, ActOper)
+    bias = oper == K.KOP_MATMUL
+    kname = f"KerParMatMul{BIAS_NAMES[bias_size] if bias else 'NoBias'}_{act_name}_SQ8"
+    _libs(chk, kname)
+    buf = O.O_IN | O.O_BUFF | O.O_NTILED
+    cargs = [TCArg(SC, "In2"), TCArg(SC, "In1")] + ([TCArg(BIAS_CTYPES[bias_size], "Bias")] if bias else []) + [
+        TCArg(SC, "Out"), TCArg(UC, "Scale"), TCArg(SC, "ScaleN"), TCArg(SC, "Infos")]
+    kargs = [KerArg("In1", KerArgSpace(1, T0), buf, col1, line1, 1, 0, 0, 0, "In1"),
+             KerArg("In2", KerArgSpace(1, T0), O.O_IN | O.O_DB, col2, line2, 1, 0, 0, 0, "In2"),
+             KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, col2, line1, 1, 0, 0, 0, "Out"),
+             KerArg("Scale", KerArgSpace(1, T0), buf | O.O_CONST, 1, line1, 1, 0, 0, 0, "Scale"),
+             KerArg("ScaleN", KerArgSpace(1, T0), buf | O.O_CONST, 1, line1, 1, 0, 0, 0, "ScaleN"),
+             _infos_arg()]
+    if bias:
+        kargs.append(KerArg("Bias", KerArgSpace(1, T0), buf | O.O_CONST, 1, line1, bias_size, 0, 0, 0, "Bias"))
+    kernel = UserKernel(name, KernelIterSpace(1, IterTiledSpace(T0)), Tile_Orientation_T.TILE_VER,
+        CArgs(len(cargs), *cargs),
+        Calls(1, Call(kname, L.LOC_LOOP, Bindings(10,
+            K_Arg("In1", S.KER_ARG_TILE), Imm(col1), Imm(line1),
+            K_Arg("In2", S.KER_ARG_TILE), K_Arg("In2", S.KER_ARG_TILE_W),   # a tile of columns
+            K_Arg("Bias", S.KER_ARG_TILE) if bias else IGNORE,
+            K_Arg("Scale", S.KER_ARG_TILE), K_Arg("ScaleN", S.KER_ARG_TILE),
+            K_Arg("Out", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE)))),
+        KerArgs(len(kargs), *kargs))
+    if kernel:
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, line1 * col1 * col2, 0)
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, line1 * col1 + line2 * col2 + line1 * col2, 0)
+        AddKernelArgDim(name, "In1", 3, line1, col1, 1)
+        AddKernelArgDim(name, "In2", 3, line2, col2, 1)
+        AddKernelArgDim(name, "Out", 3, line1, col2, 1)
+        if bias:
+            AddKernelArgDim(name, "Bias", 2, line1, bias_size)
+        AddKernelArgDim(name, "Scale", 2, line1, 1)
+        AddKernelArgDim(name, "ScaleN", 2, line1, 1)
+        _infos_dims(name)
+    return 1 if kernel else 0
 
 
 def _no_original(setup) -> int:

@@ -13,7 +13,10 @@ Costs (cycles of one call, per core):
   Cost); set bias one 32-bit store per cycle; the reduction 6 cycles per item (load, rounded
   shift, byte multiply, rounded shift, clip, store), 4 more for the activations with a second
   scaling; the in-place reduction one more cycle per 4 bytes moved by core 0; a standalone
-  activation 4 cycles per item plus the activation's extra; 20 cycles of fork and barrier per call (30 with two barriers).
+  activation 4 cycles per item plus the activation's extra; MatAdd 7 per item (two loads, two
+  scalings, add, clip, store), tensor x vector 6; the matrix product 2 cycles per MAC (a strided
+  column of In2 cannot use the vector unit); global pooling one cycle per item and 6-8 per feature; 20 cycles of fork and
+  barrier per call (30 with two barriers).
 """
 
 from __future__ import annotations
@@ -22,13 +25,15 @@ from ..api import CArgs, LibKernel, LibKernelTemplate, TCArg
 from ..constants import CALL_PARALLEL
 from .cnn_library import CNN_KERNELS_DIR
 
-SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Orig_Conv.c", "CNN_SQ8_Orig_Pool.c")]
+SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Orig_Conv.c", "CNN_SQ8_Orig_Pool.c", "CNN_SQ8_Orig_Linear.c",
+                                         "CNN_SQ8_Orig_MatAlgebra.c")]
 
 _P = " * __restrict__"
 _SC, _UC, _US, _I = "signed char" + _P, "unsigned char" + _P, "unsigned short int", "int" + _P
 # activation name (in the kernel names) -> extra cycles per item over the plain reduction
 ACTS = {"ActNone": 0, "ReLU": 1, "ReLUN": 1, "ReLUM": 1, "ReLUMN": 2, "HSigmoid": 4, "HSwish": 5, "LeakyReLU": 5}
 POOL_ACTS = ("ActNone", "ReLU", "ReLUN")
+MATADD_ACTS = ("ActNone", "ReLU", "ReLUN", "HSigmoid", "HSwish")
 BIAS_NAMES = {1: "B8", 2: "B16", 4: "B32"}
 _FEAT = "((Feat + ncores - 1)/ncores)"
 
@@ -52,6 +57,14 @@ def _templates() -> None:
                                 (_SC, "Out"), ("v4s", "Pad"), ("unsigned char", "FS"), ("unsigned char", "FSy"),
                                 ("unsigned char", "S"), ("unsigned char", "Sy"), ("unsigned char", "DoScale"),
                                 (_SC, "Infos")])
+    _template("KerLinear_SQ8_T", [(_SC, "In"), (_SC, "Weights"), ("void" + _P, "Bias"), (_SC, "Out"), (_US, "InDim"),
+                                  (_US, "OutDim"), (_UC, "Scale"), (_SC, "ScaleN"), (_SC, "Infos")])
+    _template("KerMatMul_SQ8_T", [(_SC, "In1"), (_US, "W_In1"), (_US, "H_In1"), (_SC, "In2"), (_US, "W_In2"),
+                                  ("void" + _P, "Bias"), (_UC, "Scale"), (_SC, "ScaleN"), (_SC, "Out"), (_SC, "Infos")])
+    _template("KerMat3_SQ8_T", [(_SC, "In1"), (_SC, "In2"), (_SC, "Out"), (_US, "W"), (_US, "H"), (_US, "Feat"),
+                                (_SC, "Infos")])
+    _template("KerGlobalPool_SQ8_T", [(_SC, "In"), (_US, "W"), (_US, "H"), (_US, "Feat"), (_SC, "Out"),
+                                      ("unsigned char", "DoScale"), (_SC, "Infos")])
     _template("KerActivation_SQ8_T", [(_SC, "In"), (_SC, "Out"), (_US, "W"), (_US, "H"), (_US, "Feat"),
                                       (_SC, "Infos")])
 
@@ -77,6 +90,20 @@ def load() -> None:
                   Cost=f"{4 + extra}*((W*H*Feat + ncores - 1)/ncores) + 20")
     LibKernel("KerParReductIO_CC_SQ8", CALL_PARALLEL, 0, "KerConvLinReduct_SQ8_T",
               Cost=f"6*{_FEAT}*W*H + (W*H*Feat)/4 + 30")
+    for act, extra in ACTS.items():
+        for b in BIAS_NAMES.values():
+            LibKernel(f"KerParLinearLayerFullFeat{b}_{act}_SQ8", CALL_PARALLEL, 0, "KerLinear_SQ8_T",
+                      Cost=f"((OutDim + ncores - 1)/ncores)*(InDim*12/11 + {6 + extra}) + 20")
+        for b in list(BIAS_NAMES.values()) + ["NoBias"]:
+            LibKernel(f"KerParMatMul{b}_{act}_SQ8", CALL_PARALLEL, 0, "KerMatMul_SQ8_T",
+                      Cost=f"((H_In1 + ncores - 1)/ncores)*W_In2*(2*W_In1 + {6 + extra}) + 20")
+        LibKernel(f"KerParMatVectMul_{act}_SQ8", CALL_PARALLEL, 0, "KerMat3_SQ8_T",
+                  Cost=f"{6 + extra}*{_FEAT}*W*H + 20")
+    for act in MATADD_ACTS:
+        LibKernel(f"KerParMatAdd_{act}_SQ8", CALL_PARALLEL, 0, "KerMat3_SQ8_T",
+                  Cost=f"{7 + ACTS[act]}*{_FEAT}*W*H + 20")
+    LibKernel("KerParGlobalAvgPoolFullFeat_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_SQ8_T", Cost=f"{_FEAT}*(W*H + 8) + 20")
+    LibKernel("KerParGlobalMaxPoolFullFeat_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_SQ8_T", Cost=f"{_FEAT}*(W*H + 6) + 20")
     wo, ho = "((UsedW + S - 1)/S)", "((UsedH + Sy - 1)/Sy)"
     for kind in ("Max", "Avg"):
         for act in POOL_ACTS:

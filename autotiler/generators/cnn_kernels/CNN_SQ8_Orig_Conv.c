@@ -17,19 +17,6 @@
 #include "CNN_Activation.h"	/* CNN_Chunk */
 #include "CNN_SQ8_BasicKernels.h"
 
-/* Bias[c] of a 1, 2 or 4-byte bias vector. */
-static inline int at_sq8_bias(const void *Bias, int Size, int c)
-{
-	if (Size == 1) return ((const signed char *) Bias)[c];
-	if (Size == 2) return ((const short int *) Bias)[c];
-	return ((const int *) Bias)[c];
-}
-
-static inline int at_sq8_lshift(int x, int n)
-{
-	return (int) ((unsigned int) x << n);
-}
-
 static void SetBias(KerSetBias_SQ8_T *Arg, int Size)
 {
 	int Plane = Arg->W * Arg->H, NormBias = ((unsigned char *) Arg->Infos)[AT_INF_BIASN], First, Last, c, i;

@@ -79,6 +79,19 @@ static inline int at_sq8_orig_dot(const signed char *x, const signed char *w, in
 	return Acc;
 }
 
+/* Bias[c] of a 1, 2 or 4-byte bias vector. */
+static inline int at_sq8_bias(const void *Bias, int Size, int c)
+{
+	if (Size == 1) return ((const signed char *) Bias)[c];
+	if (Size == 2) return ((const short int *) Bias)[c];
+	return ((const int *) Bias)[c];
+}
+
+static inline int at_sq8_lshift(int x, int n)
+{
+	return (int) ((unsigned int) x << n);
+}
+
 /* ACT_SWITCH on an already channel-scaled value (unclipped): S(v) = AT_SCALE(v, ActScale,
  * ActScaleN). Sigmoid / tanh are refused by the generators (their table is not known). */
 static inline int at_sq8_act_switch(int Acc, int Oper, const at_sq8_act_T *P)
@@ -193,6 +206,55 @@ typedef struct {
 	signed char * __restrict__ Infos;
 } KerActivation_SQ8_T;
 
+/* ---- Linear, matrix product ----------------------------------------------------------- */
+
+typedef struct {
+	signed char * __restrict__ In;		/* InDim inputs, whole */
+	signed char * __restrict__ Weights;	/* OutDim rows of InDim */
+	void * __restrict__ Bias;		/* OutDim items of 1, 2 or 4 bytes */
+	signed char * __restrict__ Out;
+	unsigned short int InDim;
+	unsigned short int OutDim;		/* outputs of this chunk */
+	unsigned char * __restrict__ Scale;
+	signed char * __restrict__ ScaleN;	/* read as unsigned char */
+	signed char * __restrict__ Infos;
+} KerLinear_SQ8_T;
+
+typedef struct {
+	signed char * __restrict__ In1;		/* [H_In1][W_In1], whole */
+	unsigned short int W_In1;
+	unsigned short int H_In1;
+	signed char * __restrict__ In2;		/* [W_In1][W_In2]: a tile of columns */
+	unsigned short int W_In2;
+	void * __restrict__ Bias;		/* H_In1 items (1, 2 or 4 bytes), or none (NoBias) */
+	unsigned char * __restrict__ Scale;	/* H_In1, per line of In1 */
+	signed char * __restrict__ ScaleN;
+	signed char * __restrict__ Out;		/* [H_In1][W_In2] */
+	signed char * __restrict__ Infos;
+} KerMatMul_SQ8_T;
+
+/* ---- Element-wise, tensor x vector, global pooling ------------------------------------- */
+
+typedef struct {
+	signed char * __restrict__ In1;		/* Feat planes of W x H */
+	signed char * __restrict__ In2;		/* MatAdd: Feat planes; MatVectMul: Feat items */
+	signed char * __restrict__ Out;
+	unsigned short int W;
+	unsigned short int H;
+	unsigned short int Feat;
+	signed char * __restrict__ Infos;
+} KerMat3_SQ8_T;
+
+typedef struct {
+	signed char * __restrict__ In;		/* Feat planes of W x H, whole */
+	unsigned short int W;
+	unsigned short int H;
+	unsigned short int Feat;
+	signed char * __restrict__ Out;		/* Feat items */
+	unsigned char DoScale;			/* max pool: scale by ActScale (ActOper KOP_NONE) */
+	signed char * __restrict__ Infos;
+} KerGlobalPool_SQ8_T;
+
 #define AT_SQ8_ORIG_ACTS(M) M(ActNone) M(ReLU) M(ReLUN) M(ReLUM) M(ReLUMN) M(HSigmoid) M(HSwish) M(LeakyReLU)
 #define AT_SQ8_ORIG_POOL_ACTS(M, K) M(K, ActNone) M(K, ReLU) M(K, ReLUN)
 
@@ -211,5 +273,23 @@ AT_SQ8_ORIG_ACTS(AT_SQ8_DECL_ACT)
 #define AT_SQ8_DECL_POOL(Kind, Act) void KerPar##Kind##PoolNxMStrideSxSy_##Act##_SQ8(KerPool_SQ8_T *Arg);
 AT_SQ8_ORIG_POOL_ACTS(AT_SQ8_DECL_POOL, Max)
 AT_SQ8_ORIG_POOL_ACTS(AT_SQ8_DECL_POOL, Avg)
+
+#define AT_SQ8_DECL_LINEAR(Act) \
+	void KerParLinearLayerFullFeatB8_##Act##_SQ8(KerLinear_SQ8_T *Arg); \
+	void KerParLinearLayerFullFeatB16_##Act##_SQ8(KerLinear_SQ8_T *Arg); \
+	void KerParLinearLayerFullFeatB32_##Act##_SQ8(KerLinear_SQ8_T *Arg); \
+	void KerParMatMulB8_##Act##_SQ8(KerMatMul_SQ8_T *Arg); \
+	void KerParMatMulB16_##Act##_SQ8(KerMatMul_SQ8_T *Arg); \
+	void KerParMatMulB32_##Act##_SQ8(KerMatMul_SQ8_T *Arg); \
+	void KerParMatMulNoBias_##Act##_SQ8(KerMatMul_SQ8_T *Arg); \
+	void KerParMatVectMul_##Act##_SQ8(KerMat3_SQ8_T *Arg);
+AT_SQ8_ORIG_ACTS(AT_SQ8_DECL_LINEAR)
+void KerParMatAdd_ActNone_SQ8(KerMat3_SQ8_T *Arg);
+void KerParMatAdd_ReLU_SQ8(KerMat3_SQ8_T *Arg);
+void KerParMatAdd_ReLUN_SQ8(KerMat3_SQ8_T *Arg);
+void KerParMatAdd_HSigmoid_SQ8(KerMat3_SQ8_T *Arg);
+void KerParMatAdd_HSwish_SQ8(KerMat3_SQ8_T *Arg);
+void KerParGlobalMaxPoolFullFeat_SQ8(KerGlobalPool_SQ8_T *Arg);
+void KerParGlobalAvgPoolFullFeat_SQ8(KerGlobalPool_SQ8_T *Arg);
 
 #endif /* __CNN_SQ8_ORIGINAL_H__ */
