@@ -17,7 +17,8 @@ by the helpers here from the tensors' :class:`.sq8_tflm.QParams`:
   activation: a clamp to ACT_MIN, ACT_MAX;
   tiled over features (every pixel of a feature in one tile).
 * ``CNN_SoftMax_SQ8`` / ``CNN_SoftMax2D_SQ8`` ``Name(In, Out, Infos)``: SOFTMAX over the last
-  axis of ``N`` rows of ``Dim`` (1 row for ``CNN_SoftMax_SQ8``); tiled over rows. Where TFLM
+  axis of ``N`` rows of ``Dim`` (1 row for ``CNN_SoftMax_SQ8``); tiled over rows, the rows
+  split across the cores (a single row: its items, with a reduction). Where TFLM
   aborts (512 or more items at a row's max put its reciprocal's exponent above 31), ours gives
   the correctly rounded result, -128.
 * ``CNN_ConcatChannels_SQ8`` ``Name(In0, ..., Out, Infos)``: 2 to 8 HWC inputs concatenated on
@@ -291,23 +292,31 @@ def global_pool_act(setup, Feat, Width, Height, PoolOper, ActOper) -> int:
 # CNN_SoftMax_SQ8, CNN_SoftMax2D_SQ8
 
 
+SOFTMAX_SLOTS = 16          # AT_SQ8_SOFTMAX_SLOTS: per-core maxima and sums of a single row (gap_ncore() <= 8)
+
+
 def softmax(setup, Dim, SoftMaxOper, N=1) -> int:
     """``CNN_SoftMax_SQ8`` (N = 1) and ``CNN_SoftMax2D_SQ8`` with TFLM's arithmetic: ``Name(In, Out, Infos)``,
-    N rows of Dim items, tiled over rows (whole rows per tile)."""
+    N rows of Dim items, tiled over rows (whole rows per tile), the rows split across the cores; a single
+    row has its items split across the cores instead (partial maxima and sums in an L1 buffer)."""
     chk = setup.chk
     dim = chk.integer(Dim, "Dim", 1, 65535)
     rows = chk.integer(N, "N", 1, 65535)
     chk.oper(SoftMaxOper, "SoftMaxOper", (K.KOP_SOFTMAX,), "a softmax")
-    _need(chk, ["KerParSoftMax_TFLM_SQ8"])
-    kargs = KerArgs(3,
-        KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, dim, rows, 1, 0, 0, 0, "In"),
-        KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, dim, rows, 1, 0, 0, 0, "Out"),
-        _infos_arg())
-    binds = Bindings(5, K_Arg("In", S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE), Imm(dim),
-                     K_Arg("In", S.KER_ARG_TILE_H), K_Arg("Infos", S.KER_ARG_TILE))
+    kname = "KerParSoftMax_TFLM_SQ8" if rows > 1 else "KerParSoftMaxItems_TFLM_SQ8"
+    _need(chk, [kname])
+    kargs = [KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, dim, rows, 1, 0, 0, 0, "In"),
+             KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, dim, rows, 1, 0, 0, 0, "Out"), _infos_arg()]
+    if rows > 1:
+        binds = Bindings(5, K_Arg("In", S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE), Imm(dim),
+                         K_Arg("In", S.KER_ARG_TILE_H), K_Arg("Infos", S.KER_ARG_TILE))
+    else:
+        kargs.append(KerArg("Reduct", KerArgSpace(1, T0), O.O_BUFF | O.O_NTILED, SOFTMAX_SLOTS, 1, 4, 0, 0, 0, ""))
+        binds = Bindings(5, K_Arg("In", S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE), Imm(dim),
+                         K_Arg("Reduct", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE))
     kernel = UserKernel(chk.name, KernelIterSpace(1, IterTiledSpace(T0)), HOR,
                         CArgs(3, TCArg(SC, "In"), TCArg(SC, "Out"), TCArg(SC, "Infos")),
-                        Calls(1, Call("KerParSoftMax_TFLM_SQ8", KernelCallLocationT.LOC_LOOP, binds)), kargs)
+                        Calls(1, Call(kname, KernelCallLocationT.LOC_LOOP, binds)), KerArgs(len(kargs), *kargs))
     if kernel:
         _infos_and_dims(chk.name, rows * dim, 2 * rows * dim, {"In": (rows, dim), "Out": (rows, dim)})
     return 1 if kernel else 0

@@ -13,7 +13,8 @@ assumptions, counted from the C:
   barrel multiplies, then 3 Newton steps: about 25 high multiplies);
 * MEAN / SUM: 2 cycles per input item (load, add) and 10 per channel; REDUCE_MAX: 2 per item;
 * SOFTMAX: per item, 2 for the max and 2 x 110 for the exponential, computed twice (sum, output),
-  and 150 per row for the reciprocal;
+  and 150 per row for the reciprocal; a single row split over the cores adds 4 per core (the
+  partial maxima and sums read back) and 40 for its two more barriers;
 * concatenation: 1 cycle per item copied, 8 per item requantised (it charges the dearer);
   permutations: 3 cycles per item (index arithmetic, load, store);
 * 20 cycles of fork and barrier per call.
@@ -42,6 +43,8 @@ def _templates() -> None:
     _template("KerGlobalPool_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), ("unsigned int", "Pixels"), (_US, "Feat"),
                                            (_SC, "Infos")])
     _template("KerSoftMax_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), (_US, "Dim"), (_US, "N"), (_SC, "Infos")])
+    _template("KerSoftMaxItems_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), (_US, "Dim"), ("int" + _P, "Reduct"),
+                                             (_SC, "Infos")])
     _template("KerConcat_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), ("unsigned int", "Pixels"), (_US, "InFeat"),
                                        (_US, "OutFeat"), (_US, "Offset"), (_US, "Index"), (_SC, "Infos")])
     _template("KerPermute_T", [("void" + _P, "In"), ("void" + _P, "Out"), (_US, "D0"), (_US, "D1"), (_US, "D2"),
@@ -59,6 +62,8 @@ def load() -> None:
               Cost="((Feat + ncores - 1)/ncores)*(2*Pixels + 2) + 20")
     LibKernel("KerParSoftMax_TFLM_SQ8", CALL_PARALLEL, 0, "KerSoftMax_TFLM_SQ8_T",
               Cost="((N + ncores - 1)/ncores)*(222*Dim + 150) + 20")
+    LibKernel("KerParSoftMaxItems_TFLM_SQ8", CALL_PARALLEL, 0, "KerSoftMaxItems_TFLM_SQ8_T",
+              Cost="((Dim + ncores - 1)/ncores)*222 + 4*ncores + 150 + 60")
     LibKernel("KerParConcat_TFLM_SQ8", CALL_PARALLEL, 0, "KerConcat_TFLM_SQ8_T",
               Cost="((Pixels + ncores - 1)/ncores)*InFeat*8 + 20")
     LibKernel("KerParPermute", CALL_PARALLEL, 0, "KerPermute_T", Cost="(D0*D1*D2 + ncores - 1)/ncores*3 + 20")

@@ -35,23 +35,32 @@ static inline int at_sq8_row_max(const signed char *In, int Dim)
 	return Max;
 }
 
-/* One row: max, the sum of the exponentials in Q12.19, then each item's exponential times the
- * reciprocal of the sum, to 8 bits; items below DiffMin give -128 (exp underflows to 0). */
-static void at_sq8_softmax_row(const signed char *In, signed char *Out, int Dim, int32_t Mult, int LeftShift,
-			       int32_t DiffMin)
+/* The sum over items [First, Last) of their exponentials in Q12.19 (items below DiffMin add 0),
+ * wrapping as TFLM's int32 sum. */
+static inline uint32_t at_sq8_softmax_sum(const signed char *In, int First, int Last, int Max, int32_t Mult,
+					  int LeftShift, int32_t DiffMin)
 {
-	int Max = at_sq8_row_max(In, Dim), i, NumBits;
 	uint32_t Sum = 0;
-	int32_t Recip;
+	int i;
 
-	for (i = 0; i < Dim; i++) {
+	for (i = First; i < Last; i++) {
 		int32_t d = In[i] - Max;
 
 		if (d >= DiffMin)
 			Sum += (uint32_t) at_tflm_rdbpot(at_sq8_softmax_exp(d, Mult, LeftShift), 12);
 	}
-	Recip = at_tflm_reciprocal((int32_t) Sum, 12, &NumBits);
-	for (i = 0; i < Dim; i++) {
+	return Sum;
+}
+
+/* Items [First, Last) out: each exponential times the reciprocal of the row's sum, to 8 bits;
+ * items below DiffMin give -128 (exp underflows to 0). */
+static inline void at_sq8_softmax_out(const signed char *In, signed char *Out, int First, int Last, int Max,
+				      uint32_t Sum, int32_t Mult, int LeftShift, int32_t DiffMin)
+{
+	int NumBits, i;
+	int32_t Recip = at_tflm_reciprocal((int32_t) Sum, 12, &NumBits);
+
+	for (i = First; i < Last; i++) {
 		int32_t d = In[i] - Max, v = -128;
 
 		if (d >= DiffMin) {
@@ -60,6 +69,16 @@ static void at_sq8_softmax_row(const signed char *In, signed char *Out, int Dim,
 		}
 		Out[i] = (signed char) v;
 	}
+}
+
+/* One row on one core: max, sum, outputs. */
+static void at_sq8_softmax_row(const signed char *In, signed char *Out, int Dim, int32_t Mult, int LeftShift,
+			       int32_t DiffMin)
+{
+	int Max = at_sq8_row_max(In, Dim);
+	uint32_t Sum = at_sq8_softmax_sum(In, 0, Dim, Max, Mult, LeftShift, DiffMin);
+
+	at_sq8_softmax_out(In, Out, 0, Dim, Max, Sum, Mult, LeftShift, DiffMin);
 }
 
 /* The cores share the rows. */
@@ -73,5 +92,28 @@ void KerParSoftMax_TFLM_SQ8(KerSoftMax_TFLM_SQ8_T *Arg)
 	CNN_Chunk(Arg->N, &First, &Last);
 	for (r = First; r < Last; r++)
 		at_sq8_softmax_row(Arg->In + r * Dim, Arg->Out + r * Dim, Dim, Mult, LeftShift, DiffMin);
+	gap_waitbarrier(0);
+}
+
+/* One row, its items split across the cores (see CNN_SQ8_TFLM_Ops.h). */
+void KerParSoftMaxItems_TFLM_SQ8(KerSoftMaxItems_TFLM_SQ8_T *Arg)
+{
+	int NCore = (int) gap_ncore(), Core = (int) gap_coreid(), Half = AT_SQ8_SOFTMAX_SLOTS / 2;
+	int32_t Mult = at_inf_tflm(Arg->Infos, AT_INF_TFLM_MULT);
+	int LeftShift = at_inf_tflm(Arg->Infos, AT_INF_TFLM_LEFT_SHIFT);
+	int32_t DiffMin = at_inf_tflm(Arg->Infos, AT_INF_TFLM_PARAM);
+	int First, Last, Max = -128, k;
+	uint32_t Sum = 0;
+
+	CNN_Chunk(Arg->Dim, &First, &Last);
+	Arg->Reduct[Core] = (First < Last) ? at_sq8_row_max(Arg->In + First, Last - First) : -128;
+	gap_waitbarrier(0);
+	for (k = 0; k < NCore; k++)
+		Max = (Arg->Reduct[k] > Max) ? Arg->Reduct[k] : Max;
+	Arg->Reduct[Half + Core] = (int) at_sq8_softmax_sum(Arg->In, First, Last, Max, Mult, LeftShift, DiffMin);
+	gap_waitbarrier(0);
+	for (k = 0; k < NCore; k++)
+		Sum += (uint32_t) Arg->Reduct[Half + k];
+	at_sq8_softmax_out(Arg->In, Arg->Out, First, Last, Max, Sum, Mult, LeftShift, DiffMin);
 	gap_waitbarrier(0);
 }

@@ -235,6 +235,21 @@ typedef struct {
 
 void KerParSoftMax_TFLM_SQ8(KerSoftMax_TFLM_SQ8_T *Arg);
 
+/* One row of Dim items split across the cores: per-core maxima, then per-core sums of the
+ * exponentials, each combined by every core after a barrier (Reduct: AT_SQ8_SOFTMAX_SLOTS ints,
+ * the maxima in the first half, the sums in the second). The sum wraps as TFLM's int32 does, so
+ * its order does not matter. */
+#define AT_SQ8_SOFTMAX_SLOTS	16
+typedef struct {
+	signed char * __restrict__ In;		/* Dim */
+	signed char * __restrict__ Out;		/* Dim */
+	unsigned short int Dim;
+	int * __restrict__ Reduct;		/* AT_SQ8_SOFTMAX_SLOTS, gap_ncore() <= 8 */
+	signed char * __restrict__ Infos;
+} KerSoftMaxItems_TFLM_SQ8_T;
+
+void KerParSoftMaxItems_TFLM_SQ8(KerSoftMaxItems_TFLM_SQ8_T *Arg);
+
 /* ---- Channel concatenation (CNN_SQ8_Copy.c) ----------------------------------------------------
  * Input Index of a concatenation: Pixels HWC pixels of InFeat channels requantised to the output's
  * quantisation (QUANTIZE int8 -> int8 with Infos block Index: IN_ZP, OUT_ZP, MULT, SHIFT; a block
