@@ -1,89 +1,110 @@
 """The SQ8 pooling basic kernels with TensorFlow Lite Micro's arithmetic
 (autotiler/generators/cnn_kernels/CNN_SQ8_Pooling.c) against their numpy reference
 (autotiler/generators/sq8_tflm.py, itself proven bit-exact against tflite-micro), bit for bit, on
-the simulated cluster, through probe user kernels (tests/sq8_probes.py).
+the simulated cluster, through the generator that calls them, CNN_PoolAct_SQ8 (Scale_DataSize 4):
+the kernels read a tile's padding (a v4s, which the probe harness cannot pass) and Infos' clamp,
+so the layers run whole and tiled, on 8 cores and on 3 (chunks that do not divide evenly).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from autotiler.generators import CNN_KERNELS_DIR
+from autotiler import KOP_AVGPOOL, KOP_MAXPOOL, KOP_NONE, KOP_RELU
 from autotiler.generators import sq8_tflm as T
+from autotiler.generators.sq8_gen_tflm_conv import pool_infos
+from autotiler.generators.sq8_infos import tflm_infos
 
-from .sq8_probes import P as _P
-from .sq8_probes import build_probes, check, run
+from .test_sq8_gen_tflm_conv import ACT_KOPS, SWEEP, Layer, run_batch
 
 pytestmark = pytest.mark.usefixtures("private_harness_cache")
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-SOURCES = [CNN_KERNELS_DIR / "CNN_SQ8_Pooling.c"]
-POOL_MAX_HW, POOL_MAX_C = 16, 12
-POOL_FIELDS = [("signed char" + _P, "In", POOL_MAX_HW * POOL_MAX_HW * POOL_MAX_C),
-               ("signed char" + _P, "Out", POOL_MAX_HW * POOL_MAX_HW * POOL_MAX_C),
-               *[("unsigned short int", n, 0) for n in ("W", "H", "C", "Wo", "Ho")],
-               *[("unsigned char", n, 0) for n in ("Fx", "Fy", "Sx", "Sy", "PadLeft", "PadTop")],
-               ("int", "ActMin", 0), ("int", "ActMax", 0)]
 
 
-@pytest.fixture(scope="module", params=[8, 3], ids=["8cores", "3cores"])
-def prog(request, tmp_path_factory):
-    """The probes built for GAP8's 8 cores and for 3 (chunks that do not divide evenly)."""
-    probes = [("KerParMaxPool_TFLM_SQ8", "KerPool_TFLM_SQ8_T", POOL_FIELDS),
-              ("KerParAvgPool_TFLM_SQ8", "KerPool_TFLM_SQ8_T", POOL_FIELDS)]
-    return build_probes(tmp_path_factory.mktemp("sq8_pool_probes"), probes, SOURCES, request.param)
+@dataclass(frozen=True)
+class Pool:
+    """A TFLite MAX_POOL_2D / AVERAGE_POOL_2D layer on one int8 image; act "range" is an arbitrary
+    clamp of the unclamped result."""
+
+    kop: int
+    h: int
+    w: int
+    c: int
+    f: tuple        # (fy, fx)
+    s: tuple
+    padding: str
+    zp: int
+    scale: float
+    act: str
+    act_kop: int
+    seed: int
+
+    def args(self) -> tuple:
+        return (self.c, self.w, self.h, self.kop, self.f[1], self.f[0], 1, 1, self.s[1], self.s[0],
+                int(self.padding == "SAME"), self.act_kop)
+
+    def conv_args(self) -> tuple:
+        """The same layer through CNN_ConvolutionPoolAct_SQ8 with ConvOper KOP_NONE."""
+        return (4, 4, self.c, self.c, self.w, self.h, KOP_NONE, 1, 1, 1, 1, 1, 1, 0, *self.args()[3:])
+
+    def reference(self):
+        rng = np.random.default_rng(self.seed)
+        x = rng.integers(-128, 128, (1, self.h, self.w, self.c)).astype(np.int8)
+        q = T.QParams(self.scale, self.zp)
+        fn = T.max_pool2d if self.kop == KOP_MAXPOOL else T.average_pool2d
+        act = "NONE" if self.act == "range" else self.act
+        y = fn(x, q, q, self.f, self.s, self.padding, act)
+        infos = pool_infos(q, act)
+        if self.act == "range":
+            lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2))
+            y = np.clip(y, lo, hi).astype(np.int8)
+            infos = tflm_infos(act_min=lo, act_max=hi)
+        return dict(In=x, Infos=infos), y[0]
 
 
-# ---- max and average pooling ---------------------------------------------------------------
-
-POOL_SETTINGS = settings(SETTINGS, max_examples=40)
-POOL_DRAWS = dict(h=st.integers(1, POOL_MAX_HW), w=st.integers(1, POOL_MAX_HW), c=st.integers(1, POOL_MAX_C),
-                  fy=st.integers(1, 4), fx=st.integers(1, 4), sy=st.integers(1, 3), sx=st.integers(1, 3),
-                  padding=st.sampled_from(T.PADDINGS), zp=st.integers(-128, 127),
-                  activation=st.sampled_from([*T.ACTIVATIONS, "range"]), seed=st.integers(0, 2**32 - 1))
+def valid(p: Pool) -> bool:
+    """TFLM refuses a VALID window larger than the image (no output)."""
+    return all(T.compute_out_size(p.padding, n, f, s) > 0 for n, f, s in ((p.h, p.f[0], p.s[0]), (p.w, p.f[1], p.s[1])))
 
 
-def pool_geometry(h, w, fy, fx, sy, sx, padding):
-    """(Ho, Wo, PadTop, PadLeft) as sq8_tflm computes them; None when VALID leaves no output (a filter
-    larger than the image, which TFLM refuses)."""
-    ho, wo = T.compute_out_size(padding, h, fy, sy), T.compute_out_size(padding, w, fx, sx)
-    if ho <= 0 or wo <= 0:
-        return None
-    return ho, wo, T.compute_padding(sy, 1, h, fy, ho)[0], T.compute_padding(sx, 1, w, fx, wo)[0]
+@st.composite
+def pools(draw, index: int):
+    p = Pool(kop=draw(st.sampled_from([KOP_MAXPOOL, KOP_AVGPOOL])), h=draw(st.integers(1, 16)),
+             w=draw(st.integers(1, 16)), c=draw(st.integers(1, 12)),
+             f=(draw(st.integers(1, 4)), draw(st.integers(1, 4))), s=(draw(st.integers(1, 3)), draw(st.integers(1, 3))),
+             padding=draw(st.sampled_from(T.PADDINGS)), zp=draw(st.integers(-128, 127)),
+             scale=draw(st.floats(1e-3, 1.0)), act=draw(st.sampled_from([*T.ACTIVATIONS, "range"])),
+             act_kop=draw(st.sampled_from(ACT_KOPS)), seed=index)
+    assume(valid(p))
+    return p
 
 
-def check_pool(prog, kernel, reference, h, w, c, fy, fx, sy, sx, padding, zp, activation, seed):
-    """kernel = reference (sq8_tflm's pooling) on a random int8 image; "range" is an arbitrary clamp
-    of the unclamped result. The kernel gets the pads the caller computes."""
-    geometry = pool_geometry(h, w, fy, fx, sy, sx, padding)
-    assume(geometry is not None)
-    ho, wo, pad_top, pad_left = geometry
-    rng = np.random.default_rng(seed)
-    x = rng.integers(-128, 128, (1, h, w, c)).astype(np.int8)
-    q = T.QParams(float(10.0 ** rng.uniform(-3, 0)), zp)
-    act = "NONE" if activation == "range" else activation
-    expected = reference(x, q, q, (fy, fx), (sy, sx), padding, act)
-    lo, hi = T.activation_range(act, q)
-    if activation == "range":
-        lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2))
-        expected = np.clip(expected, lo, hi).astype(np.int8)
-    out = run(prog, kernel, POOL_FIELDS, In=x, W=w, H=h, C=c, Wo=wo, Ho=ho, Fx=fx, Fy=fy, Sx=sx, Sy=sy,
-              PadLeft=pad_left, PadTop=pad_top, ActMin=lo, ActMax=hi)["Out"]
-    check(out, expected)
+@settings(max_examples=6, **SWEEP)
+@given(batch=st.lists(st.tuples(st.integers(0, 2**16), st.sampled_from(["min", 1024, 64 * 1024])), min_size=6,
+                      max_size=6), data=st.data())
+def test_pool_layers(tmp_path_factory, batch, data):
+    """CNN_PoolAct_SQ8 (and CNN_ConvolutionPoolAct_SQ8 with KOP_NONE) = sq8_tflm's pooling, at L1
+    budgets from the smallest that tiles to whole."""
+    layers = []
+    for i, (seed, budget) in enumerate(batch):
+        p = data.draw(pools(seed))
+        if i % 3 == 2:
+            layers.append(Layer(f"P{i}", "conv", p.conv_args(), p.reference, budget))
+        else:
+            layers.append(Layer(f"P{i}", "pool", p.args(), p.reference, budget))
+    run_batch(tmp_path_factory.mktemp("pool"), layers)
 
 
-@POOL_SETTINGS
-@given(**POOL_DRAWS)
-def test_max_pool_tflm_sq8(prog, **case):
-    """KerParMaxPool_TFLM_SQ8 = sq8_tflm.max_pool2d."""
-    check_pool(prog, "KerParMaxPool_TFLM_SQ8", T.max_pool2d, **case)
+def test_pool_fixed(tmp_path):
+    """Border windows (SAME, 3x3/2 on odd sizes, 2x2/2 on even), the clamp, tiny tiles."""
+    cases = [Pool(KOP_AVGPOOL, 9, 7, 5, (3, 3), (2, 2), "SAME", 3, 0.02, "RELU", KOP_RELU, 1),
+             Pool(KOP_MAXPOOL, 8, 8, 3, (2, 2), (2, 2), "VALID", -128, 0.1, "RELU6", KOP_NONE, 2),
+             Pool(KOP_AVGPOOL, 15, 13, 1, (5, 3), (1, 2), "SAME", 127, 0.5, "NONE", KOP_NONE, 3)]
+    layers = [Layer(f"F{i}{b}", "pool", p.args(), p.reference, budget) for i, p in enumerate(cases)
+              for b, budget in (("w", 64 * 1024), ("m", "min"))]
+    run_batch(tmp_path, layers)
 
-
-@POOL_SETTINGS
-@given(**POOL_DRAWS)
-def test_avg_pool_tflm_sq8(prog, **case):
-    """KerParAvgPool_TFLM_SQ8 = sq8_tflm.average_pool2d (border windows divide by their in-image taps)."""
-    check_pool(prog, "KerParAvgPool_TFLM_SQ8", T.average_pool2d, **case)

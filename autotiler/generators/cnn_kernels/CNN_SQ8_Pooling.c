@@ -1,13 +1,16 @@
 /*
  * SQ8 max and average pooling with TensorFlow Lite Micro's arithmetic (CNN_SQ8_BasicKernels.h,
- * docs/cnn-sq8.md "AVERAGE_POOL_2D / MAX_POOL_2D"). NHWC: In[H][W][C], Out[Ho][Wo][C].
+ * docs/cnn-sq8.md "AVERAGE_POOL_2D / MAX_POOL_2D"). NHWC, one tile of lines: In[H][W][C],
+ * Out[Ho][Wo][C]; the clamp is Infos' ACT_MIN, ACT_MAX.
  */
 #include "CNN_BasicKernels.h"	/* the KACT_ enum CNN_Activation.h reads */
 #include "CNN_Activation.h"	/* CNN_Chunk */
 #include "CNN_SQ8_BasicKernels.h"
 
 /* The in-image part [*Lo, *Hi) of the taps of output index o along one axis: taps in the padding
- * are skipped, not read as a value (TFLM's pooling clips its window the same way). */
+ * are skipped, not read as a value (TFLM's pooling clips its window the same way). Along the
+ * lines, Size is the tile's: the tiler loads every line an inner window reads, so only the
+ * image's first and last tiles clip. */
 static inline void at_sq8_pool_span(int o, int Stride, int Pad, int F, int Size, int *Lo, int *Hi)
 {
 	int Start = o * Stride - Pad;
@@ -50,11 +53,11 @@ static inline int at_sq8_avg_window(const KerPool_TFLM_SQ8_T *Arg, int c, int y0
 }
 
 /* One output line oy, every column and channel, with Avg choosing the reduction. */
-static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int Avg)
+static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int Avg, int ActMin, int ActMax)
 {
 	int y0, y1, ox, c;
 
-	at_sq8_pool_span(oy, Arg->Sy, Arg->PadTop, Arg->Fy, Arg->H, &y0, &y1);
+	at_sq8_pool_span(oy, Arg->Sy, Arg->Pad[2], Arg->Fy, Arg->H, &y0, &y1);
 	for (ox = 0; ox < Arg->Wo; ox++) {
 		int x0, x1;
 		signed char *Out = Arg->Out + (oy * Arg->Wo + ox) * Arg->C;
@@ -64,7 +67,7 @@ static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int A
 			int v = Avg ? at_sq8_avg_window(Arg, c, y0, y1, x0, x1)
 				    : at_sq8_max_window(Arg, c, y0, y1, x0, x1);
 
-			Out[c] = (signed char) at_sq8_clamp(v, Arg->ActMin, Arg->ActMax);
+			Out[c] = (signed char) at_sq8_clamp(v, ActMin, ActMax);
 		}
 	}
 }
@@ -72,11 +75,13 @@ static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int A
 /* The output lines are split across the cores: each line reads only In, so no core waits. */
 static void at_sq8_pool(const KerPool_TFLM_SQ8_T *Arg, int Avg)
 {
+	int ActMin = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MIN);
+	int ActMax = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
 	int First, Last, oy;
 
 	CNN_Chunk(Arg->Ho, &First, &Last);
 	for (oy = First; oy < Last; oy++)
-		at_sq8_pool_line(Arg, oy, Avg);
+		at_sq8_pool_line(Arg, oy, Avg, ActMin, ActMax);
 	gap_waitbarrier(0);
 }
 

@@ -9,29 +9,76 @@
 #include "CNN_SQ8_Infos.h"
 #include "CNN_SQ8_Requant.h"
 
+/* ---- Convolutions (CNN_SQ8_Conv.c) ------------------------------------------------------------
+ * TFLM's CONV_2D (grouped too) and DEPTHWISE_CONV_2D (sq8_tflm.conv2d / depthwise_conv2d) on one
+ * tile of lines of an HWC image: In[H][W][InFeat] (the tile's input lines), Out[Ho][Wo][OutFeat]
+ * (the tile's output lines, every channel). Output (oy, ox) reads input line oy Sy - Pad[2] + ky Dy
+ * and column ox Sx - PadLeft + kx Dx; taps outside [0, H) x [0, W) are skipped, i.e. they count
+ * as (In - IN_ZP) = 0, TFLM's padding. acc = Bias + sum w (In - IN_ZP) in wrapping int32, then
+ * at_tflm_requant_int8 with Scale[c], ScaleN[c] and Infos' OUT_ZP, ACT_MIN, ACT_MAX.
+ *
+ * Regular / grouped (KerParConv_TFLM_SQ8): Filter OHWI [Chunk][Fy][Fx][GroupIn] holds the output
+ * channels of this chunk (Bias, Scale, ScaleN likewise); output channel c of the layer reads input
+ * channels (c / GroupOut) GroupIn ... + GroupIn. The chunk is channels [Off, Off + Chunk) with
+ * Off = ChunkIndex Chunk, except the last of NChunks chunks, which ends at OutFeat (the tiler's
+ * chunks are equal but the last).
+ * Depth wise (KerParConvDW_TFLM_SQ8): Filter [Fy][Fx][OutFeat], output channel c reads input
+ * channel c / (OutFeat / InFeat) (TFLite's depth multiplier); one chunk of every channel. */
+typedef struct {
+	signed char * __restrict__ In;		/* H x W x InFeat */
+	signed char * __restrict__ Filter;	/* Chunk x Fy x Fx x GroupIn; depth wise Fy x Fx x OutFeat */
+	int * __restrict__ Bias;		/* Chunk */
+	signed char * __restrict__ Out;		/* Ho x Wo x OutFeat */
+	int * __restrict__ Scale;		/* Chunk Q31 multipliers */
+	signed char * __restrict__ ScaleN;	/* Chunk shifts (> 0 left) */
+	signed char * __restrict__ Infos;	/* AT_INF_TFLM_* words: IN_ZP, OUT_ZP, ACT_MIN, ACT_MAX */
+	unsigned short int W;			/* input columns */
+	unsigned short int H;			/* input lines of this tile */
+	unsigned short int InFeat;		/* channels of an input pixel */
+	unsigned short int Wo;			/* output columns */
+	unsigned short int Ho;			/* output lines of this tile */
+	unsigned short int OutFeat;		/* channels of an output pixel */
+	unsigned short int GroupIn;		/* input channels of a group (the filter's depth) */
+	unsigned short int GroupOut;		/* output channels of a group */
+	unsigned short int Chunk;		/* output channels of this chunk */
+	unsigned short int ChunkIndex;
+	unsigned short int NChunks;
+	unsigned char Fx;			/* filter width, height */
+	unsigned char Fy;
+	unsigned char Sx;			/* strides */
+	unsigned char Sy;
+	unsigned char Dx;			/* dilations */
+	unsigned char Dy;
+	unsigned char PadLeft;			/* the layer's left padding (tiles are whole lines) */
+	v4s Pad;				/* this tile's (left, right, top, bottom): Pad[2] is read */
+} KerConv_TFLM_SQ8_T;
+
+void KerParConv_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg);
+void KerParConvDW_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg);
+
 /* ---- Max and average pooling (CNN_SQ8_Pooling.c) ---------------------------------------------
- * TFLM's MAX_POOL_2D / AVERAGE_POOL_2D (sq8_tflm.max_pool2d / average_pool2d), NHWC for one image:
- * In[H][W][C], Out[Ho][Wo][C]. Output (oy, ox) pools the window starting at (oy Sy - PadTop,
- * ox Sx - PadLeft); taps outside the image are skipped (the caller computes SAME/VALID pads). The
- * average divides by the number of in-image taps, rounding half away from zero; then the clamp
- * [ActMin, ActMax]. No rescale: TFLM requires equal input and output quantisation. The output
- * lines are split across the cores. */
+ * TFLM's MAX_POOL_2D / AVERAGE_POOL_2D (sq8_tflm.max_pool2d / average_pool2d), NHWC, on one tile
+ * of lines: In[H][W][C], Out[Ho][Wo][C]. Output (oy, ox) pools the window starting at
+ * (oy Sy - Pad[2], ox Sx - PadLeft); taps outside the tile's lines / the image's columns are
+ * skipped (the caller computes SAME/VALID pads, and tiles hold every line an inner window reads).
+ * The average divides by the number of such taps, rounding half away from zero; then the clamp
+ * [ACT_MIN, ACT_MAX] of Infos. No rescale: TFLM requires equal input and output quantisation.
+ * The output lines are split across the cores. */
 typedef struct {
 	signed char * __restrict__ In;		/* H x W x C */
 	signed char * __restrict__ Out;		/* Ho x Wo x C */
+	signed char * __restrict__ Infos;	/* AT_INF_TFLM_* words: ACT_MIN, ACT_MAX */
 	unsigned short int W;
-	unsigned short int H;
+	unsigned short int H;			/* input lines of this tile */
 	unsigned short int C;
 	unsigned short int Wo;
-	unsigned short int Ho;
+	unsigned short int Ho;			/* output lines of this tile */
 	unsigned char Fx;			/* filter width, height */
 	unsigned char Fy;
 	unsigned char Sx;			/* strides */
 	unsigned char Sy;
 	unsigned char PadLeft;			/* < Fx, Fy: every window holds a tap */
-	unsigned char PadTop;
-	int ActMin;				/* the fused activation's clamp, int8 range */
-	int ActMax;
+	v4s Pad;				/* this tile's (left, right, top, bottom): Pad[2] is read */
 } KerPool_TFLM_SQ8_T;
 
 void KerParMaxPool_TFLM_SQ8(KerPool_TFLM_SQ8_T *Arg);
