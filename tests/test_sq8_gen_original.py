@@ -32,12 +32,14 @@ from autotiler.generators.sq8_generators import (
     CNN_ConcatChannels_SQ8,
     CNN_ConvolutionPoolAct_SQ8,
     CNN_GlobalPoolAct_SQ8,
+    CNN_GroupedConvolutionPoolAct_SQ8,
     CNN_LinearAct_SQ8,
     CNN_MatAddAct_SQ8,
     CNN_MatEltMulAct_SQ8,
     CNN_MatMulAct_SQ8,
     CNN_MatSubAct_SQ8,
     CNN_PoolAct_SQ8,
+    CNN_SoftMax_SQ8,
     CNN_TensorVectMultAct_SQ8,
 )
 from autotiler.generators.sq8_library import CNN_SQ8_HEADER, LoadCNN_SQ8_Library
@@ -161,28 +163,54 @@ def params(info: Q.Infos, signed: bool = False) -> Q.ActParams:
 # Convolution, pooling, activation
 
 
-def conv_expected(layer: Layer, rng) -> tuple:
-    (bias_size, _, nin, nout, w, h, conv, fx, fy, dx, dy, sx, sy, cpad, pool, fpx, fpy, _, _, spx, spy, ppad,
-     act) = layer.args
-    pad_type = layer.ctrl.get("PADTYPE", PAD_BALANCED_LEFT)
-    dw = conv == KOP_CONV_DW
-    a = ACTS[act]
-    inp = int8(rng, (nin, h, w))
-    filt = int8(rng, (nout, fy, fx) if dw else (nout, nin, fy, fx))
-    bias = rng.integers(-2000, 2000, size=nout).astype(BIAS_DTYPES[bias_size]) if bias_size > 1 else int8(rng, nout)
-    prenorm = int(rng.integers(0, 3)) if rng.integers(0, 3) == 0 else 0
-    scale, scale_n = channel_scales(rng, nout, fx * fy * (1 if dw else nin), prenorm)
-    info = act_infos(rng, a, scale=int(rng.integers(0, 3)), prenorm=prenorm)
-    p = params(info)
+def conv_reference(args: tuple, pad_type, inp, filt, bias, scale, scale_n, info: Q.Infos) -> np.ndarray:
+    """CNN_ConvolutionPoolAct_SQ8 (args after Ctrl) in numpy: the accumulators, then the reduction
+    with the activation, or the reduction, the pooling and what activation the pooling leaves."""
+    (_, _, _, _, w, h, conv, fx, fy, dx, dy, sx, sy, cpad, pool, fpx, fpy, _, _, spx, spy, ppad, act) = args
+    a, p = ACTS[act], params(info)
     pcw = CNN_TotalPaddingValue(w, fx, sx, dx) if cpad else 0
     pch = CNN_TotalPaddingValue(h, fy, sy, dy) if cpad else 0
     pad = CNN_EdgePaddingValue(pad_type, pcw, pch)
-    acc = Q.conv_acc(inp, filt, bias, stride=(sx, sy), dilation=(dx, dy), pad=pad, depthwise=dw, norm_bias=info.scale)
+    acc = Q.conv_acc(inp, filt, bias, stride=(sx, sy), dilation=(dx, dy), pad=pad, depthwise=conv == KOP_CONV_DW,
+                     norm_bias=info.scale)
     if pool == KOP_NONE:
-        out = Q.reduct(acc, scale, scale_n, a, p, prenorm)
-    else:
-        y = Q.reduct(acc, scale, scale_n, "none", p, prenorm)
-        out = pool_reference(y, pool, (fpx, fpy), (spx, spy), ppad, pad_type, a, p)
+        return Q.reduct(acc, scale, scale_n, a, p, info.prenorm)
+    y = Q.reduct(acc, scale, scale_n, "none", p, info.prenorm)
+    return pool_reference(y, pool, (fpx, fpy), (spx, spy), ppad, pad_type, a, p)
+
+
+def conv_data(rng, bias_size: int, nin: int, nout: int, fshape: tuple, fan_in: int, act: str, h: int, w: int):
+    """In, Filter, Bias, Scale, ScaleN, Infos drawn as NNTool would make them."""
+    inp = int8(rng, (nin, h, w))
+    filt = int8(rng, fshape)
+    bias = rng.integers(-2000, 2000, size=nout).astype(BIAS_DTYPES[bias_size]) if bias_size > 1 else int8(rng, nout)
+    prenorm = int(rng.integers(0, 3)) if rng.integers(0, 3) == 0 else 0
+    scale, scale_n = channel_scales(rng, nout, fan_in, prenorm)
+    info = act_infos(rng, act, scale=int(rng.integers(0, 3)), prenorm=prenorm)
+    return inp, filt, bias, scale, scale_n, info
+
+
+def conv_expected(layer: Layer, rng) -> tuple:
+    bias_size, _, nin, nout, w, h, conv, fx, fy = layer.args[:9]
+    dw = conv == KOP_CONV_DW
+    fshape = (nout, fy, fx) if dw else (nout, nin, fy, fx)
+    inp, filt, bias, scale, scale_n, info = conv_data(rng, bias_size, nin, nout, fshape, fx * fy * (1 if dw else nin),
+                                                      ACTS[layer.args[-1]], h, w)
+    out = conv_reference(layer.args, layer.ctrl.get("PADTYPE", PAD_BALANCED_LEFT), inp, filt, bias, scale, scale_n,
+                         info)
+    args = dict(In=inp, Filter=filt, Bias=bias, Scale=scale, ScaleN=scale_n, Infos=info.to_bytes().view(np.int8))
+    return args, out
+
+
+def group_expected(layer: Layer, rng) -> tuple:
+    gi, go, bias_size, _, nin, nout, w, h, _, fx, fy = layer.args[:11]
+    inp, filt, bias, scale, scale_n, info = conv_data(rng, bias_size, nin, nout, (nout, gi, fy, fx), fx * fy * gi,
+                                                      ACTS[layer.args[-1]], h, w)
+    body = (bias_size, 1, gi, go) + layer.args[6:]
+    pad_type = layer.ctrl.get("PADTYPE", PAD_BALANCED_LEFT)
+    out = np.concatenate([conv_reference(body, pad_type, inp[g * gi:(g + 1) * gi], filt[g * go:(g + 1) * go],
+                                         bias[g * go:(g + 1) * go], scale[g * go:(g + 1) * go],
+                                         scale_n[g * go:(g + 1) * go], info) for g in range(nin // gi)])
     args = dict(In=inp, Filter=filt, Bias=bias, Scale=scale, ScaleN=scale_n, Infos=info.to_bytes().view(np.int8))
     return args, out
 
@@ -290,7 +318,14 @@ def tvm_expected(layer: Layer, rng) -> tuple:
     return dict(In1=in1, In2=in2, Infos=info.to_bytes().view(np.int8)), out
 
 
-EXPECTED = {CNN_ConvolutionPoolAct_SQ8: conv_expected, CNN_PoolAct_SQ8: pool_expected, CNN_Act_SQ8: act_expected,
+def softmax_expected(layer: Layer, rng) -> tuple:
+    dim, _ = layer.args
+    inp = int8(rng, dim)
+    info = Q.Infos(act_scale=int(rng.integers(8, 16)))            # AT_INF_BIASL_SM = byte 0: the Q15 shift
+    return dict(In=inp, Infos=info.to_bytes().view(np.int8)), Q.softmax_q15(inp, info.act_scale)
+
+
+EXPECTED = {CNN_SoftMax_SQ8: softmax_expected, CNN_ConvolutionPoolAct_SQ8: conv_expected, CNN_GroupedConvolutionPoolAct_SQ8: group_expected, CNN_PoolAct_SQ8: pool_expected, CNN_Act_SQ8: act_expected,
             CNN_LinearAct_SQ8: linear_expected, CNN_MatMulAct_SQ8: matmul_expected,
             CNN_GlobalPoolAct_SQ8: global_expected, CNN_MatAddAct_SQ8: matadd_expected,
             CNN_TensorVectMultAct_SQ8: tvm_expected}
@@ -298,7 +333,7 @@ EXPECTED = {CNN_ConvolutionPoolAct_SQ8: conv_expected, CNN_PoolAct_SQ8: pool_exp
 
 def run_layer(prog, tilings, layer: Layer) -> None:
     args, expected = EXPECTED[layer.gen](layer, np.random.default_rng(layer.seed))
-    run(prog, tilings, layer, args, expected)
+    run(prog, tilings, layer, args, expected, expected.dtype)
 
 
 def _fit(dim: int, f: int, s: int, d: int, pad: bool) -> int:
@@ -340,6 +375,16 @@ def conv_layer(draw, index: int):
     args = (draw(st.sampled_from([1, 2, 4])), 1, nin, nout, w, h, conv, fx, fy, dx, dy, sx, sy, cpad, pool, *pgeom,
             act)
     return Layer(f"Conv{index}", CNN_ConvolutionPoolAct_SQ8, args, ctrl, draw(st.sampled_from(BUDGETS)), index)
+
+
+@st.composite
+def group_layer(draw, index: int):
+    conv = draw(conv_layer(index))
+    gi, go, ngroups = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(2, 3))
+    args = (gi, go, conv.args[0], 1, gi * ngroups, go * ngroups) + conv.args[4:6] + (KOP_CONV,) + conv.args[7:]
+    # a kernel group cannot be re-declared after a failed tiling: no 'min' search, budgets that fit
+    return Layer(f"Group{index}", CNN_GroupedConvolutionPoolAct_SQ8, args, conv.ctrl,
+                 draw(st.sampled_from([6000, 200_000])), index)
 
 
 @st.composite
@@ -398,13 +443,19 @@ def tvm_layer(draw, index: int):
 
 
 @st.composite
+def softmax_layer(draw, index: int):
+    return Layer(f"SoftMax{index}", CNN_SoftMax_SQ8, (draw(st.integers(1, 300)), KOP_SOFTMAX), {},
+                 draw(st.sampled_from([1024, 200_000])), index)
+
+
+@st.composite
 def batches(draw, *kinds, n: int):
     """n layers, drawn from the strategies in turn."""
     return [draw(kinds[i % len(kinds)](i)) for i in range(n)]
 
 
 @settings(max_examples=6, **SWEEP)
-@given(layers=batches(conv_layer, pool_layer, act_layer, n=15))
+@given(layers=batches(conv_layer, pool_layer, act_layer, conv_layer, group_layer, n=15))
 def test_conv_pool_act_sweep_bit_exact(tmp_path_factory, layers):
     prog, tilings = build(tmp_path_factory.mktemp("sweep"), layers)
     for layer in layers:
@@ -412,7 +463,7 @@ def test_conv_pool_act_sweep_bit_exact(tmp_path_factory, layers):
 
 
 @settings(max_examples=6, **SWEEP)
-@given(layers=batches(linear_layer, matmul_layer, global_layer, matadd_layer, tvm_layer, n=15))
+@given(layers=batches(linear_layer, matmul_layer, global_layer, matadd_layer, tvm_layer, softmax_layer, n=18))
 def test_dense_sweep_bit_exact(tmp_path_factory, layers):
     prog, tilings = build(tmp_path_factory.mktemp("sweep"), layers)
     for layer in layers:
@@ -503,3 +554,45 @@ def test_kernels_must_be_declared():
         SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
         with raises("basic kernel 'Ker_ReLU_SQ8' is not declared", "call LoadCNN_SQ8_Library()"):
             CNN_Act_SQ8("L", 0, 4, 5, 5, KOP_RELU)
+
+
+@pytest.mark.usefixtures("sq8_model")
+def test_dense_misuse():
+    with raises("CNN_GlobalPoolAct_SQ8: PoolOper KOP_GLOBAL_SUMPOOL is not supported yet with Scale_DataSize 1",
+                "use KOP_GLOBAL_AVGPOOL"):
+        CNN_GlobalPoolAct_SQ8("L", 0, 4, 5, 5, KOP_GLOBAL_SUMPOOL, KOP_NONE)
+    with raises("PoolOper KOP_MAXPOOL is not a global pooling"):
+        CNN_GlobalPoolAct_SQ8("L", 0, 4, 5, 5, KOP_MAXPOOL, KOP_NONE)
+    with raises("CNN_LinearAct_SQ8: LinearOper KOP_MATMUL is not KOP_LINEAR"):
+        CNN_LinearAct_SQ8("L", 0, 4, 1, 16, 8, KOP_MATMUL, KOP_NONE)
+    with raises("CNN_MatAddAct_SQ8: ActOper KOP_LEAKYRELU after a MatAdd is not supported yet with Scale_DataSize 1",
+                "CNN_Act_SQ8 after the add"):
+        CNN_MatAddAct_SQ8("L", 0, 4, 5, 5, KOP_MATADD, KOP_LEAKYRELU)
+    with raises("AddMatOper KOP_MATMUL is not KOP_MATADD"):
+        CNN_MatAddAct_SQ8("L", 0, 4, 5, 5, KOP_MATMUL, KOP_NONE)
+    with raises("CNN_TensorVectMultAct_SQ8: MatOper KOP_MATADD is not KOP_MATVECTMUL"):
+        CNN_TensorVectMultAct_SQ8("L", 0, 4, 5, 5, KOP_MATADD, KOP_NONE)
+    with raises("CNN_SoftMax_SQ8: SoftMaxOper KOP_MATADD is not KOP_SOFTMAX"):
+        CNN_SoftMax_SQ8("L", 0, 10, KOP_MATADD)
+
+
+@pytest.mark.usefixtures("sq8_model")
+def test_matmul_misuse():
+    with raises("CNN_MatMulAct_SQ8: ColM1 8 != LineM2 9", "needs ColM1 == LineM2"):
+        CNN_MatMulAct_SQ8("L", 0, 4, 1, 8, 4, 16, 9, 0, 0, 1, 1, KOP_MATMUL, KOP_NONE)
+    with raises("Width x Height = 3 x 3 is not ColM2 16"):
+        CNN_MatMulAct_SQ8("L", 0, 4, 1, 8, 4, 16, 8, 3, 3, 1, 1, KOP_MATMUL, KOP_NONE)
+    with raises("strides (Scx 2, Scy 1) are not supported yet with Scale_DataSize 1", "use Scx = Scy = 1"):
+        CNN_MatMulAct_SQ8("L", 0, 4, 1, 8, 4, 16, 8, 4, 4, 2, 1, KOP_MATMUL, KOP_NONE)
+    with raises("MatMulOper KOP_MATMUL_TRANSPOSED is not supported yet with Scale_DataSize 1"):
+        CNN_MatMulAct_SQ8("L", 0, 4, 1, 8, 4, 16, 8, 0, 0, 1, 1, KOP_MATMUL_TRANSPOSED, KOP_NONE)
+    with raises("MatMulOper KOP_LINEAR is not a matrix product"):
+        CNN_MatMulAct_SQ8("L", 0, 4, 1, 8, 4, 16, 8, 0, 0, 1, 1, KOP_LINEAR, KOP_NONE)
+
+
+@pytest.mark.usefixtures("sq8_model")
+def test_grouped_conv_misuse():
+    with raises("CNN_GroupedConvolutionPoolAct_SQ8: cannot divide InFeat 4 / OutFeat 8 into groups of GroupIn 3"):
+        CNN_GroupedConvolutionPoolAct_SQ8("L", 0, 3, 2, *conv_args())
+    with raises("ConvOper KOP_CONV_DW is not KOP_CONV (the original's grouped convolution)"):
+        CNN_GroupedConvolutionPoolAct_SQ8("L", 0, 2, 4, *conv_args(ConvOper=KOP_CONV_DW))

@@ -34,9 +34,11 @@ from ..api import (
     AddKernelArgDim,
     AddKernelInfos,
     Bindings,
+    C_Arg,
     Call,
     Calls,
     CArgs,
+    CloseKernelGroup,
     Imm,
     IterParSpace,
     IterTiledSpace,
@@ -46,9 +48,14 @@ from ..api import (
     KerArgP,
     KerArgs,
     KerArgSpace,
+    KerGroupArg,
     KernelIterSpace,
+    KG_ArgOper,
+    OpenKernelGroup,
     TCArg,
     UserKernel,
+    UserKernelCall,
+    UserKernelGroupK,
 )
 from ..constants import (
     AT_KernelInfo_T,
@@ -340,9 +347,58 @@ def _conv(setup, name, Bias_DataSize, InFeat, OutFeat, Width, Height, conv_oper,
     return 1 if kernel else 0
 
 
-def grouped_conv_pool_act(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with Scale_DataSize 1 (work in progress, issue 23)",
-                   "use Scale_DataSize 4, or one CNN_ConvolutionPoolAct_SQ8 per group")
+def grouped_conv_pool_act(setup, GroupIn, GroupOut, Bias_DataSize, Scale_DataSize, InFeat, OutFeat, Width, Height,
+                          ConvOper, Fcx, Fcy, Dcx, Dcy, Scx, Scy, ConvPad, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy,
+                          PoolPad, ActOper) -> int:
+    """``CNN_GroupedConvolutionPoolAct_SQ8``: a kernel group ``Name(In, Filter, Bias, Out, Scale,
+    ScaleN, Infos)`` calling ``NameBody`` (the convolution of one group: GroupIn -> GroupOut
+    features) ``InFeat / GroupIn`` times, the arguments offset by the group (Filter
+    ``[NGroups][GroupOut][GroupIn][Fcy][Fcx]``; Infos shared)."""
+    chk = setup.chk
+    name = chk.name
+    group_in, group_out = chk.integer(GroupIn, "GroupIn", 1), chk.integer(GroupOut, "GroupOut", 1)
+    in_feat, out_feat = chk.integer(InFeat, "InFeat", 1), chk.integer(OutFeat, "OutFeat", 1)
+    if in_feat % group_in or out_feat % group_out or in_feat // group_in != out_feat // group_out:
+        chk.fail(f"cannot divide InFeat {in_feat} / OutFeat {out_feat} into groups of GroupIn {group_in} / "
+                 f"GroupOut {group_out}", "InFeat / GroupIn and OutFeat / GroupOut must be the same whole number")
+    chk.oper(ConvOper, "ConvOper", (K.KOP_CONV,), "KOP_CONV (the original's grouped convolution)")
+    bias_size = _bias_size(chk, Bias_DataSize)
+    width, height = chk.integer(Width, "Width", 1), chk.integer(Height, "Height", 1)
+    ngroups = in_feat // group_in
+    body = name + "Body"
+    OpenKernelGroup(name)
+    try:
+        ok = _conv(setup, body, bias_size, group_in, group_out, width, height, K.KOP_CONV, Fcx, Fcy, Dcx, Dcy, Scx,
+                   Scy, ConvPad, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper)
+    finally:
+        CloseKernelGroup()
+    if not ok:
+        return 0
+    out_arg = current_model().kernels[body].kerarg("Out")
+    wo, ho = out_arg.w, out_arg.h
+    filters = group_out * group_in * int(Fcx) * int(Fcy)
+    group = UserKernelGroupK(
+        name, ngroups,
+        CArgs(7, TCArg(SC, "In"), TCArg(SC, "Filter"), TCArg(BIAS_CTYPES[bias_size], "Bias"), TCArg(SC, "Out"),
+              TCArg(UC, "Scale"), TCArg(SC, "ScaleN"), TCArg(SC, "Infos")),
+        0,
+        Calls(1, UserKernelCall(body, L.LOC_GROUP, Bindings(7,
+            KG_ArgOper("In", "*", group_in * width * height),       # items (C pointer arithmetic)
+            KG_ArgOper("Filter", "*", filters),
+            KG_ArgOper("Bias", "*", group_out),
+            KG_ArgOper("Out", "*", group_out * wo * ho),
+            KG_ArgOper("Scale", "*", group_out),
+            KG_ArgOper("ScaleN", "*", group_out),
+            C_Arg("Infos")))),                                      # one Infos for every group
+        KerArgs(7,
+            KerGroupArg("In", O.O_IN, in_feat * width * height, 1, "In"),
+            KerGroupArg("Filter", O.O_IN, ngroups * filters, 1, "Filter"),
+            KerGroupArg("Bias", O.O_IN, out_feat, bias_size, "Bias"),
+            KerGroupArg("Out", O.O_OUT, out_feat * wo * ho, 1, "Out"),
+            KerGroupArg("Scale", O.O_IN, out_feat, 1, "Scale"),
+            KerGroupArg("ScaleN", O.O_IN, out_feat, 1, "ScaleN"),
+            KerGroupArg("Infos", O.O_IN, INFOS_SIZE, 1, "Infos")))
+    return 1 if group else 0
 
 
 def pool_act(setup, Feat, Width, Height, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad, ActOper) -> int:
@@ -472,8 +528,30 @@ def global_pool_act(setup, Feat, Width, Height, PoolOper, ActOper) -> int:
     return 1 if kernel else 0
 
 
-def softmax(setup, *args) -> int:
-    setup.chk.fail("is not supported yet with Scale_DataSize 1 (work in progress, issue 23)", "use Scale_DataSize 4")
+def softmax(setup, Dim, SoftMaxOper) -> int:
+    """``CNN_SoftMax_SQ8``: ``Name(In, Out, Infos)``, int8 in, ``short int`` Q15 out, both whole in
+    L1 (``KerParSoftMax_SQ8``; the shift to Q15 is ``Infos[AT_INF_BIASL_SM]``)."""
+    chk = setup.chk
+    name = chk.name
+    _tiling(setup)
+    dim = chk.integer(Dim, "Dim", 1, 65535)
+    chk.oper(SoftMaxOper, "SoftMaxOper", (K.KOP_SOFTMAX,), "KOP_SOFTMAX")
+    _libs(chk, "KerParSoftMax_SQ8")
+    kernel = UserKernel(name, KernelIterSpace(1, IterTiledSpace(T0)), Tile_Orientation_T.TILE_HOR,
+        CArgs(3, TCArg(SC, "In"), TCArg("short int * __restrict__", "Out"), TCArg(SC, "Infos")),
+        Calls(1, Call("KerParSoftMax_SQ8", L.LOC_LOOP, Bindings(4,
+            K_Arg("In", S.KER_ARG_TILE), Imm(dim), K_Arg("Out", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE)))),
+        KerArgs(3,
+            KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_BUFF | O.O_NTILED, 1, dim, 1, 0, 0, 0, "In"),
+            KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_BUFF | O.O_NTILED, 1, dim, 2, 0, 0, 0, "Out"),
+            _infos_arg()))
+    if kernel:
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, dim, 0)
+        AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, 3 * dim, 0)
+        AddKernelArgDim(name, "In", 2, dim, 1)
+        AddKernelArgDim(name, "Out", 2, dim, 2)
+        _infos_dims(name)
+    return 1 if kernel else 0
 
 
 def linear_act(setup, Bias_DataSize, Scale_DataSize, InDim, OutDim, LinearOper, ActOper) -> int:

@@ -15,7 +15,8 @@ Costs (cycles of one call, per core):
   scaling; the in-place reduction one more cycle per 4 bytes moved by core 0; a standalone
   activation 4 cycles per item plus the activation's extra; MatAdd 7 per item (two loads, two
   scalings, add, clip, store), tensor x vector 6; the matrix product 2 cycles per MAC (a strided
-  column of In2 cannot use the vector unit); global pooling one cycle per item and 6-8 per feature; 20 cycles of fork and
+  column of In2 cannot use the vector unit); global pooling one cycle per item and 6-8 per feature; softmax 45 cycles per item (the
+  exponential's 8-term series, as :mod:`.cnn_library`'s); 20 cycles of fork and
   barrier per call (30 with two barriers).
 """
 
@@ -26,7 +27,7 @@ from ..constants import CALL_PARALLEL
 from .cnn_library import CNN_KERNELS_DIR
 
 SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Orig_Conv.c", "CNN_SQ8_Orig_Pool.c", "CNN_SQ8_Orig_Linear.c",
-                                         "CNN_SQ8_Orig_MatAlgebra.c")]
+                                         "CNN_SQ8_Orig_MatAlgebra.c", "CNN_SQ8_Orig_SoftMax.c")]
 
 _P = " * __restrict__"
 _SC, _UC, _US, _I = "signed char" + _P, "unsigned char" + _P, "unsigned short int", "int" + _P
@@ -65,6 +66,7 @@ def _templates() -> None:
                                 (_SC, "Infos")])
     _template("KerGlobalPool_SQ8_T", [(_SC, "In"), (_US, "W"), (_US, "H"), (_US, "Feat"), (_SC, "Out"),
                                       ("unsigned char", "DoScale"), (_SC, "Infos")])
+    _template("KerSoftMax_SQ8_T", [(_SC, "In"), (_US, "N"), ("short int" + _P, "Out"), (_SC, "Infos")])
     _template("KerActivation_SQ8_T", [(_SC, "In"), (_SC, "Out"), (_US, "W"), (_US, "H"), (_US, "Feat"),
                                       (_SC, "Infos")])
 
@@ -104,6 +106,7 @@ def load() -> None:
                   Cost=f"{7 + ACTS[act]}*{_FEAT}*W*H + 20")
     LibKernel("KerParGlobalAvgPoolFullFeat_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_SQ8_T", Cost=f"{_FEAT}*(W*H + 8) + 20")
     LibKernel("KerParGlobalMaxPoolFullFeat_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_SQ8_T", Cost=f"{_FEAT}*(W*H + 6) + 20")
+    LibKernel("KerParSoftMax_SQ8", CALL_PARALLEL, 0, "KerSoftMax_SQ8_T", Cost="45*((N + ncores - 1)/ncores) + 40")
     wo, ho = "((UsedW + S - 1)/S)", "((UsedH + Sy - 1)/Sy)"
     for kind in ("Max", "Avg"):
         for act in POOL_ACTS:

@@ -255,6 +255,13 @@ typedef struct {
 	signed char * __restrict__ Infos;
 } KerGlobalPool_SQ8_T;
 
+typedef struct {
+	signed char * __restrict__ In;		/* N inputs */
+	unsigned short int N;
+	short int * __restrict__ Out;		/* N probabilities in Q15 */
+	signed char * __restrict__ Infos;	/* Infos[AT_INF_BIASL_SM]: left shift of In - max to Q15 */
+} KerSoftMax_SQ8_T;
+
 #define AT_SQ8_ORIG_ACTS(M) M(ActNone) M(ReLU) M(ReLUN) M(ReLUM) M(ReLUMN) M(HSigmoid) M(HSwish) M(LeakyReLU)
 #define AT_SQ8_ORIG_POOL_ACTS(M, K) M(K, ActNone) M(K, ReLU) M(K, ReLUN)
 
@@ -290,6 +297,7 @@ void KerParMatAdd_ReLUN_SQ8(KerMat3_SQ8_T *Arg);
 void KerParMatAdd_HSigmoid_SQ8(KerMat3_SQ8_T *Arg);
 void KerParMatAdd_HSwish_SQ8(KerMat3_SQ8_T *Arg);
 void KerParGlobalMaxPoolFullFeat_SQ8(KerGlobalPool_SQ8_T *Arg);
+void KerParSoftMax_SQ8(KerSoftMax_SQ8_T *Arg);
 void KerParGlobalAvgPoolFullFeat_SQ8(KerGlobalPool_SQ8_T *Arg);
 
 #endif /* __CNN_SQ8_ORIGINAL_H__ */
