@@ -596,3 +596,84 @@ def test_grouped_conv_misuse():
         CNN_GroupedConvolutionPoolAct_SQ8("L", 0, 3, 2, *conv_args())
     with raises("ConvOper KOP_CONV_DW is not KOP_CONV (the original's grouped convolution)"):
         CNN_GroupedConvolutionPoolAct_SQ8("L", 0, 2, 4, *conv_args(ConvOper=KOP_CONV_DW))
+
+
+# ---------------------------------------------------------------------------------------------
+# A model script as the original's users write it
+
+
+def small_net_model() -> None:
+    """A small CHW int8 network, layer by layer with the original's generators and arguments."""
+    SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+    SetGeneratedFilesNames("SmallNetKernels.c", "SmallNetKernels.h")
+    SetL1MemorySize(2500)
+    LoadCNN_SQ8_Library()
+    CNN_ConvolutionPoolAct_SQ8("Conv0", 0, 4, 1, 2, 8, 20, 16, KOP_CONV, 3, 3, 1, 1, 1, 1, 1,
+                               KOP_MAXPOOL, 2, 2, 1, 1, 2, 2, 0, KOP_RELU)
+    CNN_ConvolutionPoolAct_SQ8("Dw1", 0, 2, 1, 8, 8, 10, 8, KOP_CONV_DW, 3, 3, 1, 1, 1, 1, 1,
+                               KOP_NONE, 1, 1, 1, 1, 1, 1, 0, KOP_RELUN)
+    CNN_ConvolutionPoolAct_SQ8("Pw2", 0, 4, 1, 8, 16, 10, 8, KOP_CONV, 1, 1, 1, 1, 1, 1, 0,
+                               KOP_AVGPOOL, 2, 2, 1, 1, 2, 2, 0, KOP_HSWISH)
+    CNN_TensorVectMultAct_SQ8("Se3", 0, 16, 5, 4, KOP_MATVECTMUL, KOP_NONE)
+    CNN_MatAddAct_SQ8("Add4", 0, 16, 5, 4, KOP_MATADD, KOP_RELU)
+    CNN_ConvolutionPoolAct_SQ8("Pool5", 0, 4, 1, 16, 16, 5, 4, KOP_NONE, 1, 1, 1, 1, 1, 1, 0,
+                               KOP_MAXPOOL, 2, 2, 1, 1, 1, 1, 1, KOP_NONE)
+    CNN_GlobalPoolAct_SQ8("Gap6", 0, 16, 5, 4, KOP_GLOBAL_AVGPOOL, KOP_NONE)
+    CNN_LinearAct_SQ8("Fc7", 0, 4, 1, 16, 10, KOP_LINEAR, KOP_NONE)
+    CNN_SoftMax_SQ8("Softmax8", 0, 10, KOP_SOFTMAX)
+
+
+def test_small_net_model_script(tmp_path):
+    with Model(PLATFORM) as m:
+        small_net_model()
+        tilings = dict(m.tilings)
+        files = generate(m)
+    write_files(files, str(tmp_path))
+    prog = host_harness.build(tmp_path, sources=SOURCES, include_dirs=[CNN_KERNELS_DIR], platform=PLATFORM)
+    assert tilings["Conv0"].ntiles > 1 and tilings["Dw1"].ntiles > 1       # 2500 B of L1: tiled
+    rng = np.random.default_rng(7)
+    x = int8(rng, (2, 16, 20))
+
+    def call(name, ref, **args):
+        out = np.full(ref.shape, SENTINEL, dtype=ref.dtype)
+        counters = prog.call(name, Out=out, **args)
+        np.testing.assert_array_equal(out, ref, err_msg=name)
+        assert counters["cycles"] == tilings[name].predicted.cycles, name
+        return out
+
+    def conv(name, x, nout, fx, dw, pad, pool, pool_pad, act, stride=2, bias_size=4):
+        nin, h, w = x.shape
+        fshape = (nout, fx, fx) if dw else (nout, nin, fx, fx)
+        _, filt, bias, scale, scale_n, info = conv_data(rng, bias_size, nin, nout, fshape, fx * fx * (1 if dw else nin),
+                                                        ACTS[act], h, w)
+        args = (bias_size, 1, nin, nout, w, h, KOP_CONV_DW if dw else KOP_CONV, fx, fx, 1, 1, 1, 1, pad, pool, 2, 2, 1, 1,
+                stride, stride, pool_pad, act)
+        ref = conv_reference(args, PAD_BALANCED_LEFT, x, filt, bias, scale, scale_n, info)
+        return call(name, ref, In=x, Filter=filt, Bias=bias, Scale=scale, ScaleN=scale_n,
+                    Infos=info.to_bytes().view(np.int8))
+
+    y = conv("Conv0", x, 8, 3, False, 1, KOP_MAXPOOL, 0, KOP_RELU)
+    y = conv("Dw1", y, 8, 3, True, 1, KOP_NONE, 0, KOP_RELUN, bias_size=2)
+    y = conv("Pw2", y, 16, 1, False, 0, KOP_AVGPOOL, 0, KOP_HSWISH)
+    v = int8(rng, 16)
+    info = Q.Infos(scale=0, scale_n=7)
+    se = call("Se3", Q.tensor_vect_mult(y, v, scale=0, scale_n=7), In1=y, In2=v, Infos=info.to_bytes().view(np.int8))
+    info = Q.Infos(act_scale=1, scale=3, scale_n=2, out_scale=1, out_scale_n=1)
+    y = call("Add4", Q.matadd(se, y, in1_scale=3, in1_scale_n=2, out_scale=1, out_scale_n=1, act="relu",
+                              p=params(info, True)),
+             In1=se, In2=y, Infos=info.to_bytes().view(np.int8))
+    info = Q.Infos(act_scale=1)
+    pad = CNN_EdgePaddingValue(PAD_BALANCED_LEFT, CNN_TotalPaddingValue(5, 2, 1, 1), CNN_TotalPaddingValue(4, 2, 1, 1))
+    y = call("Pool5", Q.pool(y, "max", (2, 2), (1, 1), pad, p=params(info)), In=y,
+             Infos=info.to_bytes().view(np.int8))
+    info = Q.Infos(scale=1, scale_n=7)
+    g = call("Gap6", Q.global_pool(y, "avg", scale=1, scale_n=7).ravel(), In=y.ravel(),
+             Infos=info.to_bytes().view(np.int8))
+    w, b = int8(rng, (10, 16)), rng.integers(-500, 500, size=10).astype(np.int32)
+    scale, scale_n = channel_scales(rng, 10, 16)
+    info = Q.Infos(act_scale=1)
+    f = call("Fc7", Q.linear(g, w, b, scale, scale_n), In=g, Filter=w, Bias=b, Scale=scale, ScaleN=scale_n,
+             Infos=info.to_bytes().view(np.int8))
+    info = Q.Infos(act_scale=12)
+    p = call("Softmax8", Q.softmax_q15(f, 12), In=f, Infos=info.to_bytes().view(np.int8))
+    assert abs(int(p.astype(np.int64).sum()) - 32767) < 40      # Q15 probabilities
