@@ -10,26 +10,31 @@ arguments; the simulated cycles of every user kernel are its predicted ones.
 
 from __future__ import annotations
 
+import inspect
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
+from autotiler.errors import ModelError, TilingError
 from autotiler.generators import CNN_KERNELS_DIR
 from autotiler.generators import sq8_tflm as T
 from autotiler.generators.cnn_ctrl import CNN_GenControl_T, CNN_InitGenCtrl, CNN_SetGenCtrl
-from autotiler.generators.sq8_gen_tflm_conv import conv_constants
+from autotiler.generators.sq8_gen_tflm_conv import conv_constants, pool_infos
 from autotiler.generators.sq8_generators import (
     CNN_ConvolutionPoolAct_SQ8,
     CNN_GroupedConvolutionPoolAct_SQ8,
     CNN_PoolAct_SQ8,
 )
-from autotiler.generators.sq8_infos import tflm_infos
+from autotiler.generators.sq8_infos import read_tflm_infos, tflm_infos
 from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library
 from autotiler.platforms import get_platform
 
@@ -228,3 +233,294 @@ def test_mobilenet_layers(tmp_path):
     layers = [conv_layer(f"M{i}{b}", c, budget) for i, c in enumerate(MOBILENET)
               for b, budget in (("w", 64 * 1024), ("m", "min"))]
     run_batch(tmp_path, layers)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hypothesis sweep: batches of random layers, one build per batch
+
+
+def out_size(padding: str, n: int, f: int, s: int, d: int = 1) -> int:
+    return T.compute_out_size(padding, n, f, s, d)
+
+
+def _grow(n: int, f: int, s: int, d: int, padding: str) -> int:
+    """The smallest size >= n with an output (VALID needs the dilated filter to fit)."""
+    while out_size(padding, n, f, s, d) <= 0:
+        n += 1
+    return n
+
+
+@st.composite
+def convs(draw, index: int):
+    kind = draw(st.sampled_from(["conv", "dw", "group"]))
+    groups = 1
+    if kind == "dw":
+        cin = draw(st.integers(1, 10))
+        cout = cin * draw(st.integers(1, 3))
+    elif kind == "group":
+        groups = draw(st.integers(1, 3))
+        cin, cout = groups * draw(st.integers(1, 5)), groups * draw(st.integers(1, 5))
+    else:
+        cin, cout = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    f = (draw(st.integers(1, 5)), draw(st.integers(1, 5)))
+    s = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    d = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    padding = draw(st.sampled_from(T.PADDINGS))
+    h = _grow(draw(st.integers(1, 13)), f[0], s[0], d[0], padding)
+    w = _grow(draw(st.integers(1, 13)), f[1], s[1], d[1], padding)
+    pool = None
+    if draw(st.booleans()):
+        pf = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+        ps = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+        ppad = draw(st.sampled_from(T.PADDINGS))
+        hc, wc = out_size(padding, h, f[0], s[0], d[0]), out_size(padding, w, f[1], s[1], d[1])
+        if out_size(ppad, hc, pf[0], ps[0]) > 0 and out_size(ppad, wc, pf[1], ps[1]) > 0:
+            pool = (draw(st.sampled_from([KOP_MAXPOOL, KOP_AVGPOOL])), pf, ps, ppad)
+    # multipliers in_scale * w_scale / out_scale from 1e-6 to 1e2: shifts from -19 to +7
+    per_channel = draw(st.booleans())
+    reals = tuple(10.0 ** draw(st.floats(-6, 2)) for _ in range(cout if per_channel else 1))
+    return Conv(kind, h, w, cin, cout, groups, f, s, d, padding, pool,
+                act=draw(st.sampled_from([*T.ACTIVATIONS, "range"])), act_kop=draw(st.sampled_from(ACT_KOPS)),
+                in_zp=draw(st.integers(-128, 127)), out_zp=draw(st.integers(-128, 127)),
+                in_scale=10.0 ** draw(st.floats(-3, 0)), out_scale=10.0 ** draw(st.floats(-3, 0)), reals=reals,
+                seed=index)
+
+
+@settings(max_examples=8, **SWEEP)
+@given(batch=st.lists(st.sampled_from(["min", 2048, 64 * 1024]), min_size=8, max_size=8), data=st.data())
+def test_conv_layers(tmp_path_factory, batch, data):
+    """Random convolutions (regular, grouped, depth wise with multipliers; odd sizes, strides 1..3,
+    dilations 1..2, SAME/VALID, fused pooling, zero points and multipliers over their ranges,
+    clamps) = sq8_tflm, at L1 budgets from the smallest that tiles to whole."""
+    layers = [conv_layer(f"L{i}", data.draw(convs(i)), budget) for i, budget in enumerate(batch)]
+    run_batch(tmp_path_factory.mktemp("conv"), layers)
+
+
+# ---------------------------------------------------------------------------------------------
+# Against tflite-micro itself, on the committed single-operator models
+
+TFLM_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D")
+SIDECARS = [p for p in sorted(MODELS.glob("*.json")) if json.loads(p.read_text())["op"] in TFLM_OPS]
+TFLM_DRAWS = 4
+ACT_KOP = {"NONE": KOP_NONE, "RELU": KOP_RELU, "RELU6": KOP_RELUN, "RELU_N1_TO_1": KOP_RELUMN}
+
+
+def _q(t: dict) -> T.QParams:
+    return T.QParams(t["scales"][0], t["zero_points"][0])
+
+
+def model_layer(name: str, side: dict, budget) -> tuple:
+    """(Layer, constant inputs) of a sidecar: the generator's arguments, Filter/Bias/Scale/ScaleN/
+    Infos built with conv_constants / pool_infos. Its reference is not used: tflite-micro is."""
+    op, o, ins = side["op"], side["options"], side["inputs"]
+    _, h, w, cin = ins[0]["shape"]
+    cout = side["outputs"][0]["shape"][3]
+    in_q, out_q = _q(ins[0]), _q(side["outputs"][0])
+    act = o["fusedActivationFunction"]
+    pad = int(o["padding"] == "SAME")
+    if op in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
+        kop = KOP_MAXPOOL if op == "MAX_POOL_2D" else KOP_AVGPOOL
+        args = (cin, w, h, kop, o["filterWidth"], o["filterHeight"], 1, 1, o["strideW"], o["strideH"], pad,
+                ACT_KOP[act])
+        return Layer(name, "pool", args, None, budget), dict(Infos=pool_infos(in_q, act))
+    filt = np.asarray(ins[1]["data"], np.int8).reshape(ins[1]["shape"])
+    bias = np.asarray(ins[2]["data"], np.int32)
+    scale, scale_n, infos = conv_constants(in_q, T.FilterQParams(tuple(ins[1]["scales"])), out_q, act, cout)
+    dw = op == "DEPTHWISE_CONV_2D"
+    common = (4, 4, cin, cout, w, h, KOP_CONV_DW if dw else KOP_CONV, filt.shape[2], filt.shape[1],
+              o["dilationWFactor"], o["dilationHFactor"], o["strideW"], o["strideH"], pad, *NO_POOL, ACT_KOP[act])
+    groups = 1 if dw else cin // filt.shape[3]
+    kind, args = ("group", (cin // groups, cout // groups, *common)) if groups > 1 else ("conv", common)
+    return Layer(name, kind, args, None, budget), dict(Filter=filt, Bias=bias, Scale=scale, ScaleN=scale_n,
+                                                      Infos=infos)
+
+
+def test_against_tflite_micro(tmp_path):
+    """Every conv_*, dw_*, maxpool_*, avgpool_* model (conv_3x3_groups2_s2_same through the grouped
+    generator), whole and at the smallest budget that tiles it: the generated C gives the bytes
+    the tflite-micro interpreter gives, on random inputs and the extremes."""
+    runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime",
+                                  reason="tflite-micro is in the test extra: pip install tflite-micro")
+    sides = [json.loads(p.read_text()) for p in SIDECARS]
+    assert {s["op"] for s in sides} == set(TFLM_OPS)
+    assert any(s["name"] == "conv_3x3_groups2_s2_same" for s in sides)
+    layers, consts = [], {}
+    for k, side in enumerate(sides):
+        for b, budget in (("w", 64 * 1024), ("m", "min")):
+            layer, c = model_layer(f"T{k}{b}", side, budget)
+            layers.append(layer)
+            consts[layer.name] = c
+    prog, tilings, _ = build(tmp_path, layers)
+    for k, (side, path) in enumerate(zip(sides, SIDECARS)):
+        interp = runtime.Interpreter.from_file(str(path.with_suffix(".tflite")), arena_size=1 << 20)
+        shape = side["inputs"][0]["shape"]
+        rng = np.random.default_rng(k)
+        draws = [rng.integers(-128, 128, shape).astype(np.int8) for _ in range(TFLM_DRAWS)]
+        draws += [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8)]
+        for d, x in enumerate(draws):
+            interp.set_input(x, 0)
+            interp.invoke()
+            want = interp.get_output(0)
+            for b in "wm":
+                name = f"T{k}{b}"
+                out = np.full(want.size, SENTINEL, np.int8)
+                flat = {n: np.ascontiguousarray(v).reshape(-1) for n, v in consts[name].items()}
+                prog.call(name, In=x.reshape(-1), Out=out, **flat)
+                bad = np.flatnonzero(out != want.reshape(-1))
+                assert bad.size == 0, (f"{side['name']} ({name}) draw {d}: {bad.size}/{want.size} differ, first at "
+                                       f"{bad[0]}: got {out[bad[0]]}, tflite-micro {want.reshape(-1)[bad[0]]}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors: typed, naming this file's line, the kernel and the parameter
+
+
+@pytest.fixture
+def model():
+    with Model(PLATFORM) as m:
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        SetL1MemorySize(48000)
+        LoadCNN_SQ8_Library()
+        yield m
+
+
+CONV = dict(Bias_DataSize=4, Scale_DataSize=4, InFeat=4, OutFeat=8, Width=10, Height=9, ConvOper=KOP_CONV, Fcx=3,
+            Fcy=3, Dcx=1, Dcy=1, Scx=1, Scy=1, ConvPad=1, PoolOper=KOP_NONE, Fpx=1, Fpy=1, Dpx=1, Dpy=1, Spx=1, Spy=1,
+            PoolPad=0, ActOper=KOP_RELU)
+POOL = dict(Feat=4, Width=10, Height=9, PoolOper=KOP_MAXPOOL, Fpx=2, Fpy=2, Dpx=1, Dpy=1, Spx=2, Spy=2, PoolPad=0,
+            ActOper=KOP_NONE)
+
+
+def conv(ctrl=None, name="E", **over):
+    return CNN_ConvolutionPoolAct_SQ8(name, make_ctrl(ctrl or {}), **dict(CONV, **over))
+
+
+def group(ctrl=None, GroupIn=2, GroupOut=4, **over):
+    return CNN_GroupedConvolutionPoolAct_SQ8("E", make_ctrl(ctrl or {}), GroupIn, GroupOut, **dict(CONV, **over))
+
+
+def pool(ctrl=None, name="E", **over):
+    return CNN_PoolAct_SQ8(name, make_ctrl(ctrl or {}), **dict(POOL, **over))
+
+
+def _line(fn) -> int:
+    lines, first = inspect.getsourcelines(fn)
+    return first + len(lines) - 1
+
+
+def fails(fn, *fragments):
+    """pytest.raises(ModelError) rendered as 'THIS:LINE: kernel 'E': ...fragments...', LINE the
+    generator's call in fn."""
+    prefix = f"{THIS}:{_line(fn)}: kernel 'E': "
+    return pytest.raises(ModelError, match=re.escape(prefix) + ".*" + ".*".join(re.escape(f) for f in fragments))
+
+
+ERRORS = [
+    (conv, dict(Bias_DataSize=2), ["Bias_DataSize 2 is not supported with Scale_DataSize 4: TFLM's biases are int32",
+                                   "use Bias_DataSize 4"]),
+    (conv, dict(ConvOper=KOP_CONV_DP), ["ConvOper KOP_CONV_DP is not a convolution of this requantisation",
+                                        "KOP_CONV, KOP_CONV_DW, KOP_NONE"]),
+    (conv, dict(ActOper=KOP_HSWISH), ["TFLite has no fused KOP_HSWISH: its convolutions and poolings only clamp",
+                                      "generate CNN_Act_SQ8 after this layer"]),
+    (pool, dict(ActOper=KOP_LEAKYRELU), ["TFLite has no fused KOP_LEAKYRELU", "generate CNN_Act_SQ8 after this layer"]),
+    (conv, dict(ConvOper=KOP_CONV_DW, InFeat=3, OutFeat=8),
+     ["a depth wise convolution needs OutFeat a multiple of InFeat (TFLite's depth multiplier), got InFeat 3 and "
+      "OutFeat 8", "use KOP_CONV to mix the features"]),
+    (conv, dict(ConvPad=0, Fcy=11), ["the convolution filter (spanning 11) is larger than the height 9 with VALID "
+                                     "padding: it has no output", "or SAME padding (ConvPad = 1)"]),
+    (conv, dict(PoolOper=KOP_MAXPOOL, Fpx=12, Fpy=2), ["the pooling window (spanning 12) is larger than the width 10",
+                                                       "or SAME padding (PoolPad = 1)"]),
+    (conv, dict(Fcx=65, Dcx=2, ConvPad=1), ["the convolution filter spans 129 columns (Fcx = 65 with its dilation): "
+                                            "more than 128 is not supported yet", "spanning at most 128"]),
+    (conv, dict(PoolOper=KOP_AVGPOOL, Fpx=2, Fpy=2, Dpx=2, Spx=2, Spy=2),
+     ["a pooling dilation (Dpx 2, Dpy 1) is not supported: TFLite's pooling has none", "set Dpx = Dpy = 1"]),
+    (pool, dict(Dpy=3), ["a pooling dilation (Dpx 1, Dpy 3) is not supported", "set Dpx = Dpy = 1"]),
+    (conv, dict(ConvOper=KOP_NONE, PoolOper=KOP_NONE), ["ConvOper and PoolOper are both KOP_NONE: nothing to compute",
+                                                        "generate CNN_Act_SQ8"]),
+    (conv, dict(ConvOper=KOP_NONE, PoolOper=KOP_MAXPOOL, Fpx=2, Fpy=2, Spx=2, Spy=2),
+     ["InFeat 4 != OutFeat 8: a pooling keeps the features", "pass the same number of features"]),
+    (conv, dict(InFeat=70000), ["InFeat must be at most 65535, got 70000"]),
+    (pool, dict(PoolOper=KOP_NONE), ["PoolOper KOP_NONE is not a pooling (KOP_MAXPOOL or KOP_AVGPOOL)"]),
+    (group, dict(GroupIn=3), ["cannot divide InFeat 4 / OutFeat 8 into groups of GroupIn 3 / GroupOut 4",
+                              "must be the same whole number"]),
+    (group, dict(ConvOper=KOP_CONV_DW), ["ConvOper KOP_CONV_DW in a grouped convolution",
+                                         "CNN_ConvolutionPoolAct_SQ8 with KOP_CONV_DW"]),
+    (group, dict(ConvOper=KOP_NONE), ["ConvOper KOP_NONE in a grouped convolution: there is no convolution to group",
+                                      "CNN_PoolAct_SQ8 for a pooling alone"]),
+]
+CTRL_ERRORS = [
+    (dict(PADTYPE=PAD_BALANCED_LEFT), ["PadType PAD_BALANCED_LEFT is not TFLite's SAME padding",
+                                       "set PAD_BALANCED_RIGHT"]),
+    (dict(PADTYPE=PAD_LEFT), ["PadType PAD_LEFT is not TFLite's SAME padding"]),
+    (dict(TILEORIENTATION=TILE_VER), ["TileOrientation TILE_VER is not supported yet with HWC feature maps",
+                                      "set TILE_HOR"]),
+    (dict(PARALLELFEATURES=0), ["ParallelFeatures 0 is not supported yet with this requantisation",
+                                "set 1"]),
+    (dict(FORCEDPCONV=1), ["ForceDPconv is not supported with this requantisation: TFLM's convolutions accumulate in "
+                           "32 bits already", "leave ForceDPconv unset"]),
+    (dict(RELUN=6), ["ReluN is not read with this requantisation: the clamp is Infos' ACT_MIN, ACT_MAX",
+                     "leave ReluN unset"]),
+]
+
+
+@pytest.mark.parametrize("fn, over, fragments", ERRORS, ids=[f"{f.__name__}-{i}" for i, (f, _, _) in
+                                                               enumerate(ERRORS)])
+def test_errors(model, fn, over, fragments):
+    with fails(fn, *fragments):
+        fn(**over)
+
+
+@pytest.mark.parametrize("ctrl, fragments", CTRL_ERRORS, ids=[next(iter(c)) for c, _ in CTRL_ERRORS])
+def test_ctrl_errors(model, ctrl, fragments):
+    for fn in (conv, group, pool):
+        with fails(fn, *fragments):
+            fn(ctrl)
+
+
+def test_ctrl_accepted(model):
+    """The Ctrl values that restate what these layers do are accepted."""
+    ok = dict(PADTYPE=PAD_BALANCED_RIGHT, TILEORIENTATION=TILE_HOR, PARALLELFEATURES=1, FORCEDPCONV=0, HWC=1)
+    assert conv(ok, "A") == 1
+    assert pool(ok, "B") == 1
+
+
+def test_error_without_library():
+    with Model(PLATFORM):
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        with fails(conv, "basic kernel 'KerParConv_TFLM_SQ8' is not declared", "call LoadCNN_SQ8_Library() before"):
+            conv()
+
+
+def test_no_tiling(model):
+    """A budget nothing fits in: TilingError, or 0 with AT_KERNEL_NOSOLUTION_ERROR off."""
+    SetL1MemorySize(128)
+    with pytest.raises(TilingError):
+        conv()
+    AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_OFF)
+    assert conv() == 0
+    assert pool(name="P", Width=200, Feat=100) == 0
+    SetL1MemorySize(48000)
+    assert conv() == 1
+
+
+def test_conv_constants_errors():
+    in_q, out_q = T.QParams(100.0, 0), T.QParams(1e-6, 0)
+    with pytest.raises(ModelError, match=re.escape("conv_constants: a per-tensor filter scale needs channels")):
+        conv_constants(in_q, T.FilterQParams((0.1,)), out_q)
+    with pytest.raises(ModelError, match=re.escape("conv_constants: 2 filter scales for channels=3")):
+        conv_constants(in_q, T.FilterQParams((0.1, 0.2)), out_q, channels=3)
+    with pytest.raises(ModelError, match=re.escape("needs a left shift of 34 (> 31): TFLM's int32 arithmetic cannot "
+                                                   "apply it")):
+        conv_constants(in_q, T.FilterQParams((100.0,)), out_q, channels=1)
+
+
+def test_conv_constants():
+    """Per-tensor scales repeat; the multiplier and shift are QuantizeMultiplier's; Infos' words."""
+    in_q, out_q = T.QParams(0.02, -3), T.QParams(0.05, 7)
+    scale, scale_n, infos = conv_constants(in_q, T.FilterQParams((0.004,)), out_q, "RELU6", channels=3)
+    r = T.quantize_multiplier(float(in_q.scale) * float(np.float32(0.004)) / float(out_q.scale))
+    assert scale.dtype == np.int32 and scale_n.dtype == np.int8 and infos.dtype == np.int8 and infos.size == 64
+    assert scale.tolist() == [r.multiplier] * 3 and scale_n.tolist() == [r.shift] * 3
+    lo, hi = T.activation_range("RELU6", out_q)
+    assert read_tflm_infos(infos) == dict(read_tflm_infos(tflm_infos()), in_zp=-3, out_zp=7, act_min=lo, act_max=hi)
+    assert read_tflm_infos(pool_infos(out_q, "RELU"))["act_min"] == T.activation_range("RELU", out_q)[0]
