@@ -190,7 +190,7 @@ def conv_data(rng, bias_size: int, nin: int, nout: int, fshape: tuple, fan_in: i
     return inp, filt, bias, scale, scale_n, info
 
 
-def conv_expected(layer: Layer, rng) -> tuple:
+def conv_expected(layer: Layer, rng, tiling=None) -> tuple:
     bias_size, _, nin, nout, w, h, conv, fx, fy = layer.args[:9]
     dw = conv == KOP_CONV_DW
     fshape = (nout, fy, fx) if dw else (nout, nin, fy, fx)
@@ -202,7 +202,7 @@ def conv_expected(layer: Layer, rng) -> tuple:
     return args, out
 
 
-def group_expected(layer: Layer, rng) -> tuple:
+def group_expected(layer: Layer, rng, tiling=None) -> tuple:
     gi, go, bias_size, _, nin, nout, w, h, _, fx, fy = layer.args[:11]
     inp, filt, bias, scale, scale_n, info = conv_data(rng, bias_size, nin, nout, (nout, gi, fy, fx), fx * fy * gi,
                                                       ACTS[layer.args[-1]], h, w)
@@ -226,7 +226,7 @@ def pool_reference(inp, pool, size, stride, ppad, pad_type, a, p):
     return Q.activation(Q.pool(inp, kind, size, stride, pad, act="none", p=p, do_scale=False), a, p)
 
 
-def pool_expected(layer: Layer, rng) -> tuple:
+def pool_expected(layer: Layer, rng, tiling=None) -> tuple:
     feat, w, h, pool, fpx, fpy, _, _, spx, spy, ppad, act = layer.args
     a = ACTS[act]
     inp = int8(rng, (feat, h, w))
@@ -236,7 +236,7 @@ def pool_expected(layer: Layer, rng) -> tuple:
     return dict(In=inp, Infos=info.to_bytes().view(np.int8)), out
 
 
-def act_expected(layer: Layer, rng) -> tuple:
+def act_expected(layer: Layer, rng, tiling=None) -> tuple:
     feat, w, h, act = layer.args
     a = ACTS[act]
     inp = int8(rng, (feat, h, w))
@@ -252,19 +252,25 @@ def scale_pair(rng, lo: float, hi: float, skip: bool = False) -> tuple:
     return int(s[0]), int(n[0])
 
 
-def linear_expected(layer: Layer, rng) -> tuple:
+def linear_expected(layer: Layer, rng, tiling=None) -> tuple:
     bias_size, _, in_dim, out_dim, _, act = layer.args
     a = ACTS[act]
     inp, w = int8(rng, in_dim), int8(rng, (out_dim, in_dim))
     bias = rng.integers(-2000, 2000, size=out_dim).astype(BIAS_DTYPES[bias_size]) if bias_size > 1 else int8(rng,
                                                                                                                out_dim)
-    scale, scale_n = channel_scales(rng, out_dim, in_dim)
-    info = act_infos(rng, a, scale=int(rng.integers(0, 3)))
-    out = Q.linear(inp, w, bias, scale, scale_n, norm_bias=info.scale, act=a, p=params(info, True))
+    prenorm = int(rng.integers(0, 3)) if rng.integers(0, 3) == 0 else 0
+    scale, scale_n = channel_scales(rng, out_dim, in_dim, prenorm)
+    info = act_infos(rng, a, scale=int(rng.integers(0, 3)), prenorm=prenorm)
+    if any(arg.name == "Reduct" for arg in tiling.args):
+        # the input-tiled form: the original's SetBias + KerParLinearLayer + KerParReduct_CC
+        acc = Q.wrap32(w.astype(np.int64) @ inp + Q.wrap32(bias.astype(np.int64) << info.scale))
+        out = Q.reduct(acc, scale, scale_n, a, params(info), prenorm)
+    else:
+        out = Q.linear(inp, w, bias, scale, scale_n, norm_bias=info.scale, act=a, p=params(info, True))
     return dict(In=inp, Filter=w, Bias=bias, Scale=scale, ScaleN=scale_n, Infos=info.to_bytes().view(np.int8)), out
 
 
-def matmul_expected(layer: Layer, rng) -> tuple:
+def matmul_expected(layer: Layer, rng, tiling=None) -> tuple:
     bias_size, _, col1, line1, col2, _, _, _, _, _, oper, act = layer.args
     a = ACTS[act]
     in1, in2 = int8(rng, (line1, col1)), int8(rng, (col1, col2))
@@ -280,7 +286,7 @@ def matmul_expected(layer: Layer, rng) -> tuple:
     return args, Q.matmul(in1, in2, bias, scale, scale_n, norm_bias=info.scale, act=a, p=params(info, True))
 
 
-def global_expected(layer: Layer, rng) -> tuple:
+def global_expected(layer: Layer, rng, tiling=None) -> tuple:
     feat, w, h, pool, act = layer.args
     a = ACTS[act]
     inp = int8(rng, (feat, h, w))
@@ -296,7 +302,7 @@ def global_expected(layer: Layer, rng) -> tuple:
     return dict(In=inp.ravel(), Infos=info.to_bytes().view(np.int8)), out.ravel()
 
 
-def matadd_expected(layer: Layer, rng) -> tuple:
+def matadd_expected(layer: Layer, rng, tiling=None) -> tuple:
     feat, w, h, _, act = layer.args
     a = ACTS[act]
     in1, in2 = int8(rng, (feat, h, w)), int8(rng, (feat, h, w))
@@ -307,7 +313,7 @@ def matadd_expected(layer: Layer, rng) -> tuple:
     return dict(In1=in1, In2=in2, Infos=info.to_bytes().view(np.int8)), out
 
 
-def tvm_expected(layer: Layer, rng) -> tuple:
+def tvm_expected(layer: Layer, rng, tiling=None) -> tuple:
     feat, w, h, _, act = layer.args
     a = ACTS[act]
     in1, in2 = int8(rng, (feat, h, w)), int8(rng, feat)
@@ -318,7 +324,7 @@ def tvm_expected(layer: Layer, rng) -> tuple:
     return dict(In1=in1, In2=in2, Infos=info.to_bytes().view(np.int8)), out
 
 
-def softmax_expected(layer: Layer, rng) -> tuple:
+def softmax_expected(layer: Layer, rng, tiling=None) -> tuple:
     dim, _ = layer.args
     inp = int8(rng, dim)
     info = Q.Infos(act_scale=int(rng.integers(8, 16)))            # AT_INF_BIASL_SM = byte 0: the Q15 shift
@@ -332,7 +338,7 @@ EXPECTED = {CNN_SoftMax_SQ8: softmax_expected, CNN_ConvolutionPoolAct_SQ8: conv_
 
 
 def run_layer(prog, tilings, layer: Layer) -> None:
-    args, expected = EXPECTED[layer.gen](layer, np.random.default_rng(layer.seed))
+    args, expected = EXPECTED[layer.gen](layer, np.random.default_rng(layer.seed), tilings.get(layer.name))
     run(prog, tilings, layer, args, expected, expected.dtype)
 
 
@@ -406,7 +412,7 @@ def act_layer(draw, index: int):
 
 @st.composite
 def linear_layer(draw, index: int):
-    args = (draw(st.sampled_from([1, 2, 4])), 1, draw(st.integers(1, 300)), draw(st.integers(1, 40)), KOP_LINEAR,
+    args = (draw(st.sampled_from([1, 2, 4])), 1, draw(st.integers(1, 700)), draw(st.integers(1, 40)), KOP_LINEAR,
             draw(st.sampled_from(list(ACTS))))
     return Layer(f"Linear{index}", CNN_LinearAct_SQ8, args, {}, draw(st.sampled_from(BUDGETS)), index)
 

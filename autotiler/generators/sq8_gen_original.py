@@ -33,6 +33,8 @@ from ..api import (
     AT_IGNORE_ARG_BINDING,
     AddKernelArgDim,
     AddKernelInfos,
+    AT_GetKernelCtrl,
+    AT_SetKernelCtrl,
     Bindings,
     C_Arg,
     Call,
@@ -40,10 +42,12 @@ from ..api import (
     CArgs,
     CloseKernelGroup,
     Imm,
+    IterFixedSpace,
     IterParSpace,
     IterTiledSpace,
     K_Arg,
     K_ArgPar,
+    Ker_IteratorIndex,
     KerArg,
     KerArgP,
     KerArgs,
@@ -58,6 +62,7 @@ from ..api import (
     UserKernelGroupK,
 )
 from ..constants import (
+    AT_GraphCtrl_T,
     AT_KernelInfo_T,
     KernelArgSelect_T,
     KernelCallLocationT,
@@ -80,6 +85,7 @@ L = KernelCallLocationT
 D0, D1, T0 = KernelIteratorT.KER_ITER_D0, KernelIteratorT.KER_ITER_D1, KernelIteratorT.KER_ITER_TILE0
 IGNORE = AT_IGNORE_ARG_BINDING
 INFOS_SIZE = AT_INF_DIM + 1
+REDUCT_SLOTS = 8        # the input-tiled linear layer's int32 partial sums: one per core (gap_ncore() <= 8)
 SC, UC = "signed char * __restrict__", "unsigned char * __restrict__"
 BIAS_CTYPES = {1: SC, 2: "short int * __restrict__", 4: "int * __restrict__"}
 BIAS_NAMES = {1: "B8", 2: "B16", 4: "B32"}
@@ -554,9 +560,28 @@ def softmax(setup, Dim, SoftMaxOper) -> int:
     return 1 if kernel else 0
 
 
+def _solve(attempts: list):
+    """Declare the user kernel with each builder of ``attempts`` in turn, AT_KERNEL_NOSOLUTION_ERROR
+    off for all but the last (the original's fallbacks); the script's own setting is restored."""
+    saved = AT_GetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR)
+    try:
+        for i, build in enumerate(attempts):
+            AT_SetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR, saved if i == len(attempts) - 1 else 0)
+            kernel = build()
+            if kernel:
+                return kernel
+    finally:
+        AT_SetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR, saved)
+    return None
+
+
 def linear_act(setup, Bias_DataSize, Scale_DataSize, InDim, OutDim, LinearOper, ActOper) -> int:
-    """``CNN_LinearAct_SQ8``: ``Name(In, Filter, Bias, Out, Scale, ScaleN, Infos)``; outputs in
-    chunks (D0), the input whole in L1 (``KerParLinearLayerFullFeatB*_<Act>_SQ8``)."""
+    """``CNN_LinearAct_SQ8``: ``Name(In, Filter, Bias, Out, Scale, ScaleN, Infos)``. First the
+    output-parallel form: outputs in chunks (D0), the input whole in L1
+    (``KerParLinearLayerFullFeatB*_<Act>_SQ8``); if that does not fit, the input-tiled form, one
+    output at a time (D0) over tiles of the input (T0): ``KerParLinearLayerTile_SQ8`` partial sums,
+    then ``KerLinearReductB*_<Act>_SQ8`` (the original's SetBias + KerParLinearLayer +
+    KerParReduct_CC fallback: PRENORM applied, A0/B0/C0 read unsigned)."""
     chk = setup.chk
     name = chk.name
     orient, _ = _tiling(setup)
@@ -564,28 +589,58 @@ def linear_act(setup, Bias_DataSize, Scale_DataSize, InDim, OutDim, LinearOper, 
     in_dim, out_dim = chk.integer(InDim, "InDim", 1, 65535), chk.integer(OutDim, "OutDim", 1, 65535)
     chk.oper(LinearOper, "LinearOper", (K.KOP_LINEAR,), "KOP_LINEAR")
     act_name = _act(setup, ActOper)
-    kname = f"KerParLinearLayerFullFeat{BIAS_NAMES[bias_size]}_{act_name}_SQ8"
-    _libs(chk, kname)
+    bname = BIAS_NAMES[bias_size]
+    full, tile, reduct = (f"KerParLinearLayerFullFeat{bname}_{act_name}_SQ8", "KerParLinearLayerTile_SQ8",
+                          f"KerLinearReduct{bname}_{act_name}_SQ8")
+    _libs(chk, full, tile, reduct)
     const = O.O_IN | O.O_DB | O.O_CONST
-    kernel = UserKernel(name, KernelIterSpace(2, IterParSpace(D0, out_dim, 8), IterTiledSpace(T0)), orient,
-        CArgs(7, TCArg(SC, "In"), TCArg(SC, "Filter"), TCArg(BIAS_CTYPES[bias_size], "Bias"), TCArg(SC, "Out"),
-              TCArg(UC, "Scale"), TCArg(SC, "ScaleN"), TCArg(SC, "Infos")),
-        Calls(1, Call(kname, L.LOC_LOOP, Bindings(9,
-            K_Arg("In", S.KER_ARG_TILE),                            # the whole input
-            K_Arg("Filter", S.KER_ARG_TILE),                        # the rows of this chunk
-            K_Arg("Bias", S.KER_ARG_TILE),
-            K_Arg("Out", S.KER_ARG_TILE),
-            Imm(in_dim),                                            # InDim
-            K_ArgPar("Out", S.KER_ARG_PARTILE_SIZE, D0),            # OutDim of this chunk
-            K_Arg("Scale", S.KER_ARG_TILE), K_Arg("ScaleN", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE)))),
-        KerArgs(7,
-            KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_BUFF | O.O_NTILED, 1, 1, in_dim, 0, 0, 0, "In"),
-            KerArg("Filter", KerArgSpace(1, D0), const, 1, 1, in_dim, 0, 0, 0, "Filter"),
-            KerArg("Bias", KerArgSpace(1, D0), const, 1, 1, bias_size, 0, 0, 0, "Bias"),
-            KerArg("Out", KerArgSpace(1, D0), O.O_OUT | O.O_DB, 1, 1, 1, 0, 0, 0, "Out"),
-            KerArg("Scale", KerArgSpace(1, D0), const, 1, 1, 1, 0, 0, 0, "Scale"),
-            KerArg("ScaleN", KerArgSpace(1, D0), const, 1, 1, 1, 0, 0, 0, "ScaleN"),
-            _infos_arg()))
+    cargs = CArgs(7, TCArg(SC, "In"), TCArg(SC, "Filter"), TCArg(BIAS_CTYPES[bias_size], "Bias"), TCArg(SC, "Out"),
+                  TCArg(UC, "Scale"), TCArg(SC, "ScaleN"), TCArg(SC, "Infos"))
+
+    def output_parallel():
+        return UserKernel(name, KernelIterSpace(2, IterParSpace(D0, out_dim, 8), IterTiledSpace(T0)), orient, cargs,
+            Calls(1, Call(full, L.LOC_LOOP, Bindings(9,
+                K_Arg("In", S.KER_ARG_TILE),                        # the whole input
+                K_Arg("Filter", S.KER_ARG_TILE),                    # the rows of this chunk
+                K_Arg("Bias", S.KER_ARG_TILE),
+                K_Arg("Out", S.KER_ARG_TILE),
+                Imm(in_dim),                                        # InDim
+                K_ArgPar("Out", S.KER_ARG_PARTILE_SIZE, D0),        # OutDim of this chunk
+                K_Arg("Scale", S.KER_ARG_TILE), K_Arg("ScaleN", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE)))),
+            KerArgs(7,
+                KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_BUFF | O.O_NTILED, 1, 1, in_dim, 0, 0, 0, "In"),
+                KerArg("Filter", KerArgSpace(1, D0), const, 1, 1, in_dim, 0, 0, 0, "Filter"),
+                KerArg("Bias", KerArgSpace(1, D0), const, 1, 1, bias_size, 0, 0, 0, "Bias"),
+                KerArg("Out", KerArgSpace(1, D0), O.O_OUT | O.O_DB, 1, 1, 1, 0, 0, 0, "Out"),
+                KerArg("Scale", KerArgSpace(1, D0), const, 1, 1, 1, 0, 0, 0, "Scale"),
+                KerArg("ScaleN", KerArgSpace(1, D0), const, 1, 1, 1, 0, 0, 0, "ScaleN"),
+                _infos_arg()))
+
+    def input_tiled():
+        one = O.O_IN | O.O_BUFF | O.O_CONST
+        return UserKernel(name, KernelIterSpace(2, IterFixedSpace(D0, out_dim), IterTiledSpace(T0)),
+            Tile_Orientation_T.TILE_HOR, cargs,
+            Calls(2,
+                Call(tile, L.LOC_LOOP, Bindings(5,
+                    K_Arg("In", S.KER_ARG_TILE),                    # a tile of the input
+                    K_Arg("Filter", S.KER_ARG_TILE),                # the matching part of the row
+                    K_Arg("Reduct", S.KER_ARG_TILE),                # one partial sum per core
+                    K_Arg("Filter", S.KER_ARG_TILE_H),              # inputs in this tile
+                    Ker_IteratorIndex(T0))),                        # 0 starts the sums
+                Call(reduct, L.LOC_LOOP_EPILOG, Bindings(6,
+                    K_Arg("Reduct", S.KER_ARG_TILE), K_Arg("Bias", S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE),
+                    K_Arg("Scale", S.KER_ARG_TILE), K_Arg("ScaleN", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE)))),
+            KerArgs(8,
+                KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, 1, in_dim, 1, 0, 0, 0, "In"),
+                KerArg("Filter", KerArgSpace(2, D0, T0), const, 1, in_dim, 1, 0, 0, 0, "Filter"),
+                KerArg("Bias", KerArgSpace(1, D0), one, 1, 1, bias_size, 0, 0, 0, "Bias"),
+                KerArg("Out", KerArgSpace(1, D0), O.O_OUT | O.O_BUFF, 1, 1, 1, 0, 0, 0, "Out"),
+                KerArg("Scale", KerArgSpace(1, D0), one, 1, 1, 1, 0, 0, 0, "Scale"),
+                KerArg("ScaleN", KerArgSpace(1, D0), one, 1, 1, 1, 0, 0, 0, "ScaleN"),
+                KerArg("Reduct", KerArgSpace(1, T0), O.O_BUFF | O.O_NTILED, REDUCT_SLOTS, 1, 4, 0, 0, 0, ""),
+                _infos_arg()))
+
+    kernel = _solve([output_parallel, input_tiled])
     if kernel:
         AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, in_dim * out_dim, 0)
         AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, in_dim + in_dim * out_dim + out_dim * (3 + bias_size),

@@ -8,11 +8,12 @@ Costs (cycles of one call, per core):
 * Measured (gap_sdk ``benchmarks/gap8/cnn/README.md``, GAPuino, 8 cores, byte data, as cited in
   :mod:`.cnn_library`): a 5x5 convolution runs 1.6 MAC/cycle per core with the vector unit, so
   the convolutions charge 5 cycles per 8 MAC per core; 2x2/2 pooling 2.27 cycles per window tap
-  (9 per 4 taps); a linear layer 0.92 MAC/cycle per core (12 cycles per 11 MAC).
+  (9 per 4 taps); a linear layer 0.92 MAC/cycle per core (12 cycles per 11 MAC, the input-tiled form too).
 * Assumptions: output counts ceil(UsedW/S) x ceil(UsedH/Sy) (the Pad vector cannot appear in a
   Cost); set bias one 32-bit store per cycle; the reduction 6 cycles per item (load, rounded
   shift, byte multiply, rounded shift, clip, store), 4 more for the activations with a second
-  scaling; the in-place reduction one more cycle per 4 bytes moved by core 0; a standalone
+  scaling; the input-tiled linear layer's sequential reduction 2 cycles per core's partial sum and
+  10 more; the in-place reduction one more cycle per 4 bytes moved by core 0; a standalone
   activation 4 cycles per item plus the activation's extra; MatAdd 7 per item (two loads, two
   scalings, add, clip, store), tensor x vector 6; the matrix product 2 cycles per MAC (a strided
   column of In2 cannot use the vector unit); global pooling one cycle per item and 6-8 per feature; softmax 45 cycles per item (the
@@ -23,7 +24,7 @@ Costs (cycles of one call, per core):
 from __future__ import annotations
 
 from ..api import CArgs, LibKernel, LibKernelTemplate, TCArg
-from ..constants import CALL_PARALLEL
+from ..constants import CALL_PARALLEL, CALL_SEQUENTIAL_STRUCT
 from .cnn_library import CNN_KERNELS_DIR
 
 SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Orig_Conv.c", "CNN_SQ8_Orig_Pool.c", "CNN_SQ8_Orig_Linear.c",
@@ -60,6 +61,9 @@ def _templates() -> None:
                                 (_SC, "Infos")])
     _template("KerLinear_SQ8_T", [(_SC, "In"), (_SC, "Weights"), ("void" + _P, "Bias"), (_SC, "Out"), (_US, "InDim"),
                                   (_US, "OutDim"), (_UC, "Scale"), (_SC, "ScaleN"), (_SC, "Infos")])
+    _template("KerLinearTile_SQ8_T", [(_SC, "In"), (_SC, "Weights"), (_I, "Reduct"), (_US, "N"), (_US, "Tile")])
+    _template("KerLinearReduct_SQ8_T", [(_I, "Reduct"), ("void" + _P, "Bias"), (_SC, "Out"), (_UC, "Scale"),
+                                        (_SC, "ScaleN"), (_SC, "Infos")])
     _template("KerMatMul_SQ8_T", [(_SC, "In1"), (_US, "W_In1"), (_US, "H_In1"), (_SC, "In2"), (_US, "W_In2"),
                                   ("void" + _P, "Bias"), (_UC, "Scale"), (_SC, "ScaleN"), (_SC, "Out"), (_SC, "Infos")])
     _template("KerMat3_SQ8_T", [(_SC, "In1"), (_SC, "In2"), (_SC, "Out"), (_US, "W"), (_US, "H"), (_US, "Feat"),
@@ -96,11 +100,15 @@ def load() -> None:
         for b in BIAS_NAMES.values():
             LibKernel(f"KerParLinearLayerFullFeat{b}_{act}_SQ8", CALL_PARALLEL, 0, "KerLinear_SQ8_T",
                       Cost=f"((OutDim + ncores - 1)/ncores)*(InDim*12/11 + {6 + extra}) + 20")
+            LibKernel(f"KerLinearReduct{b}_{act}_SQ8", CALL_SEQUENTIAL_STRUCT, 0, "KerLinearReduct_SQ8_T",
+                      Cost=f"2*ncores + {10 + extra}")
         for b in list(BIAS_NAMES.values()) + ["NoBias"]:
             LibKernel(f"KerParMatMul{b}_{act}_SQ8", CALL_PARALLEL, 0, "KerMatMul_SQ8_T",
                       Cost=f"((H_In1 + ncores - 1)/ncores)*W_In2*(2*W_In1 + {6 + extra}) + 20")
         LibKernel(f"KerParMatVectMul_{act}_SQ8", CALL_PARALLEL, 0, "KerMat3_SQ8_T",
                   Cost=f"{6 + extra}*{_FEAT}*W*H + 20")
+    LibKernel("KerParLinearLayerTile_SQ8", CALL_PARALLEL, 0, "KerLinearTile_SQ8_T",
+              Cost="((N + ncores - 1)/ncores)*12/11 + 20")
     for act in MATADD_ACTS:
         LibKernel(f"KerParMatAdd_{act}_SQ8", CALL_PARALLEL, 0, "KerMat3_SQ8_T",
                   Cost=f"{7 + ACTS[act]}*{_FEAT}*W*H + 20")

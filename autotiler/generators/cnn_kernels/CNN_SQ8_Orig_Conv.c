@@ -121,12 +121,6 @@ void KerParConvDWNxMDxDyStrideSxSyB8_SQ8(KerConv_SQ8_T *Arg) { ConvDW(Arg, 1); }
 void KerParConvDWNxMDxDyStrideSxSyB16_SQ8(KerConv_SQ8_T *Arg) { ConvDW(Arg, 2); }
 void KerParConvDWNxMDxDyStrideSxSyB32_SQ8(KerConv_SQ8_T *Arg) { ConvDW(Arg, 4); }
 
-/* One accumulator to int8: the channel scale after PRENORM, the activation, the clip. */
-static inline int Reduct1(int Acc, int Scale, int ScaleN, int Prenorm, int Oper, const at_sq8_act_T *P)
-{
-	return gap_clip(at_sq8_act_switch(at_sq8_scale(at_sq8_norm(Acc, Prenorm), Scale, ScaleN), Oper, P), 7);
-}
-
 static void Reduct(KerConvLinReduct_SQ8_T *Arg, int Oper)
 {
 	at_sq8_act_T P = at_sq8_act_params(Arg->Infos, 0);
@@ -139,7 +133,7 @@ static void Reduct(KerConvLinReduct_SQ8_T *Arg, int Oper)
 		signed char *Out = Arg->Out + Plane * c;
 
 		for (i = 0; i < Plane; i++)
-			Out[i] = (signed char) Reduct1(In[i], Arg->Scale[c], (unsigned char) Arg->ScaleN[c], Prenorm, Oper, &P);
+			Out[i] = (signed char) at_sq8_reduct1(In[i], Arg->Scale[c], (unsigned char) Arg->ScaleN[c], Prenorm, Oper, &P);
 	}
 	gap_waitbarrier(0);
 }
@@ -173,7 +167,7 @@ void KerParReductIO_CC_SQ8(KerConvLinReduct_SQ8_T *Arg)
 		signed char *Out = Bytes + 4 * Plane * c;
 
 		for (i = 0; i < Plane; i++)
-			Out[i] = (signed char) Reduct1(In[i], Arg->Scale[c], (unsigned char) Arg->ScaleN[c], Prenorm, ACT_NONE, &P);
+			Out[i] = (signed char) at_sq8_reduct1(In[i], Arg->Scale[c], (unsigned char) Arg->ScaleN[c], Prenorm, ACT_NONE, &P);
 	}
 	gap_waitbarrier(0);
 	if (gap_coreid() == 0)

@@ -4,10 +4,16 @@
  *
  *   KerParLinearLayerFullFeatB{8,16,32}_<Act>_SQ8  Out[i] = clip8(ACT_SWITCH(AT_SCALE((Bias[i] << NormBias)
  *                                                  + In . W[i], Scale[i], ScaleN[i]), in_n_bits 0))
+ *   KerParLinearLayerTile_SQ8 +                    the input-tiled form (the input does not fit L1): per
+ *   KerLinearReduct{B8,B16,B32}_<Act>_SQ8          output, partial sums over the input's tiles, then the
+ *                                                  bias and KerParReduct_CC's reduction (PRENORM, A0/B0/C0
+ *                                                  unsigned), as the original's SetBias + KerParLinearLayer
+ *                                                  + KerParReduct_CC fallback
  *   KerParMatMul{B8,B16,B32,NoBias}_<Act>_SQ8      the same per line l of In1, column c of In2:
  *                                                  (Bias[l] << NormBias) + In1[l] . In2[:, c]
  *
- * NormBias = Infos[AT_INF_BIASN]; A0/B0/C0 are read as signed bytes here; no PRENORM. Sums wrap on
+ * NormBias = Infos[AT_INF_BIASN]; A0/B0/C0 are read as signed bytes in the FullFeat and MatMul
+ * kernels, which apply no PRENORM. Sums wrap on
  * 32 bits. Numpy twin: sq8_original.linear / matmul.
  */
 #include "CNN_BasicKernels.h"	/* the KACT_ enum CNN_Activation.h reads */
@@ -57,7 +63,34 @@ static void MatMul(KerMatMul_SQ8_T *Arg, int BiasSize, int Oper)
 	gap_waitbarrier(0);
 }
 
+/* Each core adds its chunk of the tile's dot product to its own partial sum. */
+void KerParLinearLayerTile_SQ8(KerLinearTile_SQ8_T *Arg)
+{
+	int Core = (int) gap_coreid(), First, Last;
+	int Acc = Arg->Tile ? Arg->Reduct[Core] : 0;
+
+	CNN_Chunk(Arg->N, &First, &Last);
+	if (Last > First) Acc = at_sq8_orig_dot(Arg->In + First, Arg->Weights + First, Last - First, Acc);
+	Arg->Reduct[Core] = Acc;
+	gap_waitbarrier(0);
+}
+
+/* Sequential: the partial sums, the shifted bias, the reduction. */
+static void LinearReduct(KerLinearReduct_SQ8_T *Arg, int BiasSize, int Oper)
+{
+	at_sq8_act_T P = at_sq8_act_params(Arg->Infos, 0);
+	const unsigned char *U = (const unsigned char *) Arg->Infos;
+	int Acc = at_sq8_lshift(at_sq8_bias(Arg->Bias, BiasSize, 0), U[AT_INF_BIASN]), c;
+
+	for (c = 0; c < (int) gap_ncore(); c++) Acc = at_sq8_add(Acc, Arg->Reduct[c]);
+	Arg->Out[0] = (signed char) at_sq8_reduct1(Acc, Arg->Scale[0], (unsigned char) Arg->ScaleN[0], U[AT_INF_PRENORM],
+						   Oper, &P);
+}
+
 #define AT_SQ8_LINEAR(Act, Oper) \
+void KerLinearReductB8_##Act##_SQ8(KerLinearReduct_SQ8_T *Arg) { LinearReduct(Arg, 1, Oper); } \
+void KerLinearReductB16_##Act##_SQ8(KerLinearReduct_SQ8_T *Arg) { LinearReduct(Arg, 2, Oper); } \
+void KerLinearReductB32_##Act##_SQ8(KerLinearReduct_SQ8_T *Arg) { LinearReduct(Arg, 4, Oper); } \
 void KerParLinearLayerFullFeatB8_##Act##_SQ8(KerLinear_SQ8_T *Arg) { Linear(Arg, 1, Oper); } \
 void KerParLinearLayerFullFeatB16_##Act##_SQ8(KerLinear_SQ8_T *Arg) { Linear(Arg, 2, Oper); } \
 void KerParLinearLayerFullFeatB32_##Act##_SQ8(KerLinear_SQ8_T *Arg) { Linear(Arg, 4, Oper); } \

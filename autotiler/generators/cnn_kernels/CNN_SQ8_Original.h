@@ -114,6 +114,13 @@ static inline int at_sq8_act_switch(int Acc, int Oper, const at_sq8_act_T *P)
 	}
 }
 
+/* One int32 accumulator of a convolution (or tiled linear layer) to int8, KerParReduct_CC's way:
+ * PRENORM, the channel scale, the activation, the clip. */
+static inline int at_sq8_reduct1(int Acc, int Scale, int ScaleN, int Prenorm, int Oper, const at_sq8_act_T *P)
+{
+	return gap_clip(at_sq8_act_switch(at_sq8_scale(at_sq8_norm(Acc, Prenorm), Scale, ScaleN), Oper, P), 7);
+}
+
 /* The older activation form of the pooling and MatAdd kernels: C0 multiplies, ActScale always
  * applies (the caller tests ActScale != 0). */
 static inline int at_sq8_act_c0_mul(int Acc, int Oper, const at_sq8_act_T *P)
@@ -221,6 +228,23 @@ typedef struct {
 } KerLinear_SQ8_T;
 
 typedef struct {
+	signed char * __restrict__ In;		/* a tile of N inputs */
+	signed char * __restrict__ Weights;	/* the matching part of one weight row */
+	int * __restrict__ Reduct;		/* one partial sum per core */
+	unsigned short int N;
+	unsigned short int Tile;		/* the tile's index: 0 starts the sums */
+} KerLinearTile_SQ8_T;
+
+typedef struct {
+	int * __restrict__ Reduct;		/* the cores' partial sums of one output */
+	void * __restrict__ Bias;		/* its bias (1, 2 or 4 bytes) */
+	signed char * __restrict__ Out;
+	unsigned char * __restrict__ Scale;
+	signed char * __restrict__ ScaleN;
+	signed char * __restrict__ Infos;
+} KerLinearReduct_SQ8_T;
+
+typedef struct {
 	signed char * __restrict__ In1;		/* [H_In1][W_In1], whole */
 	unsigned short int W_In1;
 	unsigned short int H_In1;
@@ -289,8 +313,12 @@ AT_SQ8_ORIG_POOL_ACTS(AT_SQ8_DECL_POOL, Avg)
 	void KerParMatMulB16_##Act##_SQ8(KerMatMul_SQ8_T *Arg); \
 	void KerParMatMulB32_##Act##_SQ8(KerMatMul_SQ8_T *Arg); \
 	void KerParMatMulNoBias_##Act##_SQ8(KerMatMul_SQ8_T *Arg); \
-	void KerParMatVectMul_##Act##_SQ8(KerMat3_SQ8_T *Arg);
+	void KerParMatVectMul_##Act##_SQ8(KerMat3_SQ8_T *Arg); \
+	void KerLinearReductB8_##Act##_SQ8(KerLinearReduct_SQ8_T *Arg); \
+	void KerLinearReductB16_##Act##_SQ8(KerLinearReduct_SQ8_T *Arg); \
+	void KerLinearReductB32_##Act##_SQ8(KerLinearReduct_SQ8_T *Arg);
 AT_SQ8_ORIG_ACTS(AT_SQ8_DECL_LINEAR)
+void KerParLinearLayerTile_SQ8(KerLinearTile_SQ8_T *Arg);
 void KerParMatAdd_ActNone_SQ8(KerMat3_SQ8_T *Arg);
 void KerParMatAdd_ReLU_SQ8(KerMat3_SQ8_T *Arg);
 void KerParMatAdd_ReLUN_SQ8(KerMat3_SQ8_T *Arg);
