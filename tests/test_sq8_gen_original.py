@@ -298,7 +298,7 @@ def global_expected(layer: Layer, rng, tiling=None) -> tuple:
                         act_scale=info.act_scale if do_scale else 0, act_scale_n=info.act_scale_n)
     if a != "none":
         out = Q.activation(out, a, params(info))
-    # the kernel's In is [Feat][Width*Height] (whole features per tile): passed flat
+    # whole features: the kernel's In is [Feat][Width*Height]; passed flat (either form takes it)
     return dict(In=inp.ravel(), Infos=info.to_bytes().view(np.int8)), out.ravel()
 
 
@@ -428,7 +428,7 @@ def matmul_layer(draw, index: int):
 
 @st.composite
 def global_layer(draw, index: int):
-    args = (draw(st.integers(1, 24)), draw(st.integers(1, 12)), draw(st.integers(1, 10)),
+    args = (draw(st.integers(1, 24)), draw(st.integers(1, 40)), draw(st.integers(1, 30)),
             draw(st.sampled_from([KOP_GLOBAL_MAXPOOL, KOP_GLOBAL_AVGPOOL])), draw(st.sampled_from(list(ACTS))))
     return Layer(f"Global{index}", CNN_GlobalPoolAct_SQ8, args, {}, draw(st.sampled_from(BUDGETS)), index)
 

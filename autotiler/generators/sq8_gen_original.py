@@ -155,6 +155,21 @@ def _pool_window(chk, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad) -> tuple:
     return g
 
 
+def _solve(attempts: list):
+    """Declare the user kernel with each builder of ``attempts`` in turn, AT_KERNEL_NOSOLUTION_ERROR
+    off for all but the last (the original's fallbacks); the script's own setting is restored."""
+    saved = AT_GetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR)
+    try:
+        for i, build in enumerate(attempts):
+            AT_SetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR, saved if i == len(attempts) - 1 else 0)
+            kernel = build()
+            if kernel:
+                return kernel
+    finally:
+        AT_SetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR, saved)
+    return None
+
+
 def _libs(chk, *names) -> None:
     lib = current_model().libs
     for k in names:
@@ -492,8 +507,11 @@ def _bias_size(chk, Bias_DataSize) -> int:
 
 
 def global_pool_act(setup, Feat, Width, Height, PoolOper, ActOper) -> int:
-    """``CNN_GlobalPoolAct_SQ8``: ``Name(In, Out, Infos)``, whole features in L1
-    (``KerParGlobal{Max,Avg}PoolFullFeat_SQ8``), then ``Ker_<Act>_SQ8`` for an activation."""
+    """``CNN_GlobalPoolAct_SQ8``: ``Name(In, Out, Infos)``. First whole features in L1
+    (``KerParGlobal{Max,Avg}PoolFullFeat_SQ8``, In seen as [Feat][Width*Height]); if one feature
+    does not fit, features in chunks (D0) > tiles of the plane (T0), an int32 per feature across the
+    tiles (``KerParGlobal*Pool_SQ8``) narrowed after the last (``KerParGlobal*PoolReduct_SQ8``).
+    Then ``Ker_<Act>_SQ8`` for an activation."""
     chk = setup.chk
     name = chk.name
     orient, _ = _tiling(setup)
@@ -506,25 +524,47 @@ def global_pool_act(setup, Feat, Width, Height, PoolOper, ActOper) -> int:
                  "use KOP_GLOBAL_AVGPOOL, or Scale_DataSize 4")
     act_name = _act(setup, ActOper)
     kind = "Max" if pool_oper == K.KOP_GLOBAL_MAXPOOL else "Avg"
-    pool_name = f"KerParGlobal{kind}PoolFullFeat_SQ8"
+    full, tile, reduct = (f"KerParGlobal{kind}PoolFullFeat_SQ8", f"KerParGlobal{kind}Pool_SQ8",
+                          f"KerParGlobal{kind}PoolReduct_SQ8")
     alone = None if act_name == "ActNone" else f"Ker_{act_name}_SQ8"
-    _libs(chk, pool_name, alone)
-    calls = [Call(pool_name, L.LOC_LOOP, Bindings(7,
-        K_Arg("In", S.KER_ARG_TILE),                                # whole features
-        Imm(width), Imm(height),
-        K_Arg("Out", S.KER_ARG_TILE_H),                             # features in this tile
-        K_Arg("Out", S.KER_ARG_TILE),
-        Imm(int(act_name == "ActNone")),                            # DoScale (max pool)
-        K_Arg("Infos", S.KER_ARG_TILE)))]
-    if alone:
-        calls.append(_act_call(act_name, "Out", Imm(1), L.LOC_LOOP))
-    kernel = UserKernel(name, KernelIterSpace(1, IterTiledSpace(T0)), orient,
-                        CArgs(3, TCArg(SC, "In"), TCArg(SC, "Out"), TCArg(SC, "Infos")),
-                        Calls(len(calls), *calls),
-                        KerArgs(3,
-                            KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, width * height, feat, 1, 0, 0, 0, "In"),
-                            KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, 1, feat, 1, 0, 0, 0, "Out"),
-                            _infos_arg()))
+    _libs(chk, full, tile, reduct, alone)
+    do_scale = Imm(int(act_name == "ActNone"))                  # DoScale (max pool)
+    cargs = CArgs(3, TCArg(SC, "In"), TCArg(SC, "Out"), TCArg(SC, "Infos"))
+
+    def full_features():
+        calls = [Call(full, L.LOC_LOOP, Bindings(7,
+            K_Arg("In", S.KER_ARG_TILE),                            # whole features
+            Imm(width), Imm(height),
+            K_Arg("Out", S.KER_ARG_TILE_H),                         # features in this tile
+            K_Arg("Out", S.KER_ARG_TILE), do_scale, K_Arg("Infos", S.KER_ARG_TILE)))]
+        if alone:
+            calls.append(_act_call(act_name, "Out", Imm(1), L.LOC_LOOP))
+        return UserKernel(name, KernelIterSpace(1, IterTiledSpace(T0)), Tile_Orientation_T.TILE_HOR, cargs,
+                          Calls(len(calls), *calls),
+                          KerArgs(3,
+                              KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, width * height, feat, 1, 0, 0, 0, "In"),
+                              KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, 1, feat, 1, 0, 0, 0, "Out"),
+                              _infos_arg()))
+
+    def tiled_plane():
+        feats = K_ArgPar("In", S.KER_ARG_PARTILE_SIZE, D0)
+        calls = [Call(tile, L.LOC_LOOP, Bindings(6,
+                     K_Arg("In", S.KER_ARG_TILE), K_Arg("In", S.KER_ARG_TILE_W), K_Arg("In", S.KER_ARG_TILE_H), feats,
+                     K_Arg("Acc", S.KER_ARG_TILE), Ker_IteratorIndex(T0))),          # 0 starts the accumulators
+                 Call(reduct, L.LOC_LOOP_EPILOG, Bindings(6,
+                     K_Arg("Acc", S.KER_ARG_TILE), feats, Imm(width * height), K_Arg("Out", S.KER_ARG_TILE), do_scale,
+                     K_Arg("Infos", S.KER_ARG_TILE)))]
+        if alone:
+            calls.append(_act_call(act_name, "Out", feats, L.LOC_LOOP_EPILOG))
+        return UserKernel(name, KernelIterSpace(2, IterParSpace(D0, feat, 8), IterTiledSpace(T0)), orient, cargs,
+                          Calls(len(calls), *calls),
+                          KerArgs(4,
+                              KerArg("In", KerArgSpace(2, D0, T0), O.O_IN | O.O_DB, width, height, 1, 0, 0, 0, "In"),
+                              KerArg("Acc", KerArgSpace(1, D0), O.O_BUFF, 1, 1, 4, 0, 0, 0, ""),
+                              KerArg("Out", KerArgSpace(1, D0), O.O_OUT | O.O_DB, 1, 1, 1, 0, 0, 0, "Out"),
+                              _infos_arg()))
+
+    kernel = _solve([full_features, tiled_plane])
     if kernel:
         AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, feat * width * height, 0)
         AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, feat * (width * height + 1), 0)
@@ -558,21 +598,6 @@ def softmax(setup, Dim, SoftMaxOper) -> int:
         AddKernelArgDim(name, "Out", 2, dim, 2)
         _infos_dims(name)
     return 1 if kernel else 0
-
-
-def _solve(attempts: list):
-    """Declare the user kernel with each builder of ``attempts`` in turn, AT_KERNEL_NOSOLUTION_ERROR
-    off for all but the last (the original's fallbacks); the script's own setting is restored."""
-    saved = AT_GetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR)
-    try:
-        for i, build in enumerate(attempts):
-            AT_SetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR, saved if i == len(attempts) - 1 else 0)
-            kernel = build()
-            if kernel:
-                return kernel
-    finally:
-        AT_SetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR, saved)
-    return None
 
 
 def linear_act(setup, Bias_DataSize, Scale_DataSize, InDim, OutDim, LinearOper, ActOper) -> int:

@@ -70,6 +70,10 @@ def _templates() -> None:
                                 (_SC, "Infos")])
     _template("KerGlobalPool_SQ8_T", [(_SC, "In"), (_US, "W"), (_US, "H"), (_US, "Feat"), (_SC, "Out"),
                                       ("unsigned char", "DoScale"), (_SC, "Infos")])
+    _template("KerGlobalPoolTile_SQ8_T", [(_SC, "In"), (_US, "W"), (_US, "H"), (_US, "Feat"), (_I, "Acc"),
+                                          (_US, "Tile")])
+    _template("KerGlobalPoolReduct_SQ8_T", [(_I, "Acc"), (_US, "Feat"), ("unsigned int", "Size"), (_SC, "Out"),
+                                            ("unsigned char", "DoScale"), (_SC, "Infos")])
     _template("KerSoftMax_SQ8_T", [(_SC, "In"), (_US, "N"), ("short int" + _P, "Out"), (_SC, "Infos")])
     _template("KerActivation_SQ8_T", [(_SC, "In"), (_SC, "Out"), (_US, "W"), (_US, "H"), (_US, "Feat"),
                                       (_SC, "Infos")])
@@ -114,6 +118,10 @@ def load() -> None:
                   Cost=f"{7 + ACTS[act]}*{_FEAT}*W*H + 20")
     LibKernel("KerParGlobalAvgPoolFullFeat_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_SQ8_T", Cost=f"{_FEAT}*(W*H + 8) + 20")
     LibKernel("KerParGlobalMaxPoolFullFeat_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_SQ8_T", Cost=f"{_FEAT}*(W*H + 6) + 20")
+    for kind in ("Max", "Avg"):
+        LibKernel(f"KerParGlobal{kind}Pool_SQ8", CALL_PARALLEL, 0, "KerGlobalPoolTile_SQ8_T", Cost=f"{_FEAT}*W*H + 20")
+        LibKernel(f"KerParGlobal{kind}PoolReduct_SQ8", CALL_PARALLEL, 0, "KerGlobalPoolReduct_SQ8_T",
+                  Cost=f"8*{_FEAT} + 20")
     LibKernel("KerParSoftMax_SQ8", CALL_PARALLEL, 0, "KerSoftMax_SQ8_T", Cost="45*((N + ncores - 1)/ncores) + 40")
     wo, ho = "((UsedW + S - 1)/S)", "((UsedH + Sy - 1)/Sy)"
     for kind in ("Max", "Avg"):

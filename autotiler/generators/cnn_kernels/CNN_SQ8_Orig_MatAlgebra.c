@@ -10,6 +10,9 @@
  *   KerParGlobal{Max,Avg}PoolFullFeat_SQ8
  *                               avg: clip8(AT_SCALE((Sum << 7) / (W*H), GlobalSumScale(N)));
  *                               max: max(-128, taps), then AT_SCALE by ActScale if DoScale && ActScale.
+ *   KerParGlobal{Max,Avg}Pool_SQ8 + ...PoolReduct_SQ8
+ *                               the same over a plane in tiles: an int32 sum (wrapping) or maximum
+ *                               per feature across the tiles, then the same narrowing.
  *
  * Numpy twin: sq8_original.matadd / tensor_vect_mult / global_pool.
  */
@@ -96,36 +99,94 @@ AT_SQ8_MATVECT(HSigmoid, ACT_HSIGMOID)
 AT_SQ8_MATVECT(HSwish, ACT_HSWISH)
 AT_SQ8_MATVECT(LeakyReLU, ACT_LEAKYRELU)
 
+/* The narrowing of a global average: (Sum << 7) / Size, a C division (truncates toward 0),
+ * scaled by GlobalSumScale(N). */
+static inline signed char GlobalAvg(int Sum, int Size, const signed char *Infos)
+{
+	const unsigned char *U = (const unsigned char *) Infos;
+
+	return (signed char) gap_clip(at_sq8_scale(at_sq8_lshift(Sum, 7) / Size, U[AT_INF_GLOBAL_SUM_SCALE],
+						   U[AT_INF_GLOBAL_SUM_SCALEN]), 7);
+}
+
+/* The narrowing of a global maximum (already >= -128): ActScale when DoScale. */
+static inline signed char GlobalMax(int M, int DoScale, const signed char *Infos)
+{
+	at_sq8_act_T P = at_sq8_act_params(Infos, 0);
+
+	if (DoScale && P.ActScale) M = gap_clip(at_sq8_scale(M, P.ActScale, P.ActScaleN), 7);
+	return (signed char) M;
+}
+
+static int PlaneSum(const signed char *In, int Plane, int Acc)
+{
+	int i;
+
+	for (i = 0; i < Plane; i++) Acc = at_sq8_add(Acc, In[i]);
+	return Acc;
+}
+
+static int PlaneMax(const signed char *In, int Plane, int Acc)
+{
+	int i;
+
+	for (i = 0; i < Plane; i++) Acc = gap_max(Acc, In[i]);
+	return Acc;
+}
+
 /* Whole features, a chunk of them per core. */
 void KerParGlobalAvgPoolFullFeat_SQ8(KerGlobalPool_SQ8_T *Arg)
 {
-	const unsigned char *U = (const unsigned char *) Arg->Infos;
-	int Scale = U[AT_INF_GLOBAL_SUM_SCALE], ScaleN = U[AT_INF_GLOBAL_SUM_SCALEN];
-	int Plane = Arg->W * Arg->H, First, Last, c, i;
+	int Plane = Arg->W * Arg->H, First, Last, c;
 
 	CNN_Chunk(Arg->Feat, &First, &Last);
-	for (c = First; c < Last; c++) {
-		int Sum = 0;
-
-		for (i = 0; i < Plane; i++) Sum = at_sq8_add(Sum, Arg->In[c * Plane + i]);
-		/* a C division: truncates toward 0 */
-		Arg->Out[c] = (signed char) gap_clip(at_sq8_scale(at_sq8_lshift(Sum, 7) / Plane, Scale, ScaleN), 7);
-	}
+	for (c = First; c < Last; c++) Arg->Out[c] = GlobalAvg(PlaneSum(Arg->In + c * Plane, Plane, 0), Plane, Arg->Infos);
 	gap_waitbarrier(0);
 }
 
 void KerParGlobalMaxPoolFullFeat_SQ8(KerGlobalPool_SQ8_T *Arg)
 {
-	at_sq8_act_T P = at_sq8_act_params(Arg->Infos, 0);
-	int Plane = Arg->W * Arg->H, First, Last, c, i;
+	int Plane = Arg->W * Arg->H, First, Last, c;
 
 	CNN_Chunk(Arg->Feat, &First, &Last);
-	for (c = First; c < Last; c++) {
-		int M = -128;
+	for (c = First; c < Last; c++)
+		Arg->Out[c] = GlobalMax(PlaneMax(Arg->In + c * Plane, Plane, -128), Arg->DoScale, Arg->Infos);
+	gap_waitbarrier(0);
+}
 
-		for (i = 0; i < Plane; i++) M = gap_max(M, Arg->In[c * Plane + i]);
-		if (Arg->DoScale && P.ActScale) M = gap_clip(at_sq8_scale(M, P.ActScale, P.ActScaleN), 7);
-		Arg->Out[c] = (signed char) M;
-	}
+/* A tile of the planes: each core its chunk of the features' accumulators. */
+void KerParGlobalAvgPool_SQ8(KerGlobalPoolTile_SQ8_T *Arg)
+{
+	int Plane = Arg->W * Arg->H, First, Last, c;
+
+	CNN_Chunk(Arg->Feat, &First, &Last);
+	for (c = First; c < Last; c++) Arg->Acc[c] = PlaneSum(Arg->In + c * Plane, Plane, Arg->Tile ? Arg->Acc[c] : 0);
+	gap_waitbarrier(0);
+}
+
+void KerParGlobalMaxPool_SQ8(KerGlobalPoolTile_SQ8_T *Arg)
+{
+	int Plane = Arg->W * Arg->H, First, Last, c;
+
+	CNN_Chunk(Arg->Feat, &First, &Last);
+	for (c = First; c < Last; c++) Arg->Acc[c] = PlaneMax(Arg->In + c * Plane, Plane, Arg->Tile ? Arg->Acc[c] : -128);
+	gap_waitbarrier(0);
+}
+
+void KerParGlobalAvgPoolReduct_SQ8(KerGlobalPoolReduct_SQ8_T *Arg)
+{
+	int First, Last, c;
+
+	CNN_Chunk(Arg->Feat, &First, &Last);
+	for (c = First; c < Last; c++) Arg->Out[c] = GlobalAvg(Arg->Acc[c], (int) Arg->Size, Arg->Infos);
+	gap_waitbarrier(0);
+}
+
+void KerParGlobalMaxPoolReduct_SQ8(KerGlobalPoolReduct_SQ8_T *Arg)
+{
+	int First, Last, c;
+
+	CNN_Chunk(Arg->Feat, &First, &Last);
+	for (c = First; c < Last; c++) Arg->Out[c] = GlobalMax(Arg->Acc[c], Arg->DoScale, Arg->Infos);
 	gap_waitbarrier(0);
 }

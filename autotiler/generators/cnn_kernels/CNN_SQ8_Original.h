@@ -280,6 +280,24 @@ typedef struct {
 } KerGlobalPool_SQ8_T;
 
 typedef struct {
+	signed char * __restrict__ In;		/* Feat planes of a W x H tile */
+	unsigned short int W;
+	unsigned short int H;
+	unsigned short int Feat;
+	int * __restrict__ Acc;			/* one int32 per feature: sum or maximum so far */
+	unsigned short int Tile;		/* the tile's index: 0 starts the accumulators */
+} KerGlobalPoolTile_SQ8_T;
+
+typedef struct {
+	int * __restrict__ Acc;
+	unsigned short int Feat;
+	unsigned int Size;			/* W x H of the whole plane */
+	signed char * __restrict__ Out;
+	unsigned char DoScale;
+	signed char * __restrict__ Infos;
+} KerGlobalPoolReduct_SQ8_T;
+
+typedef struct {
 	signed char * __restrict__ In;		/* N inputs */
 	unsigned short int N;
 	short int * __restrict__ Out;		/* N probabilities in Q15 */
@@ -326,6 +344,10 @@ void KerParMatAdd_HSigmoid_SQ8(KerMat3_SQ8_T *Arg);
 void KerParMatAdd_HSwish_SQ8(KerMat3_SQ8_T *Arg);
 void KerParGlobalMaxPoolFullFeat_SQ8(KerGlobalPool_SQ8_T *Arg);
 void KerParSoftMax_SQ8(KerSoftMax_SQ8_T *Arg);
+void KerParGlobalMaxPool_SQ8(KerGlobalPoolTile_SQ8_T *Arg);
+void KerParGlobalAvgPool_SQ8(KerGlobalPoolTile_SQ8_T *Arg);
+void KerParGlobalMaxPoolReduct_SQ8(KerGlobalPoolReduct_SQ8_T *Arg);
+void KerParGlobalAvgPoolReduct_SQ8(KerGlobalPoolReduct_SQ8_T *Arg);
 void KerParGlobalAvgPoolFullFeat_SQ8(KerGlobalPool_SQ8_T *Arg);
 
 #endif /* __CNN_SQ8_ORIGINAL_H__ */
