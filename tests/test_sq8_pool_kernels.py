@@ -83,7 +83,7 @@ def pools(draw, index: int):
     return p
 
 
-@settings(max_examples=6, **SWEEP)
+@settings(max_examples=5, **SWEEP)
 @given(batch=st.lists(st.tuples(st.integers(0, 2**16), st.sampled_from(["min", 1024, 64 * 1024])), min_size=6,
                       max_size=6), data=st.data())
 def test_pool_layers(tmp_path_factory, batch, data):
@@ -99,12 +99,14 @@ def test_pool_layers(tmp_path_factory, batch, data):
     run_batch(tmp_path_factory.mktemp("pool"), layers)
 
 
-def test_pool_fixed(tmp_path):
-    """Border windows (SAME, 3x3/2 on odd sizes, 2x2/2 on even), the clamp, tiny tiles."""
+@pytest.mark.parametrize("cores", [8, 3])
+def test_pool_fixed(tmp_path, cores):
+    """Border windows (SAME, 3x3/2 on odd sizes, 2x2/2 on even), the clamp, tiny tiles, on 8 cores
+    and on 3."""
     cases = [Pool(KOP_AVGPOOL, 9, 7, 5, (3, 3), (2, 2), "SAME", 3, 0.02, "RELU", KOP_RELU, 1),
              Pool(KOP_MAXPOOL, 8, 8, 3, (2, 2), (2, 2), "VALID", -128, 0.1, "RELU6", KOP_NONE, 2),
              Pool(KOP_AVGPOOL, 15, 13, 1, (5, 3), (1, 2), "SAME", 127, 0.5, "NONE", KOP_NONE, 3)]
     layers = [Layer(f"F{i}{b}", "pool", p.args(), p.reference, budget) for i, p in enumerate(cases)
               for b, budget in (("w", 64 * 1024), ("m", "min"))]
-    run_batch(tmp_path, layers)
+    run_batch(tmp_path, layers, cores)
 
