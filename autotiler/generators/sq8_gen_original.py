@@ -20,11 +20,21 @@ activation) or, with a pooling, ``KerParReductIO_CC_SQ8`` (in place, no activati
 runs after it as ``Ker_<Act>_SQ8`` on the output tile). Depth wise: the convolution takes the bias
 itself, everything at ``LOC_LOOP``.
 
+The other generators: pooling and activation alone (``CNN_PoolAct_SQ8``, ``CNN_Act_SQ8``:
+features > tiles), grouped convolutions (a kernel group over ``NameBody``), linear layers (outputs
+in chunks with the input whole, else one output at a time over input tiles), global pooling
+(whole features, else tiles of the plane), MatAdd and tensor x vector (features > tiles), matrix
+products (In1 whole, In2 and Out in tiles of columns), softmax (whole, Q15 out). Each function's
+docstring names its kernels; ``docs/cnn-sq8-original.md`` ("Our generators") sums them up.
+
 Differences from the original (stated, not silent): one generic NxM kernel for every geometry;
 TILE_HOR unless Ctrl's TileOrientation says otherwise (the original tries both and keeps the
 cheaper); the HWC, im2col and 1x1-on-1x1-as-linear paths are not taken (the CHW kernels give the
-same values); ParallelFeatures 0 and KOP_SIGMOID/KOP_TANH are refused as not supported yet (the
-original's sigmoid table is not known, see the open questions of the doc).
+same values); the set-bias and depth-wise kernels read NormBias from ``Infos`` themselves (a
+``K_TileOper`` '@' binding is evaluated before Infos' DMA lands); refused as not supported yet:
+ParallelFeatures 0, KOP_SIGMOID/KOP_TANH (the original's sigmoid table is GreenWaves' data, not
+copied, and no formula reproduces it), pooling dilations, MatMul's scalar-scale / transposed forms
+and strides, MatAdd + LeakyReLU, KOP_GLOBAL_SUMPOOL.
 """
 
 from __future__ import annotations
@@ -94,6 +104,7 @@ ACT_NAMES = {K.KOP_NONE: "ActNone", K.KOP_ACT_NONE: "ActNone", K.KOP_RELU: "ReLU
              K.KOP_RELUM: "ReLUM", K.KOP_RELUMN: "ReLUMN", K.KOP_HSIGMOID: "HSigmoid", K.KOP_HSWISH: "HSwish",
              K.KOP_LEAKYRELU: "LeakyReLU"}
 POOL_FUSED = ("ActNone", "ReLU", "ReLUN")          # what the pooling kernels apply themselves
+MATADD_ACTS = ("ActNone", "ReLU", "ReLUN", "HSigmoid", "HSwish")   # the MatAdd kernels read
 CONV_OPERS = (K.KOP_NONE, K.KOP_CONV, K.KOP_CONV_DW)
 POOL_OPERS = (K.KOP_NONE, K.KOP_MAXPOOL, K.KOP_AVGPOOL)
 MATMUL_OPERS = (K.KOP_MATMUL, K.KOP_MATMUL_NOBIAS, K.KOP_MATMUL_SCALE_SCALAR, K.KOP_MATMUL_NOBIAS_SCALE_SCALAR,
@@ -113,10 +124,18 @@ def _act(setup, ActOper) -> str:
     if ActOper in (K.KOP_SIGMOID, K.KOP_TANH, "KOP_SIGMOID", "KOP_TANH"):
         name = K[ActOper].name if isinstance(ActOper, str) else K(ActOper).name
         chk.fail(f"ActOper {name} with Scale_DataSize 1 is not supported yet: the original's sigmoid table "
-                 "(SIGMOID_LUT_uint16) is not known, a stand-in would give plausible but wrong values",
+                 "(SIGMOID_LUT_uint16) is GreenWaves' data, not copied here, and no formula reproduces it; a "
+                 "stand-in would give plausible but wrong values",
                  "use Scale_DataSize 4 (TensorFlow Lite Micro's LOGISTIC / TANH)")
     act = chk.oper(ActOper, "ActOper", tuple(ACT_NAMES), "an activation of the original's SQ8 kernels")
     return ACT_NAMES[act]
+
+
+def _bias_size(chk, Bias_DataSize) -> int:
+    size = chk.integer(Bias_DataSize, "Bias_DataSize")
+    if size not in BIAS_CTYPES:
+        chk.fail(f"Bias_DataSize {size} is not supported: the bias is 1, 2 or 4 bytes", "use 1, 2 or 4")
+    return size
 
 
 def _tiling(setup) -> tuple:
@@ -494,16 +513,6 @@ def act(setup, Feat, Width, Height, ActOper) -> int:
 
 # ----------------------------------------------------------------------------------------------
 # Not yet / not in the original
-
-
-MATADD_ACTS = ("ActNone", "ReLU", "ReLUN", "HSigmoid", "HSwish")
-
-
-def _bias_size(chk, Bias_DataSize) -> int:
-    size = chk.integer(Bias_DataSize, "Bias_DataSize")
-    if size not in BIAS_CTYPES:
-        chk.fail(f"Bias_DataSize {size} is not supported: the bias is 1, 2 or 4 bytes", "use 1, 2 or 4")
-    return size
 
 
 def global_pool_act(setup, Feat, Width, Height, PoolOper, ActOper) -> int:
