@@ -436,7 +436,7 @@ def global_layer(draw, index: int):
 @st.composite
 def matadd_layer(draw, index: int):
     args = (draw(st.integers(1, 12)), draw(st.integers(1, 20)), draw(st.integers(1, 16)), KOP_MATADD,
-            draw(st.sampled_from([KOP_NONE, KOP_RELU, KOP_RELUN, KOP_HSIGMOID, KOP_HSWISH])))
+            draw(st.sampled_from([KOP_NONE, KOP_RELU, KOP_RELUN, KOP_HSIGMOID, KOP_HSWISH, KOP_LEAKYRELU])))
     ctrl = {"TILEORIENTATION": draw(st.sampled_from([TILE_HOR, TILE_VER]))}
     return Layer(f"MatAdd{index}", CNN_MatAddAct_SQ8, args, ctrl, draw(st.sampled_from(BUDGETS)), index)
 
@@ -571,9 +571,9 @@ def test_dense_misuse():
         CNN_GlobalPoolAct_SQ8("L", 0, 4, 5, 5, KOP_MAXPOOL, KOP_NONE)
     with raises("CNN_LinearAct_SQ8: LinearOper KOP_MATMUL is not KOP_LINEAR"):
         CNN_LinearAct_SQ8("L", 0, 4, 1, 16, 8, KOP_MATMUL, KOP_NONE)
-    with raises("CNN_MatAddAct_SQ8: ActOper KOP_LEAKYRELU after a MatAdd is not supported yet with Scale_DataSize 1",
+    with raises("CNN_MatAddAct_SQ8: ActOper KOP_RELUM after a MatAdd has no kernel in the original's SQ8 library",
                 "CNN_Act_SQ8 after the add"):
-        CNN_MatAddAct_SQ8("L", 0, 4, 5, 5, KOP_MATADD, KOP_LEAKYRELU)
+        CNN_MatAddAct_SQ8("L", 0, 4, 5, 5, KOP_MATADD, KOP_RELUM)
     with raises("AddMatOper KOP_MATMUL is not KOP_MATADD"):
         CNN_MatAddAct_SQ8("L", 0, 4, 5, 5, KOP_MATMUL, KOP_NONE)
     with raises("CNN_TensorVectMultAct_SQ8: MatOper KOP_MATADD is not KOP_MATVECTMUL"):

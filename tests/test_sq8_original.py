@@ -447,7 +447,7 @@ def test_matadd_against_loop():
     a = r.integers(-128, 128, (3, 4, 5)).astype(np.int8)
     b = r.integers(-128, 128, (3, 4, 5)).astype(np.int8)
     p = q.ActParams(150, 7, a0=10, b0=3, c0=21)
-    for act in ("none", "relu", "relun", "hsigmoid", "hswish"):
+    for act in ("none", "relu", "relun", "hsigmoid", "hswish", "leakyrelu"):
         got = q.matadd(a, b, in1_scale=77, in1_scale_n=6, out_scale=190, out_scale_n=8, act=act, p=p)
         for x, y, g in zip(a.ravel().tolist(), b.ravel().tolist(), got.ravel().tolist()):
             s = sc(sc(x, 77, 6) + y, 190, 8)
@@ -457,6 +457,9 @@ def test_matadd_against_loop():
                 v = max(0, min(127, sc(s, 150, 7)))
             elif act == "relun":
                 v = c8(sc(max(0, min(s, 10)), 150, 7))
+            elif act == "leakyrelu":
+                t = c8(s)
+                v = c8(sc(rn(t * 10, 7) if t < 0 else t, 150, 7))
             else:
                 t = c8(s)
                 m = max(0, min(t + 3, 10)) * 21

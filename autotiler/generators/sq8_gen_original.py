@@ -34,7 +34,7 @@ same values); the set-bias and depth-wise kernels read NormBias from ``Infos`` t
 ``K_TileOper`` '@' binding is evaluated before Infos' DMA lands); refused as not supported yet:
 ParallelFeatures 0, KOP_SIGMOID/KOP_TANH (the original's sigmoid table is GreenWaves' data, not
 copied, and no formula reproduces it), pooling dilations, MatMul's scalar-scale / transposed forms
-and strides, MatAdd + LeakyReLU, KOP_GLOBAL_SUMPOOL.
+and strides, KOP_GLOBAL_SUMPOOL.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ ACT_NAMES = {K.KOP_NONE: "ActNone", K.KOP_ACT_NONE: "ActNone", K.KOP_RELU: "ReLU
              K.KOP_RELUM: "ReLUM", K.KOP_RELUMN: "ReLUMN", K.KOP_HSIGMOID: "HSigmoid", K.KOP_HSWISH: "HSwish",
              K.KOP_LEAKYRELU: "LeakyReLU"}
 POOL_FUSED = ("ActNone", "ReLU", "ReLUN")          # what the pooling kernels apply themselves
-MATADD_ACTS = ("ActNone", "ReLU", "ReLUN", "HSigmoid", "HSwish")   # the MatAdd kernels read
+MATADD_ACTS = ("ActNone", "ReLU", "ReLUN", "HSigmoid", "HSwish", "LeakyReLU")   # the MatAdd kernels
 CONV_OPERS = (K.KOP_NONE, K.KOP_CONV, K.KOP_CONV_DW)
 POOL_OPERS = (K.KOP_NONE, K.KOP_MAXPOOL, K.KOP_AVGPOOL)
 MATMUL_OPERS = (K.KOP_MATMUL, K.KOP_MATMUL_NOBIAS, K.KOP_MATMUL_SCALE_SCALAR, K.KOP_MATMUL_NOBIAS_SCALE_SCALAR,
@@ -732,9 +732,9 @@ def mat_add_act(setup, Feat, Width, Height, AddMatOper, ActOper) -> int:
     chk.oper(AddMatOper, "AddMatOper", (K.KOP_MATADD,), "KOP_MATADD")
     act_name = _act(setup, ActOper)
     if act_name not in MATADD_ACTS:
-        chk.fail(f"ActOper {K(ActOper).name if not isinstance(ActOper, str) else ActOper} after a MatAdd is not "
-                 "supported yet with Scale_DataSize 1: the original's MatAdd kernel for it was not read",
-                 "use KOP_NONE, KOP_RELU, KOP_RELUN, KOP_HSIGMOID or KOP_HSWISH, or CNN_Act_SQ8 after the add")
+        chk.fail(f"ActOper {K[ActOper].name if isinstance(ActOper, str) else K(ActOper).name} after a MatAdd has no "
+                 "kernel in the original's SQ8 library", "use KOP_NONE, KOP_RELU, KOP_RELUN, KOP_HSIGMOID, KOP_HSWISH "
+                 "or KOP_LEAKYRELU, or CNN_Act_SQ8 after the add")
     return _mat3(setup, f"KerParMatAdd_{act_name}_SQ8", Feat, Width, Height, False)
 
 

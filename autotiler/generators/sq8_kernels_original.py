@@ -35,7 +35,7 @@ _SC, _UC, _US, _I = "signed char" + _P, "unsigned char" + _P, "unsigned short in
 # activation name (in the kernel names) -> extra cycles per item over the plain reduction
 ACTS = {"ActNone": 0, "ReLU": 1, "ReLUN": 1, "ReLUM": 1, "ReLUMN": 2, "HSigmoid": 4, "HSwish": 5, "LeakyReLU": 5}
 POOL_ACTS = ("ActNone", "ReLU", "ReLUN")
-MATADD_ACTS = ("ActNone", "ReLU", "ReLUN", "HSigmoid", "HSwish")
+MATADD_ACTS = ("ActNone", "ReLU", "ReLUN", "HSigmoid", "HSwish", "LeakyReLU")
 BIAS_NAMES = {1: "B8", 2: "B16", 4: "B32"}
 _FEAT = "((Feat + ncores - 1)/ncores)"
 

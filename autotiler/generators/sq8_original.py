@@ -611,9 +611,12 @@ def matadd(in1, in2, *, in1_scale: int = 0, in1_scale_n: int = 0, out_scale: int
     * relun: ``gap_clip(ActScale ? AT_SCALE(AT_CLIP_POS(Y, A0), ActScale, ActScaleN) :
       AT_CLIP_POS(Y, A0), 7)``; but with ActScale set and neither In1Scale nor OutScale the kernel
       scales by (OutScale, OutScaleN) = 0 instead, so the output is 0 (reproduced);
-    * hsigmoid/hswish: ``gap_clip(act_c0_mul(gap_clip(Y, 7)), 7)`` (:func:`act_c0_mul`, C0 multiplies).
+    * hsigmoid/hswish/leakyrelu: ``gap_clip(act_c0_mul(gap_clip(Y, 7)), 7)`` (:func:`act_c0_mul`, C0
+      multiplies; leakyrelu ``AT_SCALE(y < 0 ? AT_NORM(y * A0, 7) : y, ActScale, ActScaleN)`` on the
+      clipped sum, its sign the bit 31 test of ``KerParMatAdd_LeakyReLU_SQ8``, read in
+      CNN_MatAlgebra_SQ8.c, index id 14164475150).
 
-    A0/B0/C0 are signed bytes here. MatAdd's LeakyReLU kernel was not read.
+    A0/B0/C0 are signed bytes here.
     """
     a, b = i64(in1), i64(in2)
     if a.shape != b.shape:
@@ -631,11 +634,11 @@ def matadd(in1, in2, *, in1_scale: int = 0, in1_scale_n: int = 0, out_scale: int
             r = clip8(at_scale(clip_pos(y, p.a0), p.act_scale, p.act_scale_n))
         else:
             r = clip8(clip_pos(y, p.a0))
-    elif act in ("hsigmoid", "hswish"):
+    elif act in ("hsigmoid", "hswish", "leakyrelu"):
         r = clip8(act_c0_mul(clip8(y), act, p))
     else:
         raise ModelError(f"MatAdd with activation {act!r} is not covered by this reference",
-                         hint="none, relu, relun, hsigmoid, hswish")
+                         hint="none, relu, relun, hsigmoid, hswish, leakyrelu")
     return r.astype(np.int8)
 
 

@@ -34,7 +34,8 @@ static inline int MatAddAct(int X, int Y, int Oper, const at_sq8_act_T *P, int I
 		if (P->ActScale) return gap_clip(at_sq8_scale(at_sq8_clip_pos(Y, P->A0), P->ActScale, P->ActScaleN), 7);
 		return gap_clip(at_sq8_clip_pos(Y, P->A0), 7);
 	case ACT_HSIGMOID:
-	case ACT_HSWISH: return gap_clip(at_sq8_act_c0_mul(gap_clip(Y, 7), Oper, P), 7);
+	case ACT_HSWISH:
+	case ACT_LEAKYRELU: return gap_clip(at_sq8_act_c0_mul(gap_clip(Y, 7), Oper, P), 7);
 	default: return gap_clip(Y, 7);
 	}
 }
@@ -64,6 +65,7 @@ void KerParMatAdd_ReLU_SQ8(KerMat3_SQ8_T *Arg) { MatAdd(Arg, ACT_RELU); }
 void KerParMatAdd_ReLUN_SQ8(KerMat3_SQ8_T *Arg) { MatAdd(Arg, ACT_RELUN); }
 void KerParMatAdd_HSigmoid_SQ8(KerMat3_SQ8_T *Arg) { MatAdd(Arg, ACT_HSIGMOID); }
 void KerParMatAdd_HSwish_SQ8(KerMat3_SQ8_T *Arg) { MatAdd(Arg, ACT_HSWISH); }
+void KerParMatAdd_LeakyReLU_SQ8(KerMat3_SQ8_T *Arg) { MatAdd(Arg, ACT_LEAKYRELU); }
 
 /* Feature c of In1 times In2[c]: each core takes a chunk of the features. */
 static void MatVectMul(KerMat3_SQ8_T *Arg, int Oper)

@@ -342,6 +342,7 @@ void KerParMatAdd_ReLU_SQ8(KerMat3_SQ8_T *Arg);
 void KerParMatAdd_ReLUN_SQ8(KerMat3_SQ8_T *Arg);
 void KerParMatAdd_HSigmoid_SQ8(KerMat3_SQ8_T *Arg);
 void KerParMatAdd_HSwish_SQ8(KerMat3_SQ8_T *Arg);
+void KerParMatAdd_LeakyReLU_SQ8(KerMat3_SQ8_T *Arg);
 void KerParGlobalMaxPoolFullFeat_SQ8(KerGlobalPool_SQ8_T *Arg);
 void KerParSoftMax_SQ8(KerSoftMax_SQ8_T *Arg);
 void KerParGlobalMaxPool_SQ8(KerGlobalPoolTile_SQ8_T *Arg);
