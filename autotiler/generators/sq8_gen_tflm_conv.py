@@ -38,6 +38,13 @@ follows, a pooling reads ``ConvOut``, one L1 tile of the convolution's output. R
 convolutions also iterate over chunks of output channels (``IterParSpace(D1)``, inside the tile
 loop, so the output tile is stored once, every channel written): Filter, Bias, Scale and ScaleN
 are tiled by chunk. Depth-wise layers and poolings keep every channel.
+
+Differences from the original (stated, not silent): the layouts and Filter orders are TFLite's;
+depth multipliers other than 1 are accepted; the grouped convolution is one user kernel; refused
+rather than approximated: ``KOP_CONV_DP``/``KOP_CONV_DWDP`` (TFLM always accumulates in 32 bits),
+activations other than the clamp, pooling dilations, a PadType other than PAD_BALANCED_RIGHT,
+ReluN and ForceDPconv in Ctrl; not supported yet: TILE_VER and ParallelFeatures 0 (the kernels
+always share work between the cores), filters spanning more than 128 lines or columns.
 """
 from __future__ import annotations
 
@@ -229,39 +236,38 @@ def _act(chk, ActOper) -> K:
     return oper
 
 
-def _out_size(chk, what: str, axis: str, size: int, f: int, s: int, d: int, pad: int, param: str) -> int:
-    """TFLite's output size along one axis (ComputeOutSize), refusing an empty one."""
-    out = T.compute_out_size("SAME" if pad else "VALID", size, f, s, d)
+def _tflite_axis(chk, what: str, axis: str, size: int, f: int, s: int, d: int, pad: int, param: str) -> tuple:
+    """TFLite's output size and padding before (top/left) along one axis (ComputeOutSize,
+    ComputePaddingWithOffset), refusing an empty output."""
+    padding = "SAME" if pad else "VALID"
+    out = T.compute_out_size(padding, size, f, s, d)
     if out <= 0:
         chk.fail(f"the {what} (spanning {extent(f, d)}) is larger than the {axis} {size} with VALID padding: it has "
                  "no output", f"use a smaller {what}, or SAME padding ({param} = 1)")
-    return out
+    return out, T.compute_padding(s, d, size, f, out)[0]
 
 
 def _geometry(chk, width, height, conv, cwin, pool, pwin) -> ConvPoolGeometry:
-    """The layer's geometry (cnn_conv's, TFLite's SAME split: PAD_BALANCED_RIGHT), checked
-    against TFLite's output sizes."""
+    """The layer's geometry: cnn_conv's (which also trims the padding no output reads and gives
+    the tiles' overlaps), with TFLite's SAME split (PAD_BALANCED_RIGHT); its output sizes and
+    leading pads are TFLite's (checked)."""
     fcx, fcy, dcx, dcy, scx, scy, cpad = cwin if conv else (1, 1, 1, 1, 1, 1, 0)
     fpx, fpy, spx, spy, ppad = pwin if pool else (1, 1, 1, 1, 0)
-    wc = _out_size(chk, "convolution filter", "width", width, fcx, scx, dcx, cpad, "ConvPad")
-    hc = _out_size(chk, "convolution filter", "height", height, fcy, scy, dcy, cpad, "ConvPad")
-    wo = _out_size(chk, "pooling window", "width", wc, fpx, spx, 1, ppad, "PoolPad")
-    ho = _out_size(chk, "pooling window", "height", hc, fpy, spy, 1, ppad, "PoolPad")
+    wc, left_c = _tflite_axis(chk, "convolution filter", "width", width, fcx, scx, dcx, cpad, "ConvPad")
+    hc, top_c = _tflite_axis(chk, "convolution filter", "height", height, fcy, scy, dcy, cpad, "ConvPad")
+    wo, left_p = _tflite_axis(chk, "pooling window", "width", wc, fpx, spx, 1, ppad, "PoolPad")
+    ho, top_p = _tflite_axis(chk, "pooling window", "height", hc, fpy, spy, 1, ppad, "PoolPad")
     g = conv_pool_geometry(width, height, conv or K.KOP_NONE, fcx, fcy, dcx, dcy, scx, scy, cpad,
                            pool or K.KOP_NONE, fpx, fpy, 1, 1, spx, spy, ppad, PadType_T.PAD_BALANCED_RIGHT,
                            Tile_Orientation_T.TILE_HOR)
-    if (g.wo, g.ho) != (wo, ho):
-        raise AssertionError(f"geometry {g.wo}x{g.ho} differs from TFLite's {wo}x{ho}")
-    if conv:
-        for axis, size, f, s, d, pads in (("x", width, fcx, scx, dcx, g.pad_inc[:2]),
-                                          ("y", height, fcy, scy, dcy, g.pad_inc[2:])):
-            before = T.compute_padding(s, d, size, f, T.compute_out_size("SAME" if cpad else "VALID", size, f, s, d))[0]
-            if pads[0] != (before if cpad else 0):
-                raise AssertionError(f"{axis} padding {pads[0]} differs from TFLite's {before}")
+    ours = (g.wo, g.ho, g.pad_inc[0], g.pad_inc[2], g.pad_inp[0], g.pad_inp[2])
+    if ours != (wo, ho, left_c, top_c, left_p, top_p):
+        raise AssertionError(f"geometry (Wo, Ho, conv left/top pad, pool left/top pad) {ours} is not TFLite's "
+                             f"{(wo, ho, left_c, top_c, left_p, top_p)}")
     return g
 
 
-def _features(chk, InFeat, OutFeat, conv, group_in, group_out) -> tuple:
+def _features(chk, InFeat, OutFeat, conv) -> tuple:
     in_feat, out_feat = _dim(chk, InFeat, "InFeat"), _dim(chk, OutFeat, "OutFeat")
     if conv == K.KOP_CONV_DW and out_feat % in_feat:
         chk.fail(f"a depth wise convolution needs OutFeat a multiple of InFeat (TFLite's depth multiplier), got "
@@ -270,6 +276,18 @@ def _features(chk, InFeat, OutFeat, conv, group_in, group_out) -> tuple:
         chk.fail(f"InFeat {in_feat} != OutFeat {out_feat}: a pooling keeps the features",
                  "pass the same number of features")
     return in_feat, out_feat
+
+
+def _groups(chk, conv, in_feat: int, out_feat: int, groups) -> tuple:
+    """(GroupIn, GroupOut) the kernel reads: the grouped generator's, checked; a regular
+    convolution is one group; depth wise, each input feature is a group of M outputs."""
+    if groups is None:
+        return (1, out_feat // in_feat) if conv == K.KOP_CONV_DW else (in_feat, out_feat)
+    group_in, group_out = groups
+    if in_feat % group_in or out_feat % group_out or in_feat // group_in != out_feat // group_out:
+        chk.fail(f"cannot divide InFeat {in_feat} / OutFeat {out_feat} into groups of GroupIn {group_in} / "
+                 f"GroupOut {group_out}", "InFeat / GroupIn and OutFeat / GroupOut must be the same whole number")
+    return group_in, group_out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -419,8 +437,9 @@ def _infos(name: str, lay: Layer) -> None:
 
 def _generate(setup, lay: Layer) -> int:
     name = setup.chk.name
-    kernels = ([] if lay.conv is None else ["KerParConvDW_TFLM_SQ8" if lay.dw else "KerParConv_TFLM_SQ8"]) + \
-        ([POOL_KERNELS[lay.pool]] if lay.pool else [])
+    kernels = [POOL_KERNELS[lay.pool]] if lay.pool else []
+    if lay.conv:
+        kernels.append("KerParConvDW_TFLM_SQ8" if lay.dw else "KerParConv_TFLM_SQ8")
     _lib(setup.chk, *kernels)
     kernel = _pool_kernel(name, lay) if lay.conv is None else _conv_kernel(name, lay)
     if kernel:
@@ -448,14 +467,8 @@ def _layer(setup, Bias_DataSize, InFeat, OutFeat, Width, Height, ConvOper, Fcx, 
     if groups is not None and conv == K.KOP_CONV_DW:
         chk.fail("ConvOper KOP_CONV_DW in a grouped convolution: the groups already say which features mix",
                  "use KOP_CONV with GroupIn = GroupOut = 1 per group, or CNN_ConvolutionPoolAct_SQ8 with KOP_CONV_DW")
-    in_feat, out_feat = _features(chk, InFeat, OutFeat, conv, None, None)
-    if groups is None:
-        group_in, group_out = (1, out_feat // in_feat) if conv == K.KOP_CONV_DW else (in_feat, out_feat)
-    else:
-        group_in, group_out = groups
-        if in_feat % group_in or out_feat % group_out or in_feat // group_in != out_feat // group_out:
-            chk.fail(f"cannot divide InFeat {in_feat} / OutFeat {out_feat} into groups of GroupIn {group_in} / "
-                     f"GroupOut {group_out}", "InFeat / GroupIn and OutFeat / GroupOut must be the same whole number")
+    in_feat, out_feat = _features(chk, InFeat, OutFeat, conv)
+    group_in, group_out = _groups(chk, conv, in_feat, out_feat, groups)
     width, height = _dim(chk, Width, "Width"), _dim(chk, Height, "Height")
     cwin = _conv_window(chk, Fcx, Fcy, Dcx, Dcy, Scx, Scy, ConvPad)
     pool_oper = chk.oper(PoolOper, "PoolOper", POOL_OPERS, "a pooling (KOP_NONE, KOP_MAXPOOL or KOP_AVGPOOL)")
@@ -504,7 +517,7 @@ def pool_act(setup, Feat, Width, Height, PoolOper, Fpx, Fpy, Dpx, Dpy, Spx, Spy,
     _check_ctrl(setup)
     feat = _dim(chk, Feat, "InFeat" if OutFeat is not None else "Feat")
     if OutFeat is not None:
-        _features(chk, feat, OutFeat, None, None, None)
+        _features(chk, feat, OutFeat, None)
     pool = chk.oper(PoolOper, "PoolOper", (K.KOP_MAXPOOL, K.KOP_AVGPOOL), "a pooling (KOP_MAXPOOL or KOP_AVGPOOL)")
     width, height = _dim(chk, Width, "Width"), _dim(chk, Height, "Height")
     pwin = _pool_window(chk, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad)
