@@ -24,7 +24,7 @@ The other generators: pooling and activation alone (``CNN_PoolAct_SQ8``, ``CNN_A
 features > tiles), grouped convolutions (a kernel group over ``NameBody``), linear layers (outputs
 in chunks with the input whole, else one output at a time over input tiles), global pooling
 (whole features, else tiles of the plane), MatAdd and tensor x vector (features > tiles), matrix
-products (In1 whole, In2 and Out in tiles of columns), softmax (whole, Q15 out). Each function's
+products (bands of lines of In1/Out outside bands of columns of In2), softmax (whole, Q15 out). Each function's
 docstring names its kernels; ``docs/cnn-sq8-original.md`` ("Our generators") sums them up.
 
 Differences from the original (stated, not silent): one generic NxM kernel for every geometry;
@@ -74,6 +74,7 @@ from ..api import (
 from ..constants import (
     AT_GraphCtrl_T,
     AT_KernelInfo_T,
+    KernelArgConstraints_T,
     KernelArgSelect_T,
     KernelCallLocationT,
     KernelIteratorT,
@@ -92,7 +93,8 @@ K = KernelOper_T
 S = KernelArgSelect_T
 O = Object_Type_T
 L = KernelCallLocationT
-D0, D1, T0 = KernelIteratorT.KER_ITER_D0, KernelIteratorT.KER_ITER_D1, KernelIteratorT.KER_ITER_TILE0
+D0, D1, T0, T1 = (KernelIteratorT.KER_ITER_D0, KernelIteratorT.KER_ITER_D1, KernelIteratorT.KER_ITER_TILE0,
+                  KernelIteratorT.KER_ITER_TILE1)
 IGNORE = AT_IGNORE_ARG_BINDING
 INFOS_SIZE = AT_INF_DIM + 1
 REDUCT_SLOTS = 8        # the input-tiled linear layer's int32 partial sums: one per core (gap_ncore() <= 8)
@@ -748,8 +750,9 @@ def tensor_vect_mult_act(setup, Feat, Width, Height, MatOper, ActOper) -> int:
 def mat_mul_act(setup, Bias_DataSize, Scale_DataSize, ColM1, LineM1, ColM2, LineM2, Width, Height, Scx, Scy,
                 MatMulOper, ActOper) -> int:
     """``CNN_MatMulAct_SQ8``: ``Name(In2, In1, Bias, Out, Scale, ScaleN, Infos)`` (KOP_MATMUL) or
-    without Bias (KOP_MATMUL_NOBIAS). In1 [LineM1][ColM1] whole in L1, In2 [LineM2][ColM2] and Out
-    [LineM1][ColM2] tiled by columns (TILE_VER), ``KerParMatMul{B8,B16,B32,NoBias}_<Act>_SQ8``."""
+    without Bias (KOP_MATMUL_NOBIAS). The original's tiling: bands of lines of In1 [LineM1][ColM1]
+    and Out [LineM1][ColM2] (T1) outside bands of columns of In2 [LineM2][ColM2] (T0),
+    ``KerParMatMul{B8,B16,B32,NoBias}_<Act>_SQ8`` writing Out's lines from the band's column."""
     chk = setup.chk
     name = chk.name
     _tiling(setup)
@@ -774,25 +777,29 @@ def mat_mul_act(setup, Bias_DataSize, Scale_DataSize, ColM1, LineM1, ColM2, Line
     bias = oper == K.KOP_MATMUL
     kname = f"KerParMatMul{BIAS_NAMES[bias_size] if bias else 'NoBias'}_{act_name}_SQ8"
     _libs(chk, kname)
-    buf = O.O_IN | O.O_BUFF | O.O_NTILED
+    const = O.O_IN | O.O_DB | O.O_CONST
     cargs = [TCArg(SC, "In2"), TCArg(SC, "In1")] + ([TCArg(BIAS_CTYPES[bias_size], "Bias")] if bias else []) + [
         TCArg(SC, "Out"), TCArg(UC, "Scale"), TCArg(SC, "ScaleN"), TCArg(SC, "Infos")]
-    kargs = [KerArg("In1", KerArgSpace(1, T0), buf, col1, line1, 1, 0, 0, 0, "In1"),
-             KerArg("In2", KerArgSpace(1, T0), O.O_IN | O.O_DB, col2, line2, 1, 0, 0, 0, "In2"),
-             KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, col2, line1, 1, 0, 0, 0, "Out"),
-             KerArg("Scale", KerArgSpace(1, T0), buf | O.O_CONST, 1, line1, 1, 0, 0, 0, "Scale"),
-             KerArg("ScaleN", KerArgSpace(1, T0), buf | O.O_CONST, 1, line1, 1, 0, 0, 0, "ScaleN"),
+    # the original's: bands of lines of In1 and Out (T1) outside bands of columns of In2 (T0)
+    kargs = [KerArg("In1", KerArgSpace(1, T1), O.O_IN | O.O_DB, col1, line1, 1, 0, 0, 0, "In1"),
+             KerArg("In2", KerArgSpace(1, T0), O.O_IN | O.O_DB, col2, line2, 1, 0,
+                    KernelArgConstraints_T.OBJ_CONSTRAINTS_TILE_VER, 0, "In2"),
+             KerArg("Out", KerArgSpace(1, T1), O.O_OUT | O.O_DB, col2, line1, 1, 0, 0, 0, "Out"),
+             KerArg("Scale", KerArgSpace(1, T1), const, 1, line1, 1, 0, 0, 0, "Scale"),
+             KerArg("ScaleN", KerArgSpace(1, T1), const, 1, line1, 1, 0, 0, 0, "ScaleN"),
              _infos_arg()]
     if bias:
-        kargs.append(KerArg("Bias", KerArgSpace(1, T0), buf | O.O_CONST, 1, line1, bias_size, 0, 0, 0, "Bias"))
-    kernel = UserKernel(name, KernelIterSpace(1, IterTiledSpace(T0)), Tile_Orientation_T.TILE_VER,
+        kargs.append(KerArg("Bias", KerArgSpace(1, T1), const, 1, line1, bias_size, 0, 0, 0, "Bias"))
+    kernel = UserKernel(name, KernelIterSpace(2, IterTiledSpace(T1), IterTiledSpace(T0)), Tile_Orientation_T.TILE_HOR,
         CArgs(len(cargs), *cargs),
-        Calls(1, Call(kname, L.LOC_LOOP, Bindings(10,
-            K_Arg("In1", S.KER_ARG_TILE), Imm(col1), Imm(line1),
-            K_Arg("In2", S.KER_ARG_TILE), K_Arg("In2", S.KER_ARG_TILE_W),   # a tile of columns
+        Calls(1, Call(kname, L.LOC_LOOP, Bindings(12,
+            K_Arg("In1", S.KER_ARG_TILE), Imm(col1), K_Arg("In1", S.KER_ARG_TILE_H),    # a band of lines
+            K_Arg("In2", S.KER_ARG_TILE), K_Arg("In2", S.KER_ARG_TILE_W),                # a band of columns
             K_Arg("Bias", S.KER_ARG_TILE) if bias else IGNORE,
             K_Arg("Scale", S.KER_ARG_TILE), K_Arg("ScaleN", S.KER_ARG_TILE),
-            K_Arg("Out", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE)))),
+            K_Arg("Out", S.KER_ARG_TILE), Imm(col2),                                     # full lines of Out
+            K_Arg("In2", S.KER_ARG_TILE_BASE),                                           # OutFirstCol
+            K_Arg("Infos", S.KER_ARG_TILE)))),
         KerArgs(len(kargs), *kargs))
     if kernel:
         AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, line1 * col1 * col2, 0)

@@ -65,7 +65,8 @@ def _templates() -> None:
     _template("KerLinearReduct_SQ8_T", [(_I, "Reduct"), ("void" + _P, "Bias"), (_SC, "Out"), (_UC, "Scale"),
                                         (_SC, "ScaleN"), (_SC, "Infos")])
     _template("KerMatMul_SQ8_T", [(_SC, "In1"), (_US, "W_In1"), (_US, "H_In1"), (_SC, "In2"), (_US, "W_In2"),
-                                  ("void" + _P, "Bias"), (_UC, "Scale"), (_SC, "ScaleN"), (_SC, "Out"), (_SC, "Infos")])
+                                  ("void" + _P, "Bias"), (_UC, "Scale"), (_SC, "ScaleN"), (_SC, "Out"), (_US, "W_Out"),
+                                  (_US, "OutFirstCol"), (_SC, "Infos")])
     _template("KerMat3_SQ8_T", [(_SC, "In1"), (_SC, "In2"), (_SC, "Out"), (_US, "W"), (_US, "H"), (_US, "Feat"),
                                 (_SC, "Infos")])
     _template("KerGlobalPool_SQ8_T", [(_SC, "In"), (_US, "W"), (_US, "H"), (_US, "Feat"), (_SC, "Out"),

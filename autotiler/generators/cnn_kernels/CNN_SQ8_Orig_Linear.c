@@ -41,7 +41,8 @@ static void Linear(KerLinear_SQ8_T *Arg, int BiasSize, int Oper)
 	gap_waitbarrier(0);
 }
 
-/* Each core takes a chunk of the lines of In1; a column of In2 is strided (W_In2), one by one. */
+/* Each core takes a chunk of the band's lines of In1; a column of In2's band is strided (W_In2), one
+ * by one; the results land in Out's full lines from column OutFirstCol. */
 static void MatMul(KerMatMul_SQ8_T *Arg, int BiasSize, int Oper)
 {
 	at_sq8_act_T P = at_sq8_act_params(Arg->Infos, 1);
@@ -57,7 +58,8 @@ static void MatMul(KerMatMul_SQ8_T *Arg, int BiasSize, int Oper)
 			int Acc = B;
 
 			for (k = 0; k < K; k++) Acc = at_sq8_add(Acc, Line[k] * Arg->In2[k * W + c]);
-			Arg->Out[l * W + c] = Requant(Acc, Arg->Scale[l], (unsigned char) Arg->ScaleN[l], Oper, &P);
+			Arg->Out[l * Arg->W_Out + Arg->OutFirstCol + c] = Requant(Acc, Arg->Scale[l],
+										   (unsigned char) Arg->ScaleN[l], Oper, &P);
 		}
 	}
 	gap_waitbarrier(0);

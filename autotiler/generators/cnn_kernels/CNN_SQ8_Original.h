@@ -245,15 +245,17 @@ typedef struct {
 } KerLinearReduct_SQ8_T;
 
 typedef struct {
-	signed char * __restrict__ In1;		/* [H_In1][W_In1], whole */
+	signed char * __restrict__ In1;		/* [H_In1][W_In1]: a band of lines */
 	unsigned short int W_In1;
 	unsigned short int H_In1;
-	signed char * __restrict__ In2;		/* [W_In1][W_In2]: a tile of columns */
+	signed char * __restrict__ In2;		/* [W_In1][W_In2]: a band of columns */
 	unsigned short int W_In2;
 	void * __restrict__ Bias;		/* H_In1 items (1, 2 or 4 bytes), or none (NoBias) */
 	unsigned char * __restrict__ Scale;	/* H_In1, per line of In1 */
 	signed char * __restrict__ ScaleN;
-	signed char * __restrict__ Out;		/* [H_In1][W_In2] */
+	signed char * __restrict__ Out;		/* [H_In1][W_Out]: full lines */
+	unsigned short int W_Out;
+	unsigned short int OutFirstCol;		/* the column of Out where In2's band starts */
 	signed char * __restrict__ Infos;
 } KerMatMul_SQ8_T;
 
