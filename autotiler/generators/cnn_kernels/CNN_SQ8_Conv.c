@@ -18,7 +18,9 @@ static inline v4s at_sq8_conv_load4(const signed char *p)
 	return v;
 }
 
-/* sum x[i] w[i], i < n, four at a time on the dot-product unit, the tail one by one. */
+/* acc + sum x[i] w[i], i < n, four at a time on the dot-product unit, the tail one by one; the
+ * sums wrap on 32 bits (unsigned arithmetic) as gap_sumdotp4 does, never overflowing a signed
+ * int, so that only the final wrapped value matters (see at_sq8_conv_acc). */
 static inline int at_sq8_conv_dot(const signed char *x, const signed char *w, int n, int acc)
 {
 	int i;
@@ -26,11 +28,11 @@ static inline int at_sq8_conv_dot(const signed char *x, const signed char *w, in
 	for (i = 0; i + 4 <= n; i += 4)
 		acc = gap_sumdotp4(at_sq8_conv_load4(x + i), at_sq8_conv_load4(w + i), acc);
 	for (; i < n; i++)
-		acc += x[i] * w[i];
+		acc = (int) ((unsigned int) acc + (unsigned int) (x[i] * w[i]));
 	return acc;
 }
 
-/* sum w[i], i < n: the same unit against ones. */
+/* acc + sum w[i], i < n: the same unit against ones (never near 2^31: |w| <= 128 per item). */
 static inline int at_sq8_conv_sum(const signed char *w, int n, int acc)
 {
 	const v4s ones = {1, 1, 1, 1};
@@ -137,9 +139,12 @@ static inline int32_t at_sq8_convdw_acc(const KerConv_TFLM_SQ8_T *Arg, int c, in
 		for (kx = 0; kx < Arg->Fx; kx++) {
 			int x = x0 + kx * Arg->Dx;
 
-			if (x >= 0 && x < Arg->W)
-				Acc += Arg->Filter[(ky * Arg->Fx + kx) * Arg->OutFeat + c]
-				       * (Arg->In[(y * Arg->W + x) * Arg->InFeat + ic] - ZeroPoint);
+			if (x >= 0 && x < Arg->W) {
+				int w = Arg->Filter[(ky * Arg->Fx + kx) * Arg->OutFeat + c];
+				int v = Arg->In[(y * Arg->W + x) * Arg->InFeat + ic] - ZeroPoint;
+
+				Acc = (int32_t) ((uint32_t) Acc + (uint32_t) (w * v));	/* wraps as TFLM's int32 sum */
+			}
 		}
 	}
 	return Acc;
