@@ -476,6 +476,31 @@ def test_dense_sweep_bit_exact(tmp_path_factory, layers):
         run_layer(prog, tilings, layer)
 
 
+def test_small_budgets_tile_and_stay_exact(tmp_path):
+    """Layers forced into many tiles, and into the fallback forms (the input-tiled linear layer, the
+    tiled-plane global pooling), bit-exact all the same."""
+    conv = (4, 1, 5, 7, 23, 19, KOP_CONV, 3, 3, 1, 1, 1, 1, 1, KOP_AVGPOOL, 3, 3, 1, 1, 2, 2, 1, KOP_LEAKYRELU)
+    dw = (1, 1, 9, 9, 17, 15, KOP_CONV_DW, 5, 3, 2, 1, 2, 1, 1, KOP_MAXPOOL, 2, 2, 1, 1, 2, 2, 0, KOP_RELUN)
+    layers = [Layer("Conv0", CNN_ConvolutionPoolAct_SQ8, conv, {}, 1200, 0),
+              Layer("Dw1", CNN_ConvolutionPoolAct_SQ8, dw, {"TILEORIENTATION": TILE_VER}, "min", 1),
+              Layer("Lin2", CNN_LinearAct_SQ8, (4, 1, 700, 13, KOP_LINEAR, KOP_RELU), {}, 600, 2),
+              Layer("Lin3", CNN_LinearAct_SQ8, (1, 1, 333, 5, KOP_LINEAR, KOP_HSWISH), {}, "min", 3),
+              Layer("Gap4", CNN_GlobalPoolAct_SQ8, (5, 40, 30, KOP_GLOBAL_AVGPOOL, KOP_RELU), {}, 1000, 4),
+              Layer("Gmp5", CNN_GlobalPoolAct_SQ8, (9, 33, 21, KOP_GLOBAL_MAXPOOL, KOP_NONE), {}, "min", 5),
+              Layer("MatMul6", CNN_MatMulAct_SQ8, (4, 1, 64, 32, 100, 64, 0, 0, 1, 1, KOP_MATMUL, KOP_RELU), {}, 1500,
+                    6),
+              Layer("MatAdd7", CNN_MatAddAct_SQ8, (6, 30, 20, KOP_MATADD, KOP_LEAKYRELU), {}, "min", 7),
+              Layer("Tvm8", CNN_TensorVectMultAct_SQ8, (6, 30, 20, KOP_MATVECTMUL, KOP_RELUMN), {}, "min", 8),
+              Layer("Pool9", CNN_PoolAct_SQ8, (7, 31, 17, KOP_AVGPOOL, 3, 3, 1, 1, 2, 2, 1, KOP_HSIGMOID), {}, "min",
+                    9)]
+    prog, tilings = build(tmp_path, layers)
+    for layer in layers:
+        assert tilings[layer.name].ntiles > 1, layer.name
+        run_layer(prog, tilings, layer)
+    forms = {n: {a.name for a in tilings[n].args} for n in ("Lin2", "Lin3", "Gap4", "Gmp5")}
+    assert all("Reduct" in forms[n] for n in ("Lin2", "Lin3")) and all("Acc" in forms[n] for n in ("Gap4", "Gmp5"))
+
+
 # ---------------------------------------------------------------------------------------------
 # Typed errors
 
