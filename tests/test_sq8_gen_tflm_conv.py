@@ -304,7 +304,7 @@ def convs(draw, index: int):
                 seed=index)
 
 
-@settings(max_examples=12, **SWEEP)
+@settings(max_examples=10, **SWEEP)
 @given(batch=st.lists(st.sampled_from(["min", 2048, 64 * 1024]), min_size=8, max_size=8), data=st.data())
 def test_conv_layers(tmp_path_factory, batch, data):
     """Random convolutions (regular, grouped, depth wise with multipliers; odd sizes, strides 1..3,

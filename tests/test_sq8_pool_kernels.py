@@ -83,7 +83,7 @@ def pools(draw, index: int):
     return p
 
 
-@settings(max_examples=5, **SWEEP)
+@settings(max_examples=4, **SWEEP)
 @given(batch=st.lists(st.tuples(st.integers(0, 2**16), st.sampled_from(["min", 1024, 64 * 1024])), min_size=6,
                       max_size=6), data=st.data())
 def test_pool_layers(tmp_path_factory, batch, data):
