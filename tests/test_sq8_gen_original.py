@@ -141,17 +141,20 @@ def channel_scales(rng, n: int, fan_in: int, prenorm: int = 0) -> tuple:
     return scale, np.maximum(scale_n, 0).astype(np.int8)
 
 
-def act_infos(rng, act: str, **fields) -> Q.Infos:
+def act_infos(rng, act: str, unsigned: bool = False, **fields) -> Q.Infos:
     """Infos as NNTool fills them for act (act scale from compute_scales of a float near 1, or the
-    identity (1, 0)); bytes in 0..255 where the kernels read them unsigned."""
+    identity (1, 0)); A0/B0/C0 in 0..255 where a kernel reads them unsigned (reductions,
+    standalone activations; pooling reads them signed, and fuses ReLUN only), else 0..127 (a negative AT_CLIP_POS bound is not defined
+    alike by gap_clipur and the reference)."""
     if rng.integers(0, 2):
         s, n = Q.compute_scales(rng.uniform(0.3, 1.7))
         act_scale, act_scale_n = int(s[0]), int(n[0])
     else:
         act_scale, act_scale_n = 1, 0
-    a0, b0, c0 = (int(v) for v in rng.integers(0, 128, size=3))
+    top = 256 if unsigned else 128
+    a0, b0, c0 = (int(v) for v in rng.integers(0, top, size=3))
     if act == "relumn":
-        b0 = int(rng.integers(a0, 128))
+        b0 = int(rng.integers(a0, top))
     return Q.Infos(act_scale=act_scale, act_scale_n=act_scale_n, a0=a0, b0=b0, c0=c0, **fields)
 
 
@@ -176,7 +179,7 @@ def conv_reference(args: tuple, pad_type, inp, filt, bias, scale, scale_n, info:
     if pool == KOP_NONE:
         return Q.reduct(acc, scale, scale_n, a, p, info.prenorm)
     y = Q.reduct(acc, scale, scale_n, "none", p, info.prenorm)
-    return pool_reference(y, pool, (fpx, fpy), (spx, spy), ppad, pad_type, a, p)
+    return pool_reference(y, pool, (fpx, fpy), (spx, spy), ppad, pad_type, a, info)
 
 
 def conv_data(rng, bias_size: int, nin: int, nout: int, fshape: tuple, fan_in: int, act: str, h: int, w: int):
@@ -186,7 +189,7 @@ def conv_data(rng, bias_size: int, nin: int, nout: int, fshape: tuple, fan_in: i
     bias = rng.integers(-2000, 2000, size=nout).astype(BIAS_DTYPES[bias_size]) if bias_size > 1 else int8(rng, nout)
     prenorm = int(rng.integers(0, 3)) if rng.integers(0, 3) == 0 else 0
     scale, scale_n = channel_scales(rng, nout, fan_in, prenorm)
-    info = act_infos(rng, act, scale=int(rng.integers(0, 3)), prenorm=prenorm)
+    info = act_infos(rng, act, True, scale=int(rng.integers(0, 3)), prenorm=prenorm)
     return inp, filt, bias, scale, scale_n, info
 
 
@@ -215,24 +218,27 @@ def group_expected(layer: Layer, rng, tiling=None) -> tuple:
     return args, out
 
 
-def pool_reference(inp, pool, size, stride, ppad, pad_type, a, p):
+def pool_reference(inp, pool, size, stride, ppad, pad_type, a, info: Q.Infos):
+    """The pooling (its activation reads A0/B0/C0 signed), then the standalone activation (unsigned)
+    for what the pooling does not fuse."""
     h, w = inp.shape[1:]
     pw = CNN_TotalPaddingValue(w, size[0], stride[0], 1) if ppad else 0
     ph = CNN_TotalPaddingValue(h, size[1], stride[1], 1) if ppad else 0
     pad = CNN_EdgePaddingValue(pad_type, pw, ph)
     kind = "max" if pool == KOP_MAXPOOL else "avg"
     if a in POOL_FUSED:
-        return Q.pool(inp, kind, size, stride, pad, act=a, p=p, do_scale=a == "none")
-    return Q.activation(Q.pool(inp, kind, size, stride, pad, act="none", p=p, do_scale=False), a, p)
+        return Q.pool(inp, kind, size, stride, pad, act=a, p=params(info, True), do_scale=a == "none")
+    pooled = Q.pool(inp, kind, size, stride, pad, act="none", p=params(info, True), do_scale=False)
+    return Q.activation(pooled, a, params(info))
 
 
 def pool_expected(layer: Layer, rng, tiling=None) -> tuple:
     feat, w, h, pool, fpx, fpy, _, _, spx, spy, ppad, act = layer.args
     a = ACTS[act]
     inp = int8(rng, (feat, h, w))
-    info = act_infos(rng, a)
+    info = act_infos(rng, a, True)
     out = pool_reference(inp, pool, (fpx, fpy), (spx, spy), ppad, layer.ctrl.get("PADTYPE", PAD_BALANCED_LEFT), a,
-                         params(info))
+                         info)
     return dict(In=inp, Infos=info.to_bytes().view(np.int8)), out
 
 
@@ -240,7 +246,7 @@ def act_expected(layer: Layer, rng, tiling=None) -> tuple:
     feat, w, h, act = layer.args
     a = ACTS[act]
     inp = int8(rng, (feat, h, w))
-    info = act_infos(rng, a)
+    info = act_infos(rng, a, True)
     return dict(In=inp, Infos=info.to_bytes().view(np.int8)), Q.activation(inp, a, params(info))
 
 
@@ -291,7 +297,7 @@ def global_expected(layer: Layer, rng, tiling=None) -> tuple:
     a = ACTS[act]
     inp = int8(rng, (feat, h, w))
     s, n = scale_pair(rng, 0.4, 2.0)
-    info = act_infos(rng, a, scale=s, scale_n=n + 7)
+    info = act_infos(rng, a, True, scale=s, scale_n=n + 7)
     kind = "max" if pool == KOP_GLOBAL_MAXPOOL else "avg"
     do_scale = a == "none"
     out = Q.global_pool(inp, kind, scale=info.scale, scale_n=info.scale_n,

@@ -249,7 +249,8 @@ class ActParams:
 
     A0/B0/C0 occupy 2 bytes each in Infos but the SQ8 kernels read one byte: as ``unsigned char``
     in the conv/linear reductions and the standalone activation (``arr_at_as(Infos, .., unsigned
-    char)``), as ``signed char`` in the full-feature linear, tensor-vector and MatAdd kernels. Give
+    char)``), as ``signed char`` in the full-feature linear, tensor-vector, MatAdd and pooling
+    (``KerParPoolActivation``) kernels. Give
     them here as the integers the kernel ends up with (see :func:`read_infos`).
     """
 
@@ -379,7 +380,7 @@ class Infos:
 
 def read_infos(buf, signed_params: bool) -> Infos:
     """Infos as a kernel reads them: scales as unsigned bytes, A0/B0/C0 as ONE byte each, read as
-    ``signed char`` (``signed_params``: linear, tensor-vector, MatAdd) or ``unsigned char``
+    ``signed char`` (``signed_params``: linear, tensor-vector, MatAdd, pooling) or ``unsigned char``
     (reductions, standalone activation); PRENORM (byte 12) 0 when the vector stops at AT_INF_DIM."""
     b = np.asarray(buf, dtype=np.uint8)
     if b.size < AT_INF_DIM:

@@ -7,7 +7,7 @@
  *   avg:  gap_roundnorm(Sum(in-image taps) * (65536 / (FS*FSy)), 16): the divisor is always the
  *         full window;
  *   then: ActScale != 0: the C0-multiply form (ActNone only when DoScale); ActScale == 0: ReLU
- *         Max(0, x), ReLUN Min(A0, Max(0, x)); clip to int8.
+ *         Max(0, x), ReLUN Min(A0, Max(0, x)); clip to int8 (A0/B0/C0 read as signed bytes).
  *   Ker_<Act>_SQ8: gap_clip(ACT_SWITCH(In, in_n_bits 8), 7) item by item.
  *
  * Numpy twin: sq8_original.pool / activation.
@@ -52,7 +52,7 @@ static inline int PoolAct(int v, int Oper, int DoScale, const at_sq8_act_T *P)
 /* Each core takes a chunk of the features. */
 static void Pool(KerPool_SQ8_T *Arg, int Max, int Oper)
 {
-	at_sq8_act_T P = at_sq8_act_params(Arg->Infos, 0);
+	at_sq8_act_T P = at_sq8_act_params(Arg->Infos, 1);	/* KerParPoolActivation: signed A0/B0/C0 */
 	int Wo = (Arg->UsedW - Arg->FS + Arg->Pad[0] + Arg->Pad[1]) / Arg->S + 1;
 	int Ho = (Arg->UsedH - Arg->FSy + Arg->Pad[2] + Arg->Pad[3]) / Arg->Sy + 1;
 	int First, Last, c, x, y;

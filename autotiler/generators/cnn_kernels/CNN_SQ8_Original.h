@@ -21,8 +21,8 @@ typedef enum {
 } CNN_SQ8_ActivationOper_T;
 
 /* The activation words of Infos as a kernel reads them: A0/B0/C0 are one byte each, read
- * unsigned (reductions, standalone activations, pooling) or signed (linear, MatMul, MatAdd,
- * tensor x vector) as the original's kernels read them. */
+ * unsigned (reductions, standalone activations) or signed (pooling, FullFeat linear, MatMul,
+ * MatAdd, tensor x vector) as the original's kernels read them. */
 typedef struct {
 	int ActScale, ActScaleN, A0, B0, C0;
 } at_sq8_act_T;
