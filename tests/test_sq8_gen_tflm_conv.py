@@ -57,8 +57,8 @@ NO_POOL = (KOP_NONE, 1, 1, 1, 1, 1, 1, 0)
 @dataclass
 class Layer:
     """One generator call and the data of its run. kind 'conv', 'group' or 'pool'; ``args`` the
-    generator's arguments after Name and Ctrl; ``budget`` the L1 bytes ('min': the smallest power
-    of two from 256 bytes on that fits); ``ctrl`` extra CNN_GenControl_T fields."""
+    generator's arguments after Name and Ctrl; ``budget`` the L1 bytes ('min': the smallest of
+    256 bytes and 25% steps up that fits); ``ctrl`` extra CNN_GenControl_T fields."""
 
     name: str
     kind: str
@@ -92,7 +92,7 @@ def declare(layer: Layer) -> int:
             if gen(layer.name, make_ctrl(layer.ctrl), *layer.args):
                 return budget
             assert budget < PLATFORM.l1_size, f"{layer.name}: no tiling fits {budget} B"
-            budget *= 2
+            budget += budget // 4     # steps of 25%: the smallest tilings, tiles of few lines
     finally:
         AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_ON)
 
@@ -231,7 +231,7 @@ MOBILENET = [
 
 # output channels in chunks that do not divide them (the last chunk ends at OutFeat), groups cut
 # by chunks, a fused average pooling after a strided convolution, a dilated depth wise layer with
-# a multiplier and a max pooling
+# a multiplier and a max pooling, SAME poolings with a top pad on tiles of a few lines
 UNEVEN = [
     Conv("conv", 6, 7, 40, 13, f=(3, 3), in_zp=5, out_zp=-3, reals=(0.0005,), seed=9),
     Conv("group", 6, 7, 40, 26, groups=2, f=(3, 3), in_zp=5, out_zp=-3, reals=(0.0005,), seed=10),
@@ -239,6 +239,9 @@ UNEVEN = [
          reals=(0.001,), seed=11),
     Conv("dw", 13, 11, 8, 24, f=(5, 3), d=(2, 1), s=(1, 2), pool=(KOP_MAXPOOL, (2, 2), (2, 2), "VALID"), in_zp=100,
          reals=(0.01,), seed=12),
+    Conv("conv", 12, 10, 5, 7, pool=(KOP_AVGPOOL, (3, 3), (1, 1), "SAME"), in_zp=-7, reals=(0.001,), seed=13),
+    Conv("conv", 41, 10, 5, 7, s=(2, 2), pool=(KOP_MAXPOOL, (5, 3), (1, 2), "SAME"), in_zp=-7, reals=(0.001,), seed=14),
+    Conv("dw", 41, 10, 5, 10, s=(2, 1), pool=(KOP_AVGPOOL, (5, 3), (2, 1), "SAME"), in_zp=-7, reals=(0.001,), seed=15),
 ]
 
 
