@@ -27,7 +27,9 @@ Costs (cycles of one call per core):
   cycles for 3 136 outputs on 8 cores);
 * 20 cycles of fork and barrier per call (assumption, as :mod:`.cnn_library`).
 
-Output counts in the costs are per tile: ``Ho * Wo`` times the channels, split over ``ncores``.
+Output counts in the costs are those of the busiest core on the tile: the kernels share the
+chunk's channels between the cores when there are at least ``ncores`` of them, else the lines
+(depth wise: the lines first; pooling: the lines).
 """
 
 from __future__ import annotations
@@ -51,10 +53,27 @@ POOL_FIELDS = [("signed char" + _P, "In"), ("signed char" + _P, "Out"), ("signed
                *[(_US, n) for n in ("W", "H", "C", "Wo", "Ho")],
                *[(_UC, n) for n in ("Fx", "Fy", "Sx", "Sy", "PadLeft")], ("v4s", "Pad")]
 
-CONV_COST = ("((Ho*Wo*Chunk + ncores - 1)/ncores)*(Fy*Fx*((5*GroupIn + 7)/8 + 4) + 12)"
-             " + ((Chunk + ncores - 1)/ncores)*((Fy*Fx*GroupIn + 3)/4) + 20")
-CONVDW_COST = "((Ho*Wo*OutFeat + ncores - 1)/ncores)*(3*Fy*Fx + 12) + 20"
-POOL_COST = "((Ho*Wo*C + ncores - 1)/ncores)*((9*Fy*Fx + 3)/4) + 20"
+# Per output: the convolution's taps and the requantisation (see the module's documentation).
+_PER_OUTPUT = "(Fy*Fx*((5*GroupIn + 7)/8 + 4) + 12)"
+_PER_OUTPUT_DW = "(3*Fy*Fx + 12)"
+
+
+def _split(first: str, second: str, per: str) -> str:
+    """The cycles of the busiest core of a kernel that shares the items of ``first`` between the
+    cores when there are at least ``ncores`` of them, else those of ``second``, with Ho*Wo*Chunk
+    outputs of ``per`` cycles. ``1/(N/ncores + 1)`` is 1 when N < ncores, else 0 (the grammar
+    has no comparison)."""
+    few = f"1/({first}/ncores + 1)"
+    busy_first = f"(({first} + ncores - 1)/ncores)*{second}"
+    busy_second = f"(({second} + ncores - 1)/ncores)*{first}"
+    return f"((1 - {few})*{busy_first} + {few}*{busy_second})*{per}"
+
+
+# the filter's sum, per channel: a core sums its own channels, or all of them when it has lines
+_FILTER_SUMS = "((1 - 1/(Chunk/ncores + 1))*((Chunk + ncores - 1)/ncores) + 1/(Chunk/ncores + 1)*Chunk)"
+CONV_COST = (_split("Chunk", "Ho", f"Wo*{_PER_OUTPUT}") + f" + {_FILTER_SUMS}*((Fy*Fx*GroupIn + 3)/4) + 20")
+CONVDW_COST = _split("Ho", "OutFeat", f"Wo*{_PER_OUTPUT_DW}") + " + 20"
+POOL_COST = "((Ho + ncores - 1)/ncores)*Wo*C*((9*Fy*Fx + 3)/4) + 20"
 
 
 def _template(name: str, fields: list) -> None:
