@@ -282,3 +282,41 @@ def test_memoised_loop_run_starts_its_event_ring_at_the_same_slot():
     full = predict(tiling.schedule, e2e.PLATFORM, cargs, skip=False)
     assert full.cycles == 3467  # what the simulator measures
     assert predict(tiling.schedule, e2e.PLATFORM, cargs) == full
+
+
+def test_tile_subscript_binding_is_read_after_its_tile_lands(tmp_path):
+    """A K_TileOper '@' binding reads an item of an L1 tile (the SQ8 kernels' NormBias =
+    Infos[AT_INF_BIASN]): loop-invariant, it was once hoisted with the struct's invariant fields,
+    before the tile's first transfer was waited for, and read stale L1."""
+    (tmp_path / "Scale.h").write_text(
+        "#include \"Gap.h\"\ntypedef struct { signed char *In; signed char *Out; unsigned int N; signed char M; } "
+        "KerScale_T;\nvoid KerScale(KerScale_T *Arg);\n")
+    (tmp_path / "Scale.c").write_text(
+        "#include \"Scale.h\"\nvoid KerScale(KerScale_T *Arg)\n{\n\tfor (unsigned int i = gap_coreid(); i < Arg->N; "
+        "i += gap_ncore())\n\t\tArg->Out[i] = (signed char) (Arg->In[i] * Arg->M);\n\tgap_waitbarrier(0);\n}\n")
+    gen = tmp_path / "gen"
+    with Model() as m:
+        SetUsedFilesNames(0, 1, "Scale.h")
+        SetGeneratedFilesNames("ScaleGen.c", "ScaleGen.h")
+        SetL1MemorySize(256)
+        S8 = "signed char * __restrict__"
+        LibKernel("KerScale", CALL_PARALLEL, CArgs(TCArg("signed char *", "In"), TCArg("signed char *", "Out"),
+                                                   TCArg("unsigned int", "N"), TCArg("signed char", "M")),
+                  "KerScale_T", Cost="N/ncores + 10")
+        t = UserKernel("K", KernelIterSpace(1, IterTiledSpace(KER_ITER_TILE0)), TILE_HOR,
+                       CArgs(TCArg(S8, "In"), TCArg(S8, "Out"), TCArg(S8, "Infos")),
+                       Calls(Call("KerScale", LOC_LOOP, Bindings(
+                           K_Arg("In", KER_ARG_TILE), K_Arg("Out", KER_ARG_TILE), K_Arg("In", KER_ARG_TILE_H),
+                           K_TileOper("Infos", "signed char *", "@", 2)))),
+                       KerArgs(KerArg("In", KerArgSpace(1, KER_ITER_TILE0), OBJ_IN_DB, 1, 400, 1, 0, 0, 0, "In"),
+                               KerArg("Out", KerArgSpace(1, KER_ITER_TILE0), OBJ_OUT_DB, 1, 400, 1, 0, 0, 0, "Out"),
+                               KerArg("Infos", KerArgSpace(1, KER_ITER_TILE0), O_IN | O_BUFF | O_NTILED | O_CONST, 1,
+                                      4, 1, 0, 0, 0, "Infos")))
+        assert t.ntiles > 1
+        write_files(generate(m), str(gen))
+    prog = host_harness.build(gen, sources=[tmp_path / "Scale.c"], include_dirs=[tmp_path],
+                              platform=get_platform("gap8"))
+    x = np.arange(400, dtype=np.int64).astype(np.int8).reshape(400, 1)
+    out = np.full_like(x, 99)
+    prog.call("K", In=x, Out=out, Infos=np.array([0, 0, 3, 0], dtype=np.int8))
+    np.testing.assert_array_equal(out, (x.astype(np.int64) * 3).astype(np.int8))

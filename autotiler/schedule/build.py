@@ -644,6 +644,7 @@ class Builder:
         lib = self.libs[call.name]
         ix = self.current(live)
         fields, accesses = [], []
+        reads_l1 = set()     # fields reading an item of a tile ('@'): evaluated at the call, once the tile is in
         for b, formal in zip(call.bindings, lib.cargs):
             if b is AT_IGNORE_ARG_BINDING:
                 fields.append(Field(formal.name, formal.ctype, ZERO, ignored=True))
@@ -651,6 +652,8 @@ class Builder:
             value, acc = self.binding(b, formal, ix, live)
             fields.append(Field(formal.name, formal.ctype, value))
             accesses += acc
+            if isinstance(b, TileOperBinding) and b.oper == "@":
+                reads_l1.add(formal.name)
         cost = platform_cost(lib.cost, self.cost_values(fields), self.platform, call.name)
         if cost is None:
             cost = scaled_cost(self._default_cost(call, lib, ix), self.platform, call.name)
@@ -664,7 +667,7 @@ class Builder:
         for f in fields:
             if f.ignored:
                 continue
-            if names(f.value) & self.loop_names:
+            if names(f.value) & self.loop_names or f.formal in reads_l1:
                 moving.append(f)
             else:
                 self.invariant.append((var, f))
