@@ -34,7 +34,6 @@ from autotiler.generators import CNN_KERNELS_DIR
 from autotiler.generators import sq8_gen_tflm_ops as G
 from autotiler.generators import sq8_tflm as R
 from autotiler.generators.cnn_ctrl import CNN_GenControl_T, CNN_InitGenCtrl, CNN_SetGenCtrl
-from autotiler.generators.sq8_common import sq8_setup
 from autotiler.generators.sq8_generators import (
     CNN_3DTensorPermute,
     CNN_Act_SQ8,
@@ -74,8 +73,8 @@ def ctrl4(**fields):
 
 
 def softmax_2d(name, Dim, N):
-    """CNN_SoftMax2D_SQ8 (not in the public list yet): the implementation behind sq8_setup."""
-    return G.softmax_2d(sq8_setup("CNN_SoftMax2D_SQ8", f"{THIS}:0", name, ctrl4()), Dim, N, KOP_SOFTMAX)
+    """CNN_SoftMax2D_SQ8 with TFLM's requantisation."""
+    return CNN_SoftMax2D_SQ8(name, ctrl4(), Dim, N, KOP_SOFTMAX)
 
 
 def declare_small(gen, *args) -> int:

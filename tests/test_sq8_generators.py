@@ -76,3 +76,8 @@ def test_fixed_point_generators_refuse_the_sq8_fields():
             gen_control(_ctrl(**{field: value}), "CNN_ConvolutionPoolReLU", "L", "x:1")
     assert gen_control(_ctrl(HWC=0), "CNN_ConvolutionPoolReLU", "L", "x:1", sq8=True).hwc == 0
     assert gen_control(0, "G", "L", "x:1") == GenControl()
+
+
+def test_softmax_2d_with_the_original_requantisation_is_not_supported_yet():
+    with raises("CNN_SoftMax2D_SQ8 is not supported yet with Scale_DataSize 1", "call CNN_SoftMax_SQ8 once per row"):
+        CNN_SoftMax2D_SQ8("L", 0, 10, 3, KOP_SOFTMAX)

@@ -585,6 +585,12 @@ def global_pool_act(setup, Feat, Width, Height, PoolOper, ActOper) -> int:
     return 1 if kernel else 0
 
 
+def softmax_2d(setup, Dim, N, SoftMaxOper) -> int:
+    """``CNN_SoftMax2D_SQ8`` with the original's requantisation: not written yet."""
+    setup.chk.fail("CNN_SoftMax2D_SQ8 is not supported yet with Scale_DataSize 1 (N rows of a Q15 softmax)",
+                   "call CNN_SoftMax_SQ8 once per row, or use Scale_DataSize 4 (Ctrl SCALE_DATASIZE)")
+
+
 def softmax(setup, Dim, SoftMaxOper) -> int:
     """``CNN_SoftMax_SQ8``: ``Name(In, Out, Infos)``, int8 in, ``short int`` Q15 out, both whole in
     L1 (``KerParSoftMax_SQ8``; the shift to Q15 is ``Infos[AT_INF_BIASL_SM]``)."""

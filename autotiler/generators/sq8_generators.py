@@ -80,6 +80,12 @@ def CNN_SoftMax_SQ8(Name, Ctrl, Dim, SoftMaxOper) -> int:
     return _gen("CNN_SoftMax_SQ8", caller_where(), Name, Ctrl, None, TO.softmax, OG.softmax, Dim, SoftMaxOper)
 
 
+def CNN_SoftMax2D_SQ8(Name, Ctrl, Dim, N, SoftMaxOper) -> int:
+    """A softmax over the last axis of N rows of Dim items: ``Name(In, Out, Infos)``."""
+    return _gen("CNN_SoftMax2D_SQ8", caller_where(), Name, Ctrl, None, TO.softmax_2d, OG.softmax_2d, Dim, N,
+                SoftMaxOper)
+
+
 def CNN_LinearAct_SQ8(Name, Ctrl, Bias_DataSize, Scale_DataSize, InDim, OutDim, LinearOper, ActOper) -> int:
     """A fully connected layer and an activation:
     ``Name(In, Filter, Bias, Out, Scale, ScaleN, Infos)``."""
@@ -163,6 +169,7 @@ def CNN_MatTranspose_SQ8(Name, Ctrl, InFeat, Width, Height, MatTranspOper) -> in
 
 
 __all__ = ["CNN_ConvolutionPoolAct_SQ8", "CNN_GroupedConvolutionPoolAct_SQ8", "CNN_PoolAct_SQ8", "CNN_Act_SQ8",
-           "CNN_GlobalPoolAct_SQ8", "CNN_SoftMax_SQ8", "CNN_LinearAct_SQ8", "CNN_MatAddAct_SQ8", "CNN_MatSubAct_SQ8",
+           "CNN_GlobalPoolAct_SQ8", "CNN_SoftMax_SQ8", "CNN_SoftMax2D_SQ8",
+           "CNN_LinearAct_SQ8", "CNN_MatAddAct_SQ8", "CNN_MatSubAct_SQ8",
            "CNN_MatEltMulAct_SQ8", "CNN_TensorVectMultAct_SQ8", "CNN_MatMulAct_SQ8", "CNN_ConcatChannels_SQ8",
            "CNN_3DTensorPermute", "CNN_3DTensorPermute_SQ8", "CNN_MatTranspose", "CNN_MatTranspose_SQ8"]
