@@ -81,7 +81,8 @@ def example_names() -> list:
 # The networks, benchmarked by their own scripts (a whole network per objective here would take
 # many minutes and say less than these do).
 OWN_BENCHMARKS = {"mnist": "make demo, bench/cnn_baselines.py",
-                  "mobilenet": "bench/mobilenet.py, bench/cnn_baselines.py, bench/cnn_generation.py"}
+                  "mobilenet": "bench/mobilenet.py, bench/cnn_baselines.py, bench/cnn_generation.py",
+                  "mobilenet_sq8": "bench/mobilenet.py"}
 
 
 def kernel_examples() -> list:
