@@ -37,7 +37,9 @@ Tiling: HWC lines are whole (``Width * InFeat`` bytes), so the layer tiles over 
 follows, a pooling reads ``ConvOut``, one L1 tile of the convolution's output. Regular and grouped
 convolutions also iterate over chunks of output channels (``IterParSpace(D1)``, inside the tile
 loop, so the output tile is stored once, every channel written): Filter, Bias, Scale and ScaleN
-are tiled by chunk. Depth-wise layers and poolings keep every channel.
+are tiled by chunk. Depth-wise layers and poolings keep every channel. In and Out are double
+buffered when that fits the L1 budget, else single buffered (a tile holds whole lines, and a few
+lines of a wide, deep layer can fill a small L1: 3 x 56 x 128 bytes for MobileNet's 3x3 layers).
 
 Differences from the original (stated, not silent): the layouts and Filter orders are TFLite's;
 depth multipliers other than 1 are accepted; the grouped convolution is one user kernel; refused
@@ -55,6 +57,8 @@ import numpy as np
 from ..api import (
     AddKernelArgDim,
     AddKernelInfos,
+    AT_GetKernelCtrl,
+    AT_SetKernelCtrl,
     Bindings,
     Call,
     Calls,
@@ -73,6 +77,7 @@ from ..api import (
     UserKernel,
 )
 from ..constants import (
+    AT_GraphCtrl_T,
     AT_KernelInfo_T,
     KernelArgSelect_T,
     KernelCallLocationT,
@@ -95,6 +100,7 @@ S = KernelArgSelect_T
 O = Object_Type_T
 L = KernelCallLocationT
 D1, T0 = KernelIteratorT.KER_ITER_D1, KernelIteratorT.KER_ITER_TILE0
+NOSOLUTION = AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR
 
 CONV_OPERS = (K.KOP_CONV, K.KOP_CONV_DW, K.KOP_NONE)
 POOL_OPERS = (K.KOP_NONE, K.KOP_MAXPOOL, K.KOP_AVGPOOL)
@@ -361,12 +367,13 @@ def _conv_call(lay: Layer, tgt: str, loc) -> Call:
         K_Arg("In", S.KER_ARG_TILE_PAD)))                       # Pad: this tile's, [2] read
 
 
-def _conv_kernel(name: str, lay: Layer):
-    """The convolution's user kernel (see the module's documentation)."""
+def _conv_kernel(name: str, lay: Layer, db: int):
+    """The convolution's user kernel (see the module's documentation); db: O_DB to double buffer
+    In and Out, 0 for one buffer each."""
     g = lay.g
     fcx, fcy = lay.cwin[0], lay.cwin[1]
     row = lay.in_feat * lay.width
-    args = [KerArgP("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, row, lay.height, row, g.used_h,
+    args = [KerArgP("In", KerArgSpace(1, T0), O.O_IN | db, row, lay.height, row, g.used_h,
                     _line_pads(g.pad_inc_t), _line_pads(g.pad_inc), 1, g.overlap_c, 0, g.tile_cons, "In")]
     chan = KerArgSpace(1, T0) if lay.dw else KerArgSpace(1, D1)
     chans = lay.out_feat if lay.dw else 1       # depth wise: every channel in one item
@@ -377,7 +384,7 @@ def _conv_kernel(name: str, lay: Layer):
              KerArg("Scale", chan, const, 1, 1, 4 * chans, 0, 0, 0, "Scale"),
              KerArg("ScaleN", chan, const, 1, 1, chans, 0, 0, 0, "ScaleN"),
              _infos_arg(),
-             KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, g.wo * lay.out_feat, g.ho, 1, 0, 0, 0, "Out")]
+             KerArg("Out", KerArgSpace(1, T0), O.O_OUT | db, g.wo * lay.out_feat, g.ho, 1, 0, 0, 0, "Out")]
     loc_conv, loc_pool = (L.LOC_LOOP, L.LOC_LOOP) if lay.dw else (L.LOC_D1, L.LOC_D1_EPILOG)
     calls = [_conv_call(lay, "ConvOut" if lay.pool else "Out", loc_conv)]
     if lay.pool:
@@ -394,13 +401,14 @@ def _conv_kernel(name: str, lay: Layer):
                       Calls(len(calls), *calls), KerArgs(len(args), *args))
 
 
-def _pool_kernel(name: str, lay: Layer):
+def _pool_kernel(name: str, lay: Layer, db: int):
+    """The pooling's user kernel; db as _conv_kernel."""
     g = lay.g
     row = lay.in_feat * lay.width
-    args = [KerArgP("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, row, lay.height, row, g.used_h,
+    args = [KerArgP("In", KerArgSpace(1, T0), O.O_IN | db, row, lay.height, row, g.used_h,
                     _line_pads(g.pad_inp), _line_pads(g.pad_inp), 1, g.overlap_p, 0, g.tile_cons, "In"),
             _infos_arg(),
-            KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, g.wo * lay.out_feat, g.ho, 1, 0, 0, 0, "Out")]
+            KerArg("Out", KerArgSpace(1, T0), O.O_OUT | db, g.wo * lay.out_feat, g.ho, 1, 0, 0, 0, "Out")]
     sc = "signed char" + PS
     return UserKernel(name, KernelIterSpace(1, IterTiledSpace(T0)), Tile_Orientation_T.TILE_HOR,
                       CArgs(3, TCArg(sc, "In"), TCArg(sc, "Out"), TCArg(sc, "Infos")),
@@ -435,13 +443,31 @@ def _infos(name: str, lay: Layer) -> None:
     AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, bandwidth, 0)
 
 
+def _solve(attempts: list):
+    """Declare the user kernel with each builder in turn, AT_KERNEL_NOSOLUTION_ERROR off for all
+    but the last (the script's own setting restored): double buffered In and Out first, then
+    single buffered, which a whole HWC line (Width * InFeat bytes) per buffer can need in a small
+    L1. Returns the tiling, or None."""
+    saved = AT_GetKernelCtrl(NOSOLUTION)
+    try:
+        for i, build in enumerate(attempts):
+            AT_SetKernelCtrl(NOSOLUTION, saved if i == len(attempts) - 1 else 0)
+            tiling = build()
+            if tiling is not None:
+                return tiling
+    finally:
+        AT_SetKernelCtrl(NOSOLUTION, saved)
+    return None
+
+
 def _generate(setup, lay: Layer) -> int:
     name = setup.chk.name
     kernels = [POOL_KERNELS[lay.pool]] if lay.pool else []
     if lay.conv:
         kernels.append("KerParConvDW_TFLM_SQ8" if lay.dw else "KerParConv_TFLM_SQ8")
     _lib(setup.chk, *kernels)
-    kernel = _pool_kernel(name, lay) if lay.conv is None else _conv_kernel(name, lay)
+    make = _pool_kernel if lay.conv is None else _conv_kernel
+    kernel = _solve([lambda: make(name, lay, O.O_DB), lambda: make(name, lay, 0)])
     if kernel:
         _infos(name, lay)
     return 1 if kernel else 0
