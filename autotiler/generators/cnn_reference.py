@@ -35,9 +35,9 @@ def _table(path: Path, name: str) -> np.ndarray:
 
 
 SIGMOID_LUT = _table(KERNELS / "CNN_Activation.h", "CNN_SigmoidLUT")
-EXP_INT = _table(KERNELS / "CNN_SoftMax.c", "ExpInt")
-EXP_FRAC = _table(KERNELS / "CNN_SoftMax.c", "ExpFrac")
-EXP_COEFF = _table(KERNELS / "CNN_SoftMax.c", "ExpCoeff")
+EXP_INT = _table(KERNELS / "CNN_ExpQ15.h", "ExpInt")
+EXP_FRAC = _table(KERNELS / "CNN_ExpQ15.h", "ExpFrac")
+EXP_COEFF = _table(KERNELS / "CNN_ExpQ15.h", "ExpCoeff")
 
 # ---------------------------------------------------------------------------------------------
 # Scalar arithmetic, vectorised

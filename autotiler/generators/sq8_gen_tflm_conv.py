@@ -131,16 +131,15 @@ def conv_constants(in_q: T.QParams, w_q: T.FilterQParams, out_q: T.QParams, acti
     elif channels is not None and int(channels) != len(scales):
         raise ModelError(f"conv_constants: {len(scales)} filter scales for channels={channels}",
                          hint="give one scale per output channel, or one for the tensor")
-    mults = [T.quantize_multiplier(float(in_q.scale) * float(s) / float(out_q.scale)) for s in scales]
-    big = [m.shift for m in mults if m.shift > MAX_LEFT_SHIFT]
+    mults, shifts = T.per_channel_multipliers(in_q.scale, scales, out_q)
+    big = [int(e) for e in shifts if e > MAX_LEFT_SHIFT]
     if big:
         raise ModelError(f"conv_constants: a requantisation multiplier needs a left shift of {big[0]} (> "
                          f"{MAX_LEFT_SHIFT}): TFLM's int32 arithmetic cannot apply it",
                          hint="the scales are inconsistent (in_scale * w_scale / out_scale above 2^31)")
     lo, hi = T.activation_range(activation, out_q)
     infos = tflm_infos(in_zp=in_q.zero_point, out_zp=out_q.zero_point, act_min=lo, act_max=hi)
-    return (np.array([m.multiplier for m in mults], dtype=np.int32),
-            np.array([m.shift for m in mults], dtype=np.int8), infos)
+    return mults, shifts, infos
 
 
 def pool_infos(q: T.QParams, activation: str = "NONE") -> np.ndarray:

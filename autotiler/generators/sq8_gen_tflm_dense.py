@@ -121,8 +121,7 @@ class LinearConstants:
 def _multipliers(in_scale: float, w_q: T.FilterQParams, out_q: T.QParams, channels: int) -> tuple:
     """Prepare's per-channel (M, shift): QuantizeMultiplier(double(s_in) s_w[c] / s_out), as
     sq8_tflm.fully_connected computes them."""
-    reqs = [T.quantize_multiplier(float(in_scale) * float(s) / float(out_q.scale)) for s in w_q.per_channel(channels)]
-    return np.array([r.multiplier for r in reqs], np.int32), np.array([r.shift for r in reqs], np.int8)
+    return T.per_channel_multipliers(in_scale, w_q.per_channel(channels), out_q)
 
 
 def linear_constants(in_q: T.QParams, w_q: T.FilterQParams, out_q: T.QParams, activation: str = "NONE",

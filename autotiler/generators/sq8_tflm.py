@@ -460,6 +460,14 @@ def _pad_geometry(h: int, w: int, kh: int, kw: int, stride: Tuple[int, int], dil
     return oh, ow, (pt, pb), (pl, pr)
 
 
+def per_channel_multipliers(input_scale: float, filter_scales: Sequence[float], out: QParams) -> tuple:
+    """(multipliers int32, shifts int8), one per output channel: ``QuantizeMultiplier(double(s_in) *
+    double(s_w[c]) / double(s_out))`` (``PopulateConvolutionQuantizationParams``), what the kernels'
+    Scale and ScaleN arrays hold."""
+    rs = [quantize_multiplier(float(input_scale) * float(s) / float(out.scale)) for s in filter_scales]
+    return np.array([r.multiplier for r in rs], np.int32), np.array([r.shift for r in rs], np.int8)
+
+
 def _requantize_per_channel(acc: np.ndarray, bias: Optional[np.ndarray], input_scale: float,
                             filter_scales: Sequence[float], out: QParams, activation: str) -> np.ndarray:
     """Bias (int32, wrapping), per-channel ``MultiplyByQuantizedMultiplier`` with
@@ -473,10 +481,8 @@ def _requantize_per_channel(acc: np.ndarray, bias: Optional[np.ndarray], input_s
         if bias.shape != (channels,):
             raise _err(f"bias shape {bias.shape} != ({channels},)")
         acc = wrap32(acc + bias.astype(np.int64))
-    mults = [quantize_multiplier(float(input_scale) * float(s) / float(out.scale)) for s in filter_scales]
-    m = i64([r.multiplier for r in mults])
-    sh = i64([r.shift for r in mults])
-    res = multiply_by_quantized_multiplier(acc, m, sh) + int(out.zero_point)
+    m, sh = per_channel_multipliers(input_scale, filter_scales, out)
+    res = multiply_by_quantized_multiplier(acc, i64(m), i64(sh)) + int(out.zero_point)
     lo, hi = activation_range(activation, out)
     return _clamp8(res, lo, hi)
 
