@@ -69,6 +69,12 @@ class PlatformError(AutoTilerError):
     """Unknown platform or invalid platform parameters."""
 
 
+class ImportModelError(AutoTilerError):
+    """A trained model (TFLite, ONNX) cannot be imported: not a model, truncated, an operator or a
+    data type not supported. ``where`` names the model file and the operator (``net.tflite:
+    operator 3 (CONV_2D)``), ``arg`` the tensor."""
+
+
 class AutoTilerWarning(UserWarning):
     """Something autotiler accepts but that may not mean what the script intends, worded like an
     error (file:line, kernel, argument, what, what to do): e.g. a user kernel declared with
