@@ -1,0 +1,318 @@
+"""Float models quantised the way TFLite's converter does (autotiler/importers/quantize.py, issue 24
+§4): hand-built float graphs, and J4's float TFLite models against TF 2.21's own int8 conversion of
+the same network with the same representative data (tests/models/import/NAME_float.* and NAME.tflite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autotiler.errors import ImportModelError
+from autotiler.importers import reference
+from autotiler.importers.ir import (
+    Activation,
+    ActivationOptions,
+    ConvOptions,
+    DType,
+    Graph,
+    Op,
+    OpKind,
+    Padding,
+    PoolOptions,
+    Quant,
+    SoftmaxOptions,
+    Tensor,
+)
+from autotiler.importers.quantize import (
+    asymmetric_quant,
+    is_float,
+    load_calibration,
+    quantize_bias,
+    quantize_graph,
+    quantize_weights,
+    sqnr_db,
+)
+from autotiler.importers.tflite_reader import read_tflite
+
+pytestmark = pytest.mark.usefixtures("private_harness_cache")
+
+MODELS = Path(__file__).resolve().parent / "models" / "import"
+FLOAT_MODELS = ["concat_branches", "fused_activations", "activations_mix", "mean", "ds_cnn_kws", "squeeze",
+                "pad_conv_sym", "pad_conv_same", "reshape_dynamic", "float_interface"]
+F32 = DType.FLOAT32
+
+
+# ---- a hand-built float network ----------------------------------------------------------------------
+
+
+def _const(name, array):
+    a = np.asarray(array, np.float32)
+    a.setflags(write=False)
+    return Tensor(name, a.shape, F32, None, a)
+
+
+def _net(rng) -> Graph:
+    """x [1,8,8,3] -> conv 3x3 ReLU -> {dw 3x3 ReLU6, conv 1x1} -> ADD -> max pool -> {avg pool, max pool}
+    -> CONCATENATION -> RESHAPE -> FC -> SOFTMAX."""
+    t = {}
+
+    def act(name, shape):
+        t[name] = Tensor(name, shape, F32)
+
+    def const(name, a):
+        t[name] = _const(name, a)
+
+    act("x", (1, 8, 8, 3))
+    const("w1", rng.normal(0, 0.4, (8, 3, 3, 3)))
+    const("b1", rng.normal(0, 0.1, 8))
+    act("c1", (1, 8, 8, 8))
+    const("wd", rng.normal(0, 0.4, (1, 3, 3, 8)))
+    const("bd", rng.normal(0, 0.1, 8))
+    act("d", (1, 8, 8, 8))
+    const("w2", rng.normal(0, 0.4, (8, 1, 1, 8)))
+    const("b2", rng.normal(0, 0.1, 8))
+    act("c2", (1, 8, 8, 8))
+    act("s", (1, 8, 8, 8))
+    act("p", (1, 4, 4, 8))
+    act("a", (1, 2, 2, 8))
+    act("m", (1, 2, 2, 8))
+    act("cat", (1, 2, 2, 16))
+    t["shape"] = Tensor("shape", (2,), DType.INT32, None, np.array([1, 64], np.int32))
+    act("flat", (1, 64))
+    const("wf", rng.normal(0, 0.3, (10, 64)))
+    const("bf", rng.normal(0, 0.1, 10))
+    act("logits", (1, 10))
+    act("y", (1, 10))
+    conv = ConvOptions(padding=Padding.SAME, activation=Activation.RELU)
+    pool = PoolOptions((2, 2), (2, 2))
+    ops = [Op(OpKind.CONV_2D, 0, "0 (CONV_2D)", ("x", "w1", "b1"), ("c1",), conv),
+           Op(OpKind.DEPTHWISE_CONV_2D, 1, "1 (DEPTHWISE_CONV_2D)", ("c1", "wd", "bd"), ("d",),
+              ConvOptions(padding=Padding.SAME, activation=Activation.RELU6)),
+           Op(OpKind.CONV_2D, 2, "2 (CONV_2D)", ("c1", "w2", "b2"), ("c2",), ConvOptions()),
+           Op(OpKind.ADD, 3, "3 (ADD)", ("d", "c2"), ("s",), ActivationOptions()),
+           Op(OpKind.MAX_POOL_2D, 4, "4 (MAX_POOL_2D)", ("s",), ("p",), pool),
+           Op(OpKind.AVERAGE_POOL_2D, 5, "5 (AVERAGE_POOL_2D)", ("p",), ("a",), pool),
+           Op(OpKind.MAX_POOL_2D, 6, "6 (MAX_POOL_2D)", ("p",), ("m",), pool),
+           Op(OpKind.CONCATENATION, 7, "7 (CONCATENATION)", ("a", "m"), ("cat",), ActivationOptions(axis=3)),
+           Op(OpKind.RESHAPE, 8, "8 (RESHAPE)", ("cat", "shape"), ("flat",)),
+           Op(OpKind.FULLY_CONNECTED, 9, "9 (FULLY_CONNECTED)", ("flat", "wf", "bf"), ("logits",), ActivationOptions()),
+           Op(OpKind.SOFTMAX, 10, "10 (SOFTMAX)", ("logits",), ("y",), SoftmaxOptions())]
+    return Graph("net.tflite", "tflite", "NHWC", t, tuple(ops), ("x",), ("y",)).check()
+
+
+@pytest.fixture(scope="module")
+def net():
+    rng = np.random.default_rng(5)
+    g = _net(rng)
+    cal = {"x": rng.normal(0.3, 1.0, (24, 8, 8, 3)).astype(np.float32)}
+    q, lines = quantize_graph(g, cal)
+    return g, cal, q, lines
+
+
+def test_the_hand_built_network_is_quantised_as_the_converter_does(net):
+    g, cal, q, _ = net
+    assert is_float(g) and not is_float(q)
+    for name in ("x", "c1", "d", "c2", "s", "p", "a", "m", "cat", "flat", "logits", "y"):
+        assert q.tensor(name).dtype is DType.INT8 and q.tensor(name).quant.per_tensor
+    # weights: per output channel (axis 0; depth wise: the last), max|w| / 127, zero point 0
+    for w, axis in (("w1", 0), ("wd", 3), ("w2", 0), ("wf", 0)):
+        t, f = q.tensor(w), g.tensor(w).data
+        half = np.abs(np.moveaxis(f, axis, 0).reshape(f.shape[axis], -1)).max(axis=1)
+        assert t.quant.axis == axis and np.allclose(t.quant.scales, half / 127, rtol=1e-6)
+        assert set(t.quant.zero_points) == {0} and t.data.dtype == np.int8 and np.abs(t.data).max() == 127
+    # biases: int32 at s_in * s_w[c]
+    for b, x, w in (("b1", "x", "w1"), ("bd", "c1", "wd"), ("bf", "flat", "wf")):
+        expect = np.float32(q.tensor(x).quant.scales[0]) * np.asarray(q.tensor(w).quant.scales, np.float32)
+        assert q.tensor(b).dtype is DType.INT32 and np.allclose(q.tensor(b).quant.scales, expect, rtol=1e-6)
+        assert np.allclose(q.tensor(b).data * expect, g.tensor(b).data, atol=float(expect.max()))
+    # fixed output; one quantisation through pools, concatenation and reshape: the concatenation's
+    assert q.tensor("y").quant == Quant((1 / 256,), (-128,))
+    group = {q.tensor(n).quant for n in ("s", "p", "a", "m", "cat", "flat")}
+    assert len(group) == 1
+    assert q.tensor("x").quant == asymmetric_quant(float(cal["x"].min()), float(cal["x"].max()))
+    assert q.tensor("shape").dtype is DType.INT32 and list(q.tensor("shape").data) == [1, 64]
+
+
+def test_the_quantised_network_follows_the_float_one(net):
+    g, cal, q, lines = net
+    outs = []
+    for x in cal["x"]:
+        xf = x[None]
+        qx = np.clip(np.round(xf / q.tensor("x").quant.scales[0]) + q.tensor("x").quant.zero_points[0], -128, 127)
+        yq = reference.run(q, {"x": qx.astype(np.int8)})["y"]
+        yq = (yq.astype(np.float64) + 128) / 256
+        outs.append((reference.run(g, {"x": xf})["y"], yq))
+    f = np.concatenate([a for a, _ in outs])
+    r = np.concatenate([b for _, b in outs])
+    assert sqnr_db(f, r) >= 25
+    assert (f.argmax(1) == r.argmax(1)).mean() >= 0.9
+    assert lines[0].startswith("quantisation: 24 calibration input(s); SQNR of the int8 network")
+    assert any(line.startswith("  0 (CONV_2D)") for line in lines)
+    assert lines[-1].startswith("output y: SQNR ") and "top-1 equal to the float model's on" in lines[-1]
+
+
+def test_the_calibration_may_omit_the_batch_of_one(net):
+    g, cal, q, _ = net
+    q2, _ = quantize_graph(g, {"x": cal["x"][:, None]})
+    assert q2.tensor("c1").quant == q.tensor("c1").quant
+
+
+# ---- TFLite's formulas ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lo, hi, scale, zp", [
+    (-1.0, 1.0, 2 / 255, -1),          # -128 + 127.5 = -0.5 rounds away from zero
+    (0.0, 2.55, 0.01, -128),
+    (0.5, 2.55, 0.01, -128),           # widened to include 0
+    (-2.55, -0.5, 0.01, 127),
+    (0.0, 0.0, 1.0, -128),             # zero everywhere: scale 1 (TFLite would give 0)
+])
+def test_asymmetric_activation_quantisation(lo, hi, scale, zp):
+    q = asymmetric_quant(lo, hi)
+    assert q.scales[0] == pytest.approx(scale, rel=1e-6) and q.zero_points == (zp,)
+
+
+def test_weights_and_bias_formulas():
+    w = np.array([[1.27, -0.5, 0.004], [0.0, 0.0, 0.0]], np.float32)
+    scales, q = quantize_weights(w, 0, 0.1)
+    assert scales[0] == pytest.approx(0.01) and scales[1] == pytest.approx(1 / 127)    # all-zero channel
+    assert q.tolist() == [[127, -50, 0], [0, 0, 0]]
+    bs, qb = quantize_bias(np.array([1.0, -0.26], np.float32), 0.1, scales)
+    assert bs[0] == pytest.approx(0.001) and qb.tolist() == [1000, -330]          # -0.26 / (0.1 / 127) = -330.2
+    # a bias too large for int32 at s_in * s_w widens the weight scale (AdjustWeightsForBiasScale)
+    scales, _ = quantize_weights(np.array([[1e-9, 0.0]], np.float32), 0, 1e-3, np.array([1.0], np.float32))
+    assert 1.0 / (1e-3 * scales[0]) < 2**31 - 1
+
+
+def test_sqnr():
+    assert sqnr_db([1.0, 2.0], [1.0, 2.0]) == float("inf")
+    assert sqnr_db([0.0, 0.0], [1.0, 0.0]) == 0.0
+    assert sqnr_db([1.0, 1.0], [1.1, 0.9]) == pytest.approx(20.0)
+
+
+# ---- J4's float TFLite models against TF 2.21's own int8 conversion -------------------------------------
+
+
+def _read(name: str) -> Graph:
+    path = MODELS / f"{name}.tflite"
+    return read_tflite(str(path), path.read_bytes())
+
+
+@pytest.fixture(scope="module")
+def imported():
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            fg = _read(f"{name}_float")
+            cal = dict(np.load(MODELS / f"{name}_float.npz"))
+            cache[name] = (fg, _read(name), cal, *quantize_graph(fg, cal))
+        return cache[name]
+    return get
+
+
+@pytest.mark.parametrize("name", FLOAT_MODELS)
+def test_the_quantisation_is_the_converters(imported, name):
+    """Every zero point, int8 weight and int32 bias equal to TF 2.21's, every scale within 1e-6
+    (the float32 ranges differ in their last bits: TFLite's float kernels sum in another order)."""
+    _, tf, _, q, _ = imported(name)
+    ops = [op for op in tf.ops if op.kind not in (OpKind.QUANTIZE, OpKind.DEQUANTIZE)]
+    assert [op.kind for op in q.ops] == [op.kind for op in ops]
+    for ours, theirs in zip(q.ops, ops):
+        for a, b in zip(ours.inputs + ours.outputs, theirs.inputs + theirs.outputs):
+            if a is None or q.tensor(a).quant is None:
+                continue
+            qa, qb = q.tensor(a).quant, tf.tensor(b).quant
+            assert qa.zero_points == qb.zero_points and qa.axis == qb.axis, (ours.label, a)
+            assert np.allclose(qa.scales, qb.scales, rtol=1e-6, atol=0), (ours.label, a)
+            if q.tensor(a).is_const:
+                assert np.array_equal(q.tensor(a).data, tf.tensor(b).data), (ours.label, a)
+
+
+@pytest.mark.parametrize("name", FLOAT_MODELS)
+def test_the_quantised_model_follows_the_float_model(imported, name):
+    """>= 25 dB SQNR at the output over the calibration set (issue §7); top-1 agreement is printed
+    (random weights give near-uniform scores, so it is a figure, bounded loosely)."""
+    _, _, _, _, lines = imported(name)
+    out = lines[-1]
+    db = float(out.split("SQNR ")[1].split(" dB")[0])
+    agree, count = (int(v) for v in out.split(" on ")[1].split(" ")[0].split("/"))
+    assert db >= 25, out
+    assert agree >= 0.8 * count, out
+
+
+def test_the_quantised_model_computes_what_tflms_int8_model_does(imported):
+    """Same quantisation, same arithmetic (the reference is TFLM's): the outputs of our int8 graph and of
+    the converter's int8 model on the same int8 inputs; the scales' last bits may move a rounding."""
+    for name in ("concat_branches", "ds_cnn_kws", "activations_mix"):
+        _, tf, cal, q, _ = imported(name)
+        x_name, tf_x = q.inputs[0], tf.inputs[0]
+        qin = q.tensor(x_name).quant
+        for x in cal[x_name][:8]:
+            xi = np.clip(np.round(x / qin.scales[0]) + qin.zero_points[0], -128, 127).astype(np.int8)[None]
+            ours = reference.run(q, {x_name: xi})[q.outputs[0]].astype(np.int64)
+            theirs = reference.run(tf, {tf_x: xi})[tf.outputs[0]].astype(np.int64)
+            assert np.abs(ours - theirs).max() <= 1 and (ours == theirs).mean() >= 0.9, name
+
+
+# ---- errors --------------------------------------------------------------------------------------------
+
+
+def _err(fn, *args) -> str:
+    with pytest.raises(ImportModelError) as e:
+        fn(*args)
+    return str(e.value)
+
+
+def test_calibration_of_the_wrong_shape_names_the_input(net):
+    g = net[0]
+    assert _err(quantize_graph, g, {"x": np.zeros((4, 8, 8), np.float32)}) == (
+        "net.tflite: argument 'x': calibration data for input 'x' has shape [4, 8, 8]; expected [N, 1, 8, 8, 3] "
+        "or [N, 8, 8, 3] with N >= 1 (give --calibration FILE.npz: one float array per graph input name, shape "
+        "[N, *input shape])")
+    assert "has shape [0, 8, 8, 3]" in _err(quantize_graph, g, {"x": np.zeros((0, 8, 8, 3), np.float32)})
+
+
+@pytest.mark.parametrize("cal, message", [
+    ({}, "net.tflite: argument 'x': calibration data has no array for input 'x'"),
+    ({"x": np.zeros((2, 8, 8, 3)), "z": np.zeros(3)},
+     "net.tflite: argument 'z': calibration data has an array 'z' that is no input of the model (inputs: x)"),
+    ({"x": np.full((2, 8, 8, 3), np.nan)},
+     "net.tflite: argument 'x': calibration data for input 'x' holds NaN or infinite values"),
+    ({"x": np.full((2, 8, 8, 3), "a")}, "net.tflite: argument 'x': calibration data for input 'x' is <U1, not real"),
+])
+def test_bad_calibration_data_is_refused(net, cal, message):
+    assert _err(quantize_graph, net[0], cal).startswith(message)
+
+
+def test_an_int8_model_needs_no_calibration(net):
+    assert _err(quantize_graph, net[2], {"x": np.zeros((1, 8, 8, 3))}) == (
+        "net.tflite: the model is not a float model: it is imported as it is, without calibration (give no "
+        "--calibration for an int8 model)")
+
+
+def test_quantize_in_a_float_model_is_not_supported_yet():
+    t = {"x": Tensor("x", (1, 4), F32), "y": Tensor("y", (1, 4), DType.INT8, Quant((0.1,), (0,))),
+         "z": Tensor("z", (1, 4), F32)}
+    ops = (Op(OpKind.QUANTIZE, 0, "0 (QUANTIZE)", ("x",), ("y",)), Op(OpKind.DEQUANTIZE, 1, "1 (DEQUANTIZE)", ("y",),
+                                                                       ("z",)))
+    g = Graph("m.tflite", "tflite", "NHWC", t, ops, ("x",), ("z",)).check()
+    assert _err(quantize_graph, g, {"x": np.zeros((1, 4))}).startswith(
+        "m.tflite: operator 0 (QUANTIZE): argument 'y': QUANTIZE in a float model is not supported yet")
+
+
+def test_a_calibration_file_that_is_not_an_npz_is_refused(tmp_path):
+    npy = tmp_path / "c.npy"
+    np.save(npy, np.zeros(3))
+    assert _err(load_calibration, str(npy)).startswith(
+        f"{npy}: calibration data must be a .npz file (numpy.savez), not a single .npy array")
+    bad = tmp_path / "c.npz"
+    bad.write_bytes(b"PK\x03\x04 broken")
+    assert _err(load_calibration, str(bad)).startswith(f"{bad}: cannot read calibration data")
+    assert _err(load_calibration, str(tmp_path / "missing.npz")).startswith(
+        f"{tmp_path / 'missing.npz'}: cannot read calibration data")
+    good = tmp_path / "ok.npz"
+    np.savez(good, x=np.ones((2, 3)))
+    assert load_calibration(str(good))["x"].shape == (2, 3)
