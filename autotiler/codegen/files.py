@@ -28,6 +28,7 @@ from ..errors import warn as warn_model
 from ..graph.summary import plan_json
 from ..model.ctype import VECTORS, parse_ctype
 from ..model.devices import AT_MEM_L3_DEFAULT_EXEC, L3_DEVICES, L3Device, flash_device, l3_device
+from ..model.graph import NodeArgForm
 from ..model.ir import CArgBinding, CArgForm, ImmBinding
 from ..model.session import paused_gc
 from ..model.validate import carg_homes, group_homes, suggest
@@ -310,13 +311,54 @@ def manifest(model, l1_size: int, l2_size: int, specs: Optional[dict] = None, gr
         "tilings": {n: tiling_json(t) for n, t in model.tilings.items()},
     }
     if graphs:
-        out["graphs"] = [{**graph_json(r, graph_args_json(model, model.graphs[r.name], specs, _arg_json, _plain_spec)),
+        out["graphs"] = [{**graph_json(r, interface_shapes(model, model.graphs[r.name], graph_args_json(
+                              model, model.graphs[r.name], specs, _arg_json, _plain_spec))),
                           "plan": plan_json(p, model.graphs[r.name].options.l2_static_memory_budget)}
                          for r, p in graphs]
+    libraries = [LIBRARIES[h] for h in files.lib_headers if h in LIBRARIES]
+    if libraries:
+        out["libraries"] = libraries
     if uses_l3(model):
         dev = l3_device(model)
         out["l3"] = {"devices": [{"family": dev.family, "symbol": dev.symbol}]}
     return out
+
+
+# The basic-kernel libraries a generated directory needs, by the header a model script names in
+# SetUsedFilesNames: the manifest lists them so that ``autotiler build``/``run`` need no --sources
+# (autotiler.command maps each name to its C sources and include directory).
+LIBRARIES = {"CNN_BasicKernels.h": "CNN", "CNN_SQ8_BasicKernels.h": "CNN_SQ8"}
+
+
+def interface_shapes(model, graph, args: list) -> list:
+    """A graph parameter's ``shape`` from ``AddKernelArgDim`` of a kernel argument it is bound to
+    whole, where those dims hold its items in one C element each (an HWC feature map as
+    ``[H, W, C]``, or an imported model's ``[1, H, W, C]``), instead of the tiled layout
+    (``[1, H, W*C]``): the shape a user has in hand."""
+    out = []
+    for data in args:
+        dims = _declared_dims(model, graph, data) if data.get("pointer") and data.get("items") else None
+        out.append({**data, "shape": list(dims)} if dims else data)
+    return out
+
+
+def _declared_dims(model, graph, data: dict) -> Optional[tuple]:
+    esize = _item_bytes(data.get("dtype"))
+    for node in graph.nodes:
+        callee = model.kernels.get(node.name)
+        if callee is None:
+            continue
+        for b, formal in zip(node.args, callee.cargs):
+            if b.symbol != data["name"] or b.form != NodeArgForm.PLAIN:
+                continue
+            kerargs = [a.name for a in callee.kerargs if a.carg_name == formal.name]
+            found = [model.arg_dims[(node.name, k)] for k in kerargs if (node.name, k) in model.arg_dims]
+            if not found:
+                continue
+            dims, is_float = found[0]
+            if dims[-1] == esize and math.prod(dims[:-1]) == data["items"] and is_float == data.get("float", False):
+                return tuple(dims[:-1])
+    return None
 
 
 def arg_homes(model) -> dict:
