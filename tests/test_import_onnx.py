@@ -13,6 +13,7 @@ Then the refusals, each with its text.
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -20,9 +21,10 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from autotiler import command
 from autotiler.errors import ImportModelError
 from autotiler.generators import sq8_tflm as T
-from autotiler.importers import reference
+from autotiler.importers import quantize, reference
 from autotiler.importers.ir import DType, Graph, OpKind
 from autotiler.importers.onnx_reader import read_onnx
 
@@ -205,7 +207,8 @@ def _compare_qdq(name: str):
     g = _read(name + "_qdq")
     sess = _session(name + "_qdq")
     (iname,), (oname,) = g.inputs, g.outputs
-    qi, qo = g.tensor(iname).quant, g.tensor(oname).quant
+    qname, oq = g.consumers(iname)[0].outputs[0], g.producer(oname).inputs[0]     # QUANTIZE, DEQUANTIZE
+    qi, qo = g.tensor(qname).quant, g.tensor(oq).quant
     equal = total = worst = top1 = 0
     draws = _draws([d for d in sess.get_inputs()[0].shape])
     for x in draws:
@@ -213,7 +216,7 @@ def _compare_qdq(name: str):
         xf = ((xq.astype(np.float32) - qi.zero_points[0]) * np.float32(qi.scales[0])).astype(np.float32)
         (yf,) = sess.run(None, {iname: xf})
         yq = np.clip(np.round(yf / np.float32(qo.scales[0])) + qo.zero_points[0], -128, 127).astype(np.int64)
-        ours = _evaluate(g, {iname: _nchw_to_ir(xq)})[oname].astype(np.int64)
+        ours = _evaluate(g, {iname: _nchw_to_ir(xf)})[oq].astype(np.int64)
         theirs = _nchw_to_ir(yq)
         equal += int((ours == theirs).sum())
         total += ours.size
@@ -287,14 +290,10 @@ def _ort_all_quantized(name: str, x: np.ndarray, graph: Graph, optimize: bool = 
     model ``name`` (the outputs of the Q nodes made graph outputs), on the float input ``x``."""
     model = onnx.load(os.path.join(MODELS_DIR, name + "_qdq.onnx"))
     quantized = {}
-    dq_of = {n.input[0]: n.output[0] for n in model.graph.node if n.op_type == "DequantizeLinear"}
-    identity = {n.input[0]: n.output[0] for n in model.graph.node if n.op_type == "Identity"}
     for n in model.graph.node:
         if n.op_type != "QuantizeLinear":
             continue
-        ir = n.input[0]
-        if ir not in graph.tensors:                     # the interface, under the ONNX output name
-            ir = identity.get(dq_of.get(n.output[0]), ir)
+        ir = n.output[0] if n.input[0] in graph.inputs else n.input[0]
         if ir in graph.tensors:
             quantized[n.output[0]] = ir
             model.graph.output.append(helper.make_tensor_value_info(n.output[0], TensorProto.INT8, None))
@@ -312,7 +311,7 @@ def _per_layer(name: str, optimize: bool = True) -> dict:
     """{source node label: (equal items, items, largest |difference|)} of each op of the QDQ model's IR, fed
     onnxruntime's own int8 inputs, against onnxruntime's int8 output."""
     g = _read(name + "_qdq")
-    qi = g.tensor(g.inputs[0]).quant
+    qi = g.tensor(g.consumers(g.inputs[0])[0].outputs[0]).quant
     stats: dict = {}
     for x in _draws([d for d in _session(name + "_qdq").get_inputs()[0].shape], 16):
         xq = np.clip(np.round(x / np.float32(qi.scales[0])) + qi.zero_points[0], -128, 127)
@@ -320,7 +319,7 @@ def _per_layer(name: str, optimize: bool = True) -> dict:
         theirs = _ort_all_quantized(name, xf, g, optimize)
         v = {n: t.data for n, t in g.tensors.items() if t.is_const}
         v.update(theirs)
-        for op in g.ops:
+        for op in g.ops[1:-1]:                         # between the QUANTIZE and DEQUANTIZE at the edge
             out = op.outputs[0]
             ours = _int8_op(g, op, v)
             if out in theirs:
@@ -444,3 +443,59 @@ def test_float_model_reads_as_float32_and_refuses_nothing_it_takes():
     assert g.tensor(g.ops[1].inputs[1]).shape == (3, 3, 3, 2)
     assert g.tensor("y").shape == (1, 3, 4, 3) and g.tensor("y").dtype == DType.FLOAT32
     assert g.ops[0].label == "#0 (Conv)"
+
+
+# ---- end to end: autotiler import, generate, run ------------------------------------------------------
+
+
+def _computes_in_float(graph: Graph) -> bool:
+    """A graph needs calibration when an op other than the interface's QUANTIZE / DEQUANTIZE reads float."""
+    edge = (OpKind.QUANTIZE, OpKind.DEQUANTIZE)
+    return any(graph.tensor(i).dtype == DType.FLOAT32 for op in graph.ops if op.kind not in edge
+               for i in op.inputs if i is not None)
+
+
+#: Imported, generated and run. convnet: the lowering names its layers KIND_INDEX, and the two QUANTIZE ops
+#: bringing Concat_25's inputs to its quantisation share the node's index (asked of lower.py). actnet: the
+#: lowering takes a PAD only as the SAME padding of the one convolution it feeds.
+E2E = ("kws",
+       pytest.param("convnet", marks=pytest.mark.xfail(reason="lower.py: two QUANTIZE layers of one ONNX node get "
+                                                       "one name")),
+       pytest.param("actnet", marks=pytest.mark.xfail(reason="lower.py: a PAD that is not a SAME padding is not "
+                                                      "supported yet")))
+
+
+@pytest.mark.parametrize("name", E2E)
+def test_end_to_end_equals_the_reference_and_is_close_to_onnxruntime(name, tmp_path, monkeypatch, capsys):
+    """``autotiler import`` of the QDQ model, ``autotiler generate``, ``autotiler run`` on the simulated chip:
+    the int8 output equals the IR's reference (TFLM's arithmetic) bit for bit and is as close to onnxruntime's
+    as the reference is (same top-1, within 3 LSBs)."""
+    # quantize.is_float counts the float interface of a QDQ model (QUANTIZE in, DEQUANTIZE out) as float
+    # compute: until it does not, the test asks what the IR computes (a change asked of quantize.py)
+    monkeypatch.setattr(quantize, "is_float", _computes_in_float)
+    model = os.path.join(MODELS_DIR, name + "_qdq.onnx")
+    imp, gen = tmp_path / "imp dir é", tmp_path / "gen"
+    assert command.main(["import", model, "-o", str(imp), "--name", name]) == 0, capsys.readouterr().err
+    desc = json.loads((imp / f"{name}.json").read_text())
+    (port_in,), (port_out,) = desc["inputs"], desc["outputs"]
+    assert port_in["dtype"] == "int8" and port_in["source"]["dtype"] == "float32"
+    assert command.main(["generate", str(imp / f"{name}.py"), "-o", str(gen), "-q"]) == 0, capsys.readouterr().err
+    g = _read(name + "_qdq")
+    qname, oq = g.consumers(g.inputs[0])[0].outputs[0], g.producer(g.outputs[0]).inputs[0]
+    qi = g.tensor(qname).quant
+    sess = _session(name + "_qdq")
+    for k, x in enumerate(_draws(port_in["source"]["shape"], 3)):
+        xq = np.clip(np.round(x / np.float32(qi.scales[0])) + qi.zero_points[0], -128, 127).astype(np.int8)
+        xf = ((xq.astype(np.float32) - qi.zero_points[0]) * np.float32(qi.scales[0])).astype(np.float32)
+        xin, yout = tmp_path / f"x{k}.npy", tmp_path / f"y{k}.npy"
+        np.save(xin, xq.reshape(port_in["shape"]))
+        assert command.main(["run", str(gen), "--graph", desc["graph"], "--input", f"{port_in['name']}={xin}",
+                             "--output", f"{port_out['name']}={yout}"]) == 0, capsys.readouterr().err
+        ours = np.load(yout)
+        assert ours.dtype == np.int8 and list(ours.shape) == port_out["shape"]
+        expected = _evaluate(g, {g.inputs[0]: _nchw_to_ir(xf)})[oq]
+        np.testing.assert_array_equal(_nchw_to_ir(ours), expected)
+        (yf,) = sess.run(None, {g.inputs[0]: xf})
+        theirs = np.round(yf / np.float32(port_out["scale"])) + port_out["zero_point"]
+        assert np.abs(ours.astype(np.int64) - theirs).max() <= 3
+        assert ours.ravel()[np.argmax(theirs)] == ours.max()

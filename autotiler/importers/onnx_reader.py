@@ -7,9 +7,10 @@ Two kinds of model are read:
   ``DequantizeLinear -> float op -> QuantizeLinear`` pattern becomes one int8 :class:`~.ir.Op`
   with TFLite's semantics. Weights are the int8 constants of their ``DequantizeLinear`` (per
   channel), biases the int32 ones (scale ``s_in * s_w``); activations take the quantisation of
-  the ``QuantizeLinear`` after the op. The graph's interface is the quantised tensor at the edge:
-  the int8 output of the input's ``QuantizeLinear``, the int8 input of the output's
-  ``DequantizeLinear``, under the ONNX input and output names.
+  the ``QuantizeLinear`` after the op. The interface is the source's, float32 under the ONNX
+  names, as a TFLite model with a float interface has it: the input's ``QuantizeLinear`` is a
+  QUANTIZE op, the output's ``DequantizeLinear`` a DEQUANTIZE op (the lowering gives the
+  generated graph the int8 tensors between, and says what the source took).
 * **float models** (no QuantizeLinear/DequantizeLinear): a float32 IR graph of the same
   operators, for the quantiser (:mod:`.quantize`).
 
@@ -198,20 +199,12 @@ class _Reader:
         return s
 
     def _interface_names(self) -> Dict[str, str]:
-        """IR names of the graph's interface: the ONNX input and output names, given to the
-        tensor that carries them (through Identity, and in a QDQ model the Q/DQ at the edge)."""
-        rename: Dict[str, str] = {}
-        for name in self.outputs:
-            x = self._through_identity(name)
-            if self.qdq and x in self.producer and self.producer[x][1].op_type == "DequantizeLinear":
-                x = self.producer[x][1].input[0]
-            rename[x] = name
+        """A float model's outputs: the ONNX output names, given to the tensor that carries them
+        (through Identity). A QDQ model's interface is the QUANTIZE and DEQUANTIZE ops at its edge,
+        which write and read under the ONNX names."""
         if self.qdq:
-            for name in self.inputs:
-                for _, node in self.consumers.get(name, []):
-                    if node.op_type == "QuantizeLinear":
-                        rename[node.output[0]] = name
-        return rename
+            return {}
+        return {self._through_identity(name): name for name in self.outputs}
 
     def _through_identity(self, name: str) -> str:
         while name in self.producer and self.producer[name][1].op_type == "Identity":
@@ -278,7 +271,7 @@ class _Reader:
     def value(self, name: str) -> str:
         """The IR tensor carrying the (computed) ONNX value ``name``."""
         name = self._through_identity(name)
-        if name in self.ir_of:
+        if name in self.ir_of and not (self.qdq and name in self.inputs):
             return self.ir_of[name]
         if name in self.producer and self.producer[name][1].op_type == "DequantizeLinear":
             src = self._through_identity(self.producer[name][1].input[0])
@@ -308,10 +301,9 @@ class _Reader:
         QDQ model the int8 tensor of its QuantizeLinear)."""
         q = quant if quant is not None else self.out_quant(name)
         ir = self.rename.get(name, name)
-        if self.qdq:                                  # named as the float value, or the interface it is
+        if self.qdq:                                  # named as the float value
             for _, node in self.consumers.get(name, []):
                 if node.op_type == "QuantizeLinear":
-                    ir = self.rename.get(node.output[0], ir)
                     self.ir_of[node.output[0]] = ir
         self.ir_of[name] = ir
         dtype = DType.INT8 if self.qdq else DType.FLOAT32
@@ -368,6 +360,12 @@ class _Reader:
             if ir is None:
                 raise ImportModelError(f"graph output {name!r} is computed by no supported operator",
                                        where=self.path, arg=name)
+            if self.qdq:                              # the float interface: DEQUANTIZE as in TFLite
+                self.index, self.node = self.producer[x]
+                t = self.tensors[ir]
+                ir = self.add_tensor(name, t.shape, DType.FLOAT32)
+                self.emit(OpKind.DEQUANTIZE, (t.name,), (name,))
+                self.node = None
             outputs.append(ir)
         g = Graph(self.path, "onnx", "NCHW", self.tensors, tuple(self.ops), tuple(self.ir_of[i] for i in self.inputs),
                   tuple(outputs))
@@ -387,8 +385,7 @@ class _Reader:
             if self.elem.get(name) != onnx.TensorProto.FLOAT:
                 raise ImportModelError(f"graph input {name!r} is not float32; only float32 interfaces (float or "
                                        "QDQ models) are supported", where=self.path, arg=name)
-            if not self.qdq:
-                self.ir_of[name] = self.add_tensor(name, _nhwc(shape), DType.FLOAT32)
+            self.ir_of[name] = self.add_tensor(name, _nhwc(shape), DType.FLOAT32)
 
     def convert(self, node: onnx.NodeProto) -> None:
         if node.domain not in ("", "ai.onnx") or node.op_type not in SUPPORTED + ("Identity", "Constant"):
@@ -409,10 +406,10 @@ class _Reader:
                             arg=node.output[0],
                             hint="quantise with activation_type=QuantType.QInt8, weight_type=QuantType.QInt8")
         quant, _ = self.q_params(node, len(self.shape(x)))
-        out = self.rename.get(node.output[0], node.output[0])
-        if x in self.inputs:
-            self.ir_of[x] = self.ir_of[node.output[0]] = self.add_tensor(out, _nhwc(self.shape(x)), DType.INT8,
-                                                                         quant)
+        out = node.output[0]
+        if x in self.inputs:                          # the float interface: QUANTIZE as in TFLite
+            self.ir_of[out] = self.add_tensor(out, _nhwc(self.shape(x)), DType.INT8, quant)
+            self.emit(OpKind.QUANTIZE, (x,), (out,))
         elif x in self.producer and self.producer[x][1].op_type == "DequantizeLinear":
             src = self.value(x)                       # a requantisation: DQ -> Q
             self.ir_of[node.output[0]] = self.add_tensor(out, self.tensors[src].shape, DType.INT8, quant)
