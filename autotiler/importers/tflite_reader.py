@@ -44,7 +44,7 @@ import flatbuffers
 import numpy as np
 import tflite
 
-from ..errors import ImportModelError
+from ..errors import ImportModelError, ModelError
 from ..generators.sq8_tflm import compute_out_size
 from .ir import (
     Activation,
@@ -402,6 +402,12 @@ def _squeezed(op: _RawOp, shape: Tuple[int, ...]) -> Tuple[int, ...]:
     return tuple(d for i, d in enumerate(shape) if i not in dims)
 
 
+def _padding(code: int) -> Padding:
+    if code not in _PADDINGS:
+        raise ValueError(f"unknown padding code {code}")
+    return _PADDINGS[code]
+
+
 def _activation(code: int, where: str) -> Activation:
     if code not in _ACTIVATIONS:
         raise ImportModelError(f"fused activation {_ACTIVATION_NAMES.get(code, code)} is not supported (NONE, "
@@ -418,7 +424,7 @@ def _conv_options(op: _RawOp, ins: List[Optional[_Value]], where: str) -> ConvOp
             raise ValueError(f"{cout} filter channels for {cin} input channels")
         mult = cout // cin
     return ConvOptions(stride=(o["StrideH"], o["StrideW"]), dilation=(o["DilationHFactor"], o["DilationWFactor"]),
-                       padding=_PADDINGS[o["Padding"]], activation=_activation(o["FusedActivationFunction"], where),
+                       padding=_padding(o["Padding"]), activation=_activation(o["FusedActivationFunction"], where),
                        depth_multiplier=mult)
 
 
@@ -428,7 +434,7 @@ def _options(op: _RawOp, kind: OpKind, ins: List[Optional[_Value]], out_rank: in
         return _conv_options(op, ins, where)
     if kind in (OpKind.AVERAGE_POOL_2D, OpKind.MAX_POOL_2D):
         return PoolOptions(filter=(o["FilterHeight"], o["FilterWidth"]), stride=(o["StrideH"], o["StrideW"]),
-                           padding=_PADDINGS[o["Padding"]],
+                           padding=_padding(o["Padding"]),
                            activation=_activation(o["FusedActivationFunction"], where))
     if kind == OpKind.FULLY_CONNECTED and o["WeightsFormat"] != 0:
         raise ImportModelError("FULLY_CONNECTED with shuffled weights (WeightsFormat "
@@ -605,7 +611,9 @@ class _Builder:
             raise _unsupported(op, self.model, where)
         kind = OpKind(op.kind)
         _check_inputs(op, kind, ins, where)
-        for v in ins:
+        # RESHAPE's shape and MEAN's axes end in the output shape and the options
+        kept = ins[:1] if kind in (OpKind.RESHAPE, OpKind.SQUEEZE, OpKind.MEAN) else ins
+        for v in kept:
             if v is not None:
                 self.used[v.raw.index] = _check_type(v.raw, v.data is not None, where)
         for t in outs:
@@ -614,12 +622,12 @@ class _Builder:
             out_rank = len(outs[0].shape) if kind != OpKind.CONCATENATION else len(ins[0].shape)
             opts = _options(op, kind, ins, out_rank, where)
             shape = _infer_shape(op, kind, ins, opts)
-        except (ValueError, IndexError, TypeError, KeyError) as e:
-            raise ImportModelError(f"invalid {op.kind}: {e}", where=where) from None
+        except (ValueError, IndexError, TypeError, ModelError) as e:
+            raise ImportModelError(f"invalid {op.kind}: {e.message if isinstance(e, ModelError) else e}",
+                                   where=where) from None
         for t in outs:
             self.values[t.index] = _Value(t, shape, None)
-        if kind in (OpKind.RESHAPE, OpKind.SQUEEZE, OpKind.MEAN):
-            ins = ins[:1]
+        ins = kept
         label = f"{op.index} ({op.kind})"
         self.ops.append(Op(kind, op.index, label, tuple(None if v is None else v.raw.name for v in ins),
                            tuple(t.name for t in outs), opts))
