@@ -6,11 +6,18 @@
 * ``autotiler run DIR --graph G | --kernel K --input NAME=FILE.npy --output NAME=FILE.npy``
   builds, runs on .npy arrays and prints the counters;
 * ``autotiler report DIR [--png FILE]`` prints each graph's memory plan from the manifest and
-  draws its L2 plan over time.
+  draws its L2 plan over time;
+* ``autotiler import MODEL.tflite|MODEL.onnx -o DIR [--name NAME] [--platform P] [--L1 B] [--L2 B]
+  [--L3 B] [--calibration FILE.npz]`` writes a model script of the SQ8 generators, its constants
+  and a descriptor for a trained network (:mod:`autotiler.importers.script`).
+
+``build`` and ``run`` add the basic-kernel libraries a generation names in its manifest (the CNN
+and SQ8 libraries) to ``--sources``.
 
 It sits above the generator and the host harness, so that a model script (``import autotiler``)
 loads neither the harness nor matplotlib; ``report`` alone loads :mod:`autotiler.plot`
-(matplotlib, about 0.3 s), so that ``generate``, ``build`` and ``run`` do not pay for it.
+(matplotlib, about 0.3 s) and ``import`` alone the importers (the tflite and onnx packages), so
+that ``generate``, ``build`` and ``run`` do not pay for them.
 Errors end as one line (``autotiler: error: ...``) and a non-zero exit status: 2 for a
 malformed command line, 1 for anything that fails (``--verbose`` adds the traceback).
 """
@@ -35,13 +42,16 @@ from . import __version__
 from .cli import positive_int
 from .codegen.files import MANIFEST_FORMAT
 from .errors import AutoTilerError
+from .generators import CNN_KERNELS_DIR, CNN_SOURCES, CNN_SQ8_SOURCES
 from .model.session import reset_default_model
 from .objectives import OBJECTIVES
 from .platforms import PLATFORMS
 from .reports import graph_reports
 
 PROG = "autotiler"
-COMMANDS = ("generate", "build", "run", "report")
+# a manifest's "libraries" (autotiler.codegen.files.LIBRARIES) -> their C sources
+LIBRARY_SOURCES = {"CNN": CNN_SOURCES, "CNN_SQ8": CNN_SQ8_SOURCES}
+COMMANDS = ("generate", "build", "run", "report", "import")
 
 
 class UsageError(Exception):
@@ -118,6 +128,22 @@ def command_parser() -> _CommandParser:
     rep.add_argument("dir", metavar="DIR", help="a generated directory")
     rep.add_argument("--png", metavar="FILE", help="the picture (default DIR/<graph>_l2_plan.png; with several "
                      "graphs, FILE's name gets _<graph>)")
+    imp = sub.add_parser("import", help="write the model script of a trained TFLite or ONNX network",
+                         description="Read MODEL.tflite or MODEL.onnx (int8, or float with --calibration), lower it "
+                         "onto the SQ8 generators (TensorFlow Lite Micro's arithmetic) and write into DIR: NAME.py (a "
+                         "model script: 'autotiler generate DIR/NAME.py -o GEN'), its constants (NAME_tensors/) and "
+                         "NAME.json (graph, inputs, outputs). Atomic: on any error DIR is left as it was.")
+    imp.add_argument("model", metavar="MODEL", help="the model file: MODEL.tflite or MODEL.onnx")
+    imp.add_argument("-o", dest="output_dir", metavar="DIR", required=True, help="directory to write into")
+    imp.add_argument("--name", metavar="NAME", help="graph and file name (default: the model file's stem as a C "
+                     "identifier)")
+    imp.add_argument("--platform", default="gap8", choices=sorted(PLATFORMS), metavar="NAME",
+                     help="platform: " + ", ".join(sorted(PLATFORMS)) + " (default gap8)")
+    for level in ("L1", "L2", "L3"):
+        imp.add_argument(f"--{level}", dest=level.lower(), metavar="B", type=positive_int,
+                         help=f"{level} budget in bytes (default: the platform's)")
+    imp.add_argument("--calibration", metavar="FILE.npz", help="calibration inputs of a float model: arrays of the "
+                     "input's shape with N samples, by input name")
     return p
 
 
@@ -154,7 +180,8 @@ def _command(argv) -> int:
         if argv[0] not in COMMANDS and not argv[0].startswith("-"):
             argv = ["generate"] + argv  # the original form: autotiler MODEL.py [options]
         ns = command_parser().parse_args(argv)
-        return {"generate": _generate, "build": _build, "run": _run, "report": _report}[ns.command](ns)
+        return {"generate": _generate, "build": _build, "run": _run, "report": _report,
+                "import": _import}[ns.command](ns)
     except BrokenPipeError:
         raise
     except SystemExit as ex:  # --help, --version (argparse), or a model script's sys.exit
@@ -223,10 +250,31 @@ def _directory(path: str) -> str:
     return path
 
 
-def _built(ns):
+def library_sources(gen_dir: str) -> tuple:
+    """(sources, include dirs) of the basic-kernel libraries the manifests in ``gen_dir`` name."""
+    sources = []
+    for name in sorted(os.listdir(gen_dir)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(gen_dir, name), encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT:
+            for lib in data.get("libraries") or ():
+                sources += [str(s) for s in LIBRARY_SOURCES.get(lib, ()) if str(s) not in sources]
+    return sources, ([str(CNN_KERNELS_DIR)] if sources else [])
 
-    return host_harness.build(_directory(ns.dir), sources=ns.sources, include_dirs=ns.include_dirs,
-                              platform=ns.platform, cores=ns.cores, allow_edits=ns.allow_edits)
+
+def _built(ns):
+    gen_dir = _directory(ns.dir)
+    lib_sources, lib_dirs = library_sources(gen_dir)
+    given = {os.path.abspath(s) for s in ns.sources}
+    sources = list(ns.sources) + [s for s in lib_sources if os.path.abspath(s) not in given]
+    dirs = list(ns.include_dirs) + [d for d in lib_dirs if d not in ns.include_dirs]
+    return host_harness.build(gen_dir, sources=sources, include_dirs=dirs, platform=ns.platform, cores=ns.cores,
+                              allow_edits=ns.allow_edits)
 
 
 def _build(ns) -> int:
@@ -412,4 +460,29 @@ def _report(ns) -> int:
         else:
             path = ns.png
         print(f"wrote {plot_plan(g, path)}")
+    return 0
+
+
+def _import(ns) -> int:
+    # the importers only here: the tflite and onnx packages are not for the other subcommands
+    from .importers.script import import_model
+
+    r = import_model(ns.model, ns.output_dir, name=ns.name, platform=ns.platform, l1=ns.l1, l2=ns.l2, l3=ns.l3,
+                     calibration=ns.calibration)
+    for line in r.report:
+        print(line)
+    lw = r.lowered
+    print(f"imported {ns.model}: {len(lw.layers)} layer(s), {lw.macs} MACs, {len(lw.consts)} constant(s) "
+          f"({sum(c.data.nbytes for c in lw.consts)} B); {r.budgets.platform} budgets L1 {r.budgets.l1} B, "
+          f"L2 {r.budgets.l2} B, L3 {r.budgets.l3} B")
+    for layer in lw.layers:
+        print(f"  {layer.name}: {layer.generator} ({layer.source}), {layer.macs} MACs")
+    for kind, ports in (("input", lw.inputs), ("output", lw.outputs)):
+        for p in ports:
+            src = f" (the source takes {p.source['dtype']}{p.source['shape']})" if p.source else ""
+            print(f"  {kind} {p.name}: {p.dtype}{list(p.shape)}, scale {p.scale:.9g}, zero point {p.zero_point}{src}")
+    d = ns.output_dir
+    print(f"wrote {os.path.join(d, r.name + '.py')}, {os.path.join(d, r.name + '.json')}, "
+          f"{os.path.join(d, r.name + '_tensors')}{os.sep}")
+    print(f"next: {PROG} generate {os.path.join(d, r.name + '.py')} -o GEN")
     return 0

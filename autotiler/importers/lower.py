@@ -153,8 +153,9 @@ class _Lowering:
         self.locals: Dict[str, int] = {}
         self.symbols: Dict[str, str] = {}        # IR tensor -> graph symbol
         self.alias: Dict[str, str] = {}          # RESHAPE/SQUEEZE output -> its input's root
-        self.skip: set = set()                   # ops lowered as part of another (PAD folded, edge QUANTIZE)
-        self.pad_of: Dict[int, Op] = {}          # conv op index -> folded PAD
+        self.skip: set = set()                   # id() of ops lowered with another (PAD folded, edge QUANTIZE)
+        self.pad_of: Dict[int, Op] = {}          # id(conv op) -> the first PAD folded into it
+        self.names: Dict[int, str] = {}          # id(op) -> its layer name (unique)
         self.inputs: List[Port] = []
         self.outputs: List[Port] = []
         self.pending_outputs: List[Layer] = []  # NCHW outputs' permutes, after every layer
@@ -187,6 +188,17 @@ class _Lowering:
         self.consts.append(Const(symbol, ctype, np.ascontiguousarray(np.asarray(data).astype(dtype)).ravel()))
         return symbol
 
+    def name(self, op: Op) -> str:
+        """The layer name of ``op`` (kind and source index; ops sharing an index get a suffix)."""
+        if id(op) not in self.names:
+            base = name = _layer_name(op)
+            taken = set(self.names.values())
+            k = 1
+            while name in taken:
+                name, k = f"{base}_{k}", k + 1
+            self.names[id(op)] = name
+        return self.names[id(op)]
+
     def sym(self, name: str) -> str:
         root = self.alias.get(name, name)
         return self.symbols[root]
@@ -200,7 +212,7 @@ class _Lowering:
         return self.symbols[root]
 
     def add(self, op: Op, generator: str, args: tuple, bindings: list, macs: int = 0, name: str = "") -> None:
-        self.layers.append(Layer(name or _layer_name(op), generator, args, tuple(bindings),
+        self.layers.append(Layer(name or self.name(op), generator, args, tuple(bindings),
                                  f"operator {op.label}", op.kind.value, int(macs)))
 
 
@@ -293,7 +305,7 @@ def _bias(lw: _Lowering, op: Op, name: Optional[str], channels: int) -> np.ndarr
 
 def _conv_input(lw: _Lowering, op: Op) -> Tuple[str, str]:
     """(input tensor, padding) of a convolution, through a folded PAD."""
-    pad = lw.pad_of.get(op.index)
+    pad = lw.pad_of.get(id(op))
     if pad is None:
         return op.inputs[0], op.options.padding.value
     return pad.inputs[0], "SAME"
@@ -327,7 +339,7 @@ def _conv_layer(lw: _Lowering, op: Op) -> None:
     act, act_oper = _act(lw, op)
     scale, scale_n, infos = _quant_checked(lw, op, conv_constants, in_q, w_q, out_q, act, cout)
     bias = _bias(lw, op, op.inputs[2] if len(op.inputs) > 2 else None, cout)
-    name = _layer_name(op)
+    name = lw.name(op)
     syms = [lw.sym(src), lw.const(op, f"{name}_W", f, "signed char"), lw.const(op, f"{name}_B", bias, "int"),
             lw.out(name, op.outputs[0]), lw.const(op, f"{name}_S", scale, "int"),
             lw.const(op, f"{name}_N", scale_n, "signed char"), lw.const(op, f"{name}_I", infos, "signed char")]
@@ -354,44 +366,65 @@ def _io(symbols: list, names: tuple, *outs: int) -> list:
 
 
 def _fold_pads(lw: _Lowering) -> None:
-    """PAD feeding one VALID convolution, with TFLite's SAME pads for it: folded (the convolution
-    reads the PAD's input with SAME padding; both pad with the input zero point)."""
+    """PAD (or a chain of PADs, as an ONNX Pad before a Conv with pads gives) feeding one VALID
+    convolution, with TFLite's SAME pads for it: folded (the convolution reads the first PAD's
+    input with SAME padding; both pad with the input zero point)."""
     for op in lw.g.ops:
-        if op.kind != OpKind.PAD:
+        producer = lw.g.producer(op.inputs[0]) if op.kind == OpKind.PAD else None
+        if op.kind != OpKind.PAD or (producer is not None and producer.kind == OpKind.PAD):
             continue
-        users = lw.g.consumers(op.outputs[0])
-        conv = users[0] if len(users) == 1 else None
-        why = _pad_fold_problem(lw, op, conv)
+        chain = [op]
+        while True:
+            users = lw.g.consumers(chain[-1].outputs[0])
+            nxt = users[0] if len(users) == 1 else None
+            if nxt is None or nxt.kind != OpKind.PAD:
+                break
+            chain.append(nxt)
+        why = _pad_fold_problem(lw, chain, nxt)
         if why:
-            lw.fail(op, f"PAD is not supported yet here: {why}", op.outputs[0],
+            lw.fail(chain[-1], f"PAD is not supported yet here: {why}", chain[-1].outputs[0],
                     "pad as TFLite's SAME padding of the convolution it feeds (padding='same' in Keras)")
-        lw.skip.add(op.index)
-        lw.pad_of[conv.index] = op
+        lw.skip.update(id(p) for p in chain)
+        lw.pad_of[id(nxt)] = op
 
 
-def _pad_fold_problem(lw: _Lowering, op: Op, conv: Optional[Op]) -> str:
-    if conv is None or conv.kind not in (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D) or conv.inputs[0] != op.outputs[0]:
-        return "it does not feed exactly one convolution"
-    if conv.options.padding != Padding.VALID:
-        return "the convolution it feeds already pads (SAME)"
-    if op.outputs[0] in lw.g.outputs:
-        return "its output is a graph output"
+def _pads(lw: _Lowering, op: Op):
+    """The [[before, after]] * 4 of a PAD, or a reason it cannot fold."""
     pads_t = lw.t(op.inputs[1]) if len(op.inputs) > 1 and op.inputs[1] else None
     if pads_t is None or not pads_t.is_const:
         return "its paddings are not constant"
-    pads = np.asarray(pads_t.data).reshape(-1, 2).tolist()
-    x = lw.t(op.inputs[0])
-    if len(pads) != 4 or len(x.shape) != 4 or pads[0] != [0, 0] or pads[3] != [0, 0]:
-        return f"paddings {pads} pad more than H and W"
     if len(op.inputs) > 2 and op.inputs[2] is not None:
         return "it has a constant pad value (PADV2)"
-    if x.quant != lw.t(op.outputs[0]).quant:
+    if op.outputs[0] in lw.g.outputs:
+        return "its output is a graph output"
+    if lw.t(op.inputs[0]).quant != lw.t(op.outputs[0]).quant:
         return "its output's quantisation differs from its input's"
+    pads = np.asarray(pads_t.data).reshape(-1, 2).tolist()
+    if len(pads) != 4 or pads[0] != [0, 0] or pads[3] != [0, 0]:
+        return f"paddings {pads} pad more than H and W"
+    return pads
+
+
+def _pad_fold_problem(lw: _Lowering, chain: list, conv: Optional[Op]) -> str:
+    if conv is None or conv.kind not in (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D) or \
+            conv.inputs[0] != chain[-1].outputs[0]:
+        return "it does not feed exactly one convolution"
+    if conv.options.padding != Padding.VALID:
+        return "the convolution it feeds already pads (SAME)"
+    total = [[0, 0], [0, 0]]
+    for op in chain:
+        pads = _pads(lw, op)
+        if isinstance(pads, str):
+            return pads
+        total = [[a + b for a, b in zip(t, p)] for t, p in zip(total, pads[1:3])]
+    x = lw.t(chain[0].inputs[0])
+    if len(x.shape) != 4:
+        return f"its input has shape {list(x.shape)}, not NHWC"
     f = lw.t(conv.inputs[1]).shape
     (sh, sw), (dh, dw) = conv.options.stride, conv.options.dilation
     same = [list(_same_pads(x.shape[1], f[1], sh, dh)), list(_same_pads(x.shape[2], f[2], sw, dw))]
-    if pads[1:3] != same:
-        return f"its pads {pads[1:3]} are not TFLite's SAME pads {same} of the {f[1]}x{f[2]} convolution"
+    if total != same:
+        return f"its pads {total} are not TFLite's SAME pads {same} of the {f[1]}x{f[2]} convolution"
     return ""
 
 
@@ -412,7 +445,7 @@ def _fully_connected(lw: _Lowering, op: Op) -> None:
     act, act_oper = _act(lw, op)
     c = _quant_checked(lw, op, linear_constants, in_q, w_q, out_q, act, out_dim)
     bias = _bias(lw, op, op.inputs[2] if len(op.inputs) > 2 else None, out_dim)
-    name = _layer_name(op)
+    name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.const(op, f"{name}_W", ft.data, "signed char"),
             lw.const(op, f"{name}_B", bias, "int"), lw.out(name, op.outputs[0]),
             lw.const(op, f"{name}_S", c.scale, "int"), lw.const(op, f"{name}_N", c.scale_n, "signed char"),
@@ -436,7 +469,7 @@ def _eltwise(lw: _Lowering, op: Op) -> None:
     qa, qb, qo = lw.q(op, a), lw.q(op, b), lw.q(op, op.outputs[0])
     act, act_oper = _act(lw, op)
     h, w, c = hwc(lw, op, op.outputs[0])
-    name = _layer_name(op)
+    name = lw.name(op)
     if int(np.prod(sa)) == int(np.prod(sb)) == int(np.prod(so)) and _squeeze(sa) == _squeeze(sb):
         helper, gen, extra = {OpKind.ADD: (add_infos, "CNN_MatAddAct_SQ8", (Sym("KOP_MATADD"),)),
                               OpKind.SUB: (sub_infos, "CNN_MatSubAct_SQ8", ()),
@@ -475,7 +508,7 @@ def _pool(lw: _Lowering, op: Op) -> None:
                 "(TFLM's int8 pooling requires them equal)", op.outputs[0])
     act, act_oper = _act(lw, op)
     infos = _quant_checked(lw, op, pool_infos, q, act)
-    name = _layer_name(op)
+    name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     (fh, fw), (sh, sw) = o.filter, o.stride
     oper = "KOP_MAXPOOL" if op.kind == OpKind.MAX_POOL_2D else "KOP_AVGPOOL"
@@ -493,7 +526,7 @@ def _mean(lw: _Lowering, op: Op) -> None:
                 "MEAN over H and W of an NHWC tensor is", op.inputs[0])
     h, w, c = hwc(lw, op, op.inputs[0])
     infos = _quant_checked(lw, op, mean_infos, lw.q(op, op.inputs[0]), lw.q(op, op.outputs[0]), h * w)
-    name = _layer_name(op)
+    name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     lw.add(op, "CNN_GlobalPoolAct_SQ8", (CTRL, c, w, h, Sym("KOP_GLOBAL_AVGPOOL"), Sym("KOP_NONE")), _io(syms, ONE_ARGS, 1),
            h * w * c)
@@ -508,7 +541,7 @@ def _softmax(lw: _Lowering, op: Op) -> None:
         lw.fail(op, f"SOFTMAX output quantisation ({qo.scale}, {qo.zero_point}) is not TFLite's int8 (1/256, -128)",
                 op.outputs[0])
     infos = _quant_checked(lw, op, softmax_infos, lw.q(op, op.inputs[0]), float(op.options.beta))
-    name = _layer_name(op)
+    name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     if rows == 1:
         lw.add(op, "CNN_SoftMax_SQ8", (CTRL, dim, Sym("KOP_SOFTMAX")), _io(syms, ONE_ARGS, 1), dim)
@@ -532,7 +565,7 @@ def _concat(lw: _Lowering, op: Op) -> None:
         if (hi, wi) != (h, w):
             lw.fail(op, f"CONCATENATION input {n!r} is {hi}x{wi}, the output {h}x{w}", n)
         feats.append(ci)
-    name = _layer_name(op)
+    name = lw.name(op)
     infos = _quant_checked(lw, op, concat_infos, [lw.q(op, n) for n in op.inputs], lw.q(op, op.outputs[0]))
     syms = [_operand(lw, op, n, name, k) for k, n in enumerate(op.inputs, start=1)]
     syms += [lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
@@ -545,7 +578,7 @@ def _activation(lw: _Lowering, op: Op) -> None:
     qi, qo = lw.q(op, op.inputs[0]), lw.q(op, op.outputs[0])
     params = {"alpha": float(op.options.alpha)} if op.kind == OpKind.LEAKY_RELU else {}
     infos = _quant_checked(lw, op, act_infos, op.kind.value, qi, qo, **params)
-    name = _layer_name(op)
+    name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     lw.add(op, "CNN_Act_SQ8", (CTRL, c, w, h, Sym(ACTIVATIONS[op.kind])), _io(syms, ONE_ARGS, 1), h * w * c)
 
@@ -561,10 +594,10 @@ def _edge_ops(lw: _Lowering) -> Tuple[Dict[str, str], Dict[str, str]]:
     for op in lw.g.ops:
         if op.kind == OpKind.QUANTIZE and op.inputs[0] in lw.g.inputs and lw.t(op.inputs[0]).dtype == DType.FLOAT32:
             qin[op.outputs[0]] = op.inputs[0]
-            lw.skip.add(op.index)
+            lw.skip.add(id(op))
         elif op.kind == OpKind.DEQUANTIZE and op.outputs[0] in lw.g.outputs:
             qout[op.inputs[0]] = op.outputs[0]
-            lw.skip.add(op.index)
+            lw.skip.add(id(op))
         elif op.kind == OpKind.DEQUANTIZE:
             lw.fail(op, "DEQUANTIZE inside the graph is not supported: the generated graph computes in int8",
                     op.outputs[0], "keep float only at the model's outputs")
@@ -623,7 +656,7 @@ def _aliases(lw: _Lowering) -> None:
                 lw.fail(op, f"{op.kind.value} from {list(lw.t(src).shape)} to {list(lw.t(dst).shape)} changes the "
                         "item count", dst)
             lw.alias[dst] = lw.alias.get(src, src)
-            lw.skip.add(op.index)
+            lw.skip.add(id(op))
 
 
 def _permute_interface(lw: _Lowering) -> None:
@@ -683,7 +716,7 @@ def lower(graph: Graph) -> Lowered:
         _permute_outputs(lw)
     _fold_pads(lw)
     for op in graph.ops:
-        if op.index in lw.skip:
+        if id(op) in lw.skip:
             continue
         fn = LOWER.get(op.kind)
         if fn is None:

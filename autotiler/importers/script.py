@@ -23,7 +23,7 @@ import runpy
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
@@ -35,7 +35,7 @@ from ..model.session import reset_default_model
 from ..platforms import PLATFORMS
 from . import lower as L
 from . import onnx_reader, quantize, tflite_reader
-from .ir import Graph
+from .ir import DType, Graph, OpKind
 
 KiB = 1024
 FORMATS = {".tflite": "tflite", ".onnx": "onnx"}
@@ -367,6 +367,12 @@ def _place(stage: Path, out_dir: Path, entries: list) -> None:
         shutil.rmtree(backup, ignore_errors=True)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
@@ -392,6 +398,7 @@ def write_atomic(out_dir: str, files: Mapping[str, bytes], check: Optional[Calla
         if check is not None:
             check(stage)
         entries = sorted({rel.split("/", 1)[0] for rel in files})
+        os.chmod(stage, 0o777 & ~_umask())  # mkdtemp's 0700 would become DIR's mode
         if not os.path.lexists(target):
             os.rename(stage, target)
             return
@@ -421,9 +428,11 @@ def import_model(model: str, out_dir: str, name: Optional[str] = None, platform:
     if platform not in PLATFORMS:
         raise ImportModelError(f"unknown platform {platform!r}", hint="platforms: " + ", ".join(sorted(PLATFORMS)))
     name = L.c_identifier(name if name is not None else Path(model).stem)
-    graph = read_model(model)
-    graph, report = _quantized(graph, model, calibration)
+    source = read_model(model)
+    graph, report = _quantized(source, model, calibration)
     lowered = L.lower(graph)
+    if report:
+        lowered = _float_sources(lowered, source)
     budgets = default_budgets(platform, lowered, l1, l2, l3)
     note = "Quantised by autotiler import from the float model with the calibration data." if report else ""
     files = {f"{name}.py": render(name, lowered, budgets, model, note).encode("utf-8"),
@@ -434,8 +443,39 @@ def import_model(model: str, out_dir: str, name: Optional[str] = None, platform:
     return ImportResult(name, out_dir, graph, lowered, budgets, tuple(report))
 
 
+def float_interface_only(graph: Graph) -> bool:
+    """An int8 model with a float interface: its only float tensors are graph inputs that QUANTIZE
+    reads and graph outputs that DEQUANTIZE writes (the lowering keeps the int8 side)."""
+    for t in graph.tensors.values():
+        if t.dtype != DType.FLOAT32 or t.is_const:
+            continue
+        users, producer = graph.consumers(t.name), graph.producer(t.name)
+        at_input = t.name in graph.inputs and users and all(op.kind == OpKind.QUANTIZE for op in users)
+        at_output = (t.name in graph.outputs and producer is not None and producer.kind == OpKind.DEQUANTIZE
+                     and not users)
+        if not (at_input or at_output):
+            return False
+    return True
+
+
+def _float_sources(lowered: L.Lowered, source: Graph) -> L.Lowered:
+    """A model quantised here: each port says what the float source takes or gives there."""
+    def with_source(ports, names):
+        out = []
+        for port, name in zip(ports, names):
+            t = source.tensor(name)
+            shape = [int(d) for d in t.shape]
+            if source.source_layout == "NCHW" and len(shape) == 4:
+                shape = [shape[0], shape[3], shape[1], shape[2]]
+            out.append(port if port.source else replace(port, source={"tensor": name, "shape": shape,
+                                                                       "dtype": t.dtype.value}))
+        return tuple(out)
+    return replace(lowered, inputs=with_source(lowered.inputs, source.inputs),
+                   outputs=with_source(lowered.outputs, source.outputs))
+
+
 def _quantized(graph: Graph, model: str, calibration: Optional[str]) -> tuple:
-    if not quantize.is_float(graph):
+    if not quantize.is_float(graph) or float_interface_only(graph):
         if calibration is not None:
             raise ImportModelError("--calibration is for float models; this model is already quantised", where=model,
                                    hint="drop --calibration")
