@@ -101,6 +101,7 @@ class ImportDir:
     source: Path
     source_format: str        # "tflite" or "onnx"
     float_source: bool        # the import quantised a float model (its outputs are compared in dB)
+    platform: Optional[str]   # the platform the import targets (None: the default)
     inputs: Tuple[Port, ...]
     outputs: Tuple[Port, ...]
 
@@ -145,7 +146,7 @@ def read_import_dir(directory, source: Optional[str] = None) -> ImportDir:
         raise ImportModelError(f"the source model '{src.name}' is neither TFLite nor ONNX", where=where)
     ports = [tuple(Port.of(p, where) for p in d[key]) for key in ("inputs", "outputs")]
     return ImportDir(directory, path, str(d["graph"]), script, src, fmt, bool(d.get("quantized_by_import")),
-                     ports[0], ports[1])
+                     d.get("platform"), ports[0], ports[1])
 
 
 # ---- inputs ---------------------------------------------------------------------------------------
@@ -304,7 +305,7 @@ def generate(d: ImportDir, gen_dir: str, platform: Optional[str] = None):
 def run_generated(d: ImportDir, gen_dir: str, runs: Sequence[Mapping[str, np.ndarray]]):
     """The generated graph's outputs on each run ({output name: array of its descriptor shape}) and
     the counters of the last run."""
-    prog = host_harness.build(gen_dir, sources=CNN_SQ8_SOURCES, include_dirs=[CNN_KERNELS_DIR])
+    prog = host_harness.build(gen_dir, sources=CNN_SQ8_SOURCES, include_dirs=[CNN_KERNELS_DIR], platform=d.platform)
     graph = prog.graph(d.graph)
     graph.construct()
     outs, counters = [], {}
@@ -346,7 +347,7 @@ class OutputCheck:
         if self.top1_equal is not None:
             text += f", top-1 equal on {self.top1_equal}/{self.runs} inputs"
         if self.sqnr_db is not None:
-            text += f", SQNR {self.sqnr_db:.1f} dB against the float source"
+            text += f", SQNR {self.sqnr_db:.1f} dB against the source's float output"
         return text
 
 
