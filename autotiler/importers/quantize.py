@@ -8,12 +8,16 @@ data, see tests/test_import_quantize.py):
 
 * **Calibration**: every float tensor's range is the min and max of its values over the whole
   calibration set (``calibration_logger.h`` ``MinMax::Update``), the float graph run one sample at
-  a time.
+  a time by :func:`.reference.run`. TF 2.21's calibrator also records, for an ADD, SUB or MUL whose
+  output the interpreter writes in place over an input, that input with the output's values: the
+  first input of the output's shape that is computed (not a graph input nor output) and read by
+  this operator only gets the union of both ranges, unless the output is a graph output. It is
+  reproduced (the converter's parameters are the target).
 * **Activations**: asymmetric int8 from the range widened to include 0
   (``quantization_utils.cc`` ``GetAsymmetricQuantizationParams``): ``scale = (max - min) / 255``,
-  ``zero_point = round(-128 - min / scale)`` clamped to [-128, 127] (round half away from zero).
-  A tensor that is 0 on every calibration input (TFLite would give scale 0, which TFLM cannot use)
-  gets scale 1.0, zero point -128 (assumption).
+  ``zero_point = round(-128 - min / scale)`` clamped to [-128, 127] (round half away from zero),
+  computed in double, the scale stored as float32. A tensor that is 0 on every calibration input
+  (TFLite would give scale 0, which TFLM cannot use) gets scale 1.0, zero point -128 (assumption).
 * **Weights** (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED): symmetric per output channel
   (``SymmetricPerChannelQuantization``): ``scale[c] = max|w[c]| / 127``, ``q = round(w / scale[c])``
   in [-127, 127], zero point 0; the channel axis is 0 (conv, FC) or 3 (depth wise: the last). An
@@ -22,15 +26,25 @@ data, see tests/test_import_quantize.py):
 * **Biases**: int32 at ``scale = s_in * s_w[c]``, zero point 0 (``SymmetricPerChannelBiasQuantize``).
 * **Fixed output quantisations** (``operator_property.cc``): SOFTMAX and LOGISTIC ``1/256, -128``,
   TANH ``1/128, 0``.
-* **Same-scale operators**: the outputs of AVERAGE_POOL_2D, MAX_POOL_2D, RESHAPE, SQUEEZE, PAD,
-  RELU, RELU6 and CONCATENATION's inputs and output must share one quantisation (TFLM does not
-  rescale there). As TF 2.x's quantiser does, every tensor joined by such operators takes one
-  quantisation: a fixed one if the group holds an operator with a fixed output, else the one of
-  the group's first tensor in graph order (e.g. the tensor a chain of pools starts from). A
-  convolution feeding a CONCATENATION thus takes the concatenation's quantisation, as TF 2.21's
-  converter gives (its own range is not used).
+* **Same-scale operators**: AVERAGE_POOL_2D, MAX_POOL_2D, RESHAPE, SQUEEZE, PAD, RELU6 and
+  CONCATENATION (all inputs) keep their input's quantisation (TFLM does not rescale there), so
+  every tensor they join takes one quantisation. As TF 2.x's quantiser propagates it (forward
+  through single-input operators, backward from a concatenation): the range of the group's last
+  CONCATENATION output if it holds one (a convolution feeding a concatenation, directly or through
+  a pool, takes the concatenation's quantisation: its own range is not used), else the range of
+  the group's first tensor (the one a chain of pools starts from); an operator's fixed output
+  quantisation wins over both.
+  One deliberate difference: TF 2.21 gives a standalone RELU6 its own output range (``[0, 6]``
+  measured), but TFLM's int8 RELU6 clamps without rescaling (``Relu6Quantized`` reads the input's
+  quantisation only), so that model computes wrong values on TFLM; here RELU6 keeps its input's
+  quantisation, which TFLM computes right. A standalone RELU takes its own range, as the
+  converter does (TFLM's RELU rescales).
 * Constant float inputs of ADD, SUB, MUL, CONCATENATION are quantised as activations from their
   own values (``quantize_input_as_activations``).
+
+Against TF 2.21's converter on the float test models (tests/models/import/*_float.tflite and their
+int8 conversions): every zero point, int8 weight and int32 bias equal, every scale within 1e-6
+(the float32 ranges differ in their last bits: TFLite's float kernels sum in another order).
 
 The report lines give, per operator, its output's quantisation and the SQNR (dB) of the quantised
 network against the float one over the calibration set (NNTool's ``qerror``), then each graph
@@ -69,7 +83,7 @@ FIXED_OUTPUT = {OpKind.SOFTMAX: SOFTMAX_QUANT, OpKind.LOGISTIC: LOGISTIC_QUANT, 
 
 # Operators whose data inputs and output share one quantisation (TFLM does not rescale there).
 SAME_SCALE = frozenset({OpKind.AVERAGE_POOL_2D, OpKind.MAX_POOL_2D, OpKind.RESHAPE, OpKind.SQUEEZE,
-                        OpKind.PAD, OpKind.RELU, OpKind.RELU6, OpKind.CONCATENATION})
+                        OpKind.PAD, OpKind.RELU6, OpKind.CONCATENATION})
 WEIGHTED = {OpKind.CONV_2D: 0, OpKind.DEPTHWISE_CONV_2D: 3, OpKind.FULLY_CONNECTED: 0}
 # Operators whose constant float inputs are quantised as activations.
 CONST_AS_ACTIVATION = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.CONCATENATION})
@@ -82,8 +96,16 @@ CALIBRATION_HINT = "give --calibration FILE.npz: one float array per graph input
 
 
 def is_float(graph: Graph) -> bool:
-    """The graph computes in float (needs calibration to import)."""
-    return any(t.dtype is DType.FLOAT32 and not t.is_const for t in graph.tensors.values())
+    """The graph computes in float (needs calibration to import): an operator other than QUANTIZE
+    and DEQUANTIZE reads or writes a float32 tensor. An int8 model with a float interface (a
+    QUANTIZE at the input, a DEQUANTIZE at the output) is not."""
+    for op in graph.ops:
+        if op.kind in NOT_IN_FLOAT:
+            continue
+        for name in (*op.inputs, *op.outputs):
+            if name is not None and graph.tensor(name).dtype is DType.FLOAT32 and not graph.tensor(name).is_const:
+                return True
+    return False
 
 
 def load_calibration(path: str) -> Dict[str, np.ndarray]:
@@ -197,12 +219,14 @@ def _calibrate(graph: Graph, samples: Mapping[str, np.ndarray]):
 def _in_place_ranges(graph: Graph, ranges: Dict[str, Tuple[float, float]]) -> Dict[str, Tuple[float, float]]:
     """TF 2.21's calibrator records an ADD, SUB or MUL input that the interpreter overwrites in place
     with the output's values too: the first input of the output's shape that only this operator
-    reads and that is computed (not a graph input) gets the union of both ranges. Reproduced so
-    that the quantisation is the converter's."""
+    reads and that is computed (not a graph input nor output) gets the union of both ranges, unless
+    the output is a graph output. Reproduced so that the quantisation is the converter's."""
     for op in graph.ops:
         if op.kind not in (OpKind.ADD, OpKind.SUB, OpKind.MUL):
             continue
         out = op.outputs[0]
+        if out in graph.outputs:      # a graph output has a buffer of its own
+            continue
         for name in op.inputs:
             t = graph.tensor(name)
             if (t.is_const or name in graph.inputs or name in graph.outputs or t.shape != graph.tensor(out).shape
@@ -450,7 +474,7 @@ def _report(graph: Graph, qgraph: Graph, samples: Mapping[str, np.ndarray], floa
                      f"{_db(db):>7}")
     for name in graph.outputs:
         line = f"output {name}: SQNR {_db(_sqnr_over(floats, quant_runs, name))} dB"
-        if int(np.prod(graph.tensor(name).shape)) > 1:
+        if sum(d > 1 for d in graph.tensor(name).shape) == 1:          # a vector of scores
             agree = sum(int(np.argmax(f[name]) == np.argmax(r[name])) for f, r in zip(floats, quant_runs))
             line += f", top-1 equal to the float model's on {agree}/{count} calibration inputs"
         lines.append(line)
