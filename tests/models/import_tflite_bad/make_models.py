@@ -13,6 +13,7 @@ Each network is a tf.function whose flattening reshape takes its shape from ``tf
   RELU6, SUB, MEAN (keep_dims off), FULLY_CONNECTED + RELU, LOGISTIC, TANH, requantising QUANTIZE,
   CONCATENATION, RESHAPE, SQUEEZE.
 * ``mixed_float32``: the same network not quantised (float32 throughout), for the float reference.
+* ``mixed_float16``: the same with float16 weights (``DEQUANTIZE`` of constants, to fold).
 
 Converted with batch 1 they are static (the converter folds ``tf.shape``), and TFLM runs them. The
 ``*_dynamic`` twins are the same networks (same constants, same representative data) with a
@@ -67,12 +68,15 @@ def mixed(x):
     return tf.squeeze(tf.reshape(c, tf.stack([tf.shape(c)[0], 1, -1])), axis=1)
 
 
-def convert(fn, shape, lo, hi, quantise=True, int8_io=True, batch=1) -> bytes:
+def convert(fn, shape, lo, hi, quantise=True, int8_io=True, batch=1, float16=False) -> bytes:
     rng = np.random.default_rng(7)
     module = tf.Module()
     module.f = tf.function(fn, input_signature=[tf.TensorSpec((batch,) + shape, tf.float32)])
     conv = tf.lite.TFLiteConverter.from_concrete_functions([module.f.get_concrete_function()], module)
-    if quantise:
+    if float16:
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        conv.target_spec.supported_types = [tf.float16]
+    elif quantise:
         def gen():
             for _ in range(64):
                 yield [rng.uniform(lo, hi, size=(1,) + shape).astype(np.float32)]
@@ -92,6 +96,7 @@ def main() -> None:
         "mixed_float_io": convert(mixed, (7, 6, 3), -2.0, 3.0, int8_io=False),
         "mixed_float_io_dynamic": convert(mixed, (7, 6, 3), -2.0, 3.0, int8_io=False, batch=None),
         "mixed_float32": convert(mixed, (7, 6, 3), -2.0, 3.0, quantise=False),
+        "mixed_float16": convert(mixed, (7, 6, 3), -2.0, 3.0, float16=True),
     }
     for name, data in models.items():
         (OUT / f"{name}.tflite").write_bytes(data)
