@@ -499,6 +499,19 @@ def test_int16_and_uint8_refused_by_name():
         _refusal(_retyped(relu, schema.TensorType.COMPLEX64))
 
 
+def test_int8_tensors_need_per_tensor_quantisation():
+    model = _load(MODELS / "sq8" / "relu_7x9x5.tflite")
+    g = model.subgraphs[0]
+    out = g.tensors[g.outputs[0]]
+    out.quantization.scale, out.quantization.zeroPoint = [0.1, 0.2], [0, 0]
+    assert _refusal(_pack(model)) == (
+        "bad.tflite: operator 0 (RELU): argument 'PartitionedCall:0': activation 'PartitionedCall:0' is quantised per "
+        "channel (2 scales): TFLite's int8 activations have one scale and zero point")
+    out.quantization = None
+    assert _refusal(_pack(model)) == ("bad.tflite: operator 0 (RELU): argument 'PartitionedCall:0': int8 tensor "
+                                      "'PartitionedCall:0' has no quantisation parameters (scale, zero point)")
+
+
 def _reshaped_input(shape, signature) -> bytes:
     model = _load(MODELS / "sq8" / "relu_7x9x5.tflite")
     g = model.subgraphs[0]

@@ -31,6 +31,7 @@ Refused, each by an :class:`ImportModelError` naming the file and the operator o
 that is not a TFLite flatbuffer (no ``TFL3`` identifier), empty or truncated data, an operator that
 calls another subgraph (control flow), an operator not supported (named with its index, its
 tensors and the list of what is supported), int16 activations, uint8 tensors, other tensor types,
+int8 tensors without quantisation, activations quantised per channel,
 a graph input with a dynamic dimension other than the batch, a batch larger than one.
 """
 
@@ -538,6 +539,12 @@ def _check_type(t: _RawTensor, is_const: bool, where: str) -> DType:
     if t.type not in _TYPES or _TYPES[t.type][1] is None:
         raise ImportModelError(f"tensor {t.name!r} of type {name} is not supported (int8, int32, int64, "
                                "float32 are)", where=where, arg=t.name)
+    if t.type == _T.INT8 and t.quant is None:
+        raise ImportModelError(f"int8 tensor {t.name!r} has no quantisation parameters (scale, zero point)",
+                               where=where, arg=t.name)
+    if t.type == _T.INT8 and not is_const and not t.quant.per_tensor:
+        raise ImportModelError(f"activation {t.name!r} is quantised per channel ({len(t.quant.scales)} scales): "
+                               "TFLite's int8 activations have one scale and zero point", where=where, arg=t.name)
     return _TYPES[t.type][1]
 
 
