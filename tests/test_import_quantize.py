@@ -128,9 +128,17 @@ def test_the_hand_built_network_is_quantised_as_the_converter_does(net):
         assert q.tensor(b).dtype is DType.INT32 and np.allclose(q.tensor(b).quant.scales, expect, rtol=1e-6)
         assert np.allclose(q.tensor(b).data * expect, g.tensor(b).data, atol=float(expect.max()))
     # fixed output; one quantisation through pools, concatenation and reshape: the concatenation's
+    # output range, pushed back through the pools to the ADD (TF's backward propagation)
     assert q.tensor("y").quant == Quant((1 / 256,), (-128,))
-    group = {q.tensor(n).quant for n in ("s", "p", "a", "m", "cat", "flat")}
-    assert len(group) == 1
+    runs = [reference.run(g, {"x": x[None]}) for x in cal["x"]]
+
+    def span(*names):
+        return (min(float(r[n].min()) for r in runs for n in names), max(float(r[n].max()) for r in runs for n in names))
+    for n in ("s", "p", "a", "m", "cat", "flat"):
+        assert q.tensor(n).quant == asymmetric_quant(*span("cat")), n
+    # ADD's first input, read by it only, is recorded with the ADD's output too (TF's in-place calibration)
+    assert q.tensor("d").quant == asymmetric_quant(*span("d", "s")) != asymmetric_quant(*span("d"))
+    assert q.tensor("c2").quant == asymmetric_quant(*span("c2"))
     assert q.tensor("x").quant == asymmetric_quant(float(cal["x"].min()), float(cal["x"].max()))
     assert q.tensor("shape").dtype is DType.INT32 and list(q.tensor("shape").data) == [1, 64]
 

@@ -133,7 +133,7 @@ def quantize_graph(graph: Graph, calibration: Mapping[str, np.ndarray]) -> Tuple
     ranges, floats = _calibrate(graph, samples)
     quants = _choose_quants(graph, ranges)
     qgraph = _build_int8_graph(graph, quants)
-    return qgraph, _report(graph, qgraph, samples, floats)
+    return qgraph, _report(graph, qgraph, samples, floats, ranges)
 
 
 # ---- checks ---------------------------------------------------------------------------------------
@@ -460,18 +460,22 @@ def sqnr_db(reference: np.ndarray, value: np.ndarray) -> float:
     return 10.0 * math.log10(signal / noise)
 
 
-def _report(graph: Graph, qgraph: Graph, samples: Mapping[str, np.ndarray], floats) -> List[str]:
+def _report(graph: Graph, qgraph: Graph, samples: Mapping[str, np.ndarray], floats,
+            ranges: Mapping[str, Tuple[float, float]]) -> List[str]:
+    """Per operator: its output's calibrated float range, int8 scale and zero point, SQNR; then the
+    graph outputs' SQNR (and top-1 agreement for a vector of scores)."""
     count = len(floats)
     quant_runs = [_run_int8(qgraph, {k: v[i] for k, v in samples.items()}) for i in range(count)]
     lines = [f"quantisation: {count} calibration input(s); SQNR of the int8 network against the float one "
              "(dB, higher is better)",
-             f"  {'layer':<28} {'operator':<18} {'scale':>12} {'zero':>5} {'SQNR':>7}"]
+             f"  {'layer':<28} {'float range':>23} {'scale':>12} {'zero':>5} {'SQNR':>7}"]
     for op in graph.ops:
         name = op.outputs[0]
         q = qgraph.tensor(name).quant
         db = _sqnr_over(floats, quant_runs, name)
-        lines.append(f"  {_short(op.label):<28} {op.kind.value:<18} {q.scales[0]:>12.6g} {q.zero_points[0]:>5} "
-                     f"{_db(db):>7}")
+        lo, hi = ranges[name]
+        lines.append(f"  {_short(op.label):<28} {f'[{lo:.4g}, {hi:.4g}]':>23} {q.scales[0]:>12.6g} "
+                     f"{q.zero_points[0]:>5} {_db(db):>7}")
     for name in graph.outputs:
         line = f"output {name}: SQNR {_db(_sqnr_over(floats, quant_runs, name))} dB"
         if sum(d > 1 for d in graph.tensor(name).shape) == 1:          # a vector of scores
