@@ -221,3 +221,11 @@ def test_report_of_an_onnx_source_has_no_arena():
 
     lines = R._arena_lines(Plan(), {"format": "onnx"}, None)
     assert lines[-1] == "TFLM arena: none (the source is not a TFLite model)"
+
+
+def test_report_of_an_import_directory_on_gap9(tmp_path):
+    out = tmp_path / "kws gap9"
+    import_model(str(MODELS / "ds_cnn_kws.tflite"), str(out), platform="gap9", check=False)
+    text = R.report_of_import(out)
+    assert text.splitlines()[0].startswith("import report: graph ds_cnn_kws on gap9 (12 layers, 2656768 MACs)")
+    assert "ms at 370 MHz" in text and "liveness lower bound" in text and "is within it" in text

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import re
 import sys
@@ -44,7 +45,10 @@ import tflite
 
 from ..bounds import kernel_figures
 from ..graph.lower import plan_graph
+from . import lower as L
+from . import verify as V
 from .ir import Graph, Op, OpKind
+from .script import read_model
 
 try:  # tflite-micro: TFLM's arena for the same model (optional: the report says when it is missing)
     from tflite_micro.python.tflite_micro import runtime as tflm_runtime
@@ -252,4 +256,19 @@ def import_report(model, plan, graph: Graph, descriptor: Mapping, lowered=None,
     return "\n".join(lines)
 
 
-__all__ = ["CLOCK_MHZ", "LayerRow", "TflmArena", "import_report", "layer_rows", "op_macs", "tflm_arena"]
+def report_of_import(directory, gen_dir: Optional[str] = None) -> str:
+    """The report of an import directory (``NAME.json`` + ``NAME.py``): its script generated into
+    ``gen_dir`` (else a temporary directory), its source read and lowered again for the operators."""
+    d = V.read_import_dir(directory)
+    with contextlib.ExitStack() as stack:
+        if gen_dir is None:
+            gen_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="autotiler-report-"))
+        model = V.generate(d, gen_dir)
+    descriptor = json.loads(d.descriptor_path.read_text(encoding="utf-8"))
+    graph = read_model(str(d.source))
+    if descriptor.get("quantized_by_import"):
+        return import_report(model, None, graph, descriptor)   # the float graph: operators and MACs only
+    return import_report(model, None, graph, descriptor, lowered=L.lower(graph))
+
+
+__all__ = ["CLOCK_MHZ", "LayerRow", "TflmArena", "import_report", "layer_rows", "op_macs", "report_of_import", "tflm_arena"]
