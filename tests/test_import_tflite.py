@@ -417,6 +417,20 @@ def test_reshape_from_options_and_minus_one():
                                           "does not hold 24 values")
 
 
+def test_dynamic_range_quantisation_refused():
+    T = schema.TensorType
+    n = _Net()
+    x = n.tensor("x", [1, 4, 4, 2], T.FLOAT32)
+    w = n.tensor("w", [3, 1, 1, 2], T.INT8, np.ones((3, 1, 1, 2)), quant=(0.1, 0))
+    y = n.tensor("y", [1, 4, 4, 3], T.FLOAT32)
+    n.op(schema.BuiltinOperator.CONV_2D, [x, w, -1], [y],
+         _options(schema.Conv2DOptionsT, padding=schema.Padding.VALID, strideH=1, strideW=1))
+    assert _refusal(n.pack([x], [y])) == (
+        "bad.tflite: operator 0 (CONV_2D): argument 'w': CONV_2D takes float32 activations through INT8 weights 'w' "
+        "(dynamic-range quantisation): not supported; convert with a representative dataset (full int8) or without "
+        "quantisation (float32, then --calibration)")
+
+
 def _refusal(data: bytes, name: str = "bad.tflite") -> str:
     with pytest.raises(ImportModelError) as e:
         read_tflite(name, data)

@@ -31,7 +31,8 @@ Refused, each by an :class:`ImportModelError` naming the file and the operator o
 that is not a TFLite flatbuffer (no ``TFL3`` identifier), empty or truncated data, an operator that
 calls another subgraph (control flow), an operator not supported (named with its index, its
 tensors and the list of what is supported), int16 activations, uint8 tensors, other tensor types,
-int8 tensors without quantisation, activations quantised per channel,
+int8 tensors without quantisation, activations quantised per channel, dynamic-range ("hybrid")
+quantisation (float activations through int8 weights),
 a graph input with a dynamic dimension other than the batch, a batch larger than one.
 """
 
@@ -526,6 +527,18 @@ def _check_inputs(op: _RawOp, kind: OpKind, ins: List[Optional[_Value]], where: 
                                    where=where, arg=ins[i].raw.name)
 
 
+def _check_hybrid(kind: OpKind, ins: List[Optional[_Value]], where: str) -> None:
+    """Dynamic-range ("hybrid") quantisation: float activations through int8 weights, quantised on the fly
+    by TFLite's kernels. Neither a float nor an int8 network: refused."""
+    if kind in (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CONNECTED) and \
+            ins[0].raw.type == _T.FLOAT32 and ins[1].raw.type != _T.FLOAT32:
+        w = ins[1].raw
+        raise ImportModelError(f"{kind.value} takes float32 activations through {_TYPE_NAMES.get(w.type, w.type)} "
+                               f"weights {w.name!r} (dynamic-range quantisation): not supported; convert with a "
+                               "representative dataset (full int8) or without quantisation (float32, then "
+                               "--calibration)", where=where, arg=w.name)
+
+
 def _check_type(t: _RawTensor, is_const: bool, where: str) -> DType:
     name = _TYPE_NAMES.get(t.type, str(t.type))
     if t.type == _T.INT16 and not is_const:
@@ -618,6 +631,7 @@ class _Builder:
             raise _unsupported(op, self.model, where)
         kind = OpKind(op.kind)
         _check_inputs(op, kind, ins, where)
+        _check_hybrid(kind, ins, where)
         # RESHAPE's shape and MEAN's axes end in the output shape and the options
         kept = ins[:1] if kind in (OpKind.RESHAPE, OpKind.SQUEEZE, OpKind.MEAN) else ins
         for v in kept:
