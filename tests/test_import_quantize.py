@@ -25,6 +25,7 @@ from autotiler.importers.ir import (
     SoftmaxOptions,
     Tensor,
 )
+from autotiler.importers.onnx_reader import read_onnx
 from autotiler.importers.quantize import (
     asymmetric_quant,
     is_float,
@@ -379,3 +380,19 @@ def test_weights_that_are_not_constant_are_refused():
     assert _err(quantize_graph, g, {"x": np.ones((2, 4)), "b": np.ones((2, 2))}) == (
         "m.tflite: operator 1 (FULLY_CONNECTED): argument 'b': the bias 'b' of a float FULLY_CONNECTED must be a "
         "float32 constant")
+
+
+def test_an_onnx_float_model_takes_calibration_in_its_own_nchw_layout():
+    path = Path(__file__).resolve().parent / "models" / "onnx" / "kws.onnx"
+    g = read_onnx(str(path), path.read_bytes())
+    assert g.source_layout == "NCHW" and g.tensor("input").shape == (1, 49, 10, 1)
+    nhwc = np.random.default_rng(3).normal(0, 1, (6, 49, 10, 1)).astype(np.float32)
+    nchw = nhwc.transpose(0, 3, 1, 2)
+    q1, lines1 = quantize_graph(g, {"input": nchw})
+    q2, lines2 = quantize_graph(g, {"input": nhwc[:, None]})
+    assert lines1 == lines2 and all(q1.tensor(n).quant == q2.tensor(n).quant for n in q1.tensors)
+    assert float(lines1[-1].split("SQNR ")[1].split(" dB")[0]) >= 25
+    assert _err(quantize_graph, g, {"input": nhwc[:, :, :5]}) == (
+        f"{path}: argument 'input': calibration data for input 'input' has shape [6, 49, 5, 1]; expected "
+        "[N, 1, 1, 49, 10] (NCHW) or [N, 1, 49, 10] (NCHW) or [N, 1, 49, 10, 1] or [N, 49, 10, 1] with N >= 1 "
+        "(give --calibration FILE.npz: one float array per graph input name, shape [N, *input shape])")

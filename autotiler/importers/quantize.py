@@ -127,7 +127,9 @@ def load_calibration(path: str) -> Dict[str, np.ndarray]:
 
 def quantize_graph(graph: Graph, calibration: Mapping[str, np.ndarray]) -> Tuple[Graph, List[str]]:
     """(int8 graph, per-layer report lines) of a float graph, from calibration data: one array per
-    graph input name, shape ``[N, *input shape]`` or ``[N, *input shape without its batch of 1]``."""
+    graph input name, shape ``[N, *input shape]`` or ``[N, *input shape without its batch of 1]``;
+    for an ONNX model (``source_layout`` NCHW) a 4-D input's shape may be the model's own NCHW one
+    (preferred when both match) or the IR's NHWC."""
     _check_float_graph(graph)
     samples = check_calibration(graph, calibration)
     ranges, floats = _calibrate(graph, samples)
@@ -179,21 +181,39 @@ def check_calibration(graph: Graph, calibration: Mapping[str, np.ndarray]) -> Di
     return samples
 
 
+def _calibration_forms(graph: Graph, name: str) -> List[Tuple[Tuple[int, ...], bool]]:
+    """The shapes (after N) a calibration array of input ``name`` may have, each with whether it is
+    NCHW: an ONNX model's 4-D input in its own layout first, then the IR's NHWC; each with and
+    without a batch of 1."""
+    shape = tuple(graph.tensor(name).shape)
+    layouts = [(shape, False)]
+    if graph.source_layout == "NCHW" and len(shape) == 4:
+        layouts.insert(0, ((shape[0], shape[3], shape[1], shape[2]), True))
+    forms = []
+    for full, nchw in layouts:
+        for form in (full, full[1:]) if full and full[0] == 1 else (full,):
+            if all(form != f for f, _ in forms):
+                forms.append((form, nchw))
+    return forms
+
+
 def _calibration_array(graph: Graph, name: str, value) -> np.ndarray:
+    """The calibration samples of input ``name`` as float32 ``[N, *IR input shape]``."""
     shape = tuple(graph.tensor(name).shape)
     a = np.asarray(value)
-    inner = shape[1:] if shape and shape[0] == 1 else shape
-    forms = [f"[N, {', '.join(map(str, shape))}]"]
-    if inner != shape:
-        forms.append(f"[N, {', '.join(map(str, inner))}]")
-    if a.ndim < 1 or a.shape[0] == 0 or tuple(a.shape[1:]) not in (shape, inner):
-        raise ImportModelError(f"calibration data for input {name!r} has shape {list(a.shape)}; expected "
-                               f"{' or '.join(forms)} with N >= 1", where=graph.source, arg=name,
-                               hint=CALIBRATION_HINT)
+    forms = _calibration_forms(graph, name)
+    match = [nchw for form, nchw in forms if a.ndim >= 1 and tuple(a.shape[1:]) == form]
+    if not match or a.shape[0] == 0:
+        wanted = " or ".join(f"[N, {', '.join(map(str, form))}]" + (" (NCHW)" if nchw else "") for form, nchw in forms)
+        raise ImportModelError(f"calibration data for input {name!r} has shape {list(a.shape)}; expected {wanted} "
+                               "with N >= 1", where=graph.source, arg=name, hint=CALIBRATION_HINT)
     if a.dtype.kind not in "fiub":
         raise ImportModelError(f"calibration data for input {name!r} is {a.dtype}, not real numbers",
                                where=graph.source, arg=name, hint=CALIBRATION_HINT)
-    a = a.astype(np.float32).reshape((a.shape[0], *shape))
+    a = a.astype(np.float32)
+    if match[0]:                      # the source's NCHW: to the IR's NHWC
+        a = a.reshape((a.shape[0], shape[0], shape[3], shape[1], shape[2])).transpose(0, 1, 3, 4, 2)
+    a = np.ascontiguousarray(a.reshape((a.shape[0], *shape)))
     if not np.all(np.isfinite(a)):
         raise ImportModelError(f"calibration data for input {name!r} holds NaN or infinite values",
                                where=graph.source, arg=name, hint=CALIBRATION_HINT)
