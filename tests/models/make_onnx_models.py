@@ -106,17 +106,17 @@ def convnet() -> Tuple[onnx.ModelProto, List[int]]:
 
 
 def actnet() -> Tuple[onnx.ModelProto, List[int]]:
-    """LeakyRelu, Pad, a Conv with pads that are neither SAME nor VALID, Sigmoid and Mul (swish), Tanh,
-    MaxPool, a Flatten of a 5 x 5 feature map into MatMul + Add, a standalone Relu."""
+    """LeakyRelu, a Pad before a VALID Conv (TFLite's SAME padding as Keras exports it), Sigmoid and Mul
+    (swish), Tanh, a Flatten of a 4 x 4 feature map into MatMul + Add, a Relu after an Add."""
     b = _Builder(2)
     shape = [1, 4, 12, 12]
     x = b.node("LeakyRelu", [b.conv("input", 4, 8, (3, 3))], alpha=0.1)               # 8 x 10 x 10
-    x = b.node("Pad", [x, b.const("pads", np.array([0, 0, 1, 2, 0, 0, 1, 0], np.int64))], mode="constant")
-    x = b.conv(x, 8, 8, (3, 3), pads=(2, 0, 0, 1))                                      # 8 x 12 x 11
+    x = b.node("Pad", [x, b.const("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))], mode="constant")
+    x = b.conv(x, 8, 8, (3, 3))                                                         # 8 x 10 x 10
     x = b.node("Mul", [x, b.node("Sigmoid", [x])])
-    x = b.node("Tanh", [b.conv(x, 8, 8, (3, 3), stride=(2, 2))])                        # 8 x 5 x 5
+    x = b.node("Tanh", [b.conv(x, 8, 8, (3, 3), stride=(2, 2))])                        # 8 x 4 x 4
     x = b.node("Flatten", [x])
-    x = b.node("Relu", [b.matmul_add(x, 200, 16)])
+    x = b.node("Relu", [b.matmul_add(x, 128, 16)])
     return b.model("actnet", shape, b.matmul_add(x, 16, 6)), shape
 
 
