@@ -396,3 +396,15 @@ def test_an_onnx_float_model_takes_calibration_in_its_own_nchw_layout():
         f"{path}: argument 'input': calibration data for input 'input' has shape [6, 49, 5, 1]; expected "
         "[N, 1, 1, 49, 10] (NCHW) or [N, 1, 49, 10] (NCHW) or [N, 1, 49, 10, 1] or [N, 49, 10, 1] with N >= 1 "
         "(give --calibration FILE.npz: one float array per graph input name, shape [N, *input shape])")
+
+
+def test_a_bias_shared_at_different_scales_is_refused():
+    b = _const("b", [0.5, -0.5])
+    w = _const("w", np.ones((2, 4)))
+    fc = ActivationOptions()
+    g = _small([Op(OpKind.FULLY_CONNECTED, 1, "1 (FULLY_CONNECTED)", ("r", "w", "b"), ("y",), fc),
+                Op(OpKind.FULLY_CONNECTED, 2, "2 (FULLY_CONNECTED)", ("x", "w", "b"), ("z",), fc)],
+               [w, b, Tensor("y", (1, 2), F32), Tensor("z", (1, 2), F32)], outputs=("y", "z"))
+    assert _err(quantize_graph, g, {"x": np.linspace(-1, 2, 8).reshape(2, 4)}) == (
+        "m.tflite: operator 2 (FULLY_CONNECTED): argument 'b': the bias 'b' is shared by operators whose input and "
+        "weight scales differ: not supported yet (give each operator a bias of its own)")

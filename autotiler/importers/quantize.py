@@ -411,8 +411,13 @@ def _quantize_weighted(graph: Graph, op: Op, quants: Mapping[str, Quant], tensor
     tensors[w_name] = replace(w, dtype=DType.INT8, quant=Quant(tuple(scales), (0,) * len(scales), axis), data=qw)
     if bias is not None:
         bscales, qb = quantize_bias(bias, s_in, scales)
-        tensors[bias_name] = replace(graph.tensor(bias_name), dtype=DType.INT32,
-                                     quant=Quant(tuple(bscales), (0,) * len(bscales), 0), data=qb)
+        prior = tensors[bias_name]
+        if prior.dtype is DType.INT32 and prior.quant is not None and prior.quant.scales != tuple(bscales):
+            raise ImportModelError(f"the bias {bias_name!r} is shared by operators whose input and weight scales "
+                                   "differ: not supported yet", where=graph.where(op), arg=bias_name,
+                                   hint="give each operator a bias of its own")
+        tensors[bias_name] = replace(prior, dtype=DType.INT32, quant=Quant(tuple(bscales), (0,) * len(bscales), 0),
+                                     data=qb)
 
 
 def quantize_weights(w: np.ndarray, axis: int, s_in: float,
