@@ -5,7 +5,10 @@ lowering (``lower``) reads it: an int8 graph with TensorFlow Lite's semantics.
   ``real = scale * (q - zero_point)``, per tensor or per channel along ``axis``) and, for
   constants, their data (a read-only numpy array).
 * Ops are TFLite's builtin operators (:class:`OpKind`) with typed options; inputs and outputs are
-  tensor names (``None`` for an absent optional input, e.g. a bias).
+  tensor names (``None`` for an absent optional input, e.g. a bias). RESHAPE, SQUEEZE and MEAN have
+  one input: the new shape is the output tensor's shape, MEAN's axes (>= 0, sorted) are in its
+  :class:`ReduceOptions`; PAD keeps its paddings as a constant second input ([rank, 2] int32);
+  DEPTHWISE_CONV_2D's multiplier is in its :class:`ConvOptions`; CONCATENATION's axis is >= 0.
 * Feature maps are NHWC (one image, N = 1). A front end whose model is NCHW (ONNX) converts its
   operators to this form and records the source layout in :attr:`Graph.source_layout`, so that
   the lowering can give the graph's interface the source's own shapes.
