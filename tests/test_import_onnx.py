@@ -441,6 +441,32 @@ def test_refuses_uint8_activations():
             "reads int8 QDQ models (quantise with activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)")
 
 
+def test_refuses_int16_activations():
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="q0"),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["y"], name="dq0")]
+    _raises(_tiny(nodes, [("s", np.float32(0.1)), ("z", np.int16(0))], opset=21),
+            "operator q0 (QuantizeLinear): argument 'xq': int16 activations are not supported")
+
+
+def test_refuses_pool_with_ceil_mode_unlike_same():
+    nodes = [helper.make_node("MaxPool", ["x"], ["y"], name="mp", kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1,
+                              pads=[1, 1, 1, 1])]
+    _raises(_tiny(nodes, in_shape=(1, 2, 5, 5)), "operator mp (MaxPool): argument 'x': MaxPool pads [1, 1, 1, 1] "
+            "with ceil_mode=1 are neither TFLite's SAME nor VALID")
+
+
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
+def test_pool_ceil_mode_is_same_padding(op, tmp_path):
+    """ceil_mode's clipped last windows are TFLite's SAME (5 x 5, 2 x 2 windows, stride 2): equal to onnxruntime."""
+    data = _tiny([helper.make_node(op, ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
+                 in_shape=(1, 2, 5, 5))
+    g = read_onnx("m.onnx", data)
+    assert g.ops[0].options.padding.value == "SAME" and g.tensor("y").shape == (1, 3, 3, 2)
+    x = np.random.default_rng(0).normal(0, 1, (1, 2, 5, 5)).astype(np.float32)
+    (yf,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    np.testing.assert_allclose(_evaluate(g, {"x": _nchw_to_ir(x)})["y"], _nchw_to_ir(yf), rtol=1e-5, atol=1e-6)
+
+
 def test_refuses_nchw_flatten_not_read_by_a_matmul():
     nodes = [helper.make_node("Flatten", ["x"], ["f"], name="flat"), helper.make_node("Relu", ["f"], ["y"])]
     _raises(_tiny(nodes), "operator flat (Flatten): argument 'x': a flatten of the NCHW feature map (1, 2, 4, 4) is "

@@ -469,7 +469,9 @@ class _Reader:
 
     def padding(self, attrs: dict, in_hw: Sequence[int], out_hw: Sequence[int], k: Sequence[int],
                 stride: Sequence[int], dilation: Sequence[int]) -> Tuple[Optional[Padding], Tuple[int, ...]]:
-        """TFLite's SAME or VALID when the ONNX pads are theirs, else (None, (top, left, bottom, right))."""
+        """TFLite's SAME or VALID when the ONNX pads are theirs, else (None, (top, left, bottom, right)).
+        A pool's ``ceil_mode`` clips its last windows at the image as SAME does: SAME when the output
+        size and the top/left pads are SAME's."""
         auto = attrs.get("auto_pad", b"NOTSET")
         auto = auto.decode() if isinstance(auto, bytes) else auto
         if auto == "VALID":
@@ -486,10 +488,12 @@ class _Reader:
             same.append((total // 2, total - total // 2))
         if auto == "SAME_LOWER":
             pads = (same[0][1], same[1][1], same[0][0], same[1][0])
-        if pads == (same[0][0], same[1][0], same[0][1], same[1][1]) and out_hw[0] == -(-in_hw[0] // stride[0]) \
-                and out_hw[1] == -(-in_hw[1] // stride[1]):
+        same_out = out_hw[0] == -(-in_hw[0] // stride[0]) and out_hw[1] == -(-in_hw[1] // stride[1])
+        if same_out and pads[:2] == (same[0][0], same[1][0]) \
+                and (pads[2:] == (same[0][1], same[1][1]) or attrs.get("ceil_mode", 0)):
             return Padding.SAME, pads
-        if not any(pads):
+        valid = all(out_hw[d] == (in_hw[d] - (k[d] - 1) * dilation[d] - 1) // stride[d] + 1 for d in range(2))
+        if not any(pads) and valid:
             return Padding.VALID, pads
         return None, pads
 
@@ -654,6 +658,9 @@ class _Reader:
             dtype = DType.INT8 if q is not None else DType.FLOAT32
             if self.qdq and q is None:
                 raise self.fail(f"constant {name!r} is float in a quantised model", arg=name)
+            if q is not None and not q.per_tensor:
+                raise self.fail(f"constant {name!r} of {node.op_type} is quantised per channel: only per tensor is "
+                                "supported", arg=name)
             ins.append(self.add_tensor(self.fresh(name), data.shape, dtype,
                                        Quant(q.scales[:1], q.zero_points[:1]) if q is not None else None,
                                        data.astype(dtype.numpy)))
@@ -731,8 +738,9 @@ class _Reader:
         in_shape, out_shape = self.shape(node.input[0]), self.shape(node.output[0])
         pad, pads = self.padding(a, in_shape[2:], out_shape[2:], k, stride, (1, 1))
         if pad is None:
-            raise self.fail(f"{node.op_type} pads {list(pads)} are neither TFLite's SAME nor VALID", arg=node.input[0],
-                            hint="pad with SAME (bottom/right get the odd pixel) or not at all")
+            ceil = " with ceil_mode=1" if a.get("ceil_mode", 0) else ""
+            raise self.fail(f"{node.op_type} pads {list(pads)}{ceil} are neither TFLite's SAME nor VALID",
+                            arg=node.input[0], hint="pad with SAME (bottom/right get the odd pixel) or not at all")
         if kind == OpKind.AVERAGE_POOL_2D and a.get("count_include_pad", 0) and any(pads):
             raise self.fail("AveragePool with count_include_pad=1 and pads is not supported (TFLite counts the "
                             "taps inside the image only)", arg=node.input[0])
