@@ -17,6 +17,7 @@ is left and DIR is as it was; the user's other files in DIR survive.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import runpy
@@ -30,7 +31,7 @@ from typing import Callable, Mapping, Optional
 import numpy as np
 
 from .. import __version__
-from ..errors import ImportModelError
+from ..errors import AutoTilerError, ImportModelError
 from ..model.session import reset_default_model
 from ..platforms import PLATFORMS
 from . import lower as L
@@ -325,9 +326,21 @@ def load_calibration(path: str, graph: Graph) -> dict:
 # Atomic write
 
 
-def _check_generation(stage: Path, name: str) -> None:
+def _check_generation(stage: Path, name: str, final: str) -> None:
     """Run the staged script (as ``autotiler generate``) into a scratch directory: every layer
-    tiles and the graph fits its budgets, else the generator's error, naming the layer."""
+    tiles and the graph fits its budgets, else the generator's error, naming the layer and the
+    script where it will be (``final``), not where it was staged."""
+    try:
+        _generate_staged(stage, name)
+    except AutoTilerError as err:
+        where = err.where or ""
+        for staged in (str(stage), os.path.relpath(stage)):  # errors name files relative to the cwd
+            where = where.replace(staged, final.rstrip(os.sep))
+        raise ImportModelError(f"the imported model does not generate: {err.message}", where=where or None,
+                               kernel=err.kernel, arg=err.arg, hint=err.hint) from None
+
+
+def _generate_staged(stage: Path, name: str) -> None:
     with tempfile.TemporaryDirectory(prefix="autotiler-import-gen-") as gen:
         reset_default_model()
         saved = sys.argv
@@ -387,9 +400,9 @@ def write_atomic(out_dir: str, files: Mapping[str, bytes], check: Optional[Calla
     target = Path(os.path.abspath(out_dir))
     if os.path.lexists(target) and not target.is_dir():
         raise ImportModelError(f"output '{out_dir}' exists and is not a directory", hint="give -o a directory")
-    if not target.parent.is_dir():
-        raise ImportModelError(f"the parent directory of '{out_dir}' does not exist", hint="create it first")
+    made = _make_parents(target.parent, out_dir)
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.import-", dir=target.parent))
+    done = False
     try:
         for rel, data in files.items():
             path = stage / rel
@@ -401,10 +414,35 @@ def write_atomic(out_dir: str, files: Mapping[str, bytes], check: Optional[Calla
         os.chmod(stage, 0o777 & ~_umask())  # mkdtemp's 0700 would become DIR's mode
         if not os.path.lexists(target):
             os.rename(stage, target)
-            return
-        _place(stage, target, entries)
+        else:
+            _place(stage, target, entries)
+        done = True
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        for d in made if not done else ():
+            with contextlib.suppress(OSError):
+                d.rmdir()
+
+
+def _make_parents(parent: Path, out_dir: str) -> list:
+    """Create the missing parents of DIR (``mkdir -p``); the ones made, innermost first, so that a
+    failed import removes them."""
+    missing = []
+    p = parent
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            d.mkdir()
+        except OSError as err:
+            for m in missing[missing.index(d) + 1:]:
+                with contextlib.suppress(OSError):
+                    m.rmdir()
+            raise ImportModelError(f"cannot create the directory of '{out_dir}': {err.strerror or err}") from None
+    if not parent.is_dir():
+        raise ImportModelError(f"'{parent}' is not a directory", hint="give -o a path inside a directory")
+    return missing
 
 
 # ---------------------------------------------------------------------------------------------
@@ -439,7 +477,7 @@ def import_model(model: str, out_dir: str, name: Optional[str] = None, platform:
              f"{name}.json": (json.dumps(descriptor(name, graph, lowered, platform, bool(report)), indent=1,
                                          ensure_ascii=False) + "\n").encode("utf-8"),
              **tensor_files(name, lowered)}
-    write_atomic(out_dir, files, (lambda stage: _check_generation(stage, name)) if check else None)
+    write_atomic(out_dir, files, (lambda stage: _check_generation(stage, name, out_dir)) if check else None)
     return ImportResult(name, out_dir, graph, lowered, budgets, tuple(report))
 
 

@@ -1,0 +1,435 @@
+"""``autotiler import`` (issue 24 §1, §2, §10): a trained TFLite model in, a model script of the
+SQ8 generators out, whose generated C gives TensorFlow Lite Micro's answers bit for bit.
+
+* Every single-operator model of tests/models/sq8 that the lowering takes, read by the TFLite
+  front end, put side by side into a few graphs (one import, generation and build each), run on
+  the simulated chip: each output (pre-filled with a sentinel) equals the tflite-micro
+  interpreter's on the same inputs.
+* Whole networks through the command itself (``import``, ``generate`` from another directory,
+  ``run`` on .npy files, the output file compared with tflite-micro): a path with spaces and
+  non-ASCII characters, a float interface, a folded PAD.
+* The descriptor's keys and shapes; atomicity (the user's files survive, a failed import leaves
+  DIR as it was and nothing beside it); every bad input of §10 that concerns import and run ends
+  in one line on stderr and status 1.
+* Lowering refusals by name on graphs built by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import host_harness
+from autotiler.command import library_sources, main
+from autotiler.errors import ImportModelError
+from autotiler.importers import ir, lower, script
+from autotiler.importers.tflite_reader import read_tflite
+
+runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime",
+                              reason="tflite-micro is in the test extra: pip install tflite-micro")
+
+pytestmark = pytest.mark.usefixtures("private_harness_cache")
+
+MODELS = Path(__file__).parent / "models"
+SQ8 = MODELS / "sq8"
+NETS = MODELS / "import"
+SENTINEL = 99
+# single-operator models whose operator the lowering does not take (TFLite operators outside issue
+# 24 §3) or takes only in a form they do not have (ADD broadcasting)
+NOT_LOWERED = ("transpose_", "reduce_max_", "sum_", "add_broadcast_c")
+SINGLE = sorted(p.stem for p in SQ8.glob("*.tflite") if not p.stem.startswith(NOT_LOWERED))
+BATCHES = 4
+
+
+def tflm(path: Path, inputs: list) -> np.ndarray:
+    """The tflite-micro interpreter's first output on ``inputs``."""
+    interp = runtime.Interpreter.from_file(str(path), arena_size=4 << 20)
+    for i, x in enumerate(inputs):
+        interp.set_input(x, i)
+    interp.invoke()
+    return interp.get_output(0)
+
+
+def union(paths: list) -> ir.Graph:
+    """One IR graph of several models side by side (tensor names prefixed by the model's stem)."""
+    tensors, ops, ins, outs = {}, [], [], []
+    for k, path in enumerate(paths):
+        g = read_tflite(str(path), path.read_bytes())
+        pre = path.stem + "/"
+        tensors.update({pre + t.name: ir.Tensor(pre + t.name, t.shape, t.dtype, t.quant, t.data)
+                        for t in g.tensors.values()})
+        ops += [ir.Op(op.kind, 100 * k + op.index, f"{path.stem}:{op.label}",
+                      tuple(None if n is None else pre + n for n in op.inputs), tuple(pre + n for n in op.outputs),
+                      op.options) for op in g.ops]
+        ins += [pre + n for n in g.inputs]
+        outs += [pre + n for n in g.outputs]
+    return ir.Graph("union.tflite", "tflite", "NHWC", tensors, tuple(ops), tuple(ins), tuple(outs)).check()
+
+
+def draw(shape, rng) -> np.ndarray:
+    return rng.integers(-128, 128, size=shape).astype(np.int8)
+
+
+def ramp(shape, k: int) -> np.ndarray:
+    return ((np.arange(int(np.prod(shape))) * (k + 3)) % 256 - 128).astype(np.int8).reshape(shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# Every lowered operator, bit-exact with tflite-micro
+
+
+@pytest.fixture(scope="module")
+def single_runs(tmp_path_factory) -> dict:
+    """{model: [(got, want) per draw]} for every model of SINGLE, BATCHES graphs of them."""
+    out = {}
+    for b in range(BATCHES):
+        names = SINGLE[b::BATCHES]
+        paths = [SQ8 / f"{n}.tflite" for n in names]
+        lowered = lower.lower(union(paths))
+        tmp = tmp_path_factory.mktemp(f"single{b}")
+        name = f"Single{b}"
+        files = {f"{name}.py": script.render(name, lowered, script.default_budgets("gap8", lowered),
+                                             "union.tflite").encode(), **script.tensor_files(name, lowered)}
+        script.write_atomic(str(tmp / "imp"), files)
+        assert main(["generate", str(tmp / "imp" / f"{name}.py"), "-o", str(tmp / "gen"), "-q"]) == 0
+        sources, dirs = library_sources(str(tmp / "gen"))
+        prog = host_harness.build(tmp / "gen", sources=sources, include_dirs=dirs)
+        g = prog.graph(name)
+        g.construct()
+        rng = np.random.default_rng(b)
+        ports = iter(lowered.inputs)
+        per_model = []
+        for path in paths:
+            n_in = len(read_tflite(str(path), path.read_bytes()).inputs)
+            per_model.append((path, [next(ports) for _ in range(n_in)]))
+        for d in range(2):
+            args, wants = {}, []
+            for k, (path, ins) in enumerate(per_model):
+                xs = [draw(p.shape, rng) if d == 0 else ramp(p.shape, k + i) for i, p in enumerate(ins)]
+                args.update({p.name: x for p, x in zip(ins, xs)})
+                wants.append(tflm(path, xs))
+            for k in range(len(wants)):
+                args[lowered.outputs[k].name] = np.full(lowered.outputs[k].shape, SENTINEL, np.int8)
+            g.run(**args)
+            for k, (path, _) in enumerate(per_model):
+                out.setdefault(path.stem, []).append((args[lowered.outputs[k].name], wants[k]))
+        g.destruct()
+    return out
+
+
+def test_every_lowered_operator_has_a_model():
+    ops = {json.loads((SQ8 / f"{n}.json").read_text())["op"] for n in SINGLE}
+    assert ops == {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL", "AVERAGE_POOL_2D",
+                   "MAX_POOL_2D", "MEAN", "SOFTMAX", "CONCATENATION", "RELU", "RELU6", "LEAKY_RELU", "HARD_SWISH",
+                   "LOGISTIC", "TANH", "QUANTIZE"}
+
+
+@pytest.mark.parametrize("model", SINGLE)
+def test_single_operator_equals_tflm(single_runs, model):
+    for d, (got, want) in enumerate(single_runs[model]):
+        assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape)
+        bad = np.flatnonzero(got != want)
+        assert bad.size == 0, f"{model} draw {d}: {bad.size}/{got.size} differ, first at {bad[0]}: " \
+                              f"C {got.flat[bad[0]]} tflm {want.flat[bad[0]]}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole networks through the command
+
+
+def cli(*args) -> int:
+    return main([str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory) -> dict:
+    """{model: (import dir, generated dir, descriptor)}: imported and generated through the command,
+    from a working directory that is neither."""
+    root = tmp_path_factory.mktemp("nets")
+    elsewhere = root / "cwd"
+    elsewhere.mkdir()
+    out = {}
+    here = os.getcwd()
+    try:
+        os.chdir(elsewhere)
+        for model, sub in (("ds_cnn_kws", "out dir é/ds cnn ü"), ("float_interface", "fi"),
+                           ("pad_conv_same", "pad"), ("resnet8", "resnet")):
+            d = root / sub
+            assert cli("import", NETS / f"{model}.tflite", "-o", d, "--name", model) == 0
+            gen = root / f"gen {model}"
+            assert cli("generate", d / f"{model}.py", "-o", gen, "-q") == 0
+            out[model] = (d, gen, json.loads((d / f"{model}.json").read_text(encoding="utf-8")))
+    finally:
+        os.chdir(here)
+    return out
+
+
+@pytest.mark.parametrize("model", ["ds_cnn_kws", "float_interface", "pad_conv_same", "resnet8"])
+def test_run_on_npy_equals_tflm(imported, model, tmp_path, capsys):
+    """``autotiler run GEN --graph G --input NAME=x.npy --output NAME=y.npy`` with no --sources: x is
+    what the TFLite interpreter takes (NHWC with the batch; int8, or for a float interface the
+    quantised tensor), y what it returns, equal to it."""
+    _, gen, desc = imported[model]
+    rng = np.random.default_rng(7)
+    port = desc["inputs"][0]
+    x = draw(port["shape"], rng)
+    np.save(tmp_path / "x.npy", x)
+    y = tmp_path / "y.npy"
+    assert cli("run", gen, "--graph", desc["graph"], "--input", f"{port['name']}=" + str(tmp_path / "x.npy"),
+               "--output", f"{desc['outputs'][0]['name']}={y}") == 0
+    got = np.load(y)
+    out = desc["outputs"][0]
+    if "source" in port:  # float interface: the interpreter takes the real values of the int8 input
+        want = tflm(NETS / f"{model}.tflite", [((x.astype(np.float32) - port["zero_point"]) *
+                                                np.float32(port["scale"])).astype(np.float32)])
+        got = ((got.astype(np.float32) - out["zero_point"]) * np.float32(out["scale"]))
+    else:
+        want = tflm(NETS / f"{model}.tflite", [x])
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert "cycles" in capsys.readouterr().out
+
+
+def test_descriptor(imported):
+    """NAME.json: graph, model_script, source, inputs, outputs; each port name, shape, dtype, scale,
+    zero_point: the interpreter's own shapes (NHWC, int8), or for a float interface the quantised
+    tensor with what the source takes."""
+    for model, (d, _, desc) in imported.items():
+        assert {"graph", "model_script", "source", "inputs", "outputs"} <= set(desc)
+        assert desc["graph"] == model and (d / desc["model_script"]).is_file()
+        assert Path(desc["source"]).name == f"{model}.tflite"
+        interp = runtime.Interpreter.from_file(str(NETS / f"{model}.tflite"), arena_size=4 << 20)
+        for key, details in (("inputs", interp.get_input_details), ("outputs", interp.get_output_details)):
+            assert len(desc[key]) == 1
+            port = desc[key][0]
+            assert {"name", "shape", "dtype", "scale", "zero_point"} <= set(port)
+            source = details(0)
+            assert port["shape"] == [int(v) for v in source["shape"]] and port["dtype"] == "int8"
+            if source["dtype"] == np.int8:
+                q = source["quantization_parameters"]
+                assert (np.float32(port["scale"]), port["zero_point"]) == (q["scales"][0], q["zero_points"][0])
+                assert "source" not in port
+            else:
+                assert port["source"]["dtype"] == "float32" and model == "float_interface"
+
+
+def test_script_is_readable_and_names_its_budgets(imported):
+    d, _, desc = imported["resnet8"]
+    text = (d / "resnet8.py").read_text(encoding="utf-8")
+    for needle in ("L1_BUDGET = 65536", "L2_BUDGET = ", "CreateGraph(", "ConstInfo(", "AddNode(",
+                   "CNN_MatAddAct_SQ8(", "LoadCNN_SQ8_Library()", "TilerParseOptions("):
+        assert needle in text, needle
+    consts = sorted(p.name for p in (d / "resnet8_tensors").iterdir())
+    assert consts and all(f"{c[:-4]!r}" in text for c in consts)
+
+
+def test_import_subprocess_and_budget_options(tmp_path):
+    """The real entry point (``python -m autotiler import``), --platform and budgets into the script."""
+    d = tmp_path / "o"
+    proc = subprocess.run([sys.executable, "-m", "autotiler", "import", str(SQ8 / "conv_3x3_same.tflite"), "-o",
+                           str(d), "--platform", "gap9", "--L1", "50000", "--L2", "300000", "--L3", "1000000"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Conv2D_0: CNN_ConvolutionPoolAct_SQ8" in proc.stdout
+    text = (d / "conv_3x3_same.py").read_text()
+    assert "PLATFORM = 'gap9'" in text and "L1_BUDGET = 50000" in text and "L2_BUDGET = 300000" in text
+    assert "L3_BUDGET = 1000000" in text
+    assert json.loads((d / "conv_3x3_same.json").read_text())["graph"] == "conv_3x3_same"
+
+
+# ---------------------------------------------------------------------------------------------
+# Atomicity
+
+
+def tree(path: Path) -> dict:
+    return {str(p.relative_to(path)): p.read_bytes() if p.is_file() else None for p in sorted(path.rglob("*"))}
+
+
+def test_user_files_survive_and_a_new_import_replaces_ours(tmp_path):
+    d = tmp_path / "dir"
+    d.mkdir()
+    (d / "notes.txt").write_text("mine")
+    (d / "m_tensors_extra").mkdir()
+    assert cli("import", SQ8 / "fc_45_10.tflite", "-o", d, "--name", "m") == 0
+    first = tree(d)
+    assert (d / "notes.txt").read_text() == "mine" and (d / "m.py").is_file() and (d / "m_tensors").is_dir()
+    assert cli("import", SQ8 / "conv_1x1_tiny.tflite", "-o", d, "--name", "m") == 0
+    second = tree(d)
+    assert second != first and "m_tensors/FullyConnected_0_W.bin" not in second
+    assert "m_tensors/Conv2D_0_W.bin" in second and (d / "notes.txt").read_text() == "mine"
+    assert (d / "m_tensors_extra").is_dir()
+    assert sorted(os.listdir(tmp_path)) == ["dir"]  # no staging left beside it
+
+
+def test_failed_import_leaves_dir_as_it_was(tmp_path, capsys):
+    d = tmp_path / "dir"
+    assert cli("import", SQ8 / "fc_45_10.tflite", "-o", d, "--name", "m") == 0
+    (d / "notes.txt").write_text("mine")
+    before = tree(d)
+    capsys.readouterr()
+    for model in (SQ8 / "add_broadcast_c.tflite", NETS / "pad_conv_sym.tflite"):
+        assert cli("import", model, "-o", d, "--name", "m") == 1
+        assert tree(d) == before
+    assert cli("import", SQ8 / "fc_45_10.tflite", "-o", d, "--name", "m", "--L1", "64") == 1  # fails generating
+    assert tree(d) == before
+    assert sorted(os.listdir(tmp_path)) == ["dir"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input: one line on stderr, status 1, no DIR
+
+
+def _bad(tmp_path, capsys, args: list, *needles: str) -> str:
+    d = tmp_path / "out"
+    capsys.readouterr()
+    status = cli("import", *args, "-o", d)
+    err = capsys.readouterr().err
+    assert status == 1, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("autotiler: error: ") and "Traceback" not in err, err
+    for n in needles:
+        assert n in err, (n, err)
+    assert not d.exists() and os.listdir(tmp_path) == [p.name for p in tmp_path.iterdir() if p.name != "out"]
+    assert not any(p.name.startswith(".out.") for p in tmp_path.iterdir())
+    return err
+
+
+@pytest.fixture
+def files(tmp_path) -> Path:
+    src = tmp_path / "in"
+    src.mkdir()
+    data = (SQ8 / "conv_3x3_same.tflite").read_bytes()
+    (src / "text.tflite").write_text("this is not a model\n")
+    (src / "cut.tflite").write_bytes(data[: len(data) // 3])
+    (src / "empty.tflite").write_bytes(b"")
+    (src / "tflite bytes.onnx").write_bytes(data)
+    (src / "model.pb").write_bytes(data)
+    return src
+
+
+def test_bad_model_files(tmp_path, capsys, files):
+    _bad(tmp_path, capsys, [files / "text.tflite"], "text.tflite", "not a TFLite model")
+    _bad(tmp_path, capsys, [files / "cut.tflite"], "cut.tflite")
+    _bad(tmp_path, capsys, [files / "empty.tflite"], "empty.tflite: the model file is empty")
+    _bad(tmp_path, capsys, [files / "tflite bytes.onnx"], "is a TFLite model named .onnx", "rename it .tflite")
+    _bad(tmp_path, capsys, [files / "model.pb"], "unknown model extension '.pb'", ".tflite or an .onnx")
+    _bad(tmp_path, capsys, [files / "missing.tflite"], "missing.tflite: model file not found")
+    _bad(tmp_path, capsys, [files], "in: is a directory, not a model file")
+
+
+def test_unsupported_models(tmp_path, capsys):
+    _bad(tmp_path, capsys, [SQ8 / "transpose_hwc2chw.tflite"], "TRANSPOSE")
+    _bad(tmp_path, capsys, [SQ8 / "add_broadcast_c.tflite"], "operator 0 (ADD)",
+         "ADD with broadcasting ([1, 5, 7, 6] and [1, 1, 1, 6]) is not supported yet")
+    _bad(tmp_path, capsys, [NETS / "pad_conv_sym.tflite"], "(PAD)", "PAD is not supported yet here",
+         "not TFLite's SAME pads")
+    _bad(tmp_path, capsys, [NETS / "int16_activations.tflite"], "int16")
+
+
+def test_float_model_needs_calibration_of_its_shape(tmp_path, capsys):
+    model = NETS / "mean_float.tflite"
+    _bad(tmp_path, capsys, [model], "this is a float model", "--calibration FILE.npz")
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, input_0=np.zeros((4, 3, 3, 3), np.float32))
+    _bad(tmp_path, capsys, [model, "--calibration", bad], "calibration array for input", "expected [N, ")
+    _bad(tmp_path, capsys, [model, "--calibration", tmp_path / "none.npz"], "calibration file not found")
+    _bad(tmp_path, capsys, [SQ8 / "conv_3x3_same.tflite", "--calibration", bad], "already quantised")
+
+
+def test_float_model_with_calibration_prints_sqnr(tmp_path, capsys):
+    model = NETS / "mean_float.tflite"
+    assert cli("import", model, "-o", tmp_path / "o", "--calibration", NETS / "mean_float.npz") == 0
+    out = capsys.readouterr().out
+    assert "SQNR" in out
+    desc = json.loads((tmp_path / "o" / "mean_float.json").read_text())
+    assert desc["inputs"][0]["dtype"] == "int8" and desc["inputs"][0]["source"]["dtype"] == "float32"
+
+
+def test_budgets_too_small_named_at_import(tmp_path, capsys):
+    err = _bad(tmp_path, capsys, [NETS / "ds_cnn_kws.tflite", "--L1", "2048"], "does not generate",
+               "kernel 'DepthwiseConv2D_1'", "no tiling fits the L1 budget of 2048 bytes")
+    assert f"{tmp_path / 'out' / 'ds_cnn_kws.py'}:" in err
+
+
+def test_existing_output_file_refused(tmp_path, capsys):
+    (tmp_path / "out").write_text("a file")
+    capsys.readouterr()
+    assert cli("import", SQ8 / "fc_45_10.tflite", "-o", tmp_path / "out") == 1
+    assert "exists and is not a directory" in capsys.readouterr().err
+    assert (tmp_path / "out").read_text() == "a file"
+
+
+def test_run_refuses_a_float_array_for_an_int8_input(imported, tmp_path, capsys):
+    _, gen, desc = imported["pad_conv_same"]
+    port = desc["inputs"][0]
+    np.save(tmp_path / "x.npy", np.zeros(port["shape"], np.float32))
+    capsys.readouterr()
+    assert cli("run", gen, "--graph", desc["graph"], "--input", f"{port['name']}={tmp_path / 'x.npy'}") == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "expects int8" in err[0] and "got float32" in err[0], err
+
+
+# ---------------------------------------------------------------------------------------------
+# Lowering refusals on graphs built by hand
+
+
+Q = ir.Quant((0.05,), (0,))
+
+
+def _graph(ops, tensors, inputs=("x",), outputs=("y",)) -> ir.Graph:
+    return ir.Graph("hand.tflite", "tflite", "NHWC", {t.name: t for t in tensors}, tuple(ops), inputs, outputs).check()
+
+
+def _t(name, shape, quant=Q, dtype=ir.DType.INT8, data=None):
+    return ir.Tensor(name, tuple(shape), dtype, quant, data)
+
+
+@pytest.mark.parametrize("case", ["mean_axes", "concat_axis", "dequantize_inside", "batch", "softmax_quant",
+                                  "reshape_only"])
+def test_lowering_refusals(case):
+    x = _t("x", (1, 4, 4, 8))
+    if case == "mean_axes":
+        g = _graph([ir.Op(ir.OpKind.MEAN, 0, "0 (MEAN)", ("x",), ("y",), ir.ReduceOptions((3,), True))],
+                   [x, _t("y", (1, 4, 4, 1))])
+        text = "MEAN over axes [3] of a [1, 4, 4, 8] tensor is not supported yet"
+    elif case == "concat_axis":
+        g = _graph([ir.Op(ir.OpKind.CONCATENATION, 0, "0 (CONCATENATION)", ("x", "x"), ("y",),
+                          ir.ActivationOptions(axis=1))], [x, _t("y", (1, 8, 4, 8))])
+        text = "CONCATENATION on axis 1 of [1, 8, 4, 8] is not supported yet"
+    elif case == "dequantize_inside":
+        g = _graph([ir.Op(ir.OpKind.DEQUANTIZE, 0, "0 (DEQUANTIZE)", ("x",), ("f",)),
+                    ir.Op(ir.OpKind.QUANTIZE, 1, "1 (QUANTIZE)", ("f",), ("y",))],
+                   [x, _t("f", (1, 4, 4, 8), None, ir.DType.FLOAT32), _t("y", (1, 4, 4, 8))])
+        text = "DEQUANTIZE inside the graph is not supported"
+    elif case == "batch":
+        g = _graph([ir.Op(ir.OpKind.RELU, 0, "0 (RELU)", ("x",), ("y",))],
+                   [_t("x", (2, 4, 4, 8)), _t("y", (2, 4, 4, 8))])
+        text = "batch 2 is not supported yet"
+    elif case == "softmax_quant":
+        g = _graph([ir.Op(ir.OpKind.SOFTMAX, 0, "0 (SOFTMAX)", ("x",), ("y",), ir.SoftmaxOptions())],
+                   [x, _t("y", (1, 4, 4, 8))])
+        text = "SOFTMAX output quantisation"
+    else:
+        g = _graph([ir.Op(ir.OpKind.RESHAPE, 0, "0 (RESHAPE)", ("x",), ("y",))], [x, _t("y", (1, 128))])
+        text = "is a graph input (through RESHAPE/SQUEEZE): nothing computes it"
+    with pytest.raises(ImportModelError) as info:
+        lower.lower(g)
+    assert text in str(info.value) and "hand.tflite" in str(info.value), str(info.value)
+
+
+def test_reshape_binds_the_producers_buffer():
+    """RESHAPE/SQUEEZE move no byte: the consumer reads the producer's buffer, no layer for them."""
+    g = _graph([ir.Op(ir.OpKind.RELU, 0, "0 (RELU)", ("x",), ("r",)),
+                ir.Op(ir.OpKind.RESHAPE, 1, "1 (RESHAPE)", ("r",), ("f",)),
+                ir.Op(ir.OpKind.RELU, 2, "2 (RELU)", ("f",), ("y",))],
+               [_t("x", (1, 4, 4, 8)), _t("r", (1, 4, 4, 8)), _t("f", (1, 128)), _t("y", (1, 128))])
+    lw = lower.lower(g)
+    assert [layer.generator for layer in lw.layers] == ["CNN_Act_SQ8", "CNN_Act_SQ8"]
+    assert lw.layers[1].bindings[0][1] == lw.layers[0].bindings[1][1] == "Relu_0_Out"
+    assert lw.locals == (("Relu_0_Out", 128),)
