@@ -173,12 +173,10 @@ def test_a_wrong_constant_is_a_mismatch_and_status_1(imports, tmp_path, capsys):
     data = np.frombuffer(bias.read_bytes(), dtype="<i4").copy()
     data += 1 << 14
     bias.write_bytes(data.tobytes())
-    report = V.verify(bad, inputs=2)
-    assert not report.ok and "MISMATCH" in report.format()
     assert V.main([str(bad), "--inputs", "2"]) == 1
-    assert V.main([str(imports("mean"))]) == 0
     out = capsys.readouterr().out
-    assert "OK: int8 TFLite: bit-exact with TFLite Micro" in out and "items equal" in out
+    assert "MISMATCH: int8 TFLite: bit-exact with TFLite Micro" in out and "largest difference" in out
+    assert "Output_1 [1, 6]: " in out and " 12/12 items equal" not in out
 
 
 def test_main_errors_in_one_line(tmp_path, capsys):
@@ -204,7 +202,7 @@ def test_compare_counts_lsbs_top1_and_sqnr():
 # ---- the report -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["resnet8", "ds_cnn_kws"])
+@pytest.mark.parametrize("name", ["resnet8"])
 def test_import_report(imports, tmp_path, name):
     d = V.read_import_dir(imports(name))
     model = V.generate(d, str(tmp_path))
