@@ -533,3 +533,30 @@ def test_end_to_end_equals_the_reference_and_is_close_to_onnxruntime(name, tmp_p
         theirs = np.round(yf / np.float32(port_out["scale"])) + port_out["zero_point"]
         assert np.abs(ours.astype(np.int64) - theirs).max() <= 3
         assert ours.ravel()[np.argmax(theirs)] == ours.max()
+
+
+def test_qdq_bias_at_another_scale_is_rescaled_to_input_times_weight():
+    """A hand-made QDQ conv whose int32 bias is at scale 1e-3, not s_in s_w = 5e-3: the IR's bias is
+    rescaled (rounding) and its output is onnxruntime's."""
+    rng = np.random.default_rng(3)
+    w = rng.integers(-127, 128, (4, 2, 3, 3)).astype(np.int8)
+    b = rng.integers(-20000, 20000, 4).astype(np.int32)
+    inits = [("s_x", np.float32(0.1)), ("z", np.int8(0)), ("w_q", w), ("s_w", np.float32(0.05)),
+             ("b_q", b), ("s_b", np.float32(1e-3)), ("z32", np.int32(0)), ("s_y", np.float32(0.5))]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s_x", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s_x", "z"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["w_q", "s_w", "z"], ["wd"]),
+             helper.make_node("DequantizeLinear", ["b_q", "s_b", "z32"], ["bd"]),
+             helper.make_node("Conv", ["xd", "wd", "bd"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("QuantizeLinear", ["c", "s_y", "z"], ["cq"]),
+             helper.make_node("DequantizeLinear", ["cq", "s_y", "z"], ["y"])]
+    data = _tiny(nodes, inits)
+    g = read_onnx("m.onnx", data)
+    conv = next(op for op in g.ops if op.kind == OpKind.CONV_2D)
+    bias = g.tensor(conv.inputs[2])
+    np.testing.assert_array_equal(bias.data, np.round(b * 1e-3 / np.float64(np.float32(0.1) * np.float32(0.05))))
+    assert bias.quant.scales[0] == pytest.approx(5e-3)
+    x = ((rng.integers(-128, 128, (1, 2, 4, 4))) * np.float32(0.1)).astype(np.float32)
+    (yf,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    ours = _evaluate(g, {"x": _nchw_to_ir(x)})[conv.outputs[0]].astype(np.int64)
+    assert np.abs(ours - np.round(_nchw_to_ir(yf) / np.float32(0.5))).max() <= 1

@@ -528,7 +528,7 @@ class _Reader:
             kind, mult = OpKind.CONV_2D, 1
             wt, axis = wdata.transpose(0, 2, 3, 1), 0
         wname = self.weights(node.input[1], wt, wq, axis)
-        bname = self.bias(node.input[2] if len(node.input) > 2 else None, cout)
+        bname = self.bias(node.input[2] if len(node.input) > 2 else None, cout, x, wq)
         out = self.output(y, shape=_nhwc(out_shape))
         self.emit(kind, (x, wname, bname), (out,),
                   ConvOptions(stride=stride, dilation=dilation, padding=pad, activation=act, depth_multiplier=mult))
@@ -544,7 +544,9 @@ class _Reader:
             raise self.fail(f"weights {onnx_name!r} are float in a quantised model", arg=onnx_name)
         return self.add_tensor(self.fresh(onnx_name), data.shape, dtype, q, data.astype(dtype.numpy))
 
-    def bias(self, name: Optional[str], n: int) -> Optional[str]:
+    def bias(self, name: Optional[str], n: int, x: Optional[str] = None, wq: Optional[Quant] = None) -> Optional[str]:
+        """The bias of ``n`` outputs: float in a float model; in a QDQ model int32 at scale ``s_in s_w``
+        (onnxruntime's), rescaled to it, rounding, when its own scale is another."""
         if not name:
             return None
         c = self.dq_const(name)
@@ -560,7 +562,15 @@ class _Reader:
             return self.add_tensor(self.fresh(name), (n,), DType.FLOAT32, data=data.astype(np.float32))
         if data.dtype != np.int32 or any(q.zero_points):
             raise self.fail("biases must be int32 with zero point 0 (scale input x weight)", arg=name)
-        return self.add_tensor(self.fresh(name), (n,), DType.INT32, Quant(q.scales, q.zero_points), data)
+        scales = np.broadcast_to(np.float64(q.scales), (n,))
+        if x is not None and wq is not None:
+            want = np.float64(np.float32(self.tensors[x].quant.scales[0]) *
+                              np.broadcast_to(np.float32(wq.scales), (n,)))
+            if np.any(np.abs(scales / want - 1) > 1e-5):
+                data = np.clip(np.round(data * scales / want), -2**31, 2**31 - 1).astype(np.int32)
+                scales = want
+        return self.add_tensor(self.fresh(name), (n,), DType.INT32, Quant(tuple(float(v) for v in scales),
+                                                                          (0,) * n), data)
 
     def pad(self, x: str, pads: Sequence[Tuple[int, int]]) -> str:
         """A PAD op of NHWC ``pads`` (the input's zero point: real zero)."""
@@ -630,7 +640,7 @@ class _Reader:
         """The int32 bias (scale ``s_in s_w``): the Gemm's own, or an Add's int8 vector folded into it."""
         data, q, _ = self.dq_const(name)
         if q is None or data.dtype == np.int32:
-            return self.bias(name, n)
+            return self.bias(name, n, x, wq)
         real = (np.asarray(data, np.float64).reshape(-1) - q.zero_points[0]) * q.scales[0]
         if real.size != n:
             raise self.fail(f"bias of {real.size} items for {n} outputs", arg=name)
