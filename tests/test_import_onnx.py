@@ -560,3 +560,29 @@ def test_qdq_bias_at_another_scale_is_rescaled_to_input_times_weight():
     (yf,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"x": x})
     ours = _evaluate(g, {"x": _nchw_to_ir(x)})[conv.outputs[0]].astype(np.int64)
     assert np.abs(ours - np.round(_nchw_to_ir(yf) / np.float32(0.5))).max() <= 1
+
+
+def test_shape_subgraph_of_a_reshape_is_left_out():
+    """PyTorch's ``x.view(x.size(0), -1)`` after a global pool (Shape -> Gather -> Unsqueeze -> Concat ->
+    Reshape) reads as one RESHAPE, equal to onnxruntime."""
+    rng = np.random.default_rng(4)
+    inits = [("w", rng.normal(0, 1, (3, 2, 3, 3)).astype(np.float32)), ("i0", np.array(0, np.int64)),
+             ("ax", np.array([0], np.int64)), ("m1", np.array([-1], np.int64)),
+             ("fc", rng.normal(0, 1, (5, 3)).astype(np.float32))]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("GlobalAveragePool", ["c"], ["p"]),
+             helper.make_node("Shape", ["p"], ["s"]), helper.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+             helper.make_node("Unsqueeze", ["n", "ax"], ["nu"]),
+             helper.make_node("Concat", ["nu", "m1"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["p", "shape"], ["r"]), helper.make_node("Gemm", ["r", "fc"], ["y"], transB=1)]
+    data = _tiny(nodes, inits)
+    g = read_onnx("m.onnx", data)
+    assert [op.kind for op in g.ops] == [OpKind.CONV_2D, OpKind.MEAN, OpKind.RESHAPE, OpKind.FULLY_CONNECTED]
+    x = rng.normal(0, 1, (1, 2, 4, 4)).astype(np.float32)
+    (yf,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    np.testing.assert_allclose(_evaluate(g, {"x": _nchw_to_ir(x)})["y"], yf, rtol=1e-4, atol=1e-5)
+
+
+def test_shape_computation_feeding_other_than_a_reshape_is_refused_by_name():
+    nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape0"), helper.make_node("Cast", ["s"], ["y"], to=1)]
+    _raises(_tiny(nodes), "ONNX operator Shape (node 'shape0', inputs ['x'], outputs ['s']) is not supported")

@@ -19,7 +19,9 @@ become OHWI, depth wise ones ``1 x KH x KW x (C*M)``, Gemm/MatMul weights ``N x 
 become SAME or VALID when they equal TFLite's, else a PAD op before a VALID convolution. A
 Flatten/Reshape of a feature map with both channels and pixels flattens in a different order
 in NHWC: it is taken when its only readers are Gemm/MatMul with constant weights (their columns
-are permuted to NHWC order, as TFLite's converters do), else refused.
+are permuted to NHWC order, as TFLite's converters do), else refused. Nodes that only compute a
+Reshape's target shape (``Shape -> Gather -> Unsqueeze -> Concat``) are left out: the Reshape takes
+the shape that shape inference gives.
 
 Where TFLite's int8 kernels fix an output quantisation that onnxruntime's quantiser did not
 choose (SOFTMAX and LOGISTIC ``1/256, -128``, TANH ``1/128, 0``), or take the input's (pools,
@@ -344,8 +346,32 @@ class _Reader:
 
     # -- the pass --
 
+    def shape_subgraphs(self) -> set:
+        """Indices of the nodes that only compute a Reshape's target shape (``Shape -> Gather ->
+        Unsqueeze -> Concat -> Reshape``, as PyTorch exports ``x.view(x.size(0), -1)``): the
+        Reshape takes its output shape from shape inference, so they are left out, as TFLite's
+        converter folds them."""
+        marked: Dict[int, onnx.NodeProto] = {}
+        work = [n.input[1] for n in self.nodes if n.op_type == "Reshape" and len(n.input) > 1
+                and n.input[1] not in self.consts]
+        while work:
+            name = work.pop()
+            if name not in self.producer or self.producer[name][0] in marked:
+                continue
+            i, node = self.producer[name]
+            marked[i] = node
+            if node.op_type != "Shape":
+                work.extend(x for x in node.input if x and x not in self.consts)
+        # a node also feeding a computation stays (and is read, or refused, as such)
+        ok = {i for i, node in marked.items()
+              if all(c in marked or (c_node.op_type == "Reshape" and list(c_node.input).index(o) == 1)
+                     for o in node.output for c, c_node in self.consumers.get(o, []))
+              and not any(o in self.outputs for o in node.output)}
+        return ok if len(ok) == len(marked) else set()
+
     def graph(self) -> Graph:
         self.check_interface()
+        self.skip |= self.shape_subgraphs()
         for index, node in enumerate(self.nodes):
             self.index, self.node = index, node
             if index not in self.skip:
