@@ -465,6 +465,7 @@ def _report(ns) -> int:
 
 def _import(ns) -> int:
     # the importers only here: the tflite and onnx packages are not for the other subcommands
+    from .importers.report import import_report
     from .importers.script import import_model
 
     r = import_model(ns.model, ns.output_dir, name=ns.name, platform=ns.platform, l1=ns.l1, l2=ns.l2, l3=ns.l3,
@@ -475,8 +476,11 @@ def _import(ns) -> int:
     print(f"imported {ns.model}: {len(lw.layers)} layer(s), {lw.macs} MACs, {len(lw.consts)} constant(s) "
           f"({sum(c.data.nbytes for c in lw.consts)} B); {r.budgets.platform} budgets L1 {r.budgets.l1} B, "
           f"L2 {r.budgets.l2} B, L3 {r.budgets.l3} B")
-    for layer in lw.layers:
-        print(f"  {layer.name}: {layer.generator} ({layer.source}), {layer.macs} MACs")
+    if r.model is not None:
+        print(import_report(r.model, None, r.graph, r.descriptor, lowered=lw))
+    else:
+        for layer in lw.layers:
+            print(f"  {layer.name}: {layer.generator} ({layer.source}), {layer.macs} MACs")
     for kind, ports in (("input", lw.inputs), ("output", lw.outputs)):
         for p in ports:
             src = f" (the source takes {p.source['dtype']}{p.source['shape']})" if p.source else ""

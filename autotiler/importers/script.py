@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import __version__
 from ..errors import AutoTilerError, ImportModelError
-from ..model.session import reset_default_model
+from ..model.session import current_model, reset_default_model
 from ..platforms import PLATFORMS
 from . import lower as L
 from . import onnx_reader, quantize, tflite_reader
@@ -326,12 +326,12 @@ def load_calibration(path: str, graph: Graph) -> dict:
 # Atomic write
 
 
-def _check_generation(stage: Path, name: str, final: str) -> None:
+def _check_generation(stage: Path, name: str, final: str):
     """Run the staged script (as ``autotiler generate``) into a scratch directory: every layer
     tiles and the graph fits its budgets, else the generator's error, naming the layer and the
-    script where it will be (``final``), not where it was staged."""
+    script where it will be (``final``), not where it was staged. Returns the generated Model."""
     try:
-        _generate_staged(stage, name)
+        return _generate_staged(stage, name)
     except AutoTilerError as err:
         where = err.where or ""
         for staged in (str(stage), os.path.relpath(stage)):  # errors name files relative to the cwd
@@ -340,7 +340,7 @@ def _check_generation(stage: Path, name: str, final: str) -> None:
                                kernel=err.kernel, arg=err.arg, hint=err.hint) from None
 
 
-def _generate_staged(stage: Path, name: str) -> None:
+def _generate_staged(stage: Path, name: str):
     with tempfile.TemporaryDirectory(prefix="autotiler-import-gen-") as gen:
         reset_default_model()
         saved = sys.argv
@@ -348,10 +348,12 @@ def _generate_staged(stage: Path, name: str) -> None:
         sys.argv = [script, "-o", gen, "-q"]
         try:
             runpy.run_path(script, run_name="__main__")
+            return current_model()
         except SystemExit as ex:
             if ex.code not in (0, None):
                 raise ImportModelError(f"the generated model script {name}.py does not generate (status {ex.code})",
                                        where=script) from None
+            return current_model()
         finally:
             sys.argv = saved
             reset_default_model()
@@ -457,6 +459,8 @@ class ImportResult:
     lowered: L.Lowered
     budgets: Budgets
     report: tuple          # the quantiser's lines (float models), else ()
+    descriptor: dict       # NAME.json
+    model: object = None   # the Model of the check's generation (tilings, graph): None unchecked
 
 
 def import_model(model: str, out_dir: str, name: Optional[str] = None, platform: str = "gap8",
@@ -472,13 +476,17 @@ def import_model(model: str, out_dir: str, name: Optional[str] = None, platform:
     if report:
         lowered = _float_sources(lowered, source)
     budgets = default_budgets(platform, lowered, l1, l2, l3)
+    desc = descriptor(name, graph, lowered, platform, bool(report))
     note = "Quantised by autotiler import from the float model with the calibration data." if report else ""
     files = {f"{name}.py": render(name, lowered, budgets, model, note).encode("utf-8"),
-             f"{name}.json": (json.dumps(descriptor(name, graph, lowered, platform, bool(report)), indent=1,
+             f"{name}.json": (json.dumps(desc, indent=1,
                                          ensure_ascii=False) + "\n").encode("utf-8"),
              **tensor_files(name, lowered)}
-    write_atomic(out_dir, files, (lambda stage: _check_generation(stage, name, out_dir)) if check else None)
-    return ImportResult(name, out_dir, graph, lowered, budgets, tuple(report))
+    generated = []
+    write_atomic(out_dir, files, (lambda stage: generated.append(_check_generation(stage, name, out_dir)))
+                 if check else None)
+    return ImportResult(name, out_dir, graph, lowered, budgets, tuple(report), desc,
+                        generated[0] if generated else None)
 
 
 def float_interface_only(graph: Graph) -> bool:
