@@ -22,6 +22,7 @@ from . import sq8_gen_original as OG
 from . import sq8_gen_tflm_conv as TC
 from . import sq8_gen_tflm_dense as TD
 from . import sq8_gen_tflm_ops as TO
+from . import sq8_gen_tflm_pad as TP
 from .cnn_checks import Checker
 from .cnn_ctrl import gen_control
 from .sq8_common import Requant, sq8_setup
@@ -135,6 +136,14 @@ def CNN_ConcatChannels_SQ8(Name, Ctrl, Width, Height, InFeats) -> int:
                 Width, Height, InFeats)
 
 
+def CNN_Pad_SQ8(Name, Ctrl, Feat, Width, Height, PadTop, PadBottom, PadLeft, PadRight, PadFront=0,
+                PadBack=0) -> int:
+    """Ours (TFLite's int8 PAD of an HWC tensor): In [Height][Width][Feat] padded with the Infos'
+    OUT_ZP on lines, columns and (optional) channels: ``Name(In, Out, Infos)``."""
+    return _gen("CNN_Pad_SQ8", caller_where(), Name, Ctrl, None, TP.pad_tflm, TP.pad_original, Feat, Width, Height,
+                PadTop, PadBottom, PadLeft, PadRight, PadFront, PadBack)
+
+
 def _copy(generator: str, where: str, Name, Ctrl, impl, *args) -> int:
     chk = Checker(generator, Name, where)
     if not isinstance(Name, str) or not Name.isidentifier():
@@ -172,4 +181,4 @@ __all__ = ["CNN_ConvolutionPoolAct_SQ8", "CNN_GroupedConvolutionPoolAct_SQ8", "C
            "CNN_GlobalPoolAct_SQ8", "CNN_SoftMax_SQ8", "CNN_SoftMax2D_SQ8",
            "CNN_LinearAct_SQ8", "CNN_MatAddAct_SQ8", "CNN_MatSubAct_SQ8",
            "CNN_MatEltMulAct_SQ8", "CNN_TensorVectMultAct_SQ8", "CNN_MatMulAct_SQ8", "CNN_ConcatChannels_SQ8",
-           "CNN_3DTensorPermute", "CNN_3DTensorPermute_SQ8", "CNN_MatTranspose", "CNN_MatTranspose_SQ8"]
+           "CNN_Pad_SQ8", "CNN_3DTensorPermute", "CNN_3DTensorPermute_SQ8", "CNN_MatTranspose", "CNN_MatTranspose_SQ8"]

@@ -8,10 +8,16 @@ are in the ``sq8_kernels_*`` modules.
 
 from __future__ import annotations
 
-from . import sq8_kernels_original, sq8_kernels_tflm_conv, sq8_kernels_tflm_dense, sq8_kernels_tflm_ops
+from . import (
+    sq8_kernels_original,
+    sq8_kernels_tflm_conv,
+    sq8_kernels_tflm_dense,
+    sq8_kernels_tflm_ops,
+    sq8_kernels_tflm_pad,
+)
 
 CNN_SQ8_HEADER = "CNN_SQ8_BasicKernels.h"
-_FAMILIES = (sq8_kernels_tflm_conv, sq8_kernels_tflm_ops, sq8_kernels_tflm_dense, sq8_kernels_original)
+_FAMILIES = (sq8_kernels_tflm_conv, sq8_kernels_tflm_ops, sq8_kernels_tflm_dense, sq8_kernels_original, sq8_kernels_tflm_pad)
 CNN_SQ8_SOURCES = [s for f in _FAMILIES for s in f.SOURCES]
 
 

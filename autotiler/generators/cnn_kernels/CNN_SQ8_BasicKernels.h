@@ -14,6 +14,7 @@
 #include "CNN_SQ8_TFLM_Conv.h"
 #include "CNN_SQ8_TFLM_Dense.h"
 #include "CNN_SQ8_TFLM_Ops.h"
+#include "CNN_SQ8_TFLM_Pad.h"
 #include "CNN_SQ8_Original.h"
 
 #endif /* __CNN_SQ8_BASIC_KERNELS_H__ */
