@@ -61,10 +61,10 @@ def ctrl4(**fields):
     return c
 
 
-def declare_small(name: str, *args) -> int:
-    """Declare the layer with the smallest L1 budget from 64 bytes on that fits (steps of 1/8):
-    returns it."""
-    budget = 64
+def declare_small(name: str, *args, start: int = 64) -> int:
+    """Declare the layer with the smallest L1 budget from ``start`` bytes on that fits (steps of
+    1/8): returns it."""
+    budget = start
     AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_OFF)
     while True:
         SetL1MemorySize(budget)
@@ -201,7 +201,8 @@ def test_model_equals_tflm(models, side):
 def _layers() -> list:
     """(name, (Feat, Width, Height, PadTop, PadBottom, PadLeft, PadRight, PadFront, PadBack), budget):
     drawn from a fixed seed (pads 0..5 on each side, channel pads on every other layer), budget
-    "small" (the smallest that fits) or "whole" (100 000 bytes); then hand-picked edges."""
+    "small" (the smallest that fits), "mid" (1 KB, or the smallest above that fits) or "whole"
+    (100 000 bytes); then hand-picked edges."""
     rng = np.random.default_rng(24)
     out = []
     for i in range(14):
@@ -209,7 +210,7 @@ def _layers() -> list:
         pads = [int(v) for v in rng.integers(0, 6, size=6)]
         if i % 2:
             pads[4:] = [0, 0]
-        out.append((f"Rand{i}", (f, w, h, *pads), "small" if i % 3 else "whole"))
+        out.append((f"Rand{i}", (f, w, h, *pads), ("whole", "small", "mid")[i % 3]))
     out += [("NoPad", (3, 4, 5, 0, 0, 0, 0, 0, 0), "small"),
             ("OneLine", (2, 3, 1, 5, 5, 2, 1, 0, 0), "small"),          # one input line, 10 padded ones
             ("OnePixel", (1, 1, 1, 1, 2, 3, 4, 5, 0), "small"),
@@ -217,7 +218,8 @@ def _layers() -> list:
             ("TopOnly", (5, 7, 9, 5, 0, 0, 0, 0, 0), "small"),
             ("BottomOnly", (5, 7, 9, 0, 5, 0, 0, 0, 0), "small"),
             ("Tall", (3, 2, 40, 2, 3, 1, 0, 0, 1), "small"),            # many tiles
-            ("Wide", (16, 33, 4, 1, 1, 3, 2, 0, 0), "whole")]
+            ("Wide", (16, 33, 4, 1, 1, 3, 2, 0, 0), "whole"),
+            ("MaxLinePads", (2, 1, 3, 127, 127, 1, 0, 0, 0), "small")]     # the v4s lanes' largest pads
     return out
 
 
@@ -230,8 +232,8 @@ def fixed(request, tmp_path_factory):
     """The layers, built for GAP8's 8 cores and for 3 (shares of lines that do not divide evenly)."""
     def declare():
         for name, args, budget in LAYERS:
-            if budget == "small":
-                declare_small(name, *args)
+            if budget in ("small", "mid"):
+                declare_small(name, *args, start=64 if budget == "small" else 1024)
             else:
                 SetL1MemorySize(100_000)
                 assert CNN_Pad_SQ8(name, ctrl4(), *args)
