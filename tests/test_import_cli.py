@@ -40,13 +40,14 @@ MODELS = Path(__file__).parent / "models"
 SQ8 = MODELS / "sq8"
 NETS = MODELS / "import"
 SENTINEL = 99
-# the operators the lowering takes alone (PAD only folded into a convolution); add_broadcast_c is an
-# ADD with broadcasting, refused as not supported yet (tested below)
+# the operators the lowering takes alone; add_broadcast_c is an ADD with broadcasting, refused as
+# not supported yet (tested below)
 LOWERED = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D",
            "MEAN", "SOFTMAX", "CONCATENATION", "RELU", "RELU6", "LEAKY_RELU", "HARD_SWISH", "LOGISTIC", "TANH",
-           "QUANTIZE"}
-SINGLE = sorted(p.stem for p in SQ8.glob("*.tflite") if p.stem != "add_broadcast_c"
-                and json.loads(p.with_suffix(".json").read_text())["op"] in LOWERED)
+           "QUANTIZE", "PAD"}
+PATHS = {p.stem: p for p in sorted([*SQ8.glob("*.tflite"), *SQ8.glob("pad_models/*.tflite")])
+         if p.stem != "add_broadcast_c" and json.loads(p.with_suffix(".json").read_text())["op"] in LOWERED}
+SINGLE = sorted(PATHS)
 BATCHES = 4
 
 
@@ -93,7 +94,7 @@ def single_runs(tmp_path_factory) -> dict:
     out = {}
     for b in range(BATCHES):
         names = SINGLE[b::BATCHES]
-        paths = [SQ8 / f"{n}.tflite" for n in names]
+        paths = [PATHS[n] for n in names]
         lowered = lower.lower(union(paths))
         tmp = tmp_path_factory.mktemp(f"single{b}")
         name = f"Single{b}"
@@ -127,7 +128,7 @@ def single_runs(tmp_path_factory) -> dict:
 
 
 def test_every_lowered_operator_has_a_model():
-    ops = {json.loads((SQ8 / f"{n}.json").read_text())["op"] for n in SINGLE}
+    ops = {json.loads(PATHS[n].with_suffix(".json").read_text())["op"] for n in SINGLE}
     assert ops == LOWERED
 
 
@@ -298,7 +299,7 @@ def test_failed_import_leaves_dir_as_it_was(tmp_path, capsys):
     (d / "notes.txt").write_text("mine")
     before = tree(d)
     capsys.readouterr()
-    for model in (SQ8 / "add_broadcast_c.tflite", NETS / "pad_conv_sym.tflite"):
+    for model in (SQ8 / "add_broadcast_c.tflite", SQ8 / "transpose_hwc2chw.tflite"):
         assert cli("import", model, "-o", d, "--name", "m") == 1
         assert tree(d) == before
     assert cli("import", SQ8 / "fc_45_10.tflite", "-o", d, "--name", "m", "--L1", "64") == 1  # fails generating
@@ -352,8 +353,6 @@ def test_unsupported_models(tmp_path, capsys):
     _bad(tmp_path, capsys, [SQ8 / "transpose_hwc2chw.tflite"], "TRANSPOSE")
     _bad(tmp_path, capsys, [SQ8 / "add_broadcast_c.tflite"], "operator 0 (ADD)",
          "ADD with broadcasting ([1, 5, 7, 6] and [1, 1, 1, 6]) is not supported yet")
-    _bad(tmp_path, capsys, [NETS / "pad_conv_sym.tflite"], "(PAD)", "PAD is not supported yet here",
-         "not TFLite's SAME pads")
     _bad(tmp_path, capsys, [NETS / "int16_activations.tflite"], "int16")
 
 
@@ -416,7 +415,7 @@ def _t(name, shape, quant=Q, dtype=ir.DType.INT8, data=None):
 
 
 @pytest.mark.parametrize("case", ["mean_axes", "concat_axis", "dequantize_inside", "batch", "softmax_quant",
-                                  "reshape_only"])
+                                  "reshape_only", "pad_batch"])
 def test_lowering_refusals(case):
     x = _t("x", (1, 4, 4, 8))
     if case == "mean_axes":
@@ -440,12 +439,38 @@ def test_lowering_refusals(case):
         g = _graph([ir.Op(ir.OpKind.SOFTMAX, 0, "0 (SOFTMAX)", ("x",), ("y",), ir.SoftmaxOptions())],
                    [x, _t("y", (1, 4, 4, 8))])
         text = "SOFTMAX output quantisation"
+    elif case == "pad_batch":
+        g = _graph([ir.Op(ir.OpKind.PAD, 0, "0 (PAD)", ("x", "p"), ("y",))],
+                   [x, _t("y", (3, 4, 4, 8)),
+                    _t("p", (4, 2), None, ir.DType.INT32, np.array([[1, 1], [0, 0], [0, 0], [0, 0]], np.int32))])
+        text = "PAD of a [1, 4, 4, 8] tensor by [[1, 1], [0, 0], [0, 0], [0, 0]] is not supported yet"
     else:
         g = _graph([ir.Op(ir.OpKind.RESHAPE, 0, "0 (RESHAPE)", ("x",), ("y",))], [x, _t("y", (1, 128))])
         text = "is a graph input (through RESHAPE/SQUEEZE): nothing computes it"
     with pytest.raises(ImportModelError) as info:
         lower.lower(g)
     assert text in str(info.value) and "hand.tflite" in str(info.value), str(info.value)
+
+
+def test_pad_folds_into_a_convolution_only_as_tflites_same():
+    """ZeroPadding2D((0,1),(0,1)) + a 3x3 s2 VALID convolution: the converter already made it SAME;
+    ZeroPadding2D(1) + 3x3 s2 VALID: pads [1, 1] are not SAME's [0, 1] for that stride, so the PAD
+    is a layer (CNN_Pad_SQ8); a hand-built PAD of SAME's pads before a VALID convolution folds."""
+    def generators(path):
+        return [layer.generator for layer in lower.lower(read_tflite(str(path), path.read_bytes())).layers]
+
+    assert generators(NETS / "pad_conv_same.tflite")[:1] == ["CNN_ConvolutionPoolAct_SQ8"]
+    assert generators(NETS / "pad_conv_sym.tflite")[:2] == ["CNN_Pad_SQ8", "CNN_ConvolutionPoolAct_SQ8"]
+    w = np.ones((4, 3, 3, 8), np.int8)
+    g = _graph([ir.Op(ir.OpKind.PAD, 0, "0 (PAD)", ("x", "p"), ("xp",)),
+                ir.Op(ir.OpKind.CONV_2D, 1, "1 (CONV_2D)", ("xp", "w", None), ("y",),
+                      ir.ConvOptions(stride=(2, 2), padding=ir.Padding.VALID))],
+               [_t("x", (1, 8, 8, 8)), _t("xp", (1, 9, 9, 8)), _t("y", (1, 4, 4, 4)),
+                _t("p", (4, 2), None, ir.DType.INT32, np.array([[0, 0], [0, 1], [0, 1], [0, 0]], np.int32)),
+                _t("w", (4, 3, 3, 8), ir.Quant((0.01,), (0,)), ir.DType.INT8, w)])
+    lw = lower.lower(g)
+    assert [layer.generator for layer in lw.layers] == ["CNN_ConvolutionPoolAct_SQ8"]
+    assert lw.layers[0].bindings[0][1] == "Input_1" and lw.layers[0].args[14] == 1  # ConvPad 1: SAME
 
 
 def test_reshape_binds_the_producers_buffer():

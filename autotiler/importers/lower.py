@@ -22,6 +22,7 @@ fused activations                          the Infos' ACT_MIN, ACT_MAX clamp
 RESHAPE, SQUEEZE                           no layer: NHWC bytes do not move, the consumer binds
                                            the producer's buffer
 PAD before a VALID convolution             folded into it when the pads are TFLite's SAME pads
+PAD (any other, PADV2)                     CNN_Pad_SQ8 (lines, columns, channels)
 QUANTIZE at an input, DEQUANTIZE at an     no layer: the graph takes / returns the int8 tensor,
 output (float interface)                   the interface says what the source took
 =========================================  ====================================================
@@ -44,6 +45,7 @@ from ..generators import sq8_tflm as T
 from ..generators.sq8_gen_tflm_conv import conv_constants, pool_infos
 from ..generators.sq8_gen_tflm_dense import add_infos, linear_constants, mul_infos, sub_infos
 from ..generators.sq8_gen_tflm_ops import act_infos, concat_infos, mean_infos, softmax_infos
+from ..generators.sq8_gen_tflm_pad import pad_infos
 from .ir import Activation, DType, Graph, Op, OpKind, Padding, Tensor
 
 MAX_CONCAT = 8
@@ -368,7 +370,8 @@ def _io(symbols: list, names: tuple, *outs: int) -> list:
 def _fold_pads(lw: _Lowering) -> None:
     """PAD (or a chain of PADs, as an ONNX Pad before a Conv with pads gives) feeding one VALID
     convolution, with TFLite's SAME pads for it: folded (the convolution reads the first PAD's
-    input with SAME padding; both pad with the input zero point)."""
+    input with SAME padding; both pad with the input zero point). Any other PAD is a layer of its
+    own (CNN_Pad_SQ8)."""
     for op in lw.g.ops:
         producer = lw.g.producer(op.inputs[0]) if op.kind == OpKind.PAD else None
         if op.kind != OpKind.PAD or (producer is not None and producer.kind == OpKind.PAD):
@@ -380,26 +383,29 @@ def _fold_pads(lw: _Lowering) -> None:
             if nxt is None or nxt.kind != OpKind.PAD:
                 break
             chain.append(nxt)
-        why = _pad_fold_problem(lw, chain, nxt)
-        if why:
-            lw.fail(chain[-1], f"PAD is not supported yet here: {why}", chain[-1].outputs[0],
-                    "pad as TFLite's SAME padding of the convolution it feeds (padding='same' in Keras)")
-        lw.skip.update(id(p) for p in chain)
-        lw.pad_of[id(nxt)] = op
+        if not _pad_fold_problem(lw, chain, nxt):
+            lw.skip.update(id(p) for p in chain)
+            lw.pad_of[id(nxt)] = op
 
 
-def _pads(lw: _Lowering, op: Op):
-    """The [[before, after]] * 4 of a PAD, or a reason it cannot fold."""
+def _pads(lw: _Lowering, op: Op, as_layer: bool = False):
+    """The [[before, after]] per axis of a PAD, or the reason it cannot fold (``as_layer``: cannot
+    be a layer)."""
     pads_t = lw.t(op.inputs[1]) if len(op.inputs) > 1 and op.inputs[1] else None
     if pads_t is None or not pads_t.is_const:
         return "its paddings are not constant"
+    if np.any(np.asarray(pads_t.data) < 0):
+        return "its paddings are negative"
+    x, y = lw.t(op.inputs[0]), lw.t(op.outputs[0])
+    if x.quant != y.quant:
+        return "its output's quantisation differs from its input's (TFLM's int8 PAD requires them equal)"
+    pads = np.asarray(pads_t.data).reshape(-1, 2).tolist()
+    if as_layer:
+        return pads
     if len(op.inputs) > 2 and op.inputs[2] is not None:
         return "it has a constant pad value (PADV2)"
     if op.outputs[0] in lw.g.outputs:
         return "its output is a graph output"
-    if lw.t(op.inputs[0]).quant != lw.t(op.outputs[0]).quant:
-        return "its output's quantisation differs from its input's"
-    pads = np.asarray(pads_t.data).reshape(-1, 2).tolist()
     if len(pads) != 4 or pads[0] != [0, 0] or pads[3] != [0, 0]:
         return f"paddings {pads} pad more than H and W"
     return pads
@@ -426,6 +432,30 @@ def _pad_fold_problem(lw: _Lowering, chain: list, conv: Optional[Op]) -> str:
     if total != same:
         return f"its pads {total} are not TFLite's SAME pads {same} of the {f[1]}x{f[2]} convolution"
     return ""
+
+
+def _pad_layer(lw: _Lowering, op: Op) -> None:
+    """A PAD that does not fold: CNN_Pad_SQ8 (lines, columns, channels; the batch is not padded)."""
+    x = lw.t(op.inputs[0])
+    pads = _pads(lw, op, as_layer=True)
+    if isinstance(pads, str):
+        lw.fail(op, f"PAD is not supported yet here: {pads}", op.outputs[0])
+    if len(x.shape) != 4 or pads[0] != [0, 0]:
+        lw.fail(op, f"PAD of a {list(x.shape)} tensor by {pads} is not supported yet: lines, columns and channels "
+                "of one NHWC image are", op.outputs[0])
+    q = lw.q(op, op.inputs[0])
+    value = None
+    if len(op.inputs) > 2 and op.inputs[2] is not None:
+        v = lw.t(op.inputs[2])
+        if not v.is_const or v.dtype != DType.INT8 or int(np.prod(v.shape)) != 1:
+            lw.fail(op, f"PADV2's value {op.inputs[2]!r} must be one constant int8", op.inputs[2])
+        value = int(np.asarray(v.data).ravel()[0])
+    infos = _quant_checked(lw, op, pad_infos, q, value)
+    h, w, c = hwc(lw, op, op.inputs[0])
+    name = lw.name(op)
+    syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
+    (t, b), (left, right), (front, back) = pads[1], pads[2], pads[3]
+    lw.add(op, "CNN_Pad_SQ8", (CTRL, c, w, h, t, b, left, right, front, back), _io(syms, ONE_ARGS, 1), 0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -703,7 +733,7 @@ def _permute_outputs(lw: _Lowering) -> None:
 LOWER = {OpKind.CONV_2D: _conv_layer, OpKind.DEPTHWISE_CONV_2D: _conv_layer,
          OpKind.FULLY_CONNECTED: _fully_connected, OpKind.ADD: _eltwise, OpKind.SUB: _eltwise, OpKind.MUL: _eltwise,
          OpKind.AVERAGE_POOL_2D: _pool, OpKind.MAX_POOL_2D: _pool, OpKind.MEAN: _mean, OpKind.SOFTMAX: _softmax,
-         OpKind.CONCATENATION: _concat, **{k: _activation for k in ACTIVATIONS}}
+         OpKind.CONCATENATION: _concat, OpKind.PAD: _pad_layer, **{k: _activation for k in ACTIVATIONS}}
 
 
 def lower(graph: Graph) -> Lowered:
