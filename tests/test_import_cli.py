@@ -381,6 +381,14 @@ def test_budgets_too_small_named_at_import(tmp_path, capsys):
     assert f"{tmp_path / 'out' / 'ds_cnn_kws.py'}:" in err
 
 
+def test_name_defaults_to_the_stem_as_a_c_identifier(tmp_path, capsys):
+    model = tmp_path / "modèle ü-1.tflite"
+    model.write_bytes((SQ8 / "relu_asym.tflite").read_bytes())
+    assert cli("import", model, "-o", tmp_path / "o") == 0
+    assert json.loads((tmp_path / "o" / "mod_le___1.json").read_text())["graph"] == "mod_le___1"
+    _bad(tmp_path, capsys, [model, "--name", "1 bad"], "--name '1 bad' is not a C identifier", "--name _1_bad")
+
+
 def test_existing_output_file_refused(tmp_path, capsys):
     (tmp_path / "out").write_text("a file")
     capsys.readouterr()

@@ -469,6 +469,9 @@ def import_model(model: str, out_dir: str, name: Optional[str] = None, platform:
     """Import ``model`` (.tflite or .onnx) into ``out_dir`` (see the module's documentation)."""
     if platform not in PLATFORMS:
         raise ImportModelError(f"unknown platform {platform!r}", hint="platforms: " + ", ".join(sorted(PLATFORMS)))
+    if name is not None and not (name.isascii() and name.isidentifier()):
+        raise ImportModelError(f"--name {name!r} is not a C identifier (it names the graph, the script and its "
+                               "files)", hint=f"e.g. --name {L.c_identifier(name)}")
     name = L.c_identifier(name if name is not None else Path(model).stem)
     source = read_model(model)
     graph, report = _quantized(source, model, calibration)
