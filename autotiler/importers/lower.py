@@ -480,7 +480,8 @@ def _fully_connected(lw: _Lowering, op: Op) -> None:
             lw.const(op, f"{name}_B", bias, "int"), lw.out(name, op.outputs[0]),
             lw.const(op, f"{name}_S", c.scale, "int"), lw.const(op, f"{name}_N", c.scale_n, "signed char"),
             lw.const(op, f"{name}_I", c.infos, "signed char")]
-    lw.add(op, "CNN_LinearAct_SQ8", (0, 4, 4, in_dim, out_dim, Sym("KOP_LINEAR"), Sym(act_oper)), _io(syms, CONV_ARGS, 3),
+    lw.add(op, "CNN_LinearAct_SQ8", (0, 4, 4, in_dim, out_dim, Sym("KOP_LINEAR"), Sym(act_oper)),
+           _io(syms, CONV_ARGS, 3),
            in_dim * out_dim)
 
 
@@ -558,8 +559,8 @@ def _mean(lw: _Lowering, op: Op) -> None:
     infos = _quant_checked(lw, op, mean_infos, lw.q(op, op.inputs[0]), lw.q(op, op.outputs[0]), h * w)
     name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
-    lw.add(op, "CNN_GlobalPoolAct_SQ8", (CTRL, c, w, h, Sym("KOP_GLOBAL_AVGPOOL"), Sym("KOP_NONE")), _io(syms, ONE_ARGS, 1),
-           h * w * c)
+    lw.add(op, "CNN_GlobalPoolAct_SQ8", (CTRL, c, w, h, Sym("KOP_GLOBAL_AVGPOOL"), Sym("KOP_NONE")),
+           _io(syms, ONE_ARGS, 1), h * w * c)
 
 
 def _softmax(lw: _Lowering, op: Op) -> None:
@@ -599,8 +600,8 @@ def _concat(lw: _Lowering, op: Op) -> None:
     infos = _quant_checked(lw, op, concat_infos, [lw.q(op, n) for n in op.inputs], lw.q(op, op.outputs[0]))
     syms = [_operand(lw, op, n, name, k) for k, n in enumerate(op.inputs, start=1)]
     syms += [lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
-    lw.add(op, "CNN_ConcatChannels_SQ8", (CTRL, w, h, list(feats)), _io(syms, tuple(f"In{k}" for k in range(len(op.inputs))) + ("Out", "Infos"),
-                                                            len(op.inputs)), 0)
+    args = tuple(f"In{k}" for k in range(len(op.inputs))) + ("Out", "Infos")
+    lw.add(op, "CNN_ConcatChannels_SQ8", (CTRL, w, h, list(feats)), _io(syms, args, len(op.inputs)), 0)
 
 
 def _activation(lw: _Lowering, op: Op) -> None:
@@ -700,8 +701,8 @@ def _permute_interface(lw: _Lowering) -> None:
         lw.locals[name] = h * w * c
         root = lw.alias.get(t.name, t.name)
         lw.layers.append(Layer(f"{port.name}_ToHWC", "CNN_3DTensorPermute_SQ8",
-                               (CTRL, c, w, h, Sym("KOP_MATPERM_CHW2HWC")), (("in", port.name, "In"), ("out", name, "Out")),
-                               "the NCHW interface", "TRANSPOSE"))
+                               (CTRL, c, w, h, Sym("KOP_MATPERM_CHW2HWC")),
+                               (("in", port.name, "In"), ("out", name, "Out")), "the NCHW interface", "TRANSPOSE"))
         lw.symbols[root] = name
 
 
@@ -724,7 +725,8 @@ def _permute_outputs(lw: _Lowering) -> None:
         lw.symbols[tensor] = name
         lw.pending_outputs.append(Layer(f"{port.name}_ToCHW", "CNN_3DTensorPermute_SQ8",
                                         (CTRL, c, w, h, Sym("KOP_MATPERM_HWC2CHW")),
-                                        (("in", name, "In"), ("out", port.name, "Out")), "the NCHW interface", "TRANSPOSE"))
+                                        (("in", name, "In"), ("out", port.name, "Out")), "the NCHW interface",
+                                        "TRANSPOSE"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import runpy
 import shutil
 import sys
 import tempfile
+import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Mapping, Optional
@@ -103,6 +104,11 @@ def _dims(layer: L.Layer, ports: dict) -> list:
     return out
 
 
+def _doc_safe(text: str) -> str:
+    """``text`` inside the script's docstring: no backslash escapes, no closing quotes."""
+    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+
+
 def render(name: str, lowered: L.Lowered, budgets: Budgets, source: str, note: str = "") -> str:
     """The text of the model script ``NAME.py``."""
     ports = {p.name: p for p in lowered.inputs + lowered.outputs}
@@ -110,13 +116,12 @@ def render(name: str, lowered: L.Lowered, budgets: Budgets, source: str, note: s
     io = ", ".join(f"{p.name} {p.dtype}{list(p.shape)}" for p in lowered.inputs)
     oo = ", ".join(f"{p.name} {p.dtype}{list(p.shape)}" for p in lowered.outputs)
     out = [
-        f'"""{name}: imported from {Path(source).name} by `autotiler import` (autotiler {__version__}).',
+        f'"""{name}: imported from {_doc_safe(Path(source).name)} by `autotiler import` (autotiler {__version__}).',
         "",
-        f"{len(lowered.layers)} layer(s), {lowered.macs} MACs, with TensorFlow Lite Micro's int8 arithmetic (the SQ8",
-        "generators with Scale_DataSize 4, or the Ctrl field SCALE_DATASIZE 4; docs/cnn-sq8.md §5), feature maps in",
-        "HWC (TFLite's NHWC, one image). Generators: " + ", ".join(kinds) + ".",
-        f"Inputs: {io}. Outputs: {oo}.",
-        *([note] if note else []),
+        *textwrap.wrap(f"{len(lowered.layers)} layer(s), {lowered.macs} MACs, with TensorFlow Lite Micro's int8 "
+                       "arithmetic (the SQ8 generators with Scale_DataSize 4, or the Ctrl field SCALE_DATASIZE 4; "
+                       "docs/cnn-sq8.md §5), feature maps in HWC (TFLite's NHWC, one image). Generators: "
+                       + ", ".join(kinds) + f". Inputs: {io}. Outputs: {oo}. {note}", 100),
         "",
         "Edit the budgets below, the platform, or a layer; then:",
         f"    autotiler generate {name}.py -o GEN",
@@ -169,7 +174,7 @@ def render(name: str, lowered: L.Lowered, budgets: Budgets, source: str, note: s
     for layer in lowered.layers:
         ins = ", ".join(s for d, s, _ in layer.bindings if d == "in" and s not in consts)
         outs = ", ".join(s for d, s, _ in layer.bindings if d == "out")
-        out.append(f"    # {layer.source}: {ins} -> {outs}")
+        out.append(" ".join(f"    # {layer.source}: {ins} -> {outs}".split()).join(("    ", "")))
         out.append(_call(layer.generator, [repr(layer.name)] + [_value(a) for a in layer.args], "    "))
         out += _dims(layer, ports)
     out += [
@@ -178,22 +183,24 @@ def render(name: str, lowered: L.Lowered, budgets: Budgets, source: str, note: s
         "def const(ctype, symbol):",
         '    """A constant of the graph, homed in flash, read from CONST_DIR/<symbol>.bin."""',
         "    bits = 32 if ctype == \"int\" else 8",
-        "    return TCArgInfo(f\"{ctype} * __restrict__\", symbol, ARG_SCOPE_GLOBAL, ARG_DIR_CONSTIN, AT_MEM_L3_HFLASH,",
-        "                     AT_MEM_UNDEF, ConstInfo(f\"{symbol}.bin\", 1, 1, bits, 0))",
+        "    return TCArgInfo(f\"{ctype} * __restrict__\", symbol, ARG_SCOPE_GLOBAL, ARG_DIR_CONSTIN,",
+        "                     AT_MEM_L3_HFLASH, AT_MEM_UNDEF, ConstInfo(f\"{symbol}.bin\", 1, 1, bits, 0))",
         "",
         "",
         "def local(symbol):",
-        f"    return TCArgInfo({GRAPH_ARG!r}, symbol, ARG_SCOPE_LOCAL, ARG_DIR_INOUT, AT_MEM_UNDEF, AT_MEM_UNDEF, 0)",
+        f"    return TCArgInfo({GRAPH_ARG!r}, symbol, ARG_SCOPE_LOCAL, ARG_DIR_INOUT, AT_MEM_UNDEF,",
+        "                     AT_MEM_UNDEF, 0)",
         "",
         "",
         "def Graph(Name=NAME):",
         "    CreateGraph(Name,",
         f"        CArgs({len(lowered.inputs) + len(lowered.consts) + len(lowered.outputs)},",
     ]
-    args = [f"TCArgInfo({GRAPH_ARG!r}, {p.name!r}, ARG_SCOPE_ARG, ARG_DIR_IN, AT_MEM_L2, AT_MEM_UNDEF, 0)"
+    pad = " " * 22
+    args = [f"TCArgInfo({GRAPH_ARG!r}, {p.name!r}, ARG_SCOPE_ARG, ARG_DIR_IN,\n{pad}AT_MEM_L2, AT_MEM_UNDEF, 0)"
             for p in lowered.inputs]
     args += [f"const({c.ctype!r}, {c.symbol!r})" for c in lowered.consts]
-    args += [f"TCArgInfo({GRAPH_ARG!r}, {p.name!r}, ARG_SCOPE_ARG, ARG_DIR_OUT, AT_MEM_UNDEF, AT_MEM_L2, 0)"
+    args += [f"TCArgInfo({GRAPH_ARG!r}, {p.name!r}, ARG_SCOPE_ARG, ARG_DIR_OUT,\n{pad}AT_MEM_UNDEF, AT_MEM_L2, 0)"
              for p in lowered.outputs]
     out += [f"            {a}," for a in args[:-1]] + [f"            {args[-1]}", "        ),"]
     locs = [f"local({s!r})" for s, _ in lowered.locals]
