@@ -222,6 +222,16 @@ def test_onnx_keeps_its_layout(tmp_path):
         assert got.shape == want.shape and np.abs(got - want_q).max() <= 1 and got.argmax() == want.argmax()
 
 
+def test_build_needs_no_sources(imported, capsys):
+    """The manifest names the SQ8 library; ``autotiler build GEN`` compiles it with no --sources."""
+    _, gen, desc = imported["resnet8"]
+    manifest = json.loads(next(p for p in gen.glob("*.json")).read_text())
+    assert manifest["libraries"] == ["CNN_SQ8"]
+    capsys.readouterr()
+    assert cli("build", gen) == 0
+    assert f"graphs: {desc['graph']}" in capsys.readouterr().out
+
+
 def test_descriptor(imported):
     """NAME.json: graph, model_script, source, inputs, outputs; each port name, shape, dtype, scale,
     zero_point: the interpreter's own shapes (NHWC, int8), or for a float interface the quantised
