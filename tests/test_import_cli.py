@@ -371,7 +371,7 @@ def test_float_model_needs_calibration_of_its_shape(tmp_path, capsys):
     _bad(tmp_path, capsys, [model], "this is a float model", "--calibration FILE.npz")
     bad = tmp_path / "bad.npz"
     np.savez(bad, input_0=np.zeros((4, 3, 3, 3), np.float32))
-    _bad(tmp_path, capsys, [model, "--calibration", bad], "calibration array for input", "expected [N, ")
+    _bad(tmp_path, capsys, [model, "--calibration", bad], "calibration data for input", "expected [N, ")
     _bad(tmp_path, capsys, [model, "--calibration", tmp_path / "none.npz"], "calibration file not found")
     _bad(tmp_path, capsys, [SQ8 / "conv_3x3_same.tflite", "--calibration", bad], "already quantised")
 

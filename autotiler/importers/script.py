@@ -303,7 +303,8 @@ def read_model(path: str) -> Graph:
 
 
 def load_calibration(path: str, graph: Graph) -> dict:
-    """{graph input: array [N, ...]} from an .npz (by input name, or arr_0... in input order)."""
+    """{graph input: array [N, ...]} from an .npz (by input name, or arr_0... in input order, or the
+    only array of a one-input model)."""
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
@@ -320,12 +321,7 @@ def load_calibration(path: str, graph: Graph) -> dict:
         if arr is None:
             raise ImportModelError(f"no calibration array for input {name!r} (arrays: {', '.join(arrays) or 'none'})",
                                    where=path, arg=name, hint=f"numpy.savez(FILE, **{{{name!r}: array}})")
-        want = tuple(int(d) for d in graph.tensor(name).shape)
-        if arr.ndim != len(want) or tuple(arr.shape[1:]) != want[1:]:
-            raise ImportModelError(f"calibration array for input {name!r} has shape {list(arr.shape)}: expected "
-                                   f"[N, {', '.join(str(d) for d in want[1:])}] (the input's shape {list(want)} with "
-                                   "N samples)", where=path, arg=name)
-        out[name] = arr
+        out[name] = arr  # its shape is checked by quantize_graph (NHWC, or an ONNX model's NCHW)
     return out
 
 
