@@ -51,7 +51,7 @@ from .reports import graph_reports
 PROG = "autotiler"
 # a manifest's "libraries" (autotiler.codegen.files.LIBRARIES) -> their C sources
 LIBRARY_SOURCES = {"CNN": CNN_SOURCES, "CNN_SQ8": CNN_SQ8_SOURCES}
-COMMANDS = ("generate", "build", "run", "report", "import")
+COMMANDS = ("generate", "build", "run", "report", "import", "verify")
 
 
 class UsageError(Exception):
@@ -124,8 +124,10 @@ def command_parser() -> _CommandParser:
     _add_build_options(r)
     rep = sub.add_parser("report", help="print the graphs' memory plans; draw the L2 plan (PNG)",
                          description="Print each graph's memory plan (symbols, areas, offsets, live nodes, budgets, "
-                         "prefetches) from DIR's manifest, and draw its L2 plan over time as a PNG.")
-    rep.add_argument("dir", metavar="DIR", help="a generated directory")
+                         "prefetches) from DIR's manifest, and draw its L2 plan over time as a PNG. For an import "
+                         "directory (autotiler import -o DIR): the import report (per layer MACs, cycles, MAC/cycle, "
+                         "L1, traffic; latency; L2 against its lower bound and TFLM's arena).")
+    rep.add_argument("dir", metavar="DIR", help="a generated directory, or an import directory")
     rep.add_argument("--png", metavar="FILE", help="the picture (default DIR/<graph>_l2_plan.png; with several "
                      "graphs, FILE's name gets _<graph>)")
     imp = sub.add_parser("import", help="write the model script of a trained TFLite or ONNX network",
@@ -144,6 +146,16 @@ def command_parser() -> _CommandParser:
                          help=f"{level} budget in bytes (default: the platform's)")
     imp.add_argument("--calibration", metavar="FILE.npz", help="calibration inputs of a float model: arrays of the "
                      "input's shape with N samples, by input name")
+    ver = sub.add_parser("verify", help="compare an import's generated C with the source model's own reference",
+                         description="Generate and build DIR's model script, run it on the simulated chip and the "
+                         "source model on its reference (tflite-micro for TFLite, onnxruntime for ONNX) on the same "
+                         "inputs; print per output the items equal and the largest difference in LSBs. Status 0 when "
+                         "the outputs meet the source's criterion, 1 when not.")
+    ver.add_argument("dir", metavar="DIR", help="an import directory (autotiler import MODEL -o DIR)")
+    ver.add_argument("--inputs", type=positive_int, default=1, metavar="N", help="random int8 inputs to try "
+                     "(default 1)")
+    ver.add_argument("--input", action="append", default=[], metavar="NAME=x.npy",
+                     help="a graph input from a file (its shape and dtype, or N of them stacked)")
     return p
 
 
@@ -181,7 +193,7 @@ def _command(argv) -> int:
             argv = ["generate"] + argv  # the original form: autotiler MODEL.py [options]
         ns = command_parser().parse_args(argv)
         return {"generate": _generate, "build": _build, "run": _run, "report": _report,
-                "import": _import}[ns.command](ns)
+                "import": _import, "verify": _verify}[ns.command](ns)
     except BrokenPipeError:
         raise
     except SystemExit as ex:  # --help, --version (argparse), or a model script's sys.exit
@@ -435,6 +447,15 @@ def _report(ns) -> int:
     from .plot import plot_plan
 
     gen_dir = _directory(ns.dir)
+    if is_import_dir(gen_dir):
+        # the importers only for an import directory (the tflite package, tflite-micro's arena)
+        from .importers.report import report_of_import
+
+        if ns.png:
+            raise CommandError(f"{gen_dir} is an import directory: no L2 plan to draw",
+                               hint=f"generate it ({PROG} generate DIR/NAME.py -o GEN) and report GEN with --png")
+        print(report_of_import(gen_dir))
+        return 0
     graphs = []
     for path, data in read_plans(gen_dir):
         reports = graph_reports(data)
@@ -490,3 +511,28 @@ def _import(ns) -> int:
           f"{os.path.join(d, r.name + '_tensors')}{os.sep}")
     print(f"next: {PROG} generate {os.path.join(d, r.name + '.py')} -o GEN")
     return 0
+
+
+def is_import_dir(path: str) -> bool:
+    """A directory written by ``autotiler import`` (a ``NAME.json`` descriptor naming its model script)
+    with no generated manifest."""
+    found = False
+    for name in sorted(os.listdir(path)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(path, name), encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT:
+            return False
+        found = found or (isinstance(data, dict) and "model_script" in data and "graph" in data)
+    return found
+
+
+def _verify(ns) -> int:
+    # tflite-micro and onnxruntime only here
+    from .importers.verify import run_command
+
+    return run_command(ns)

@@ -232,6 +232,21 @@ def test_build_needs_no_sources(imported, capsys):
     assert f"graphs: {desc['graph']}" in capsys.readouterr().out
 
 
+def test_verify_and_report_of_an_import_dir(imported, capsys):
+    """``autotiler verify DIR`` (J4's importers.verify) and ``autotiler report DIR`` (importers.report)
+    on an import directory, through the command."""
+    d, _, desc = imported["pad_conv_same"]
+    capsys.readouterr()
+    assert cli("verify", d, "--inputs", 2) == 0
+    out = capsys.readouterr().out
+    assert "OK: int8 TFLite: bit-exact with TFLite Micro" in out and "2 input(s)" in out
+    assert cli("report", d) == 0
+    out = capsys.readouterr().out
+    assert f"import report: graph {desc['graph']} on gap8" in out and "latency:" in out
+    assert cli("report", d, "--png", d / "x.png") == 1
+    assert "is an import directory: no L2 plan to draw" in capsys.readouterr().err
+
+
 def test_descriptor(imported):
     """NAME.json: graph, model_script, source, inputs, outputs; each port name, shape, dtype, scale,
     zero_point: the interpreter's own shapes (NHWC, int8), or for a float interface the quantised
