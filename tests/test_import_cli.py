@@ -516,3 +516,87 @@ def test_reshape_binds_the_producers_buffer():
     assert [layer.generator for layer in lw.layers] == ["CNN_Act_SQ8", "CNN_Act_SQ8"]
     assert lw.layers[1].bindings[0][1] == lw.layers[0].bindings[1][1] == "Relu_0_Out"
     assert lw.locals == (("Relu_0_Out", 128),)
+
+
+W_Q = ir.Quant((0.01,), (0,))
+
+
+def _conv(w_quant=W_Q, bias=None, extra=()):
+    """x [1,4,4,8] -> CONV_2D 3x3 SAME (4 filters) -> y."""
+    w = _t("w", (4, 3, 3, 8), w_quant, ir.DType.INT8, np.ones((4, 3, 3, 8), np.int8))
+    return _graph([ir.Op(ir.OpKind.CONV_2D, 0, "0 (CONV_2D)", ("x", "w", bias), ("y",),
+                         ir.ConvOptions(padding=ir.Padding.SAME))],
+                  [_t("x", (1, 4, 4, 8)), w, _t("y", (1, 4, 4, 4)), *extra])
+
+
+def _binary(kind, shape_b, b_const=False, out_shape=(1, 4, 4, 8)):
+    b = _t("b", shape_b, data=np.zeros(shape_b, np.int8) if b_const else None)
+    return _graph([ir.Op(kind, 0, f"0 ({kind.value})", ("x", "b"), ("y",), ir.ActivationOptions())],
+                  [_t("x", (1, 4, 4, 8)), b, _t("y", out_shape)], inputs=("x",) if b_const else ("x", "b"))
+
+
+REFUSALS = {
+    "filter_zero_point": (lambda: _conv(ir.Quant((0.01,), (3,))),
+                          "CONV_2D filter 'w' has a non-zero zero point: TFLite's int8 weights are symmetric"),
+    "filter_scales": (lambda: _conv(ir.Quant((0.01, 0.02), (0, 0))), "filter 'w' has 2 scales for 4 output channels"),
+    "bias_type": (lambda: _conv(bias="b", extra=(_t("b", (4,), None, ir.DType.INT64, np.zeros(4, np.int64)),)),
+                  "bias 'b' is int64 of shape [4]: an int32 bias of 4 items is supported"),
+    "add_broadcast": (lambda: _binary(ir.OpKind.ADD, (1, 1, 1, 8)),
+                      "ADD with broadcasting ([1, 4, 4, 8] and [1, 1, 1, 8]) is not supported yet"),
+    "mul_broadcast_w": (lambda: _binary(ir.OpKind.MUL, (1, 1, 4, 8)),
+                        "MUL with broadcasting ([1, 4, 4, 8] and [1, 1, 4, 8]) is not supported yet: MUL broadcasts "
+                        "a [C] vector over the pixels"),
+    "pool_quant": (lambda: _graph([ir.Op(ir.OpKind.MAX_POOL_2D, 0, "0 (MAX_POOL_2D)", ("x",), ("y",),
+                                         ir.PoolOptions((2, 2), (2, 2)))],
+                                  [_t("x", (1, 4, 4, 8)), _t("y", (1, 2, 2, 8), ir.Quant((0.1,), (0,)))]),
+                   "MAX_POOL_2D with an output quantisation other than its input's is not supported"),
+    "concat_many": (lambda: _graph([ir.Op(ir.OpKind.CONCATENATION, 0, "0 (CONCATENATION)", ("x",) * 9, ("y",),
+                                          ir.ActivationOptions(axis=3))],
+                                   [_t("x", (1, 4, 4, 8)), _t("y", (1, 4, 4, 72))]),
+                    "CONCATENATION of 9 inputs is not supported yet: 2 to 8 are"),
+    "concat_fused": (lambda: _graph([ir.Op(ir.OpKind.CONCATENATION, 0, "0 (CONCATENATION)", ("x", "x"), ("y",),
+                                           ir.ActivationOptions(ir.Activation.RELU, 3))],
+                                    [_t("x", (1, 4, 4, 8)), _t("y", (1, 4, 4, 16))]),
+                     "CONCATENATION with a fused RELU is not supported yet"),
+    "rank5": (lambda: _graph([ir.Op(ir.OpKind.RELU, 0, "0 (RELU)", ("x",), ("y",))],
+                             [_t("x", (1, 2, 4, 4, 8)), _t("y", (1, 2, 4, 4, 8))]),
+              "a tensor of rank 5 is not supported yet"),
+    "per_channel_activation": (lambda: _graph([ir.Op(ir.OpKind.RELU, 0, "0 (RELU)", ("x",), ("m",)),
+                                               ir.Op(ir.OpKind.RELU, 1, "1 (RELU)", ("m",), ("y",))],
+                                              [_t("x", (1, 4, 4, 8)), _t("y", (1, 4, 4, 8)),
+                                               _t("m", (1, 4, 4, 8), ir.Quant((0.1, 0.2), (0, 0), 3))]),
+                               "tensor 'm' has no per-tensor quantisation (int8 activations need one scale and zero "
+                               "point)"),
+    "reshape_const": (lambda: _graph([ir.Op(ir.OpKind.RESHAPE, 0, "0 (RESHAPE)", ("c",), ("r",)),
+                                      ir.Op(ir.OpKind.ADD, 1, "1 (ADD)", ("x", "r"), ("y",), ir.ActivationOptions())],
+                                     [_t("x", (1, 128)), _t("c", (1, 4, 4, 8), data=np.zeros((1, 4, 4, 8), np.int8)),
+                                      _t("r", (1, 128)), _t("y", (1, 128))]),
+                      "RESHAPE of a constant is not supported yet"),
+}
+
+
+INTERFACE = {
+    "int8_unquantised": ((1, 4, 4, 8), None, ir.DType.INT8, "graph interface tensor 'x' is int8 without quantisation"),
+    "int16": ((1, 4, 4, 8), Q, ir.DType.INT16, "graph interface tensor 'x' is int16: int8 activations are supported "
+              "(int16 activations are not supported yet)"),
+    "per_channel": ((1, 4, 4, 8), ir.Quant((0.1, 0.2), (0, 0), 3), ir.DType.INT8,
+                    "graph interface tensor 'x' has per-channel quantisation"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INTERFACE))
+def test_interface_refusals(case):
+    shape, quant, dtype, text = INTERFACE[case]
+    g = _graph([ir.Op(ir.OpKind.RELU, 0, "0 (RELU)", ("x",), ("y",))], [_t("x", shape, quant, dtype),
+                                                                       _t("y", (1, 4, 4, 8))])
+    with pytest.raises(ImportModelError) as info:
+        lower.lower(g)
+    assert text in str(info.value) and "hand.tflite" in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_lowering_refusals_by_text(case):
+    make, text = REFUSALS[case]
+    with pytest.raises(ImportModelError) as info:
+        lower.lower(make())
+    assert text in str(info.value) and "hand.tflite: operator 0" in str(info.value), str(info.value)

@@ -637,11 +637,14 @@ def _edge_ops(lw: _Lowering) -> Tuple[Dict[str, str], Dict[str, str]]:
 
 def _port(lw: _Lowering, name: str, tensor: str, source: Optional[str], nchw: bool) -> Port:
     t = lw.t(tensor)
-    if t.dtype != DType.INT8 or t.quant is None or not t.quant.per_tensor:
-        kind = t.dtype.value + ("" if t.quant else ", unquantised")
+    if t.dtype != DType.INT8 or t.quant is None:
+        kind = t.dtype.value if t.dtype != DType.INT8 else "int8 without quantisation"
         lw.fail(None, f"graph interface tensor {tensor!r} is {kind}: int8 activations are supported "
                 f"({'int16 activations are not supported yet' if t.dtype == DType.INT16 else 'quantise to int8'})",
                 tensor, "convert with full-integer int8 quantisation (or give a float model --calibration)")
+    if not t.quant.per_tensor:
+        lw.fail(None, f"graph interface tensor {tensor!r} has per-channel quantisation: a graph input or output "
+                "needs one scale and zero point", tensor)
     shape = tuple(int(d) for d in t.shape)
     if nchw and len(shape) == 4:
         shape = (shape[0], shape[3], shape[1], shape[2])
