@@ -10,7 +10,12 @@ as a user would, classifying held-out handwritten digits.
    cores or a write outside memory would stop the run), then all of them in a build without;
 4. prints the accuracy of the generated C next to the float model's and the reference's, the
    memory per level against the guide's own figures, per-node cycles and bytes moved per level,
-   and where the L2 plan's picture was written.
+   and where the L2 plan's picture was written;
+5. then the front door (issue 24): ``autotiler import`` of a trained int8 TFLite model
+   (examples/import_digits/digits.tflite, a small CNN trained with Keras on scikit-learn's digits)
+   into ``generated/import_digits``, ``autotiler verify`` against TensorFlow Lite Micro, and every
+   held-out digit classified through the generated C (examples/import_digits/evaluate.py), output
+   for output equal to TFLite's.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ from autotiler.plot import plot_plan  # noqa: E402
 from autotiler.reports import graph_reports  # noqa: E402
 
 GEN = ROOT / "generated" / "mnist"
+DIGITS = ROOT / "examples" / "import_digits"
+IMPORTED = ROOT / "generated" / "import_digits"
 GRAPH = "MnistCNN"
 # The guide's figures for this graph ("Warm Constructor" section: MnistCNN_Construct)
 GUIDE = {"L1": 41632, "L2": 124692, "L2_DYN": 11264}
@@ -93,6 +100,22 @@ def run_set(graph, inputs, weights) -> tuple:
     return ours, ref, counters, memory, elapsed
 
 
+def command(*args: str) -> None:
+    """Run an ``autotiler`` command as a user would, showing it (paths relative to the repository)."""
+    shown = [str(Path(a).relative_to(ROOT)) if a.startswith(str(ROOT)) else a for a in args]
+    print("$ autotiler " + " ".join(shown), flush=True)
+    subprocess.run([sys.executable, "-m", "autotiler", *args], check=True)
+
+
+def import_digits() -> None:
+    """Import, verify and evaluate examples/import_digits (a trained int8 TFLite model)."""
+    print("\n--- the front door: a trained TFLite model imported ---\n")
+    command("import", str(DIGITS / "digits.tflite"), "-o", str(IMPORTED))
+    command("verify", str(IMPORTED), "--inputs", "4")
+    print("$ python examples/import_digits/evaluate.py", flush=True)
+    subprocess.run([sys.executable, str(DIGITS / "evaluate.py")], check=True)
+
+
 def main() -> int:
     manifest = generate()
     inputs, labels = data.heldout_inputs()
@@ -128,6 +151,7 @@ def main() -> int:
     print(f"\nL2 plan over time: {Path(png).relative_to(ROOT)}")
     if np.mean(ours == labels) < 0.95:
         raise SystemExit("demo failed: accuracy below 95%")
+    import_digits()
     return 0
 
 

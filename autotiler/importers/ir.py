@@ -238,3 +238,17 @@ class Graph:
                 raise ImportModelError(f"graph output {name!r} is computed by no operator", where=self.source,
                                        arg=name)
         return self
+
+
+def op_macs(graph: Graph, op: Op) -> int:
+    """Multiply-accumulates of one inference of ``op`` (convolutions and fully connected; else 0): the
+    one count the lowering and the import report give."""
+    if op.kind not in (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CONNECTED):
+        return 0
+    out = int(np.prod(graph.tensor(op.outputs[0]).shape))
+    w = graph.tensor(op.inputs[1]).shape
+    if op.kind == OpKind.CONV_2D:           # [Cout, kh, kw, Cin / groups]
+        return out * int(w[1]) * int(w[2]) * int(w[3])
+    if op.kind == OpKind.DEPTHWISE_CONV_2D:  # [1, kh, kw, Cout]
+        return out * int(w[1]) * int(w[2])
+    return out * int(w[-1])                  # FULLY_CONNECTED: [Cout, Cin]

@@ -46,7 +46,7 @@ from ..generators.sq8_gen_tflm_conv import conv_constants, pool_infos
 from ..generators.sq8_gen_tflm_dense import add_infos, linear_constants, mul_infos, sub_infos
 from ..generators.sq8_gen_tflm_ops import act_infos, concat_infos, mean_infos, softmax_infos
 from ..generators.sq8_gen_tflm_pad import pad_infos
-from .ir import Activation, DType, Graph, Op, OpKind, Padding, Tensor
+from .ir import Activation, DType, Graph, Op, OpKind, Padding, Tensor, op_macs
 
 MAX_CONCAT = 8
 
@@ -213,9 +213,9 @@ class _Lowering:
             self.locals[f"{layer}_Out"] = int(np.prod(self.t(name).shape))
         return self.symbols[root]
 
-    def add(self, op: Op, generator: str, args: tuple, bindings: list, macs: int = 0, name: str = "") -> None:
+    def add(self, op: Op, generator: str, args: tuple, bindings: list, name: str = "") -> None:
         self.layers.append(Layer(name or self.name(op), generator, args, tuple(bindings),
-                                 f"operator {op.label}", op.kind.value, int(macs)))
+                                 f"operator {op.label}", op.kind.value, op_macs(self.g, op)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,13 +348,12 @@ def _conv_layer(lw: _Lowering, op: Op) -> None:
     (sh, sw), (dh, dwl) = o.stride, o.dilation
     geometry = (Sym("KOP_CONV_DW" if dw else "KOP_CONV"), kw, kh, dwl, dh, sw, sh, 1 if padding == "SAME" else 0,
                 Sym("KOP_NONE"), 0, 0, 0, 0, 0, 0, 0, Sym(act_oper))
-    macs = ho * wo * cout * kh * kw * group_in
     if not dw and group_in < cin:
         groups = cin // group_in
         lw.add(op, "CNN_GroupedConvolutionPoolAct_SQ8",
-               (0, group_in, cout // groups, 4, 4, cin, cout, w, h) + geometry, _io(syms, CONV_ARGS, 3), macs)
+               (0, group_in, cout // groups, 4, 4, cin, cout, w, h) + geometry, _io(syms, CONV_ARGS, 3))
     else:
-        lw.add(op, "CNN_ConvolutionPoolAct_SQ8", (0, 4, 4, cin, cout, w, h) + geometry, _io(syms, CONV_ARGS, 3), macs)
+        lw.add(op, "CNN_ConvolutionPoolAct_SQ8", (0, 4, 4, cin, cout, w, h) + geometry, _io(syms, CONV_ARGS, 3))
 
 
 CONV_ARGS = ("In", "Filter", "Bias", "Out", "Scale", "ScaleN", "Infos")
@@ -455,7 +454,7 @@ def _pad_layer(lw: _Lowering, op: Op) -> None:
     name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     (t, b), (left, right), (front, back) = pads[1], pads[2], pads[3]
-    lw.add(op, "CNN_Pad_SQ8", (CTRL, c, w, h, t, b, left, right, front, back), _io(syms, ONE_ARGS, 1), 0)
+    lw.add(op, "CNN_Pad_SQ8", (CTRL, c, w, h, t, b, left, right, front, back), _io(syms, ONE_ARGS, 1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -481,8 +480,7 @@ def _fully_connected(lw: _Lowering, op: Op) -> None:
             lw.const(op, f"{name}_S", c.scale, "int"), lw.const(op, f"{name}_N", c.scale_n, "signed char"),
             lw.const(op, f"{name}_I", c.infos, "signed char")]
     lw.add(op, "CNN_LinearAct_SQ8", (0, 4, 4, in_dim, out_dim, Sym("KOP_LINEAR"), Sym(act_oper)),
-           _io(syms, CONV_ARGS, 3),
-           in_dim * out_dim)
+           _io(syms, CONV_ARGS, 3))
 
 
 def _operand(lw: _Lowering, op: Op, name: str, layer: str, k: int) -> str:
@@ -508,7 +506,7 @@ def _eltwise(lw: _Lowering, op: Op) -> None:
         infos = _quant_checked(lw, op, helper, qa, qb, qo, act)
         syms = [_operand(lw, op, a, name, 1), _operand(lw, op, b, name, 2), lw.out(name, op.outputs[0]),
                 lw.const(op, f"{name}_I", infos, "signed char")]
-        lw.add(op, gen, (CTRL, c, w, h) + extra + (Sym(act_oper),), _io(syms, TWO_ARGS, 2), h * w * c)
+        lw.add(op, gen, (CTRL, c, w, h) + extra + (Sym(act_oper),), _io(syms, TWO_ARGS, 2))
         return
     if op.kind == OpKind.MUL:
         vec = [n for n, s in ((a, sa), (b, sb)) if int(np.prod(s)) == c and s and s[-1] == c]
@@ -519,7 +517,7 @@ def _eltwise(lw: _Lowering, op: Op) -> None:
             syms = [_operand(lw, op, m, name, 1), _operand(lw, op, v, name, 2), lw.out(name, op.outputs[0]),
                     lw.const(op, f"{name}_I", infos, "signed char")]
             lw.add(op, "CNN_TensorVectMultAct_SQ8", (CTRL, c, w, h, Sym("KOP_MATVECTMUL"), Sym(act_oper)),
-                   _io(syms, TWO_ARGS, 2), h * w * c)
+                   _io(syms, TWO_ARGS, 2))
             return
     lw.fail(op, f"{op.kind.value} with broadcasting ({list(sa)} and {list(sb)}) is not supported yet"
             + (": MUL broadcasts a [C] vector over the pixels" if op.kind == OpKind.MUL else ""), b,
@@ -545,8 +543,7 @@ def _pool(lw: _Lowering, op: Op) -> None:
     oper = "KOP_MAXPOOL" if op.kind == OpKind.MAX_POOL_2D else "KOP_AVGPOOL"
     ho, wo, _ = hwc(lw, op, op.outputs[0])
     lw.add(op, "CNN_PoolAct_SQ8", (CTRL, c, w, h, Sym(oper), fw, fh, 1, 1, sw, sh,
-                                   1 if o.padding == Padding.SAME else 0, Sym(act_oper)), _io(syms, ONE_ARGS, 1),
-           ho * wo * c * fh * fw)
+                                   1 if o.padding == Padding.SAME else 0, Sym(act_oper)), _io(syms, ONE_ARGS, 1))
 
 
 def _mean(lw: _Lowering, op: Op) -> None:
@@ -560,7 +557,7 @@ def _mean(lw: _Lowering, op: Op) -> None:
     name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     lw.add(op, "CNN_GlobalPoolAct_SQ8", (CTRL, c, w, h, Sym("KOP_GLOBAL_AVGPOOL"), Sym("KOP_NONE")),
-           _io(syms, ONE_ARGS, 1), h * w * c)
+           _io(syms, ONE_ARGS, 1))
 
 
 def _softmax(lw: _Lowering, op: Op) -> None:
@@ -575,9 +572,9 @@ def _softmax(lw: _Lowering, op: Op) -> None:
     name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     if rows == 1:
-        lw.add(op, "CNN_SoftMax_SQ8", (CTRL, dim, Sym("KOP_SOFTMAX")), _io(syms, ONE_ARGS, 1), dim)
+        lw.add(op, "CNN_SoftMax_SQ8", (CTRL, dim, Sym("KOP_SOFTMAX")), _io(syms, ONE_ARGS, 1))
     else:
-        lw.add(op, "CNN_SoftMax2D_SQ8", (CTRL, dim, rows, Sym("KOP_SOFTMAX")), _io(syms, ONE_ARGS, 1), dim * rows)
+        lw.add(op, "CNN_SoftMax2D_SQ8", (CTRL, dim, rows, Sym("KOP_SOFTMAX")), _io(syms, ONE_ARGS, 1))
 
 
 def _concat(lw: _Lowering, op: Op) -> None:
@@ -601,7 +598,7 @@ def _concat(lw: _Lowering, op: Op) -> None:
     syms = [_operand(lw, op, n, name, k) for k, n in enumerate(op.inputs, start=1)]
     syms += [lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     args = tuple(f"In{k}" for k in range(len(op.inputs))) + ("Out", "Infos")
-    lw.add(op, "CNN_ConcatChannels_SQ8", (CTRL, w, h, list(feats)), _io(syms, args, len(op.inputs)), 0)
+    lw.add(op, "CNN_ConcatChannels_SQ8", (CTRL, w, h, list(feats)), _io(syms, args, len(op.inputs)))
 
 
 def _activation(lw: _Lowering, op: Op) -> None:
@@ -611,7 +608,7 @@ def _activation(lw: _Lowering, op: Op) -> None:
     infos = _quant_checked(lw, op, act_infos, op.kind.value, qi, qo, **params)
     name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
-    lw.add(op, "CNN_Act_SQ8", (CTRL, c, w, h, Sym(ACTIVATIONS[op.kind])), _io(syms, ONE_ARGS, 1), h * w * c)
+    lw.add(op, "CNN_Act_SQ8", (CTRL, c, w, h, Sym(ACTIVATIONS[op.kind])), _io(syms, ONE_ARGS, 1))
 
 
 # ---------------------------------------------------------------------------------------------

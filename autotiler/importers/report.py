@@ -47,7 +47,7 @@ from ..bounds import kernel_figures
 from ..graph.lower import plan_graph
 from . import lower as L
 from . import verify as V
-from .ir import Graph, Op, OpKind
+from .ir import Graph, Op, op_macs
 from .script import read_model
 
 try:  # tflite-micro: TFLM's arena for the same model (optional: the report says when it is missing)
@@ -65,19 +65,6 @@ _TOTAL = re.compile(r"Arena allocation total (\d+) bytes")
 
 
 # ---- MACs from the IR -----------------------------------------------------------------------------
-
-
-def op_macs(graph: Graph, op: Op) -> int:
-    """Multiply-accumulates of one inference of ``op`` (convolutions and fully connected; else 0)."""
-    if op.kind not in (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CONNECTED):
-        return 0
-    out = int(np.prod(graph.tensor(op.outputs[0]).shape))
-    w = graph.tensor(op.inputs[1]).shape
-    if op.kind == OpKind.CONV_2D:           # [Cout, kh, kw, Cin / groups]
-        return out * int(w[1]) * int(w[2]) * int(w[3])
-    if op.kind == OpKind.DEPTHWISE_CONV_2D:  # [1, kh, kw, Cout]
-        return out * int(w[1]) * int(w[2])
-    return out * int(w[-1])                  # FULLY_CONNECTED: [Cout, Cin]
 
 
 def _ops_by_layer(graph: Graph, names: Sequence[str], lowered=None) -> Dict[str, Optional[Op]]:
