@@ -12,10 +12,7 @@ its predicted ones.
 from __future__ import annotations
 
 import inspect
-import linecache
 import math
-import re
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,6 +42,8 @@ from autotiler.generators.cnn_geometry import (
     CNN_UsedInputDimension,
 )
 from autotiler.platforms import get_platform
+
+from .error_lines import rendered, with_body_line
 
 pytestmark = pytest.mark.usefixtures("private_harness_cache")
 THIS = "test_cnn_conv_generators.py"
@@ -453,14 +452,7 @@ def model():
 def fails(*fragments, kernel="L", at=None):
     """pytest.raises(ModelError) rendered as 'THIS:LINE: kernel 'L': ...fragments...' with LINE
     ``at``, else the first line of the with body."""
-    if at is None:
-        frame = sys._getframe(1)
-        at = frame.f_lineno
-        while not linecache.getline(frame.f_code.co_filename, at).rstrip().endswith(":"):
-            at += 1
-        at += 1
-    prefix = f"{THIS}:{at}: " + (f"kernel '{kernel}': " if kernel else "")
-    return pytest.raises(ModelError, match=re.escape(prefix) + ".*" + ".*".join(re.escape(f) for f in fragments))
+    return rendered(ModelError, THIS, with_body_line() if at is None else at, fragments, kernel)
 
 
 def conv(**over):

@@ -6,9 +6,6 @@ with the typed error that now refuses them; AutoTilerWarnings are matched the sa
 
 from __future__ import annotations
 
-import contextlib
-import linecache
-import re
 import sys
 import warnings
 
@@ -18,6 +15,8 @@ from autotiler import *
 from autotiler.codegen import generate
 from autotiler.errors import CodegenError
 from autotiler.model.session import current_model
+
+from .error_lines import rendered, with_body_line
 
 THIS = "test_errors_v3.py"
 P32 = "int * __restrict__"
@@ -39,22 +38,7 @@ def fails(exc, *fragments, kernel=None, arg=None, line=1, at=None):
     with the fragments in order (message, then hint), and whose ``kernel`` and ``arg`` fields
     are exactly the ones given. LINE is ``at``, else the ``line``-th line of the ``with`` body
     (1: its first line, 2: the next one, ...)."""
-    if at is None:
-        frame = sys._getframe(1)
-        at = frame.f_lineno
-        while not linecache.getline(frame.f_code.co_filename, at).rstrip().endswith(":"):
-            at += 1
-        at += line
-    subject = ([f"kernel '{kernel}'"] if kernel else []) + ([f"argument '{arg}'"] if arg else [])
-    prefix = f"{THIS}:{at}: " + (", ".join(subject) + ": " if subject else "")
-    return _fails(exc, re.escape(prefix) + ".*" + ".*".join(re.escape(f) for f in fragments), kernel, arg)
-
-
-@contextlib.contextmanager
-def _fails(exc, pattern, kernel, arg):
-    with pytest.raises(exc, match=pattern) as info:
-        yield info
-    assert (info.value.kernel, info.value.arg) == (kernel, arg)
+    return rendered(exc, THIS, with_body_line(line) if at is None else at, fragments, kernel, arg, exact=True)
 
 
 def this_line() -> int:

@@ -4,9 +4,6 @@ the symbol, what is wrong and the fix."""
 
 from __future__ import annotations
 
-import contextlib
-import linecache
-import re
 import sys
 
 import numpy as np
@@ -15,6 +12,7 @@ import pytest
 from autotiler import *
 from autotiler.graph.lower import plan_graph, symbol_sizes
 
+from .error_lines import rendered, with_body_line
 from .graph_helpers import ITEMS, P32, add_group, const, inp, lib_add, local, mat_add, out, write_bin
 
 THIS = "test_graph_errors.py"
@@ -33,22 +31,7 @@ def fresh_model():
 def fails(*fragments, kernel=None, arg=None, at=None):
     """``pytest.raises(ModelError)`` rendered ``THIS:LINE: kernel 'K', argument 'A': ...`` with
     the fragments in order; LINE is ``at``, else the first line of the ``with`` body."""
-    if at is None:
-        frame = sys._getframe(1)
-        at = frame.f_lineno
-        while not linecache.getline(frame.f_code.co_filename, at).rstrip().endswith(":"):
-            at += 1
-        at += 1
-    subject = ([f"kernel '{kernel}'"] if kernel else []) + ([f"argument '{arg}'"] if arg else [])
-    prefix = f"{THIS}:{at}: " + (", ".join(subject) + ": " if subject else "")
-    return _fails(re.escape(prefix) + ".*" + ".*".join(re.escape(f) for f in fragments), kernel, arg)
-
-
-@contextlib.contextmanager
-def _fails(pattern, kernel, arg):
-    with pytest.raises(ModelError, match=pattern) as info:
-        yield info
-    assert (info.value.kernel, info.value.arg) == (kernel, arg)
+    return rendered(ModelError, THIS, with_body_line() if at is None else at, fragments, kernel, arg, exact=True)
 
 
 def line() -> int:

@@ -17,9 +17,7 @@ tensor, generated, built and run on the simulated cluster.
 from __future__ import annotations
 
 import json
-import linecache
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +39,8 @@ from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, Lo
 from autotiler.importers import reference as IR
 from autotiler.importers.tflite_reader import read_tflite
 from autotiler.platforms import get_platform
+
+from .error_lines import rendered, with_body_line
 
 pytestmark = pytest.mark.usefixtures("private_harness_cache")
 THIS = "test_sq8_gen_tflm_pad.py"
@@ -298,12 +298,7 @@ def test_pad_infos_words():
 def raises(kernel: str, *fragments: str):
     """pytest.raises(ModelError) rendered as 'THIS:LINE: kernel 'L': ...fragments...', LINE the
     first line of the with body."""
-    frame = sys._getframe(1)
-    at = frame.f_lineno
-    while not linecache.getline(frame.f_code.co_filename, at).rstrip().endswith(":"):
-        at += 1
-    prefix = f"{THIS}:{at + 1}: kernel '{kernel}': "
-    return pytest.raises(ModelError, match=re.escape(prefix) + ".*" + ".*".join(re.escape(f) for f in fragments))
+    return rendered(ModelError, THIS, with_body_line(), fragments, kernel)
 
 
 @pytest.fixture
