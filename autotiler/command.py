@@ -262,18 +262,26 @@ def _directory(path: str) -> str:
     return path
 
 
-def library_sources(gen_dir: str) -> tuple:
-    """(sources, include dirs) of the basic-kernel libraries the manifests in ``gen_dir`` name."""
-    sources = []
-    for name in sorted(os.listdir(gen_dir)):
+def _json_dicts(directory: str):
+    """The JSON objects of ``directory``'s ``*.json`` files, by name (unreadable or other files skipped):
+    generated manifests, import descriptors."""
+    for name in sorted(os.listdir(directory)):
         if not name.endswith(".json"):
             continue
         try:
-            with open(os.path.join(gen_dir, name), encoding="utf-8") as f:
+            with open(os.path.join(directory, name), encoding="utf-8") as f:
                 data = json.load(f)
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT:
+        if isinstance(data, dict):
+            yield data
+
+
+def library_sources(gen_dir: str) -> tuple:
+    """(sources, include dirs) of the basic-kernel libraries the manifests in ``gen_dir`` name."""
+    sources = []
+    for data in _json_dicts(gen_dir):
+        if data.get("format") == MANIFEST_FORMAT:
             for lib in data.get("libraries") or ():
                 sources += [str(s) for s in LIBRARY_SOURCES.get(lib, ()) if str(s) not in sources]
     return sources, ([str(CNN_KERNELS_DIR)] if sources else [])
@@ -517,17 +525,10 @@ def is_import_dir(path: str) -> bool:
     """A directory written by ``autotiler import`` (a ``NAME.json`` descriptor naming its model script)
     with no generated manifest."""
     found = False
-    for name in sorted(os.listdir(path)):
-        if not name.endswith(".json"):
-            continue
-        try:
-            with open(os.path.join(path, name), encoding="utf-8") as f:
-                data = json.load(f)
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT:
+    for data in _json_dicts(path):
+        if data.get("format") == MANIFEST_FORMAT:
             return False
-        found = found or (isinstance(data, dict) and "model_script" in data and "graph" in data)
+        found = found or ("model_script" in data and "graph" in data)
     return found
 
 
