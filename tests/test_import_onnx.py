@@ -38,10 +38,10 @@ MODELS = ("convnet", "actnet", "kws")
 DRAWS = 8
 
 
-def _read(name: str) -> Graph:
+def _read(name: str, arithmetic: str = "tflm") -> Graph:
     path = os.path.join(MODELS_DIR, name + ".onnx")
     with open(path, "rb") as f:
-        return read_onnx(path, f.read())
+        return read_onnx(path, f.read(), arithmetic=arithmetic)
 
 
 def _session(name: str):
@@ -202,10 +202,10 @@ def _draws(shape, n: int = DRAWS):
     return [rng.normal(0, 1, shape).astype(np.float32) for _ in range(n)]
 
 
-def _compare_qdq(name: str):
+def _compare_qdq(name: str, arithmetic: str = "tflm"):
     """(equal items, all items, largest |difference| in LSBs, top-1 agreements, draws) of the int8
-    IR against onnxruntime on the QDQ model ``name``."""
-    g = _read(name + "_qdq")
+    IR (in ``arithmetic``) against onnxruntime on the QDQ model ``name``."""
+    g = _read(name + "_qdq", arithmetic)
     sess = _session(name + "_qdq")
     (iname,), (oname,) = g.inputs, g.outputs
     qname, oq = g.consumers(iname)[0].outputs[0], g.producer(oname).inputs[0]     # QUANTIZE, DEQUANTIZE
@@ -237,12 +237,37 @@ def test_qdq_model_close_to_onnxruntime(name):
     assert worst <= 3, (name, worst)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 24 §7's ONNX bound (99% equal, 1 LSB) is not met with TFLM's double "
-                   "rounding: single rounding makes every linear layer equal to onnxruntime's")
-@pytest.mark.parametrize("name", ["convnet", "actnet"])
+@pytest.mark.parametrize("name", MODELS)
 def test_qdq_model_issue_bound(name):
-    equal, total, worst, top1, draws = _compare_qdq(name)
-    assert worst <= 1 and equal >= 0.99 * total and top1 == draws
+    """Issue 24 §7's ONNX bound (99% of the items equal, at most 1 LSB apart, the same top-1) holds with the
+    IR read in onnxruntime's arithmetic (``read_onnx(..., arithmetic="onnxruntime")``): measured 100% equal
+    on the three models."""
+    equal, total, worst, top1, draws = _compare_qdq(name, "onnxruntime")
+    assert worst <= 1 and equal >= 0.99 * total and top1 == draws, (name, equal, total, worst, top1)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_qdq_layers_in_onnxruntimes_arithmetic_equal_onnxruntime(name):
+    """Op by op, fed onnxruntime's own int8 inputs (its Q outputs exposed), the IR in onnxruntime's arithmetic
+    gives onnxruntime's output on every item (single rounding, tables, QLinearSoftmax), but for AveragePool:
+    onnxruntime computes it two ways. In the whole network it is DQ -> float AveragePool -> QuantizeLinear,
+    ``nearbyint(y / s) + zp`` (ours); with its Q output exposed it fuses QLinearAveragePool,
+    ``nearbyint(y / s + zp)``, the float addition rounding first (10% of convnet's items 1 LSB off)."""
+    for label, (equal, total, worst) in _per_layer(name, arithmetic="onnxruntime").items():
+        if "(AveragePool)" in label:
+            assert worst <= 1, (name, label, worst)
+        else:
+            assert equal == total, (name, label, equal, total, worst)
+
+
+def test_onnxruntime_arithmetic_graph_has_no_requantisation_after_fixed_output_ops():
+    """In onnxruntime's arithmetic a Sigmoid, Tanh or Softmax writes the model's own quantisation (a table, or
+    QLinearSoftmax): no QUANTIZE after it, unlike TFLM's fixed 1/256 and 1/128 outputs."""
+    tflm, ort_ = _read("actnet_qdq"), _read("actnet_qdq", "onnxruntime")
+    assert tflm.arithmetic == "tflm" and ort_.arithmetic == "onnxruntime"
+    count = lambda g: sum(op.kind == OpKind.QUANTIZE for op in g.ops)   # noqa: E731
+    assert count(tflm) == count(ort_) + 2            # after Sigmoid_10 and Tanh_15
+    assert _read("convnet", "onnxruntime").arithmetic == "tflm"  # a float model is quantised by us, TFLM's way
 
 
 #: ONNX operators whose TFLM arithmetic rounds as onnxruntime's but for TFLM's double rounding (a few
@@ -308,10 +333,17 @@ def _ort_all_quantized(name: str, x: np.ndarray, graph: Graph, optimize: bool = 
     return {ir: _to_ir(graph, ir, res[q]) for q, ir in quantized.items()}
 
 
-def _per_layer(name: str, optimize: bool = True) -> dict:
-    """{source node label: (equal items, items, largest |difference|)} of each op of the QDQ model's IR, fed
-    onnxruntime's own int8 inputs, against onnxruntime's int8 output."""
-    g = _read(name + "_qdq")
+def _ort_op(graph: Graph, op, v: dict) -> np.ndarray:
+    """One int8 op by the reference in the graph's arithmetic."""
+    return reference._int8(graph, op, [None if n is None else v[n] for n in op.inputs])
+
+
+def _per_layer(name: str, optimize: bool = True, arithmetic: str = "tflm") -> dict:
+    """{source node label: (equal items, items, largest |difference|)} of each op of the QDQ model's IR (TFLM's
+    arithmetic by sq8_tflm here, or the reference in ``arithmetic``), fed onnxruntime's own int8 inputs, against
+    onnxruntime's int8 output."""
+    g = _read(name + "_qdq", arithmetic)
+    op_of = _int8_op if arithmetic == "tflm" else _ort_op
     qi = g.tensor(g.consumers(g.inputs[0])[0].outputs[0]).quant
     stats: dict = {}
     for x in _draws([d for d in _session(name + "_qdq").get_inputs()[0].shape], 16):
@@ -322,7 +354,7 @@ def _per_layer(name: str, optimize: bool = True) -> dict:
         v.update(theirs)
         for op in g.ops[1:-1]:                         # between the QUANTIZE and DEQUANTIZE at the edge
             out = op.outputs[0]
-            ours = _int8_op(g, op, v)
+            ours = op_of(g, op, v)
             if out in theirs:
                 e, n, w = stats.get(op.label, (0, 0, 0))
                 d = np.abs(ours.astype(np.int64) - theirs[out].astype(np.int64))

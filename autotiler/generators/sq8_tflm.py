@@ -250,10 +250,21 @@ def multiply_by_quantized_multiplier_greater_than_one(x, multiplier, left_shift)
 
 
 def single_rounding_multiply(x, multiplier, shift) -> np.ndarray:
-    """The ``TFLITE_SINGLE_ROUNDING`` variant, for comparison only (TFLM does not build it by default):
-    ``(x * M + 2^(30 - shift)) >> (31 - shift)`` on int64."""
+    """The ``TFLITE_SINGLE_ROUNDING`` variant (TFLM does not build it by default; onnxruntime's arithmetic,
+    ``rounding="single"``, takes it): ``(x * M + 2^(30 - shift)) >> (31 - shift)`` on int64."""
     total = 31 - i64(shift)
     return (i64(x) * i64(multiplier) + (np.int64(1) << (total - 1))) >> total
+
+
+#: ``rounding=`` of the linear operators: TFLM's double rounding (the default) or onnxruntime's single one.
+ROUNDINGS = ("double", "single")
+
+
+def _multiply(rounding: str):
+    """The requantisation of ``rounding`` (looked up when called: tests swap the module's functions)."""
+    if rounding not in ROUNDINGS:
+        raise _err(f"rounding {rounding!r} is not one of {', '.join(ROUNDINGS)}")
+    return multiply_by_quantized_multiplier if rounding == "double" else single_rounding_multiply
 
 
 def saturating_rounding_multiply_by_pot(x, exponent: int) -> np.ndarray:
@@ -469,7 +480,8 @@ def per_channel_multipliers(input_scale: float, filter_scales: Sequence[float], 
 
 
 def _requantize_per_channel(acc: np.ndarray, bias: Optional[np.ndarray], input_scale: float,
-                            filter_scales: Sequence[float], out: QParams, activation: str) -> np.ndarray:
+                            filter_scales: Sequence[float], out: QParams, activation: str,
+                            rounding: str = "double") -> np.ndarray:
     """Bias (int32, wrapping), per-channel ``MultiplyByQuantizedMultiplier`` with
     ``M_c = QuantizeMultiplier(double(s_in) * double(s_w[c]) / double(s_out))``, ``+ zp_out``, clamp."""
     channels = acc.shape[-1]
@@ -482,7 +494,7 @@ def _requantize_per_channel(acc: np.ndarray, bias: Optional[np.ndarray], input_s
             raise _err(f"bias shape {bias.shape} != ({channels},)")
         acc = wrap32(acc + bias.astype(np.int64))
     m, sh = per_channel_multipliers(input_scale, filter_scales, out)
-    res = multiply_by_quantized_multiplier(acc, i64(m), i64(sh)) + int(out.zero_point)
+    res = _multiply(rounding)(acc, i64(m), i64(sh)) + int(out.zero_point)
     lo, hi = activation_range(activation, out)
     return _clamp8(res, lo, hi)
 
@@ -493,7 +505,7 @@ def _requantize_per_channel(acc: np.ndarray, bias: Optional[np.ndarray], input_s
 
 def conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], in_q: QParams, w_q: FilterQParams,
            out_q: QParams, stride: Tuple[int, int] = (1, 1), dilation: Tuple[int, int] = (1, 1),
-           padding: str = "SAME", activation: str = "NONE") -> np.ndarray:
+           padding: str = "SAME", activation: str = "NONE", rounding: str = "double") -> np.ndarray:
     """CONV_2D (reference_integer_ops/conv.h ``ConvPerChannel``): for each output pixel and channel ``oc``,
     ``acc = sum w[oc,ky,kx,ci] * (x[y,x,g*Cf+ci] - zp_in)`` over in-image taps only (padding is real 0);
     groups ``g = oc / (Cout / (Cin / Cf))``; then ``_requantize_per_channel``. ``w`` is OHWI int8."""
@@ -516,13 +528,13 @@ def conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], in_q: QPara
         wg = w[g * per_group:(g + 1) * per_group].astype(np.int64)
         acc[..., g * per_group:(g + 1) * per_group] = np.tensordot(
             win[..., g * cf:(g + 1) * cf], wg, axes=([3, 4, 5], [1, 2, 3]))
-    return _requantize_per_channel(acc, bias, in_q.scale, w_q.per_channel(cout), out_q, activation)
+    return _requantize_per_channel(acc, bias, in_q.scale, w_q.per_channel(cout), out_q, activation, rounding)
 
 
 def depthwise_conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], in_q: QParams,
                      w_q: FilterQParams, out_q: QParams, depth_multiplier: int = 1,
                      stride: Tuple[int, int] = (1, 1), dilation: Tuple[int, int] = (1, 1), padding: str = "SAME",
-                     activation: str = "NONE") -> np.ndarray:
+                     activation: str = "NONE", rounding: str = "double") -> np.ndarray:
     """DEPTHWISE_CONV_2D (reference_integer_ops/depthwise_conv.h ``DepthwiseConvPerChannel``): output channel
     ``oc = ic * M + m``, ``acc = sum w[0,ky,kx,oc] * (x[y,x,ic] - zp_in)`` over in-image taps; then
     ``_requantize_per_channel``. ``w`` is ``1 x KH x KW x Cin*M``."""
@@ -540,11 +552,11 @@ def depthwise_conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], i
     win = _windows(xp, kh, kw, stride[0], stride[1], dilation[0], dilation[1], oh, ow)
     win = np.repeat(win, depth_multiplier, axis=-1)  # channel ic*M+m reads input channel ic
     acc = np.einsum("nhwijc,ijc->nhwc", win, w[0].astype(np.int64))
-    return _requantize_per_channel(acc, bias, in_q.scale, w_q.per_channel(cout), out_q, activation)
+    return _requantize_per_channel(acc, bias, in_q.scale, w_q.per_channel(cout), out_q, activation, rounding)
 
 
 def fully_connected(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], in_q: QParams, w_q: FilterQParams,
-                    out_q: QParams, activation: str = "NONE") -> np.ndarray:
+                    out_q: QParams, activation: str = "NONE", rounding: str = "double") -> np.ndarray:
     """FULLY_CONNECTED (reference_integer_ops/fully_connected.h, integer path as TFLM calls it):
     ``acc = sum w[o,i] * (x[b,i] - zp_in)`` (weights symmetric), ``+ bias``, ``MultiplyByQuantizedMultiplier``
     with ``QuantizeMultiplier(double(s_in) * double(s_w[o]) / double(s_out))`` (per tensor: one ``s_w``),
@@ -558,7 +570,7 @@ def fully_connected(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], in
         raise _err(f"input of {x.size} values is not a multiple of {cin} weights per output")
     xb = x.reshape(-1, cin).astype(np.int64) - int(in_q.zero_point)
     acc = xb @ w.astype(np.int64).T
-    return _requantize_per_channel(acc, bias, in_q.scale, w_q.per_channel(cout), out_q, activation)
+    return _requantize_per_channel(acc, bias, in_q.scale, w_q.per_channel(cout), out_q, activation, rounding)
 
 
 def _pool_prologue(op: str, x: np.ndarray, in_q: QParams, out_q: QParams, filter_size: Tuple[int, int],
@@ -634,7 +646,7 @@ def add_params_float32(in1: QParams, in2: QParams, out: QParams) -> AddParams:
 
 
 def _add_sub(x1: np.ndarray, x2: np.ndarray, in1: QParams, in2: QParams, out: QParams, activation: str,
-             sign: int) -> np.ndarray:
+             sign: int, rounding: str = "double") -> np.ndarray:
     x1, x2 = _check_int8(x1, "input1"), _check_int8(x2, "input2")
     _check_act(activation)
     try:
@@ -644,29 +656,30 @@ def _add_sub(x1: np.ndarray, x2: np.ndarray, in1: QParams, in2: QParams, out: QP
     p = add_params(in1, in2, out)
     a = (x1.astype(np.int64) - int(in1.zero_point)) << p.left_shift
     b = (x2.astype(np.int64) - int(in2.zero_point)) << p.left_shift
-    sa = multiply_by_quantized_multiplier_smaller_than_one_exp(a, p.input1.multiplier, p.input1.shift)
-    sb = multiply_by_quantized_multiplier_smaller_than_one_exp(b, p.input2.multiplier, p.input2.shift)
+    mbqm = _multiply(rounding)      # the shifts are <= 0: MBQM is MBQMSmallerThanOneExp
+    sa = mbqm(a, p.input1.multiplier, p.input1.shift)
+    sb = mbqm(b, p.input2.multiplier, p.input2.shift)
     raw = wrap32(sa + sign * sb)
-    res = multiply_by_quantized_multiplier_smaller_than_one_exp(raw, p.output.multiplier, p.output.shift)
+    res = mbqm(raw, p.output.multiplier, p.output.shift)
     lo, hi = activation_range(activation, out)
     return _clamp8(res + int(out.zero_point), lo, hi)
 
 
 def add(x1: np.ndarray, x2: np.ndarray, in1: QParams, in2: QParams, out: QParams,
-        activation: str = "NONE") -> np.ndarray:
+        activation: str = "NONE", rounding: str = "double") -> np.ndarray:
     """ADD (reference_integer_ops/add.h): ``x_i' = (x_i - zp_i) << 20``; ``s_i = MBQMSmallerThanOneExp(x_i', m_i)``;
     ``out = MBQMSmallerThanOneExp(s_1 + s_2, m_out) + zp_out``, clamp. Broadcasting as numpy."""
-    return _add_sub(x1, x2, in1, in2, out, activation, +1)
+    return _add_sub(x1, x2, in1, in2, out, activation, +1, rounding)
 
 
 def sub(x1: np.ndarray, x2: np.ndarray, in1: QParams, in2: QParams, out: QParams,
-        activation: str = "NONE") -> np.ndarray:
+        activation: str = "NONE", rounding: str = "double") -> np.ndarray:
     """SUB (reference/sub.h): as ADD with ``s_1 - s_2``."""
-    return _add_sub(x1, x2, in1, in2, out, activation, -1)
+    return _add_sub(x1, x2, in1, in2, out, activation, -1, rounding)
 
 
 def mul(x1: np.ndarray, x2: np.ndarray, in1: QParams, in2: QParams, out: QParams,
-        activation: str = "NONE") -> np.ndarray:
+        activation: str = "NONE", rounding: str = "double") -> np.ndarray:
     """MUL (reference_integer_ops/mul.h): ``MultiplyByQuantizedMultiplier((x1 - zp1) * (x2 - zp2), M) + zp_out``,
     clamp; ``M = QuantizeMultiplier(double(s1) * double(s2) / double(s_out))`` (mul_common.cc)."""
     x1, x2 = _check_int8(x1, "input1"), _check_int8(x2, "input2")
@@ -677,7 +690,7 @@ def mul(x1: np.ndarray, x2: np.ndarray, in1: QParams, in2: QParams, out: QParams
         raise _err(f"shapes {x1.shape} and {x2.shape} do not broadcast") from e
     r = quantize_multiplier(float(in1.scale) * float(in2.scale) / float(out.scale))
     prod = (x1.astype(np.int64) - int(in1.zero_point)) * (x2.astype(np.int64) - int(in2.zero_point))
-    res = multiply_by_quantized_multiplier(prod, r.multiplier, r.shift) + int(out.zero_point)
+    res = _multiply(rounding)(prod, r.multiplier, r.shift) + int(out.zero_point)
     lo, hi = activation_range(activation, out)
     return _clamp8(res, lo, hi)
 
@@ -736,7 +749,7 @@ def mean_multiplier(in_q: QParams, out_q: QParams, count: int) -> Requant:
     return Requant(int(wrap32(m)), r.shift - k)
 
 
-def mean_hw(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
+def mean_hw(x: np.ndarray, in_q: QParams, out_q: QParams, rounding: str = "double") -> np.ndarray:
     """MEAN over H and W, keep dims (reduce_common.cc ``EvalIntegerMean`` -> reference/reduce.h
     ``QuantizedMeanOrSum``): ``sum`` of the raw int8 values (int32);
     ``MBQM(sum - zp_in * n, mean_multiplier) + zp_out``, clamp. The tflite-micro package takes this path
@@ -749,7 +762,7 @@ def mean_hw(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
     s = wrap32(x.astype(np.int64).sum(axis=(1, 2), keepdims=True))
     r = mean_multiplier(in_q, out_q, n_el)
     shifted = wrap32(s - int(in_q.zero_point) * n_el)
-    return _clamp8(multiply_by_quantized_multiplier(shifted, r.multiplier, r.shift) + int(out_q.zero_point))
+    return _clamp8(_multiply(rounding)(shifted, r.multiplier, r.shift) + int(out_q.zero_point))
 
 
 def sum_hw(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
@@ -974,3 +987,117 @@ def concatenation(xs: Sequence[np.ndarray], in_qs: Sequence[QParams], out_q: QPa
     :func:`quantize`: equal quantisations give exactly this."""
     del in_qs, out_q
     return np.concatenate([_check_int8(x, "input") for x in xs], axis=axis)
+
+
+# ---------------------------------------------------------------------------------------------
+# onnxruntime's arithmetic (issue 24 §7): the mode an imported ONNX QDQ model is computed in
+# (autotiler/importers, ``Graph.arithmetic == "onnxruntime"``; docs/cnn-sq8.md §5). onnxruntime
+# 1.32's CPU kernels after its QDQ fusions (QLinearConv, QLinearMatMul, QLinearAdd, QLinearMul,
+# QLinearGlobalAveragePool: MLAS requantisation ``MlasRequantizeOutput``, one rounding of the
+# scaled accumulator) round once where TFLM rounds twice: the linear operators take
+# ``single_rounding_multiply`` in place of ``multiply_by_quantized_multiplier`` (same M and
+# shift). Unary operators (QLinearSigmoid, QLinearLeakyRelu, the tables of QLinearConcat, and
+# DQ -> float op -> Q for HardSwish and Tanh) are a function of one int8 value: a 256-entry table
+# built in float32 as onnxruntime builds it. Softmax is QLinearSoftmax's float computation.
+
+ORT_UNARY = ("IDENTITY", "LOGISTIC", "TANH", "HARD_SWISH", "LEAKY_RELU", "RELU", "RELU6")
+
+
+def _ort_function(kind: str, f: np.ndarray, alpha: float) -> np.ndarray:
+    """The float32 function of one unary operator as onnxruntime computes it."""
+    one, zero = np.float32(1), np.float32(0)
+    with np.errstate(over="ignore"):
+        if kind == "LOGISTIC":
+            return (one / (one + np.exp(-f))).astype(np.float32)
+        if kind == "TANH":
+            return np.tanh(f).astype(np.float32)
+    if kind == "HARD_SWISH":     # ONNX HardSwish: x * max(0, min(1, x / 6 + 1/2))
+        return (f * np.clip(f * np.float32(1.0 / 6.0) + np.float32(0.5), zero, one)).astype(np.float32)
+    if kind == "LEAKY_RELU":
+        return np.where(f >= 0, f, f * np.float32(alpha)).astype(np.float32)
+    if kind == "RELU":
+        return np.maximum(f, zero)
+    if kind == "RELU6":
+        return np.clip(f, zero, np.float32(6))
+    return f
+
+
+def ort_quantize_float(f: np.ndarray, out_q: QParams) -> np.ndarray:
+    """onnxruntime's QuantizeLinear (MLAS ``MlasQuantizeLinear``): ``x / scale`` in float32, rounded half to
+    even, ``+ zp``, clamp to int8."""
+    v = np.asarray(f, np.float32) / np.float32(out_q.scale)
+    return _clamp8(np.clip(np.rint(v), -1e9, 1e9).astype(np.int64) + int(out_q.zero_point))
+
+
+def ort_lookup_table(kind: str, in_q: QParams, out_q: QParams, alpha: float = 0.0) -> np.ndarray:
+    """The 256 int8 outputs of a unary operator for inputs -128..127 (``table[x + 128]``), built as
+    onnxruntime's ``QlinearBuildLookupTable`` builds them: dequantise in float32
+    (``(x - zp_in) * s_in``), the float32 function, :func:`ort_quantize_float`. ``IDENTITY`` is a
+    requantisation (QLinearConcat's inputs, DQ -> Q)."""
+    if kind not in ORT_UNARY:
+        raise _err(f"no onnxruntime table for {kind}", hint="tables: " + ", ".join(ORT_UNARY))
+    x = np.arange(INT8_MIN, INT8_MAX + 1, dtype=np.int64)
+    f = (x - int(in_q.zero_point)).astype(np.float32) * np.float32(in_q.scale)
+    return ort_quantize_float(_ort_function(kind, f, alpha), out_q)
+
+
+def apply_lookup_table(x: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``table[x + 128]`` elementwise (the CNN_ActLUT_SQ8 kernel)."""
+    x = _check_int8(x, "input")
+    table = np.asarray(table)
+    if table.shape != (256,):
+        raise _err(f"a lookup table has 256 entries, got shape {table.shape}")
+    return table.astype(np.int8)[x.astype(np.int64) + 128]
+
+
+def ort_softmax_table(in_q: QParams, depth: int) -> np.ndarray:
+    """QLinearSoftmax's float32 exponentials (qlinear_softmax.cc ``QlinearBuildLookupTableUint32``), indexed by
+    ``d + 255`` for ``d = x - max`` in [-255, 0]: ``exp((d + b) * s_in)`` in double rounded to float32, where
+    ``b = max(0, ln(FLT_MAX / depth) - 5) / s_in`` keeps the row's sum finite."""
+    flt_max = float(np.finfo(np.float32).max)
+    b = max(0.0, float(np.log(float(np.float32(flt_max / depth)))) - 5.0) / float(np.float32(in_q.scale))
+    i = np.arange(256, dtype=np.float64)
+    return np.exp((i - 255.0 + b) * float(np.float32(in_q.scale))).astype(np.float32)
+
+
+def ort_softmax(x: np.ndarray, in_q: QParams, out_q: QParams) -> np.ndarray:
+    """QLinearSoftmax int8 over the last axis (qlinear_softmax.cc ``QlinearSoftmaxCPU<int8_t>``):
+    ``e = table[x - max + 255]``; ``sum`` of ``e`` in float32, in order; ``y = (int)nearbyintf(e * Y / sum) + zp``
+    with ``Y = floor(1.0f / s_out)`` (float32); the int8 store wraps (a probability of 1 at scale 1/256, zero
+    point -128, gives -128: onnxruntime's behaviour, kept)."""
+    x = _check_int8(x, "input")
+    depth = x.shape[-1]
+    table = ort_softmax_table(in_q, depth)
+    d = x.astype(np.int64) - x.max(axis=-1, keepdims=True).astype(np.int64)
+    e = table[d + 255]
+    total = np.zeros(x.shape[:-1], np.float32)
+    for k in range(depth):
+        total = (total + e[..., k]).astype(np.float32)
+    y_scale = np.float32(np.floor(np.float32(1.0) / np.float32(out_q.scale)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = (e * y_scale).astype(np.float32) / total[..., None]
+    q = np.rint(v).astype(np.int64) + int(out_q.zero_point)
+    return ((q + 128) % 256 - 128).astype(np.int8)
+
+
+def ort_average_pool2d(x: np.ndarray, in_q: QParams, out_q: QParams, filter_size: Tuple[int, int],
+                       stride: Tuple[int, int], padding: str = "VALID", activation: str = "NONE") -> np.ndarray:
+    """AveragePool (count_include_pad 0) as onnxruntime computes a QDQ one (DQ -> float AveragePool -> Q; the
+    same as its QLinearAveragePool but for the last rounding): each in-image tap dequantised in float32
+    (``s_in * (x - zp_in)``), summed in order (rows, then columns), divided by the taps' count,
+    :func:`ort_quantize_float` (ties to even, where :func:`average_pool2d` rounds half away from zero), clamp
+    to the activation range."""
+    x, oh, ow, pads = _pool_prologue("AVERAGE_POOL_2D", x, in_q, out_q, filter_size, stride, padding, activation)
+    kh, kw = filter_size
+    f = ((x.astype(np.int64) - int(in_q.zero_point)).astype(np.float32) * np.float32(in_q.scale)).astype(np.float32)
+    fp = np.pad(f, pads)
+    inside = np.pad(np.ones((1, *x.shape[1:3], 1), dtype=bool), pads)
+    taps = _windows(fp, kh, kw, stride[0], stride[1], 1, 1, oh, ow)          # N, OH, OW, KH, KW, C
+    valid = _windows(inside, kh, kw, stride[0], stride[1], 1, 1, oh, ow)
+    acc = np.zeros(taps.shape[:3] + taps.shape[5:], np.float32)
+    for i in range(kh):
+        for j in range(kw):
+            acc = np.where(valid[:, :, :, i, j, :], (acc + taps[:, :, :, i, j, :]).astype(np.float32), acc)
+    cnt = valid.sum(axis=(3, 4)).astype(np.float32)
+    lo, hi = activation_range(activation, out_q)
+    return np.clip(ort_quantize_float((acc / cnt).astype(np.float32), out_q), lo, hi).astype(np.int8)

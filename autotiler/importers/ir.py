@@ -179,12 +179,21 @@ class Op:
     options: object = NoOptions()
 
 
+#: The int8 arithmetics a graph can be computed in (:attr:`Graph.arithmetic`).
+ARITHMETICS = ("tflm", "onnxruntime")
+
+
 @dataclass(frozen=True)
 class Graph:
     """An imported network: ``tensors`` by name, ``ops`` in an order where every op follows the ops
     producing its inputs, the graph's ``inputs`` and ``outputs`` (tensor names, the source's
     order). ``source``: the model file; ``source_format``: "tflite" or "onnx"; ``source_layout``:
-    "NHWC" or "NCHW" (the interface the source takes)."""
+    "NHWC" or "NCHW" (the interface the source takes). ``arithmetic``: whose int8 arithmetic the
+    graph's operators compute, :data:`ARITHMETICS` (the reference and the lowering honour it):
+    "tflm" (TensorFlow Lite Micro's, the default) or "onnxruntime" (onnxruntime's, an ONNX QDQ
+    model's: single rounding in the requantisations, unary operators and requantisations by
+    256-entry tables, QLinearSoftmax, averages rounded half to even; docs/cnn-sq8.md §5).
+    In "onnxruntime" LOGISTIC, TANH and SOFTMAX may have any output quantisation."""
 
     source: str
     source_format: str
@@ -193,9 +202,13 @@ class Graph:
     ops: Tuple[Op, ...]
     inputs: Tuple[str, ...]
     outputs: Tuple[str, ...]
+    arithmetic: str = "tflm"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tensors", MappingProxyType(dict(self.tensors)))
+        if self.arithmetic not in ARITHMETICS:
+            raise ImportModelError(f"arithmetic {self.arithmetic!r} is not one of {', '.join(ARITHMETICS)}",
+                                   where=self.source)
 
     def tensor(self, name: str) -> Tensor:
         return self.tensors[name]

@@ -78,10 +78,13 @@ _DTYPES = {onnx.TensorProto.INT8: DType.INT8, onnx.TensorProto.UINT8: DType.UINT
            onnx.TensorProto.BOOL: DType.BOOL}
 
 
-def read_onnx(path: str, data: bytes) -> Graph:
-    """The checked IR graph of the ONNX model ``data`` (read from ``path``, named in errors)."""
+def read_onnx(path: str, data: bytes, arithmetic: str = "tflm") -> Graph:
+    """The checked IR graph of the ONNX model ``data`` (read from ``path``, named in errors).
+    ``arithmetic`` (:attr:`Graph.arithmetic`): "onnxruntime" computes a QDQ model's int8 operators as
+    onnxruntime does, its Sigmoid, Tanh and Softmax writing the model's own output quantisation (no
+    QUANTIZE after them); "tflm" (TFLite Micro's fixed output quantisations, a QUANTIZE after them)."""
     model = _parse(path, data)
-    return _Reader(path, model).graph()
+    return _Reader(path, model, arithmetic).graph()
 
 
 # ---- parsing and whole-model checks ---------------------------------------------------------------
@@ -141,8 +144,9 @@ def _same_quant(a: Optional[Quant], b: Optional[Quant]) -> bool:
 class _Reader:
     """One pass over the (topologically sorted) ONNX nodes, emitting IR tensors and ops."""
 
-    def __init__(self, path: str, model: onnx.ModelProto) -> None:
+    def __init__(self, path: str, model: onnx.ModelProto, arithmetic: str = "tflm") -> None:
         self.path = path
+        self.arithmetic = arithmetic
         self.model = model
         g = model.graph
         self.nodes = list(g.node)
@@ -319,7 +323,7 @@ class _Reader:
         """Emit ``kind`` writing ``out``; when the op's output quantisation is ``fixed`` (TFLite's
         kernel requires it) and ``out``'s differs, the op writes a temporary and a QUANTIZE follows."""
         t = self.tensors[out]
-        if fixed is None or not self.qdq or _same_quant(fixed, t.quant):
+        if fixed is None or not self.qdq or _same_quant(fixed, t.quant) or self.arithmetic == "onnxruntime":
             self.emit(kind, inputs, (out,), options)
             return
         tmp = self.add_tensor(self.fresh(f"{out}_{kind.value.lower()}"), t.shape, t.dtype, fixed)
@@ -394,7 +398,7 @@ class _Reader:
                 self.node = None
             outputs.append(ir)
         g = Graph(self.path, "onnx", "NCHW", self.tensors, tuple(self.ops), tuple(self.ir_of[i] for i in self.inputs),
-                  tuple(outputs))
+                  tuple(outputs), self.arithmetic if self.qdq else "tflm")
         return g.check()
 
     def check_interface(self) -> None:

@@ -15,6 +15,12 @@
     zero; int8 -> int8 is sq8_tflm's requantisation;
   - ``DEQUANTIZE`` int8 -> float32 (reference/dequantize.h): ``float(double(scale) * (q - zp))``.
 
+* A graph whose :attr:`~.ir.Graph.arithmetic` is "onnxruntime" (an ONNX QDQ model) computes its int8
+  operators as onnxruntime 1.32 does (:func:`_int8_ort`, sq8_tflm's onnxruntime section): single
+  rounding in CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL and MEAN; QUANTIZE int8 ->
+  int8 and the unary activations by onnxruntime's 256-entry tables; SOFTMAX as QLinearSoftmax;
+  AVERAGE_POOL_2D rounded half to even. The other operators are the same in both.
+
 * A float32 operator (a float model, before :mod:`.quantize`) is computed in float: float64
   accumulation, each operator's result rounded to float32. It is the float reference the
   quantiser compares against (SQNR), not TFLite's float kernels bit for bit (summation order
@@ -84,9 +90,66 @@ def _dequantize(x: np.ndarray, t: Tensor) -> np.ndarray:
     return (scales * (x.astype(np.int64) - zps)).astype(np.float32)
 
 
-def _int8(graph: Graph, op: Op, xs: Arrays) -> np.ndarray:
-    """One int8 operator, TFLM's arithmetic."""
+#: The int8 operators whose onnxruntime arithmetic differs from TFLM's (the others are computed alike).
+ORT_SPECIFIC = (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CONNECTED, OpKind.ADD, OpKind.SUB,
+                OpKind.MUL, OpKind.MEAN, OpKind.AVERAGE_POOL_2D, OpKind.QUANTIZE, OpKind.SOFTMAX, OpKind.LOGISTIC,
+                OpKind.TANH, OpKind.HARD_SWISH, OpKind.LEAKY_RELU, OpKind.RELU, OpKind.RELU6)
+
+#: The onnxruntime table (sq8_tflm.ort_lookup_table) of a unary operator.
+ORT_TABLE_KIND = {OpKind.QUANTIZE: "IDENTITY", OpKind.LOGISTIC: "LOGISTIC", OpKind.TANH: "TANH",
+                  OpKind.HARD_SWISH: "HARD_SWISH", OpKind.LEAKY_RELU: "LEAKY_RELU", OpKind.RELU: "RELU",
+                  OpKind.RELU6: "RELU6"}
+
+
+def ort_table(graph: Graph, op: Op) -> np.ndarray:
+    """The 256-entry int8 table of a unary int8 operator in onnxruntime's arithmetic (``table[x + 128]``)."""
+    alpha = op.options.alpha if op.kind == OpKind.LEAKY_RELU else 0.0
+    return R.ort_lookup_table(ORT_TABLE_KIND[op.kind], _qparams(graph.tensor(op.inputs[0])),
+                              _qparams(graph.tensor(op.outputs[0])), alpha)
+
+
+def _mean_int8_ort(x: np.ndarray, axes: Tuple[int, ...], keep_dims: bool, in_q: R.QParams, out_q: R.QParams,
+                   out_shape: Tuple[int, ...]) -> np.ndarray:
+    """QLinearGlobalAveragePool / ReduceMean in onnxruntime's arithmetic: :func:`_mean_int8` rounded once."""
+    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    s = R.wrap32(x.astype(np.int64).sum(axis=axes, keepdims=keep_dims))
+    r = R.mean_multiplier(in_q, out_q, count)
+    shifted = R.wrap32(s - int(in_q.zero_point) * count)
+    res = R.single_rounding_multiply(shifted, r.multiplier, r.shift) + int(out_q.zero_point)
+    return np.clip(res, R.INT8_MIN, R.INT8_MAX).astype(np.int8).reshape(out_shape)
+
+
+def _int8_ort(graph: Graph, op: Op, xs: Arrays) -> np.ndarray:
+    """One int8 operator of :data:`ORT_SPECIFIC` (not float -> int8 QUANTIZE), onnxruntime's arithmetic."""
     k, o = op.kind, op.options
+    ins = [None if n is None else graph.tensor(n) for n in op.inputs]
+    out = graph.tensor(op.outputs[0])
+    x, oq, iq = xs[0], _qparams(out), _qparams(ins[0])
+    if k in ORT_TABLE_KIND:
+        return R.apply_lookup_table(x, ort_table(graph, op))
+    if k in (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CONNECTED):
+        w, b, wq, act = xs[1], xs[2] if len(xs) > 2 else None, _filter_qparams(ins[1]), o.activation.value
+        if k == OpKind.FULLY_CONNECTED:
+            return R.fully_connected(x, w, b, iq, wq, oq, act, rounding="single").reshape(out.shape)
+        kw = dict(stride=o.stride, dilation=o.dilation, padding=o.padding.value, activation=act, rounding="single")
+        if k == OpKind.CONV_2D:
+            return R.conv2d(x, w, b, iq, wq, oq, **kw)
+        return R.depthwise_conv2d(x, w, b, iq, wq, oq, depth_multiplier=o.depth_multiplier, **kw)
+    if k == OpKind.AVERAGE_POOL_2D:
+        return R.ort_average_pool2d(x, iq, oq, o.filter, o.stride, o.padding.value, o.activation.value)
+    if k in (OpKind.ADD, OpKind.SUB, OpKind.MUL):
+        f = {OpKind.ADD: R.add, OpKind.SUB: R.sub, OpKind.MUL: R.mul}[k]
+        return f(x, xs[1], iq, _qparams(ins[1]), oq, o.activation.value, rounding="single")
+    if k == OpKind.MEAN:
+        return _mean_int8_ort(x, o.axes, o.keep_dims, iq, oq, out.shape)
+    return R.ort_softmax(x, iq, oq)       # SOFTMAX (beta 1: onnxruntime's Softmax has none)
+
+
+def _int8(graph: Graph, op: Op, xs: Arrays) -> np.ndarray:
+    """One int8 operator, TFLM's arithmetic (or onnxruntime's, as the graph says)."""
+    k, o = op.kind, op.options
+    if graph.arithmetic == "onnxruntime" and k in ORT_SPECIFIC and graph.tensor(op.inputs[0]).dtype == DType.INT8:
+        return _int8_ort(graph, op, xs)
     ins = [None if n is None else graph.tensor(n) for n in op.inputs]
     out = graph.tensor(op.outputs[0])
     x = xs[0]
