@@ -358,8 +358,8 @@ def targets(results: list) -> dict:
                                            "pass": not over}
         onnx = [r for r in ok if r["format"] == "onnx"]
         if onnx:
-            short = [f"{r['model']} {r['platform']}: {min(o['equal_ratio'] for o in r['outputs']):.1%} equal"
-                     for r in onnx if not r["within_issue_bound"]]
+            short = [f"{r['model']} {r['platform']}: {min(o['equal_ratio'] for o in r['outputs']):.1%} equal, "
+                     f"max {max(o['max_lsb'] for o in r['outputs'])} LSB" for r in onnx if not r["within_issue_bound"]]
             verdict["onnx_qdq_bound"] = {"equal": QDQ_EQUAL, "lsb": QDQ_LSB, "below": short, "pass": not short}
     return verdict
 
