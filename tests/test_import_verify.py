@@ -27,10 +27,10 @@ pytestmark = pytest.mark.usefixtures("private_harness_cache")
 
 MODELS = Path(__file__).resolve().parent / "models" / "import"
 # Every int8 network of tests/models/import that the importer takes (pad_conv_sym: a PAD that is not
-# TFLite's SAME padding, refused as not supported yet; int16_activations: refused by name;
+# TFLite's SAME padding, its own CNN_Pad_SQ8 layer; int16_activations: refused by name;
 # float_interface: test_float_interface_model).
-INT8 = ["ds_cnn_kws", "mobilenet_v1_025_96", "resnet8", "autoencoder", "pad_conv_same", "reshape_dynamic",
-        "squeeze", "concat_branches", "mean", "fused_activations", "activations_mix"]
+INT8 = ["ds_cnn_kws", "mobilenet_v1_025_96", "resnet8", "autoencoder", "pad_conv_same", "pad_conv_sym",
+        "reshape_dynamic", "squeeze", "concat_branches", "mean", "fused_activations", "activations_mix"]
 
 
 def raises(fragment: str):
