@@ -93,7 +93,7 @@ from . import sq8_tflm as T
 from .cnn_conv import ConvPoolGeometry, conv_pool_geometry
 from .cnn_ctrl import DEFAULT
 from .cnn_geometry import extent
-from .sq8_infos import AT_INF_TFLM_DIM, tflm_infos
+from .sq8_infos import AT_INF_TFLM_DIM, AT_TFLM_FLAG_FLOAT_AVERAGE, tflm_infos
 
 K = KernelOper_T
 S = KernelArgSelect_T
@@ -147,6 +147,16 @@ def pool_infos(q: T.QParams, activation: str = "NONE") -> np.ndarray:
     activation (the zero points too, for the record)."""
     lo, hi = T.activation_range(activation, q)
     return tflm_infos(in_zp=q.zero_point, out_zp=q.zero_point, act_min=lo, act_max=hi)
+
+
+def ort_avg_pool_infos(q: T.QParams, activation: str = "NONE") -> np.ndarray:
+    """The Infos of an AVERAGE_POOL_2D in onnxruntime's arithmetic (:func:`.sq8_tflm.ort_average_pool2d`):
+    :func:`pool_infos` with FLAGS ``AT_TFLM_FLAG_FLOAT_AVERAGE`` and the float32 bits of the scale in MULT (in)
+    and MULT2 (out)."""
+    bits = int(np.array(q.scale, np.float32).view(np.int32))
+    lo, hi = T.activation_range(activation, q)
+    return tflm_infos(in_zp=q.zero_point, out_zp=q.zero_point, act_min=lo, act_max=hi, mult=bits, mult2=bits,
+                      flags=AT_TFLM_FLAG_FLOAT_AVERAGE)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -259,6 +259,34 @@ def act(setup, Feat, Width, Height, ActOper) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# CNN_ActLUT_SQ8 (ours)
+
+LUT_SIZE = 256
+
+
+def act_lut(setup, Feat, Width, Height) -> int:
+    """``CNN_ActLUT_SQ8`` (ours): ``Name(In, Out, Table)``, ``Out = Table[In + 128]`` on
+    ``Height x Width x Feat`` int8 items (any layout), tiled over items; ``Table`` is 256 int8 (an imported
+    ONNX QDQ model's unary operators in onnxruntime's arithmetic, :func:`.sq8_tflm.ort_lookup_table`)."""
+    chk = setup.chk
+    feat, width, height = _hwc(chk, Feat, Width, Height)
+    _need(chk, ["KerParActLUT_SQ8"])
+    n = feat * width * height
+    kargs = KerArgs(3,
+        KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, 1, n, 1, 0, 0, 0, "In"),
+        KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, 1, n, 1, 0, 0, 0, "Out"),
+        KerArg("Table", KerArgSpace(1, T0), INFOS_FLAGS, 1, LUT_SIZE, 1, 0, 0, 0, "Table"))
+    binds = Bindings(4, K_Arg("In", S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE), K_Arg("In", S.KER_ARG_TILE_H),
+                     K_Arg("Table", S.KER_ARG_TILE))
+    kernel = UserKernel(chk.name, KernelIterSpace(1, IterTiledSpace(T0)), HOR,
+                        CArgs(3, TCArg(SC, "In"), TCArg(SC, "Out"), TCArg(SC, "Table")),
+                        Calls(1, Call("KerParActLUT_SQ8", KernelCallLocationT.LOC_LOOP, binds)), kargs)
+    if kernel:
+        _infos_and_dims(chk.name, n, 2 * n, {"In": (height, width, feat), "Out": (height, width, feat)})
+    return 1 if kernel else 0
+
+
+# ---------------------------------------------------------------------------------------------
 # CNN_GlobalPoolAct_SQ8
 
 
@@ -453,6 +481,44 @@ def mat_transpose(chk: Checker, ctrl, Size, InFeat, Width, Height, MatTranspOper
         Height, "Height", 1)
     chk.oper(MatTranspOper, "MatTranspOper", (K.KOP_MATTRANSP,), "a transpose (KOP_MATTRANSP)")
     return _copy_kernel(chk, size, "CHW", "CWH", permutation("CHW", "CWH", feat, width, height))
+
+
+def softmax_table(setup, Dim, N) -> int:
+    """``CNN_SoftMaxTable_SQ8(Name, Ctrl, Dim, N)`` (ours): onnxruntime's QLinearSoftmax,
+    ``Name(In, Out, Table, Infos)``, N rows of Dim items tiled over rows, the rows split across the cores;
+    ``Table`` 256 int32 (the float32 bits of :func:`.sq8_tflm.ort_softmax_table`), Infos OUT_ZP and PARAM
+    (:func:`ort_softmax_infos`)."""
+    chk = setup.chk
+    dim = chk.integer(Dim, "Dim", 1, 65535)
+    rows = chk.integer(N, "N", 1, 65535)
+    _need(chk, ["KerParSoftMaxTable_SQ8"])
+    kargs = KerArgs(4,
+        KerArg("In", KerArgSpace(1, T0), O.O_IN | O.O_DB, dim, rows, 1, 0, 0, 0, "In"),
+        KerArg("Out", KerArgSpace(1, T0), O.O_OUT | O.O_DB, dim, rows, 1, 0, 0, 0, "Out"),
+        KerArg("Table", KerArgSpace(1, T0), INFOS_FLAGS, 1, LUT_SIZE, 4, 0, 0, 0, "Table"),
+        _infos_arg())
+    binds = Bindings(6, K_Arg("In", S.KER_ARG_TILE), K_Arg("Out", S.KER_ARG_TILE), Imm(dim),
+                     K_Arg("In", S.KER_ARG_TILE_H), K_Arg("Table", S.KER_ARG_TILE), K_Arg("Infos", S.KER_ARG_TILE))
+    kernel = UserKernel(chk.name, KernelIterSpace(1, IterTiledSpace(T0)), HOR,
+                        CArgs(4, TCArg(SC, "In"), TCArg(SC, "Out"), TCArg(CTYPES[4], "Table"), TCArg(SC, "Infos")),
+                        Calls(1, Call("KerParSoftMaxTable_SQ8", KernelCallLocationT.LOC_LOOP, binds)), kargs)
+    if kernel:
+        _infos_and_dims(chk.name, rows * dim, 2 * rows * dim, {"In": (rows, dim), "Out": (rows, dim)})
+    return 1 if kernel else 0
+
+
+def ort_softmax_constants(in_q: T.QParams, out_q: T.QParams, dim: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(Table, Infos) of ``CNN_SoftMaxTable_SQ8``: the float32 bits (int32) of
+    :func:`.sq8_tflm.ort_softmax_table`, and Infos OUT_ZP, PARAM = ``floor(1.0f / s_out)``."""
+    exps = T.ort_softmax_table(in_q, dim)
+    y_scale = np.floor(np.float32(1.0) / np.float32(out_q.scale))
+    with np.errstate(over="ignore"):
+        top = np.float32(exps[-1]) * np.float32(y_scale)
+    if not np.isfinite(top) or y_scale >= 2**24:
+        raise ModelError(f"onnxruntime's softmax of {dim} items at output scale {out_q.scale:g} overflows float32 "
+                         f"(largest exponential {float(exps[-1]):g} times floor(1 / scale) = {float(y_scale):g}) "
+                         "and is not supported", hint="an output scale of 1/256 or more, rows of 2 items or more")
+    return exps.view(np.int32).copy(), tflm_infos(out_zp=out_q.zero_point, param=int(y_scale))
 
 
 def softmax_2d(setup, Dim, N, SoftMaxOper) -> int:

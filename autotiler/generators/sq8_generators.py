@@ -68,6 +68,19 @@ def CNN_Act_SQ8(Name, Ctrl, Feat, Width, Height, ActOper) -> int:
     return _gen("CNN_Act_SQ8", caller_where(), Name, Ctrl, None, TO.act, OG.act, Feat, Width, Height, ActOper)
 
 
+def CNN_ActLUT_SQ8(Name, Ctrl, Feat, Width, Height) -> int:
+    """Ours: a unary int8 operator by a 256-entry table, ``Name(In, Out, Table)``, ``Out = Table[In + 128]``
+    (onnxruntime's tables of an imported ONNX QDQ model; either requantisation, it does not requantise)."""
+    return _gen("CNN_ActLUT_SQ8", caller_where(), Name, Ctrl, None, TO.act_lut, TO.act_lut, Feat, Width, Height)
+
+
+def CNN_SoftMaxTable_SQ8(Name, Ctrl, Dim, N) -> int:
+    """Ours: onnxruntime's QLinearSoftmax over N rows of Dim int8 items, ``Name(In, Out, Table, Infos)``
+    (an imported ONNX QDQ model; float exponentials from a table; either requantisation)."""
+    return _gen("CNN_SoftMaxTable_SQ8", caller_where(), Name, Ctrl, None, TO.softmax_table, TO.softmax_table, Dim,
+                N)
+
+
 def CNN_GlobalPoolAct_SQ8(Name, Ctrl, Feat, Width, Height, PoolOper, ActOper) -> int:
     """A global pooling (KOP_GLOBAL_MAXPOOL, KOP_GLOBAL_AVGPOOL: TFLite's MEAN, KOP_GLOBAL_SUMPOOL)
     and an activation: ``Name(In, Out, Infos)``."""
@@ -178,6 +191,7 @@ def CNN_MatTranspose_SQ8(Name, Ctrl, InFeat, Width, Height, MatTranspOper) -> in
 
 
 __all__ = ["CNN_ConvolutionPoolAct_SQ8", "CNN_GroupedConvolutionPoolAct_SQ8", "CNN_PoolAct_SQ8", "CNN_Act_SQ8",
+           "CNN_ActLUT_SQ8", "CNN_SoftMaxTable_SQ8",
            "CNN_GlobalPoolAct_SQ8", "CNN_SoftMax_SQ8", "CNN_SoftMax2D_SQ8",
            "CNN_LinearAct_SQ8", "CNN_MatAddAct_SQ8", "CNN_MatSubAct_SQ8",
            "CNN_MatEltMulAct_SQ8", "CNN_TensorVectMultAct_SQ8", "CNN_MatMulAct_SQ8", "CNN_ConcatChannels_SQ8",

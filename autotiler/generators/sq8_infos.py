@@ -23,7 +23,14 @@ Q31 multipliers. Words (an operator reads those it needs, the others stay 0):
 10   ``MULT3``            ADD/SUB input 2 multiplier
 11   ``SHIFT3``           its shift
 12   ``PARAM``            SOFTMAX diff_min; LOGISTIC/TANH input range radius
-13-15                     reserved (0)
+13   ``FLAGS``            the arithmetic's mode (0: TFLM's): bit 0 ``AT_TFLM_FLAG_SINGLE_ROUNDING``,
+                          onnxruntime's single rounding in the requantisations of CONV,
+                          DEPTHWISE, FULLY_CONNECTED, MatMul, ADD, SUB, MUL and MEAN
+                          (``sq8_tflm.single_rounding_multiply``); bit 1
+                          ``AT_TFLM_FLAG_FLOAT_AVERAGE``, AVERAGE_POOL_2D in float32 as
+                          onnxruntime (``sq8_tflm.ort_average_pool2d``; MULT, MULT2 hold the
+                          float32 bits of s_in, s_out); docs/cnn-sq8.md §5
+14-15                     reserved (0)
 ===  ===================  ==============================================================
 """
 
@@ -46,6 +53,9 @@ AT_INF_TFLM_SHIFT2 = 9
 AT_INF_TFLM_MULT3 = 10
 AT_INF_TFLM_SHIFT3 = 11
 AT_INF_TFLM_PARAM = 12
+AT_INF_TFLM_FLAGS = 13
+AT_TFLM_FLAG_SINGLE_ROUNDING = 1            # bit of FLAGS: onnxruntime's single rounding
+AT_TFLM_FLAG_FLOAT_AVERAGE = 2              # bit of FLAGS: onnxruntime's float AVERAGE_POOL_2D
 AT_INF_TFLM_WORDS = 16
 AT_INF_TFLM_DIM = 4 * AT_INF_TFLM_WORDS     # bytes of the Infos argument
 
@@ -53,7 +63,7 @@ FIELDS = {"in_zp": AT_INF_TFLM_IN_ZP, "out_zp": AT_INF_TFLM_OUT_ZP, "act_min": A
           "act_max": AT_INF_TFLM_ACT_MAX, "in2_zp": AT_INF_TFLM_IN2_ZP, "mult": AT_INF_TFLM_MULT,
           "shift": AT_INF_TFLM_SHIFT, "left_shift": AT_INF_TFLM_LEFT_SHIFT, "mult2": AT_INF_TFLM_MULT2,
           "shift2": AT_INF_TFLM_SHIFT2, "mult3": AT_INF_TFLM_MULT3, "shift3": AT_INF_TFLM_SHIFT3,
-          "param": AT_INF_TFLM_PARAM}
+          "param": AT_INF_TFLM_PARAM, "flags": AT_INF_TFLM_FLAGS}
 DEFAULTS = {"act_min": -128, "act_max": 127}
 
 

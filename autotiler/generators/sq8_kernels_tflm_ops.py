@@ -17,6 +17,9 @@ assumptions, counted from the C:
   partial maxima and sums read back) and 40 for its two more barriers;
 * concatenation: 1 cycle per item copied, 8 per item requantised (it charges the dearer);
   permutations: 3 cycles per item (index arithmetic, load, store);
+* a unary operator by its table (KerParActLUT_SQ8): 3 cycles per item (load, indexed load, store);
+* onnxruntime's softmax (KerParSoftMaxTable_SQ8): per item 2 (max) + 4 (table, float add) + 12 (float
+  multiply, divide, rounding) with an FPU (GAP9); GAP8's soft float is several times dearer;
 * 20 cycles of fork and barrier per call.
 """
 
@@ -40,6 +43,9 @@ def _template(name: str, fields: list) -> None:
 
 def _templates() -> None:
     _template("KerAct_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), ("unsigned int", "N"), (_SC, "Infos")])
+    _template("KerActLUT_SQ8_T", [(_SC, "In"), (_SC, "Out"), ("unsigned int", "N"), (_SC, "Table")])
+    _template("KerSoftMaxTable_SQ8_T", [(_SC, "In"), (_SC, "Out"), (_US, "Dim"), (_US, "N"), ("int" + _P, "Table"),
+                                        (_SC, "Infos")])
     _template("KerGlobalPool_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), ("unsigned int", "Pixels"), (_US, "Feat"),
                                            (_SC, "Infos")])
     _template("KerSoftMax_TFLM_SQ8_T", [(_SC, "In"), (_SC, "Out"), (_US, "Dim"), (_US, "N"), (_SC, "Infos")])
@@ -56,6 +62,9 @@ def load() -> None:
     _templates()
     for name, per_item in ACT_KERNELS.items():
         LibKernel(name, CALL_PARALLEL, 0, "KerAct_TFLM_SQ8_T", Cost=f"((N + ncores - 1)/ncores)*{per_item} + 20")
+    LibKernel("KerParActLUT_SQ8", CALL_PARALLEL, 0, "KerActLUT_SQ8_T", Cost="((N + ncores - 1)/ncores)*3 + 20")
+    LibKernel("KerParSoftMaxTable_SQ8", CALL_PARALLEL, 0, "KerSoftMaxTable_SQ8_T",
+              Cost="((N + ncores - 1)/ncores)*(18*Dim + 10) + 20")
     LibKernel("KerParGlobalSumRequant_TFLM_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_TFLM_SQ8_T",
               Cost="((Feat + ncores - 1)/ncores)*(2*Pixels + 10) + 20")
     LibKernel("KerParGlobalMaxPool_TFLM_SQ8", CALL_PARALLEL, 0, "KerGlobalPool_TFLM_SQ8_T",

@@ -27,6 +27,14 @@ QUANTIZE at an input, DEQUANTIZE at an     no layer: the graph takes / returns t
 output (float interface)                   the interface says what the source took
 =========================================  ====================================================
 
+A graph in onnxruntime's arithmetic (:attr:`.ir.Graph.arithmetic`, an ONNX QDQ model read with
+``arithmetic="onnxruntime"``) lowers the same way but for: the Infos word FLAGS of CONV_2D,
+DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL and MEAN has ``AT_TFLM_FLAG_SINGLE_ROUNDING``;
+the unary operators (RELU, RELU6, LEAKY_RELU, HARD_SWISH, LOGISTIC, TANH, QUANTIZE int8 -> int8)
+are CNN_ActLUT_SQ8 with onnxruntime's table (reference.ort_table); AVERAGE_POOL_2D's Infos have
+``AT_TFLM_FLAG_FLOAT_AVERAGE`` (sq8_gen_tflm_conv.ort_avg_pool_infos); SOFTMAX is
+CNN_SoftMaxTable_SQ8 (onnxruntime's QLinearSoftmax, float, any output quantisation).
+
 A source in NCHW (ONNX) keeps its interface: 4-D inputs and outputs are permuted
 (CNN_3DTensorPermute_SQ8) to and from HWC. Anything else is an :class:`ImportModelError`
 naming the operator and the tensor.
@@ -42,11 +50,13 @@ import numpy as np
 
 from ..errors import ImportModelError
 from ..generators import sq8_tflm as T
-from ..generators.sq8_gen_tflm_conv import conv_constants, pool_infos
+from ..generators.sq8_gen_tflm_conv import conv_constants, ort_avg_pool_infos, pool_infos
 from ..generators.sq8_gen_tflm_dense import add_infos, linear_constants, mul_infos, sub_infos
-from ..generators.sq8_gen_tflm_ops import act_infos, concat_infos, mean_infos, softmax_infos
+from ..generators.sq8_gen_tflm_ops import act_infos, concat_infos, mean_infos, ort_softmax_constants, softmax_infos
 from ..generators.sq8_gen_tflm_pad import pad_infos
+from ..generators.sq8_infos import AT_INF_TFLM_FLAGS, AT_TFLM_FLAG_SINGLE_ROUNDING
 from .ir import Activation, DType, Graph, Op, OpKind, Padding, Tensor, op_macs
+from .reference import ort_table
 
 MAX_CONCAT = 8
 
@@ -261,6 +271,16 @@ def _no_fused(lw: _Lowering, op: Op) -> None:
                 "export the activation as its own operator")
 
 
+def _mode(lw: _Lowering, infos: np.ndarray) -> np.ndarray:
+    """A requantising layer's Infos in the graph's arithmetic: onnxruntime's sets the FLAGS word's single
+    rounding bit (sq8_infos)."""
+    if lw.g.arithmetic != "onnxruntime":
+        return infos
+    words = np.asarray(infos).astype(np.int8).view("<i4").copy()
+    words[AT_INF_TFLM_FLAGS] |= AT_TFLM_FLAG_SINGLE_ROUNDING
+    return words.view(np.int8)
+
+
 def _quant_checked(lw: _Lowering, op: Op, fn, *args, **kwargs):
     """A constants helper of the generators; its ModelError (a TFLM Prepare refusal) named here."""
     try:
@@ -344,7 +364,7 @@ def _conv_layer(lw: _Lowering, op: Op) -> None:
     name = lw.name(op)
     syms = [lw.sym(src), lw.const(op, f"{name}_W", f, "signed char"), lw.const(op, f"{name}_B", bias, "int"),
             lw.out(name, op.outputs[0]), lw.const(op, f"{name}_S", scale, "int"),
-            lw.const(op, f"{name}_N", scale_n, "signed char"), lw.const(op, f"{name}_I", infos, "signed char")]
+            lw.const(op, f"{name}_N", scale_n, "signed char"), lw.const(op, f"{name}_I", _mode(lw, infos), "signed char")]
     (sh, sw), (dh, dwl) = o.stride, o.dilation
     geometry = (Sym("KOP_CONV_DW" if dw else "KOP_CONV"), kw, kh, dwl, dh, sw, sh, 1 if padding == "SAME" else 0,
                 Sym("KOP_NONE"), 0, 0, 0, 0, 0, 0, 0, Sym(act_oper))
@@ -478,7 +498,7 @@ def _fully_connected(lw: _Lowering, op: Op) -> None:
     syms = [lw.sym(op.inputs[0]), lw.const(op, f"{name}_W", ft.data, "signed char"),
             lw.const(op, f"{name}_B", bias, "int"), lw.out(name, op.outputs[0]),
             lw.const(op, f"{name}_S", c.scale, "int"), lw.const(op, f"{name}_N", c.scale_n, "signed char"),
-            lw.const(op, f"{name}_I", c.infos, "signed char")]
+            lw.const(op, f"{name}_I", _mode(lw, c.infos), "signed char")]
     lw.add(op, "CNN_LinearAct_SQ8", (0, 4, 4, in_dim, out_dim, Sym("KOP_LINEAR"), Sym(act_oper)),
            _io(syms, CONV_ARGS, 3))
 
@@ -505,7 +525,7 @@ def _eltwise(lw: _Lowering, op: Op) -> None:
                               OpKind.MUL: (mul_infos, "CNN_MatEltMulAct_SQ8", ())}[op.kind]
         infos = _quant_checked(lw, op, helper, qa, qb, qo, act)
         syms = [_operand(lw, op, a, name, 1), _operand(lw, op, b, name, 2), lw.out(name, op.outputs[0]),
-                lw.const(op, f"{name}_I", infos, "signed char")]
+                lw.const(op, f"{name}_I", _mode(lw, infos), "signed char")]
         lw.add(op, gen, (CTRL, c, w, h) + extra + (Sym(act_oper),), _io(syms, TWO_ARGS, 2))
         return
     if op.kind == OpKind.MUL:
@@ -515,7 +535,7 @@ def _eltwise(lw: _Lowering, op: Op) -> None:
             v, m = vec[0], big[0]
             infos = _quant_checked(lw, op, mul_infos, lw.q(op, m), lw.q(op, v), qo, act)
             syms = [_operand(lw, op, m, name, 1), _operand(lw, op, v, name, 2), lw.out(name, op.outputs[0]),
-                    lw.const(op, f"{name}_I", infos, "signed char")]
+                    lw.const(op, f"{name}_I", _mode(lw, infos), "signed char")]
             lw.add(op, "CNN_TensorVectMultAct_SQ8", (CTRL, c, w, h, Sym("KOP_MATVECTMUL"), Sym(act_oper)),
                    _io(syms, TWO_ARGS, 2))
             return
@@ -536,7 +556,8 @@ def _pool(lw: _Lowering, op: Op) -> None:
         lw.fail(op, f"{op.kind.value} with an output quantisation other than its input's is not supported "
                 "(TFLM's int8 pooling requires them equal)", op.outputs[0])
     act, act_oper = _act(lw, op)
-    infos = _quant_checked(lw, op, pool_infos, q, act)
+    ort_avg = lw.g.arithmetic == "onnxruntime" and op.kind == OpKind.AVERAGE_POOL_2D
+    infos = _quant_checked(lw, op, ort_avg_pool_infos if ort_avg else pool_infos, q, act)
     name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     (fh, fw), (sh, sw) = o.filter, o.stride
@@ -555,7 +576,8 @@ def _mean(lw: _Lowering, op: Op) -> None:
     h, w, c = hwc(lw, op, op.inputs[0])
     infos = _quant_checked(lw, op, mean_infos, lw.q(op, op.inputs[0]), lw.q(op, op.outputs[0]), h * w)
     name = lw.name(op)
-    syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
+    syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]),
+            lw.const(op, f"{name}_I", _mode(lw, infos), "signed char")]
     lw.add(op, "CNN_GlobalPoolAct_SQ8", (CTRL, c, w, h, Sym("KOP_GLOBAL_AVGPOOL"), Sym("KOP_NONE")),
            _io(syms, ONE_ARGS, 1))
 
@@ -564,6 +586,9 @@ def _softmax(lw: _Lowering, op: Op) -> None:
     shape = lw.t(op.inputs[0]).shape
     dim = int(shape[-1]) if shape else 1
     rows = _size(lw, op.inputs[0]) // dim
+    if lw.g.arithmetic == "onnxruntime":
+        _softmax_ort(lw, op, dim, rows)
+        return
     qo = lw.q(op, op.outputs[0])
     if (qo.scale, qo.zero_point) != (T.f32(1 / 256), -128):
         lw.fail(op, f"SOFTMAX output quantisation ({qo.scale}, {qo.zero_point}) is not TFLite's int8 (1/256, -128)",
@@ -575,6 +600,16 @@ def _softmax(lw: _Lowering, op: Op) -> None:
         lw.add(op, "CNN_SoftMax_SQ8", (CTRL, dim, Sym("KOP_SOFTMAX")), _io(syms, ONE_ARGS, 1))
     else:
         lw.add(op, "CNN_SoftMax2D_SQ8", (CTRL, dim, rows, Sym("KOP_SOFTMAX")), _io(syms, ONE_ARGS, 1))
+
+
+def _softmax_ort(lw: _Lowering, op: Op, dim: int, rows: int) -> None:
+    """onnxruntime's QLinearSoftmax: CNN_SoftMaxTable_SQ8 (its exponentials' table, any output quantisation)."""
+    table, infos = _quant_checked(lw, op, ort_softmax_constants, lw.q(op, op.inputs[0]), lw.q(op, op.outputs[0]),
+                                  dim)
+    name = lw.name(op)
+    syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_T", table, "int"),
+            lw.const(op, f"{name}_I", infos, "signed char")]
+    lw.add(op, "CNN_SoftMaxTable_SQ8", (CTRL, dim, rows), _io(syms, ("In", "Out", "Table", "Infos"), 1))
 
 
 def _concat(lw: _Lowering, op: Op) -> None:
@@ -604,11 +639,22 @@ def _concat(lw: _Lowering, op: Op) -> None:
 def _activation(lw: _Lowering, op: Op) -> None:
     h, w, c = hwc(lw, op, op.inputs[0])
     qi, qo = lw.q(op, op.inputs[0]), lw.q(op, op.outputs[0])
+    if lw.g.arithmetic == "onnxruntime":
+        _lookup_table(lw, op, h, w, c)
+        return
     params = {"alpha": float(op.options.alpha)} if op.kind == OpKind.LEAKY_RELU else {}
     infos = _quant_checked(lw, op, act_infos, op.kind.value, qi, qo, **params)
     name = lw.name(op)
     syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_I", infos, "signed char")]
     lw.add(op, "CNN_Act_SQ8", (CTRL, c, w, h, Sym(ACTIVATIONS[op.kind])), _io(syms, ONE_ARGS, 1))
+
+
+def _lookup_table(lw: _Lowering, op: Op, h: int, w: int, c: int) -> None:
+    """A unary operator in onnxruntime's arithmetic: CNN_ActLUT_SQ8 with onnxruntime's table."""
+    table = _quant_checked(lw, op, ort_table, lw.g, op)
+    name = lw.name(op)
+    syms = [lw.sym(op.inputs[0]), lw.out(name, op.outputs[0]), lw.const(op, f"{name}_T", table, "signed char")]
+    lw.add(op, "CNN_ActLUT_SQ8", (CTRL, c, w, h), _io(syms, ("In", "Out", "Table"), 1))
 
 
 # ---------------------------------------------------------------------------------------------

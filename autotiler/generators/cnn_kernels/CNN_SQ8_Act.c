@@ -155,6 +155,19 @@ void KerParLeakyRelu_TFLM_SQ8(KerAct_TFLM_SQ8_T *Arg)
 	at_sq8_act_all(Arg, AT_SQ8_LEAKY);
 }
 
+/* ---- A unary operator by its 256-entry table: a load, an indexed load and a store per item */
+
+void KerParActLUT_SQ8(KerActLUT_SQ8_T *Arg)
+{
+	const signed char *Table = Arg->Table + 128;	/* Table[x] for x in [-128, 127] */
+	int First, Last, i;
+
+	CNN_Chunk((int) Arg->N, &First, &Last);
+	for (i = First; i < Last; i++)
+		Arg->Out[i] = Table[Arg->In[i]];
+	gap_waitbarrier(0);
+}
+
 /* ---- Global pooling: the cores share the channels, each walks every pixel of its channels */
 
 void KerParGlobalSumRequant_TFLM_SQ8(KerGlobalPool_TFLM_SQ8_T *Arg)
@@ -171,10 +184,10 @@ void KerParGlobalSumRequant_TFLM_SQ8(KerGlobalPool_TFLM_SQ8_T *Arg)
 
 		for (p = 0; p < Pixels; p++)
 			Sum += (uint32_t) (int32_t) Arg->In[p * Feat + c];
-		Arg->Out[c] = (signed char) at_tflm_requant_int8(at_tflm_sub((int32_t) Sum, Offset),
+		Arg->Out[c] = (signed char) at_tflm_requant_int8_mode(at_tflm_sub((int32_t) Sum, Offset),
 			at_inf_tflm(Infos, AT_INF_TFLM_MULT), at_inf_tflm(Infos, AT_INF_TFLM_SHIFT),
 			at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP), at_inf_tflm(Infos, AT_INF_TFLM_ACT_MIN),
-			at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX));
+			at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX), at_inf_tflm(Infos, AT_INF_TFLM_FLAGS));
 	}
 	gap_waitbarrier(0);
 }

@@ -101,6 +101,7 @@ void KerParConv_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 {
 	int InZp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_IN_ZP), OutZp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_OUT_ZP);
 	int ActMin = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MIN), ActMax = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
+	int32_t Flags = at_inf_tflm(Arg->Infos, AT_INF_TFLM_FLAGS);
 	int Size = Arg->Fy * Arg->Fx * Arg->GroupIn, Off = at_sq8_chunk_offset(Arg);
 	int Y0, Y1, C0, C1, c, oy, ox;
 
@@ -116,7 +117,8 @@ void KerParConv_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 
 				Acc = (int32_t) ((uint32_t) Acc + (uint32_t) Arg->Bias[c]);
 				Arg->Out[(oy * Arg->Wo + ox) * Arg->OutFeat + Off + c] =
-					at_tflm_requant_int8(Acc, Arg->Scale[c], Arg->ScaleN[c], OutZp, ActMin, ActMax);
+					at_tflm_requant_int8_mode(Acc, Arg->Scale[c], Arg->ScaleN[c], OutZp, ActMin, ActMax,
+								  Flags);
 			}
 	}
 	gap_waitbarrier(0);
@@ -154,6 +156,7 @@ void KerParConvDW_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 {
 	int InZp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_IN_ZP), OutZp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_OUT_ZP);
 	int ActMin = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MIN), ActMax = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
+	int32_t Flags = at_inf_tflm(Arg->Infos, AT_INF_TFLM_FLAGS);
 	int Mult = Arg->OutFeat / Arg->InFeat;
 	int Y0, Y1, C0, C1, c, oy, ox;
 
@@ -170,7 +173,8 @@ void KerParConvDW_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 							 + (uint32_t) Arg->Bias[c]);
 
 				Arg->Out[(oy * Arg->Wo + ox) * Arg->OutFeat + c] =
-					at_tflm_requant_int8(Acc, Arg->Scale[c], Arg->ScaleN[c], OutZp, ActMin, ActMax);
+					at_tflm_requant_int8_mode(Acc, Arg->Scale[c], Arg->ScaleN[c], OutZp, ActMin, ActMax,
+								  Flags);
 			}
 	gap_waitbarrier(0);
 }

@@ -11,7 +11,7 @@
 /* ADD/SUB's constants, read from Infos once per call. */
 typedef struct {
 	int32_t zp1, zp2, out_zp, act_min, act_max, left_shift;
-	int32_t m1, s1, m2, s2, m_out, s_out;
+	int32_t m1, s1, m2, s2, m_out, s_out, flags;
 } at_sq8_add_consts;
 
 static inline at_sq8_add_consts at_sq8_add_read(const signed char *Infos)
@@ -30,15 +30,17 @@ static inline at_sq8_add_consts at_sq8_add_read(const signed char *Infos)
 	k.s2 = at_inf_tflm(Infos, AT_INF_TFLM_SHIFT3);
 	k.m_out = at_inf_tflm(Infos, AT_INF_TFLM_MULT);
 	k.s_out = at_inf_tflm(Infos, AT_INF_TFLM_SHIFT);
+	k.flags = at_inf_tflm(Infos, AT_INF_TFLM_FLAGS);
 	return k;
 }
 
 /* One input of ADD/SUB brought to the common scale: (x - zp) 2^LeftShift, then times a multiplier
  * below one (Prepare's shift is <= 0, so MBQM is TFLM's MultiplyByQuantizedMultiplierSmallerThanOneExp).
  * |x - zp| <= 255 and LeftShift is 20: the shifted value fits int32. */
-static inline int32_t at_sq8_add_input(int x, int32_t zero_point, int left_shift, int32_t multiplier, int shift)
+static inline int32_t at_sq8_add_input(int x, int32_t zero_point, int left_shift, int32_t multiplier, int shift,
+				       int32_t flags)
 {
-	return at_tflm_mbqm((int32_t) ((uint32_t) (x - zero_point) << left_shift), multiplier, shift);
+	return at_tflm_mbqm_mode((int32_t) ((uint32_t) (x - zero_point) << left_shift), multiplier, shift, flags);
 }
 
 /* One item of ADD (subtract 0) or SUB (subtract 1). SUB subtracts the rescaled second input: it
@@ -47,12 +49,12 @@ static inline int32_t at_sq8_add_input(int x, int32_t zero_point, int left_shift
  * for SUB, 0 for the negated ADD). TFLM sums in int32; the sum wraps where its C++ would overflow. */
 static inline signed char at_sq8_add_one(const at_sq8_add_consts *k, int x1, int x2, int subtract)
 {
-	int32_t a = at_sq8_add_input(x1, k->zp1, k->left_shift, k->m1, k->s1);
-	int32_t b = at_sq8_add_input(x2, k->zp2, k->left_shift, k->m2, k->s2);
+	int32_t a = at_sq8_add_input(x1, k->zp1, k->left_shift, k->m1, k->s1, k->flags);
+	int32_t b = at_sq8_add_input(x2, k->zp2, k->left_shift, k->m2, k->s2, k->flags);
 	uint32_t raw = subtract ? (uint32_t) a - (uint32_t) b : (uint32_t) a + (uint32_t) b;
 
-	return (signed char) at_tflm_requant_int8((int32_t) raw, k->m_out, k->s_out, k->out_zp, k->act_min,
-						  k->act_max);
+	return (signed char) at_tflm_requant_int8_mode((int32_t) raw, k->m_out, k->s_out, k->out_zp, k->act_min,
+						       k->act_max, k->flags);
 }
 
 /* The cores share the items. */
@@ -79,7 +81,7 @@ void KerParSub_TFLM_SQ8(KerEltwise_TFLM_SQ8_T *Arg)
 
 /* MUL's constants, read from Infos once per call. */
 typedef struct {
-	int32_t zp1, zp2, out_zp, act_min, act_max, mult, shift;
+	int32_t zp1, zp2, out_zp, act_min, act_max, mult, shift, flags;
 } at_sq8_mul_consts;
 
 static inline at_sq8_mul_consts at_sq8_mul_read(const signed char *Infos)
@@ -93,6 +95,7 @@ static inline at_sq8_mul_consts at_sq8_mul_read(const signed char *Infos)
 	k.act_max = at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX);
 	k.mult = at_inf_tflm(Infos, AT_INF_TFLM_MULT);
 	k.shift = at_inf_tflm(Infos, AT_INF_TFLM_SHIFT);
+	k.flags = at_inf_tflm(Infos, AT_INF_TFLM_FLAGS);
 	return k;
 }
 
@@ -102,7 +105,8 @@ static inline signed char at_sq8_mul_one(const at_sq8_mul_consts *k, int x1, int
 {
 	int32_t prod = (int32_t) (x1 - k->zp1) * (int32_t) (x2 - k->zp2);
 
-	return (signed char) at_tflm_requant_int8(prod, k->mult, k->shift, k->out_zp, k->act_min, k->act_max);
+	return (signed char) at_tflm_requant_int8_mode(prod, k->mult, k->shift, k->out_zp, k->act_min, k->act_max,
+						       k->flags);
 }
 
 void KerParMul_TFLM_SQ8(KerEltwise_TFLM_SQ8_T *Arg)

@@ -27,8 +27,18 @@
 #define AT_INF_TFLM_MULT3	10	/* ADD/SUB input 2 */
 #define AT_INF_TFLM_SHIFT3	11
 #define AT_INF_TFLM_PARAM	12	/* SOFTMAX diff_min; LOGISTIC/TANH input range radius */
+#define AT_INF_TFLM_FLAGS	13	/* the arithmetic's mode bits below (0: TFLM's) */
 #define AT_INF_TFLM_WORDS	16
 #define AT_INF_TFLM_DIM		(4 * AT_INF_TFLM_WORDS)
+
+/* AT_INF_TFLM_FLAGS bits: onnxruntime's arithmetic (an imported ONNX QDQ model, docs/cnn-sq8.md §5).
+ * SINGLE_ROUNDING: the requantisations of CONV, DEPTHWISE, FULLY_CONNECTED, MatMul, ADD, SUB, MUL
+ * and MEAN round once (at_tflm_mbqm_single) where TFLM rounds twice (at_tflm_mbqm). */
+#define AT_TFLM_FLAG_SINGLE_ROUNDING	1
+/* FLOAT_AVERAGE: AVERAGE_POOL_2D as onnxruntime computes a QDQ one, in float: each in-image tap
+ * (x - IN_ZP) * s_in summed in order (rows, then columns), divided by the taps' count, divided by
+ * s_out, rounded half to even, + OUT_ZP, clamped; s_in, s_out: the float32 bits in MULT, MULT2. */
+#define AT_TFLM_FLAG_FLOAT_AVERAGE	2
 
 /* Word k of a TFLM Infos vector, assembled from bytes: no alignment assumed. */
 static inline int32_t at_inf_tflm(const signed char *Infos, int word)

@@ -44,9 +44,10 @@ static inline int32_t at_sq8_dot_zp(const signed char *x, const signed char *w, 
 /* The requantised, clamped output of an accumulator (Bias already added): Infos's OUT_ZP and clamp. */
 static inline signed char at_sq8_linear_out(int32_t acc, int32_t scale, int shift, const signed char *Infos)
 {
-	return (signed char) at_tflm_requant_int8(acc, scale, shift, at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP),
-						  at_inf_tflm(Infos, AT_INF_TFLM_ACT_MIN),
-						  at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX));
+	return (signed char) at_tflm_requant_int8_mode(acc, scale, shift, at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP),
+						       at_inf_tflm(Infos, AT_INF_TFLM_ACT_MIN),
+						       at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX),
+						       at_inf_tflm(Infos, AT_INF_TFLM_FLAGS));
 }
 
 void KerParLinear_TFLM_SQ8(KerLinear_TFLM_SQ8_T *Arg)

@@ -69,11 +69,13 @@ static inline void at_sq8_mm_line(KerMatMul_TFLM_SQ8_T *Arg, int l, int col_step
 	int shift = Arg->ScaleN ? Arg->ScaleN[l] : at_inf_tflm(Infos, AT_INF_TFLM_SHIFT);
 	int32_t out_zp = at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP);
 	int32_t lo = at_inf_tflm(Infos, AT_INF_TFLM_ACT_MIN), hi = at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX);
+	int32_t flags = at_inf_tflm(Infos, AT_INF_TFLM_FLAGS);
 
 	for (j = 0; j < W; j++) {
 		uint32_t acc = base + (uint32_t) at_sq8_mm_dot(a, Arg->In2 + j * col_step, n, stride);
 
-		Arg->Out[l * W + j] = (signed char) at_tflm_requant_int8((int32_t) acc, mult, shift, out_zp, lo, hi);
+		Arg->Out[l * W + j] = (signed char) at_tflm_requant_int8_mode((int32_t) acc, mult, shift, out_zp, lo, hi,
+										      flags);
 	}
 }
 

@@ -52,7 +52,42 @@ static inline int at_sq8_avg_window(const KerPool_TFLM_SQ8_T *Arg, int c, int y0
 	return (acc > 0) ? (acc + n / 2) / n : (acc - n / 2) / n;
 }
 
-/* One output line oy, every column and channel, with Avg choosing the reduction. */
+/* The float32 whose bits are an Infos word. */
+static inline float at_sq8_word_f32(int32_t bits)
+{
+	union { int32_t i; float f; } u;
+
+	u.i = bits;
+	return u.f;
+}
+
+/* v rounded to the nearest integer, ties to even, for |v| < 2^22: adding then subtracting 1.5 2^23
+ * leaves the rounding to the float addition itself (round to nearest even), no libm needed. */
+static inline int at_sq8_rint_f32(float v)
+{
+	volatile float r = v + 12582912.0f;
+
+	return (int) (r - 12582912.0f);
+}
+
+/* AT_TFLM_FLAG_FLOAT_AVERAGE (onnxruntime's AveragePool of a QDQ model, sq8_tflm.ort_average_pool2d):
+ * float32 taps (x - zp_in) s_in summed in order, / n, / s_out, rounded half to even, + zp_out. In and
+ * out share the quantisation (the lowering checks it), so |v| <= 256. */
+static inline int at_sq8_avg_window_float(const KerPool_TFLM_SQ8_T *Arg, int c, int y0, int y1, int x0, int x1)
+{
+	const signed char *Infos = Arg->Infos;
+	float SIn = at_sq8_word_f32(at_inf_tflm(Infos, AT_INF_TFLM_MULT));
+	float SOut = at_sq8_word_f32(at_inf_tflm(Infos, AT_INF_TFLM_MULT2));
+	int ZpIn = at_inf_tflm(Infos, AT_INF_TFLM_IN_ZP), n = (y1 - y0) * (x1 - x0), y, x;
+	float acc = 0.0f;
+
+	for (y = y0; y < y1; y++)
+		for (x = x0; x < x1; x++)
+			acc += (float) (Arg->In[(y * Arg->W + x) * Arg->C + c] - ZpIn) * SIn;
+	return at_sq8_rint_f32((acc / (float) n) / SOut) + at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP);
+}
+
+/* One output line oy, every column and channel, with Avg choosing the reduction (2: in float). */
 static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int Avg, int ActMin, int ActMax)
 {
 	int y0, y1, ox, c;
@@ -64,10 +99,11 @@ static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int A
 
 		at_sq8_pool_span(ox, Arg->Sx, Arg->PadLeft, Arg->Fx, Arg->W, &x0, &x1);
 		for (c = 0; c < Arg->C; c++) {
-			int v = Avg ? at_sq8_avg_window(Arg, c, y0, y1, x0, x1)
-				    : at_sq8_max_window(Arg, c, y0, y1, x0, x1);
+			int v = (Avg == 2) ? at_sq8_avg_window_float(Arg, c, y0, y1, x0, x1)
+				: Avg ? at_sq8_avg_window(Arg, c, y0, y1, x0, x1)
+				      : at_sq8_max_window(Arg, c, y0, y1, x0, x1);
 
-			Out[c] = (signed char) at_sq8_clamp(v, ActMin, ActMax);
+			Out[c] = (signed char) at_sq8_clamp(at_sq8_clamp(v, -128, 127), ActMin, ActMax);
 		}
 	}
 }
@@ -92,5 +128,5 @@ void KerParMaxPool_TFLM_SQ8(KerPool_TFLM_SQ8_T *Arg)
 
 void KerParAvgPool_TFLM_SQ8(KerPool_TFLM_SQ8_T *Arg)
 {
-	at_sq8_pool(Arg, 1);
+	at_sq8_pool(Arg, (at_inf_tflm(Arg->Infos, AT_INF_TFLM_FLAGS) & AT_TFLM_FLAG_FLOAT_AVERAGE) ? 2 : 1);
 }

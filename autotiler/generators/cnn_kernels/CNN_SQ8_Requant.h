@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 #include "Gap.h"
+#include "CNN_SQ8_Infos.h"
 
 /* floor(a * b / 2^31 + 1/2): the high half of the doubled product, rounded half UP (toward +inf:
  * -0.5 gives 0; only RoundingDivideByPOT rounds ties away from zero); the one overflowing case,
@@ -62,6 +63,39 @@ static inline int8_t at_tflm_requant_int8(int32_t acc, int32_t multiplier, int s
 	/* TFLM adds in int32 too; wrapping where its C++ would overflow */
 	int32_t v = (int32_t) ((uint32_t) at_tflm_mbqm(acc, multiplier, shift) + (uint32_t) out_zero_point);
 
+	v = (v < act_min) ? act_min : v;
+	v = (v > act_max) ? act_max : v;
+	return (int8_t) v;
+}
+
+/* onnxruntime's requantisation (MLAS MlasRequantizeOutput rounds the scaled accumulator once; TFLM's
+ * TFLITE_SINGLE_ROUNDING form of the same M and shift): (x M + 2^(30 - shift)) >> (31 - shift) on 64
+ * bits, shift in [-31, 30]. Not wrapped: the caller adds the zero point and clamps on 64 bits. */
+static inline int64_t at_tflm_mbqm_single(int32_t x, int32_t multiplier, int shift)
+{
+	int total = 31 - shift;
+
+	return ((int64_t) x * (int64_t) multiplier + ((int64_t) 1 << (total - 1))) >> total;
+}
+
+/* MBQM in the mode of Flags (an Infos's AT_INF_TFLM_FLAGS): TFLM's double rounding, or the single one. */
+static inline int32_t at_tflm_mbqm_mode(int32_t x, int32_t multiplier, int shift, int32_t flags)
+{
+	if (flags & AT_TFLM_FLAG_SINGLE_ROUNDING)
+		return (int32_t) at_tflm_mbqm_single(x, multiplier, shift);
+	return at_tflm_mbqm(x, multiplier, shift);
+}
+
+/* at_tflm_requant_int8 in the mode of Flags: with SINGLE_ROUNDING, requantised, the zero point added
+ * and clamped on 64 bits (nothing wraps). */
+static inline int8_t at_tflm_requant_int8_mode(int32_t acc, int32_t multiplier, int shift, int32_t out_zero_point,
+					       int32_t act_min, int32_t act_max, int32_t flags)
+{
+	int64_t v;
+
+	if (!(flags & AT_TFLM_FLAG_SINGLE_ROUNDING))
+		return at_tflm_requant_int8(acc, multiplier, shift, out_zero_point, act_min, act_max);
+	v = at_tflm_mbqm_single(acc, multiplier, shift) + out_zero_point;
 	v = (v < act_min) ? act_min : v;
 	v = (v > act_max) ? act_max : v;
 	return (int8_t) v;

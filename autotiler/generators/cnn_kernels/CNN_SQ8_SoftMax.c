@@ -117,3 +117,50 @@ void KerParSoftMaxItems_TFLM_SQ8(KerSoftMaxItems_TFLM_SQ8_T *Arg)
 	at_sq8_softmax_out(Arg->In, Arg->Out, First, Last, Max, Sum, Mult, LeftShift, DiffMin);
 	gap_waitbarrier(0);
 }
+
+/* ---- onnxruntime's QLinearSoftmax: float exponentials from a table, float sum and division */
+
+/* The float32 whose bits are v. */
+static inline float at_sq8_bits_f32(int32_t v)
+{
+	union { int32_t i; float f; } u;
+
+	u.i = v;
+	return u.f;
+}
+
+/* v rounded to the nearest integer, ties to even (|v| < 2^22): the float addition of 1.5 2^23 rounds
+ * (volatile: stored as a float32 even where the compiler keeps wider registers), no libm needed. */
+static inline int at_sq8_softmax_rint(float v)
+{
+	volatile float r = v + 12582912.0f;
+
+	return (int) (r - 12582912.0f);
+}
+
+void KerParSoftMaxTable_SQ8(KerSoftMaxTable_SQ8_T *Arg)
+{
+	int Dim = Arg->Dim, Zp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_OUT_ZP);
+	float Y = (float) at_inf_tflm(Arg->Infos, AT_INF_TFLM_PARAM);
+	const int *Table = Arg->Table + 255;	/* Table[d] for d in [-255, 0] */
+	int First, Last, r, i;
+
+	CNN_Chunk(Arg->N, &First, &Last);
+	for (r = First; r < Last; r++) {
+		const signed char *In = Arg->In + r * Dim;
+		signed char *Out = Arg->Out + r * Dim;
+		int Max = -128;
+		float Sum = 0.0f;
+
+		for (i = 0; i < Dim; i++)
+			Max = (In[i] > Max) ? In[i] : Max;
+		for (i = 0; i < Dim; i++)
+			Sum += at_sq8_bits_f32(Table[In[i] - Max]);
+		for (i = 0; i < Dim; i++) {
+			int q = at_sq8_softmax_rint(at_sq8_bits_f32(Table[In[i] - Max]) * Y / Sum) + Zp;
+
+			Out[i] = (signed char) (((q + 128) & 255) - 128);	/* onnxruntime's int8 store wraps */
+		}
+	}
+	gap_waitbarrier(0);
+}

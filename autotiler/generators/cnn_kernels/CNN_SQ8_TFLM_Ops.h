@@ -202,6 +202,37 @@ void KerParTanh_TFLM_SQ8(KerAct_TFLM_SQ8_T *Arg);
 void KerParHSwish_TFLM_SQ8(KerAct_TFLM_SQ8_T *Arg);
 void KerParLeakyRelu_TFLM_SQ8(KerAct_TFLM_SQ8_T *Arg);
 
+/* ---- A unary operator by its table (CNN_SQ8_Act.c, generator CNN_ActLUT_SQ8) -------------------
+ * Out[i] = Table[In[i] + 128] for the N items, split across the cores. Table: the 256 int8 outputs of
+ * inputs -128..127, computed by the model (onnxruntime's QlinearBuildLookupTable for an imported
+ * ONNX QDQ model, sq8_tflm.ort_lookup_table; any int8 -> int8 function). Numpy twin:
+ * sq8_tflm.apply_lookup_table. */
+typedef struct {
+	signed char * __restrict__ In;
+	signed char * __restrict__ Out;
+	unsigned int N;
+	signed char * __restrict__ Table;
+} KerActLUT_SQ8_T;
+
+void KerParActLUT_SQ8(KerActLUT_SQ8_T *Arg);
+
+/* ---- onnxruntime's QLinearSoftmax (CNN_SQ8_SoftMax.c, generator CNN_SoftMaxTable_SQ8) ----------
+ * N rows of Dim items, the rows split across the cores. Table: 256 float32 exponentials (their bits
+ * as int32), e(d) = Table[d + 255] for d = x - max(row) in [-255, 0] (sq8_tflm.ort_softmax_table);
+ * per row sum = the e(d) added in order in float32; Out = (int) rint(e(d) * PARAM / sum) + OUT_ZP,
+ * stored modulo 256 as onnxruntime's int8 store (PARAM = floor(1 / s_out)). Numpy twin:
+ * sq8_tflm.ort_softmax. Float arithmetic: the FPU of GAP9 (and the host); GAP8 has none (soft float). */
+typedef struct {
+	signed char * __restrict__ In;
+	signed char * __restrict__ Out;
+	unsigned short int Dim;
+	unsigned short int N;
+	int * __restrict__ Table;
+	signed char * __restrict__ Infos;
+} KerSoftMaxTable_SQ8_T;
+
+void KerParSoftMaxTable_SQ8(KerSoftMaxTable_SQ8_T *Arg);
+
 /* ---- Global pooling (CNN_SQ8_Act.c) ------------------------------------------------------------
  * In: Pixels HWC pixels of Feat channels, Out: Feat items; the channels are split across the cores.
  * KerParGlobalSumRequant_TFLM_SQ8, TFLM's MEAN and SUM over H, W (sq8_tflm.mean_hw, sum_hw):
