@@ -2,9 +2,9 @@
 tests/models/onnx/ (built by tests/models/make_onnx_models.py) is read and its IR evaluated
 against onnxruntime on the same inputs:
 
-* QDQ models (onnxruntime's quantize_static): the int8 IR's outputs, by TFLM's arithmetic, against
-  onnxruntime's, at least 99% of the items equal, none more than 1 LSB apart, the same top-1
-  (issue 24 §7);
+* QDQ models (onnxruntime's quantize_static): the int8 IR's outputs in onnxruntime's arithmetic (read_onnx's
+  default) against onnxruntime's, at least 99% of the items equal, none more than 1 LSB apart, the same top-1
+  (issue 24 §7; all equal measured), and in TFLM's arithmetic within 3 LSB, the same top-1;
 * float models: the float32 IR, evaluated in numpy, equals onnxruntime's float outputs to float
   rounding (this checks the layouts: NCHW -> NHWC, OHWI weights, the flatten order).
 
@@ -38,7 +38,7 @@ MODELS = ("convnet", "actnet", "kws")
 DRAWS = 8
 
 
-def _read(name: str, arithmetic: str = "tflm") -> Graph:
+def _read(name: str, arithmetic: str = "onnxruntime") -> Graph:
     path = os.path.join(MODELS_DIR, name + ".onnx")
     with open(path, "rb") as f:
         return read_onnx(path, f.read(), arithmetic=arithmetic)
@@ -202,7 +202,7 @@ def _draws(shape, n: int = DRAWS):
     return [rng.normal(0, 1, shape).astype(np.float32) for _ in range(n)]
 
 
-def _compare_qdq(name: str, arithmetic: str = "tflm"):
+def _compare_qdq(name: str, arithmetic: str):
     """(equal items, all items, largest |difference| in LSBs, top-1 agreements, draws) of the int8
     IR (in ``arithmetic``) against onnxruntime on the QDQ model ``name``."""
     g = _read(name + "_qdq", arithmetic)
@@ -232,7 +232,7 @@ def test_qdq_model_close_to_onnxruntime(name):
     items equal, at most 2 LSBs; actnet 33%, 3; kws 80%, 1). The differences are TFLM's arithmetic, not the
     reading (test_qdq_layers_match_onnxruntime): its double rounding and fixed-point functions, where
     onnxruntime rounds once in float, compound through the layers."""
-    equal, total, worst, top1, draws = _compare_qdq(name)
+    equal, total, worst, top1, draws = _compare_qdq(name, "tflm")
     assert top1 == draws, (name, top1, draws)
     assert worst <= 3, (name, worst)
 
@@ -263,11 +263,11 @@ def test_qdq_layers_in_onnxruntimes_arithmetic_equal_onnxruntime(name):
 def test_onnxruntime_arithmetic_graph_has_no_requantisation_after_fixed_output_ops():
     """In onnxruntime's arithmetic a Sigmoid, Tanh or Softmax writes the model's own quantisation (a table, or
     QLinearSoftmax): no QUANTIZE after it, unlike TFLM's fixed 1/256 and 1/128 outputs."""
-    tflm, ort_ = _read("actnet_qdq"), _read("actnet_qdq", "onnxruntime")
+    tflm, ort_ = _read("actnet_qdq", "tflm"), _read("actnet_qdq")
     assert tflm.arithmetic == "tflm" and ort_.arithmetic == "onnxruntime"
     count = lambda g: sum(op.kind == OpKind.QUANTIZE for op in g.ops)   # noqa: E731
     assert count(tflm) == count(ort_) + 2            # after Sigmoid_10 and Tanh_15
-    assert _read("convnet", "onnxruntime").arithmetic == "tflm"  # a float model is quantised by us, TFLM's way
+    assert _read("convnet").arithmetic == "tflm"     # a float model is quantised by us, TFLM's way
 
 
 #: ONNX operators whose TFLM arithmetic rounds as onnxruntime's but for TFLM's double rounding (a few
@@ -537,8 +537,8 @@ def test_float_model_reads_as_float32_and_refuses_nothing_it_takes():
 @pytest.mark.parametrize("name", MODELS)
 def test_end_to_end_equals_the_reference_and_is_close_to_onnxruntime(name, tmp_path, capsys):
     """``autotiler import`` of the QDQ model, ``autotiler generate``, ``autotiler run`` on the simulated chip:
-    the int8 output equals the IR's reference (TFLM's arithmetic) bit for bit and is as close to onnxruntime's
-    as the reference is (same top-1, within 3 LSBs)."""
+    the int8 output equals the IR's reference (onnxruntime's arithmetic, read_onnx's default) bit for bit, and
+    onnxruntime's output on every item (issue 24 §7 asks 99%, 1 LSB)."""
     model = os.path.join(MODELS_DIR, name + "_qdq.onnx")
     imp, gen = tmp_path / "imp dir é", tmp_path / "gen"
     assert command.main(["import", model, "-o", str(imp), "--name", name]) == 0, capsys.readouterr().err
@@ -563,8 +563,7 @@ def test_end_to_end_equals_the_reference_and_is_close_to_onnxruntime(name, tmp_p
         np.testing.assert_array_equal(_nchw_to_ir(ours), expected)
         (yf,) = sess.run(None, {g.inputs[0]: xf})
         theirs = np.round(yf / np.float32(port_out["scale"])) + port_out["zero_point"]
-        assert np.abs(ours.astype(np.int64) - theirs).max() <= 3
-        assert ours.ravel()[np.argmax(theirs)] == ours.max()
+        np.testing.assert_array_equal(ours.astype(np.int64), theirs.astype(np.int64))
 
 
 def test_qdq_bias_at_another_scale_is_rescaled_to_input_times_weight():

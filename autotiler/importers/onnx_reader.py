@@ -26,7 +26,9 @@ the shape that shape inference gives.
 Where TFLite's int8 kernels fix an output quantisation that onnxruntime's quantiser did not
 choose (SOFTMAX and LOGISTIC ``1/256, -128``, TANH ``1/128, 0``), or take the input's (pools,
 PAD, RESHAPE, RELU6, the inputs of CONCATENATION), the op writes that quantisation and a
-QUANTIZE (int8 -> int8 requantisation) brings it to the model's.
+QUANTIZE (int8 -> int8 requantisation) brings it to the model's. In onnxruntime's arithmetic (a QDQ
+model's default, :attr:`~.ir.Graph.arithmetic`; issue 24 §7) SOFTMAX, LOGISTIC and TANH write the
+model's quantisation directly (onnxruntime's QLinearSoftmax and tables take any).
 
 Errors are :class:`~autotiler.errors.ImportModelError` naming the file, the node (``operator
 NAME (OpType)``) and the tensor.
@@ -78,11 +80,12 @@ _DTYPES = {onnx.TensorProto.INT8: DType.INT8, onnx.TensorProto.UINT8: DType.UINT
            onnx.TensorProto.BOOL: DType.BOOL}
 
 
-def read_onnx(path: str, data: bytes, arithmetic: str = "tflm") -> Graph:
+def read_onnx(path: str, data: bytes, arithmetic: str = "onnxruntime") -> Graph:
     """The checked IR graph of the ONNX model ``data`` (read from ``path``, named in errors).
-    ``arithmetic`` (:attr:`Graph.arithmetic`): "onnxruntime" computes a QDQ model's int8 operators as
-    onnxruntime does, its Sigmoid, Tanh and Softmax writing the model's own output quantisation (no
-    QUANTIZE after them); "tflm" (TFLite Micro's fixed output quantisations, a QUANTIZE after them)."""
+    ``arithmetic`` (:attr:`Graph.arithmetic`) of a QDQ model: "onnxruntime" (the default, issue 24 §7)
+    computes its int8 operators as onnxruntime does, its Sigmoid, Tanh and Softmax writing the model's own
+    output quantisation (no QUANTIZE after them); "tflm" TFLite Micro's arithmetic (fixed output
+    quantisations, a QUANTIZE after them). A float model is "tflm" (the quantiser's arithmetic)."""
     model = _parse(path, data)
     return _Reader(path, model, arithmetic).graph()
 
@@ -144,7 +147,7 @@ def _same_quant(a: Optional[Quant], b: Optional[Quant]) -> bool:
 class _Reader:
     """One pass over the (topologically sorted) ONNX nodes, emitting IR tensors and ops."""
 
-    def __init__(self, path: str, model: onnx.ModelProto, arithmetic: str = "tflm") -> None:
+    def __init__(self, path: str, model: onnx.ModelProto, arithmetic: str = "onnxruntime") -> None:
         self.path = path
         self.arithmetic = arithmetic
         self.model = model
