@@ -22,19 +22,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from autotiler import command
+from autotiler import Model, command
 from autotiler.constants import KOP_AVGPOOL, KOP_CONV, KOP_CONV_DW, KOP_NONE
-from autotiler.errors import ModelError
+from autotiler.errors import ImportModelError, ModelError
 from autotiler.generators import sq8_gen_tflm_dense as TD
 from autotiler.generators import sq8_gen_tflm_ops as TO
 from autotiler.generators import sq8_tflm as T
 from autotiler.generators.sq8_gen_tflm_conv import conv_constants, ort_avg_pool_infos
+from autotiler.generators.sq8_generators import CNN_ActLUT_SQ8
 from autotiler.generators.sq8_infos import AT_INF_TFLM_DIM, AT_TFLM_FLAG_SINGLE_ROUNDING, read_tflm_infos, tflm_infos
 from autotiler.generators.sq8_kernels_tflm_dense import SOURCES as DENSE_SOURCES
 from autotiler.generators.sq8_kernels_tflm_ops import SOURCES as OPS_SOURCES
 from autotiler.importers import reference
 from autotiler.importers import script as S
+from autotiler.importers.ir import Graph
 from autotiler.importers.onnx_reader import read_onnx
+from autotiler.platforms import get_platform
 
 from .sq8_probes import P as _P
 from .sq8_probes import build_probes, check, run
@@ -58,6 +61,11 @@ SOFTMAX_FIELDS = [("signed char" + _P, "In", SM_MAX), ("signed char" + _P, "Out"
                   ("unsigned short int", "Dim", 0), ("unsigned short int", "N", 0), ("int" + _P, "Table", 256),
                   ("signed char" + _P, "Infos", AT_INF_TFLM_DIM)]
 
+GP_PIX, GP_FEAT = 64, 24
+GLOBAL_FIELDS = [("signed char" + _P, "In", GP_PIX * GP_FEAT), ("signed char" + _P, "Out", GP_FEAT),
+                 ("unsigned int", "Pixels", 0), ("unsigned short int", "Feat", 0),
+                 ("signed char" + _P, "Infos", AT_INF_TFLM_DIM)]
+
 
 @pytest.fixture(scope="module")
 def prog(tmp_path_factory):
@@ -67,7 +75,8 @@ def prog(tmp_path_factory):
               ("KerParMul_TFLM_SQ8", "KerEltwise_TFLM_SQ8_T", ELT_FIELDS),
               ("KerParTensorVectMul_TFLM_SQ8", "KerTensorVectMul_TFLM_SQ8_T", TVM_FIELDS),
               ("KerParActLUT_SQ8", "KerActLUT_SQ8_T", LUT_FIELDS),
-              ("KerParSoftMaxTable_SQ8", "KerSoftMaxTable_SQ8_T", SOFTMAX_FIELDS)]
+              ("KerParSoftMaxTable_SQ8", "KerSoftMaxTable_SQ8_T", SOFTMAX_FIELDS),
+              ("KerParGlobalSumRequant_TFLM_SQ8", "KerGlobalPool_TFLM_SQ8_T", GLOBAL_FIELDS)]
     return build_probes(tmp_path_factory.mktemp("ort_probes"), probes, DENSE_SOURCES + OPS_SOURCES, 8)
 
 
@@ -134,6 +143,19 @@ def test_tensor_vect_mul_single_rounding(prog, pix, feat, log_scales, zps, seed)
     out = run(prog, "KerParTensorVectMul_TFLM_SQ8", TVM_FIELDS, In1=x1, In2=x2, NPix=pix, Feat=feat,
               Infos=single(TD.mul_infos(*qs)))["Out"]
     check(out, T.mul(x1, x2, *qs, rounding="single"))
+
+
+@SETTINGS
+@given(pix=st.integers(1, GP_PIX), feat=st.integers(1, GP_FEAT), log_scales=st.tuples(st.floats(-3, 0), st.floats(-3, 0)),
+       zps=st.tuples(st.integers(-128, 127), st.integers(-128, 127)), seed=st.integers(0, 2**32 - 1))
+def test_mean_single_rounding(prog, pix, feat, log_scales, zps, seed):
+    """KerParGlobalSumRequant_TFLM_SQ8 (MEAN) with the flag = sq8_tflm.mean_hw(..., rounding="single")."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 128, (1, pix, 1, feat)).astype(np.int8)
+    in_q, out_q = (T.QParams(float(10 ** e), zp) for e, zp in zip(log_scales, zps))
+    out = run(prog, "KerParGlobalSumRequant_TFLM_SQ8", GLOBAL_FIELDS, In=x, Pixels=pix, Feat=feat,
+              Infos=single(TO.mean_infos(in_q, out_q, pix)))["Out"]
+    check(out, T.mean_hw(x, in_q, out_q, rounding="single").reshape(-1))
 
 
 # ---- the lookup table -------------------------------------------------------------------------------
@@ -305,3 +327,28 @@ def test_conv_and_average_pool_in_onnxruntimes_arithmetic(tmp_path):
 def test_softmax_table_refuses_an_overflowing_output_scale():
     with pytest.raises(ModelError, match=r"onnxruntime's softmax of 1 items at output scale 0.001 overflows float32"):
         TO.ort_softmax_constants(T.QParams(0.1, 0), T.QParams(0.001, 0), 1)
+
+
+# ---- refusals ---------------------------------------------------------------------------------------
+
+
+def test_refusals_of_the_numpy_side():
+    with pytest.raises(ModelError, match="rounding 'half' is not one of double, single"):
+        T.conv2d(np.zeros((1, 1, 1, 1), np.int8), np.zeros((1, 1, 1, 1), np.int8), None, T.QParams(0.1, 0),
+                 T.FilterQParams((0.1,)), T.QParams(0.1, 0), rounding="half")
+    with pytest.raises(ModelError, match="no onnxruntime table for SOFTMAX"):
+        T.ort_lookup_table("SOFTMAX", T.QParams(0.1, 0), T.QParams(0.1, 0))
+    with pytest.raises(ModelError, match=r"a lookup table has 256 entries, got shape \(255,\)"):
+        T.apply_lookup_table(np.zeros(3, np.int8), np.zeros(255, np.int8))
+
+
+def test_graph_refuses_an_unknown_arithmetic():
+    g = _read_ort(os.path.join(MODELS_DIR, "kws_qdq.onnx"))
+    with pytest.raises(ImportModelError, match="arithmetic 'gemmlowp' is not one of tflm, onnxruntime"):
+        Graph(g.source, g.source_format, g.source_layout, g.tensors, g.ops, g.inputs, g.outputs, "gemmlowp")
+
+
+def test_act_lut_generator_needs_the_library():
+    with Model(get_platform("gap8")):
+        with pytest.raises(ModelError, match="basic kernel 'KerParActLUT_SQ8' is not declared"):
+            CNN_ActLUT_SQ8("Lut", 0, 4, 4, 4)
