@@ -352,3 +352,79 @@ def test_act_lut_generator_needs_the_library():
     with Model(get_platform("gap8")):
         with pytest.raises(ModelError, match="basic kernel 'KerParActLUT_SQ8' is not declared"):
             CNN_ActLUT_SQ8("Lut", 0, 4, 4, 4)
+
+
+# ---- other QDQ models: single operators of random quantisations against onnxruntime -----------------
+
+
+def _qdq_pair(t: str, q: str) -> list:
+    return [helper.make_node("QuantizeLinear", [t, q + "_s", q + "_z"], [t + "_q"]),
+            helper.make_node("DequantizeLinear", [t + "_q", q + "_s", q + "_z"], [t + "_dq"])]
+
+
+def _qparams_init(q: str, p: T.QParams) -> list:
+    return [numpy_helper.from_array(np.array(p.scale, np.float32), q + "_s"),
+            numpy_helper.from_array(np.array(p.zero_point, np.int8), q + "_z")]
+
+
+def _random_qdq_model(kind: str, rng, c: int = 8, hw: int = 9):
+    """x (and x2) -> Q -> DQ -> one float op -> Q -> DQ: (model bytes, {input: its quantisation}, output's)."""
+    rq = lambda: T.QParams(float(np.float32(10 ** rng.uniform(-2, 0))), int(rng.integers(-30, 30)))  # noqa: E731
+    qs = {"x": rq()}
+    out_q = rq()
+    nodes, inits = _qdq_pair("x", "x"), []
+    if kind in ("Add", "Mul"):
+        qs["x2"] = rq()
+        nodes += _qdq_pair("x2", "x2")
+        nodes.append(helper.make_node(kind, ["x_dq", "x2_dq"], ["y"]))
+    elif kind == "Conv":
+        w = rng.integers(-127, 128, (c, c, 3, 3)).astype(np.int8)
+        ws = (10 ** rng.uniform(-3, -1, c)).astype(np.float32)
+        inits += [numpy_helper.from_array(w, "w"), numpy_helper.from_array(ws, "ws"),
+                  numpy_helper.from_array(np.zeros(c, np.int8), "wz"),
+                  numpy_helper.from_array(rng.integers(-3000, 3000, c).astype(np.int32), "b"),
+                  numpy_helper.from_array((np.float32(qs["x"].scale) * ws).astype(np.float32), "bs"),
+                  numpy_helper.from_array(np.zeros(c, np.int32), "bz")]
+        nodes += [helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wf"], axis=0),
+                  helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"], axis=0),
+                  helper.make_node("Conv", ["x_dq", "wf", "bf"], ["y"], pads=[1, 1, 1, 1])]
+    elif kind == "AveragePool":
+        out_q = qs["x"]
+        nodes.append(helper.make_node(kind, ["x_dq"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    else:
+        nodes.append(helper.make_node(kind, ["x_dq"], ["y"]))
+    nodes += _qdq_pair("y", "y")
+    inits += [i for name, p in {**qs, "y": out_q}.items() for i in _qparams_init(name, p)]
+    out_shape = [1, c, 1, 1] if kind == "GlobalAveragePool" else [1, c, hw, hw]
+    g = helper.make_graph(nodes, kind, [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, c, hw, hw]) for n in qs],
+                          [helper.make_tensor_value_info("y_dq", TensorProto.FLOAT, out_shape)], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString(), qs, out_q
+
+
+@pytest.mark.parametrize("kind", ["Conv", "Add", "Mul", "GlobalAveragePool", "Sigmoid", "Tanh", "HardSwish",
+                                  "AveragePool"])
+def test_single_operator_qdq_models_against_onnxruntime(kind):
+    """12 single-operator QDQ models per operator, random scales and zero points: the reference in
+    onnxruntime's arithmetic gives onnxruntime's int8 output on at least 99.9% of the items, never more than 1
+    LSB away (measured: all equal but 1 item in 12960 of Add). AveragePool alone: onnxruntime fuses it into
+    QLinearAveragePool, whose rounding we do not reproduce exactly (97% equal, 1 LSB; in convnet it is not
+    fused and equal): held to 1 LSB."""
+    rng = np.random.default_rng(2024)
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    equal = total = worst = 0
+    for _ in range(12):
+        data, qs, out_q = _random_qdq_model(kind, rng)
+        sess = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+        g = read_onnx(f"{kind}.onnx", data)
+        feeds = {n: ((rng.integers(-128, 128, (1, 8, 9, 9)) - q.zero_point) * np.float32(q.scale)).astype(np.float32)
+                 for n, q in qs.items()}
+        (y,) = sess.run(None, feeds)
+        theirs = (np.round(y / np.float32(out_q.scale)) + out_q.zero_point).transpose(0, 2, 3, 1)
+        oq = g.producer(g.outputs[0]).inputs[0]
+        ours = reference.run(g, {n: a.transpose(0, 2, 3, 1) for n, a in feeds.items()})[oq]
+        d = np.abs(ours.astype(np.int64) - theirs.reshape(ours.shape).astype(np.int64))
+        equal, total, worst = equal + int((d == 0).sum()), total + d.size, max(worst, int(d.max()))
+    assert worst <= 1, (kind, worst)
+    if kind != "AveragePool":
+        assert equal >= 0.999 * total, (kind, equal, total)
