@@ -52,32 +52,14 @@ static inline int at_sq8_avg_window(const KerPool_TFLM_SQ8_T *Arg, int c, int y0
 	return (acc > 0) ? (acc + n / 2) / n : (acc - n / 2) / n;
 }
 
-/* The float32 whose bits are an Infos word. */
-static inline float at_sq8_word_f32(int32_t bits)
-{
-	union { int32_t i; float f; } u;
-
-	u.i = bits;
-	return u.f;
-}
-
-/* v rounded to the nearest integer, ties to even, for |v| < 2^22: adding then subtracting 1.5 2^23
- * leaves the rounding to the float addition itself (round to nearest even), no libm needed. */
-static inline int at_sq8_rint_f32(float v)
-{
-	volatile float r = v + 12582912.0f;
-
-	return (int) (r - 12582912.0f);
-}
-
 /* AT_TFLM_FLAG_FLOAT_AVERAGE (onnxruntime's AveragePool of a QDQ model, sq8_tflm.ort_average_pool2d):
  * float32 taps (x - zp_in) s_in summed in order, / n, / s_out, rounded half to even, + zp_out. In and
  * out share the quantisation (the lowering checks it), so |v| <= 256. */
 static inline int at_sq8_avg_window_float(const KerPool_TFLM_SQ8_T *Arg, int c, int y0, int y1, int x0, int x1)
 {
 	const signed char *Infos = Arg->Infos;
-	float SIn = at_sq8_word_f32(at_inf_tflm(Infos, AT_INF_TFLM_MULT));
-	float SOut = at_sq8_word_f32(at_inf_tflm(Infos, AT_INF_TFLM_MULT2));
+	float SIn = at_sq8_f32_of_bits(at_inf_tflm(Infos, AT_INF_TFLM_MULT));
+	float SOut = at_sq8_f32_of_bits(at_inf_tflm(Infos, AT_INF_TFLM_MULT2));
 	int ZpIn = at_inf_tflm(Infos, AT_INF_TFLM_IN_ZP), n = (y1 - y0) * (x1 - x0), y, x;
 	float acc = 0.0f;
 

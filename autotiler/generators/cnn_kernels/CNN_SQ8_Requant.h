@@ -115,4 +115,24 @@ static inline int32_t at_sq8_scale(int32_t x, uint8_t scale, int scale_n)
 	return at_sq8_norm((int32_t) ((uint32_t) x * scale), scale_n);
 }
 
+/* onnxruntime's arithmetic (docs/cnn-sq8.md §5) computes some layers in float32. */
+
+/* The float32 whose bits are an int32 (an Infos word, a table entry). */
+static inline float at_sq8_f32_of_bits(int32_t bits)
+{
+	union { int32_t i; float f; } u;
+
+	u.i = bits;
+	return u.f;
+}
+
+/* v rounded to the nearest integer, ties to even, for |v| < 2^22: the float addition of 1.5 2^23
+ * rounds (volatile: stored as a float32 even where the compiler keeps wider registers), no libm. */
+static inline int at_sq8_rint_f32(float v)
+{
+	volatile float r = v + 12582912.0f;
+
+	return (int) (r - 12582912.0f);
+}
+
 #endif /* __CNN_SQ8_REQUANT_H__ */

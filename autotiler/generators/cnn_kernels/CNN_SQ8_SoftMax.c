@@ -120,24 +120,6 @@ void KerParSoftMaxItems_TFLM_SQ8(KerSoftMaxItems_TFLM_SQ8_T *Arg)
 
 /* ---- onnxruntime's QLinearSoftmax: float exponentials from a table, float sum and division */
 
-/* The float32 whose bits are v. */
-static inline float at_sq8_bits_f32(int32_t v)
-{
-	union { int32_t i; float f; } u;
-
-	u.i = v;
-	return u.f;
-}
-
-/* v rounded to the nearest integer, ties to even (|v| < 2^22): the float addition of 1.5 2^23 rounds
- * (volatile: stored as a float32 even where the compiler keeps wider registers), no libm needed. */
-static inline int at_sq8_softmax_rint(float v)
-{
-	volatile float r = v + 12582912.0f;
-
-	return (int) (r - 12582912.0f);
-}
-
 void KerParSoftMaxTable_SQ8(KerSoftMaxTable_SQ8_T *Arg)
 {
 	int Dim = Arg->Dim, Zp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_OUT_ZP);
@@ -155,9 +137,9 @@ void KerParSoftMaxTable_SQ8(KerSoftMaxTable_SQ8_T *Arg)
 		for (i = 0; i < Dim; i++)
 			Max = (In[i] > Max) ? In[i] : Max;
 		for (i = 0; i < Dim; i++)
-			Sum += at_sq8_bits_f32(Table[In[i] - Max]);
+			Sum += at_sq8_f32_of_bits(Table[In[i] - Max]);
 		for (i = 0; i < Dim; i++) {
-			int q = at_sq8_softmax_rint(at_sq8_bits_f32(Table[In[i] - Max]) * Y / Sum) + Zp;
+			int q = at_sq8_rint_f32(at_sq8_f32_of_bits(Table[In[i] - Max]) * Y / Sum) + Zp;
 
 			Out[i] = (signed char) (((q + 128) & 255) - 128);	/* onnxruntime's int8 store wraps */
 		}
