@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from ..constants import KernelOper_T as K
 from ..errors import ModelError
+from ..model.session import current_model
+
+SQ8_LOADER = "call LoadCNN_SQ8_Library() before the SQ8 generators"
+FP_LOADER = "call LoadCNNLibrary() before the CNN generators"
 
 
 class Checker:
@@ -54,3 +58,10 @@ class Checker:
         if oper not in allowed:
             self.fail(f"{param} {oper.name} is not {what}", "use one of " + ", ".join(a.name for a in allowed))
         return oper
+
+    def declared(self, kernels, loader: str = SQ8_LOADER) -> None:
+        """Every basic kernel of ``kernels`` (None entries skipped) is declared in the model."""
+        libs = current_model().libs
+        for k in kernels:
+            if k is not None and k not in libs:
+                self.fail(f"basic kernel '{k}' is not declared", loader)

@@ -95,7 +95,7 @@ from ..constants import (
 )
 from ..model.ir import caller_where
 from ..model.session import current_model
-from .cnn_checks import Checker
+from .cnn_checks import FP_LOADER, Checker
 from .cnn_ctrl import gen_control, resolved
 from .cnn_geometry import (
     CNN_EdgePaddingValue,
@@ -414,10 +414,7 @@ def _conv_pool_relu(generator, where, Name, Ctrl, In_DataSize, Filter_DataSize, 
     relu_name = None
     if conv_do_relu and not dp:
         relu_name = ("KerPar" + act_name if par else "KerReLU") + suffix
-    lib = current_model().libs
-    for k in (set_bias, conv_name, reduct, pool_name, relu_name):
-        if k is not None and k not in lib:
-            chk.fail(f"basic kernel '{k}' is not declared", "call LoadCNNLibrary() before the CNN generators")
+    chk.declared((set_bias, conv_name, reduct, pool_name, relu_name), FP_LOADER)
 
     # Arguments
     os_ = D0 if dw else D1
@@ -600,8 +597,7 @@ def CNN_PoolReLU(Name, Ctrl, In_DataSize, Out_DataSize, In_Q, Out_Q, In_InL3, Ou
         kname, needs = pool_kernel(par, size, fpx, fpy, dpx, dpy, spx, spy)
     else:
         kname = ("KerPar" + ACTIVATIONS[act][1] if par else "KerReLU") + suffix
-    if kname not in current_model().libs:
-        chk.fail(f"basic kernel '{kname}' is not declared", "call LoadCNNLibrary() before the CNN generators")
+    chk.declared((kname,), FP_LOADER)
     in_l3, out_l3 = _l3(l3[0]), _l3(l3[1])
     kargs = KerArgs(2,
         KerArgP("In", KerArgSpace(2, D0, T0), O.O_IN | O.O_DB | in_l3, width, height, g.used_w, g.used_h, g.pad_inp,

@@ -192,10 +192,7 @@ def _solve(attempts: list):
 
 
 def _libs(chk, *names) -> None:
-    lib = current_model().libs
-    for k in names:
-        if k is not None and k not in lib:
-            chk.fail(f"basic kernel '{k}' is not declared", "call LoadCNN_SQ8_Library() before the SQ8 generators")
+    chk.declared(names)
 
 
 def _infos_arg():

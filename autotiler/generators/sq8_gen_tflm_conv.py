@@ -88,7 +88,6 @@ from ..constants import (
     Tile_Orientation_T,
 )
 from ..errors import ModelError
-from ..model.session import current_model
 from . import sq8_tflm as T
 from .cnn_conv import ConvPoolGeometry, conv_pool_geometry
 from .cnn_ctrl import DEFAULT
@@ -310,10 +309,7 @@ def _groups(chk, conv, in_feat: int, out_feat: int, groups) -> tuple:
 
 
 def _lib(chk, *kernels) -> None:
-    libs = current_model().libs
-    for k in kernels:
-        if k not in libs:
-            chk.fail(f"basic kernel '{k}' is not declared", "call LoadCNN_SQ8_Library() before the SQ8 generators")
+    chk.declared(kernels)
 
 
 def _line_pads(pads: tuple) -> tuple:

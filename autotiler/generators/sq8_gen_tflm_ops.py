@@ -73,7 +73,6 @@ from ..constants import (
     Tile_Orientation_T,
 )
 from ..errors import ModelError
-from ..model.session import current_model
 from . import sq8_tflm as T
 from .cnn_checks import Checker
 from .cnn_ctrl import DEFAULT
@@ -202,9 +201,7 @@ def _infos_arg(blocks: int = 1):
 
 
 def _need(chk: Checker, kernels) -> None:
-    for k in kernels:
-        if k not in current_model().libs:
-            chk.fail(f"basic kernel '{k}' is not declared", "call LoadCNN_SQ8_Library() before the SQ8 generators")
+    chk.declared(kernels)
 
 
 def _infos_and_dims(name: str, op: int, bandwidth: int, dims: dict) -> None:

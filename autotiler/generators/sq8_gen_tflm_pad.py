@@ -63,7 +63,6 @@ from ..constants import (
     Tile_Orientation_T,
 )
 from ..errors import ModelError
-from ..model.session import current_model
 from . import sq8_tflm as T
 from .cnn_ctrl import DEFAULT
 from .sq8_infos import AT_INF_TFLM_DIM, tflm_infos
@@ -192,8 +191,7 @@ def pad_tflm(setup, Feat, Width, Height, PadTop, PadBottom, PadLeft, PadRight, P
         if size > MAX_FIELD:
             chk.fail(f"the output has {size} {what}, more than the kernel's {MAX_FIELD}",
                      "pad less, or split the layer")
-    if KERNEL not in current_model().libs:
-        chk.fail(f"basic kernel '{KERNEL}' is not declared", "call LoadCNN_SQ8_Library() before the SQ8 generators")
+    chk.declared((KERNEL,))
     name = chk.name
     kernel = _solve([lambda: _kernel(name, feat, width, height, pads, O.O_DB),
                      lambda: _kernel(name, feat, width, height, pads, 0)])
