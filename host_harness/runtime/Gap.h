@@ -570,75 +570,169 @@ static inline unsigned int gap_macfuRN(int acc, int x, int y, int n)
 
 /* ---- dot products (u = unsigned x unsigned, us = unsigned x signed), sums wrap on 32 bits -- */
 
+/* In the GVSoC target build (RV_ISA_RV32, from ~/.cache/gvsoc/env.sh's RV_CFLAGS) the dot products
+ * are the cluster core's Xpulpv2 SIMD instructions, as the SDK's builtins compile to on GAP; Debian's
+ * riscv64-unknown-elf-gcc (rv32imc) has no PULP extension, so they are written as `.insn r`
+ * encodings. Each is an R-type on opcode 0x57 (OP-V's major opcode, PULP's SIMD space), funct3 0 for
+ * the 2 x int16 form (.h) and 1 for the 4 x int8 form (.b), funct7 from GVSoC's isa_pulpv2.py (its
+ * low bit, '-' there, is the sci immediate's top bit and 0 for the register forms):
+ *   pv.dotsp  0x4c   pv.dotup  0x40   pv.dotusp  0x44     rd = x . y          (rs1 = x, rs2 = y)
+ *   pv.sdotsp 0x5c   pv.sdotup 0x50   pv.sdotusp 0x54     rd = rd + x . y     (rd read and written)
+ * "us" takes rs1 unsigned and rs2 signed. Results are those of the plain C below, bit for bit
+ * (tests/test_gvsoc_simd.py compares both on GVSoC). -DAT_GAP_PLAIN_C keeps the plain C on the
+ * target too (to measure what the instructions save). */
+#if defined(RV_ISA_RV32) && !defined(AT_GAP_PLAIN_C)
+/* (lower case: Gap.h's private names are at_gap_*, the public ones the SDK's) */
+#define at_gap_xpulpv2 1
+
+/* The vector's 4 bytes as the 32-bit register the instruction reads (same size: GCC's cast). */
+#define at_gap_pv_reg(v) ((int)(v))
+
+#define at_gap_pv_dot(name, funct3, funct7)                                                             \
+    static inline int name(int x, int y)                                                                \
+    {                                                                                                   \
+        int r;                                                                                          \
+        __asm__(".insn r 0x57, " #funct3 ", " #funct7 ", %0, %1, %2" : "=r"(r) : "r"(x), "r"(y));       \
+        return r;                                                                                       \
+    }
+#define at_gap_pv_sdot(name, funct3, funct7)                                                            \
+    static inline int name(int x, int y, int acc)                                                       \
+    {                                                                                                   \
+        __asm__(".insn r 0x57, " #funct3 ", " #funct7 ", %0, %1, %2" : "+r"(acc) : "r"(x), "r"(y));     \
+        return acc;                                                                                     \
+    }
+
+at_gap_pv_dot(at_gap_pv_dotsp_h, 0, 0x4c)
+at_gap_pv_dot(at_gap_pv_dotup_h, 0, 0x40)
+at_gap_pv_dot(at_gap_pv_dotusp_h, 0, 0x44)
+at_gap_pv_dot(at_gap_pv_dotsp_b, 1, 0x4c)
+at_gap_pv_dot(at_gap_pv_dotup_b, 1, 0x40)
+at_gap_pv_dot(at_gap_pv_dotusp_b, 1, 0x44)
+at_gap_pv_sdot(at_gap_pv_sdotsp_h, 0, 0x5c)
+at_gap_pv_sdot(at_gap_pv_sdotup_h, 0, 0x50)
+at_gap_pv_sdot(at_gap_pv_sdotusp_h, 0, 0x54)
+at_gap_pv_sdot(at_gap_pv_sdotsp_b, 1, 0x5c)
+at_gap_pv_sdot(at_gap_pv_sdotup_b, 1, 0x50)
+at_gap_pv_sdot(at_gap_pv_sdotusp_b, 1, 0x54)
+#endif
+
 static inline int at_gap_dotp2(v2s x, v2s y)
 {
+#if defined(at_gap_xpulpv2)
+    return at_gap_pv_dotsp_h(at_gap_pv_reg(x), at_gap_pv_reg(y));
+#else
     return (int)((unsigned int)(x[0] * y[0]) + (unsigned int)(x[1] * y[1]));
+#endif
 }
 #define gap_dotp2(x, y) at_gap_dotp2((v2s)(x), (v2s)(y))
 
 static inline unsigned int at_gap_dotpu2(v2u x, v2u y)
 {
+#if defined(at_gap_xpulpv2)
+    return (unsigned int)at_gap_pv_dotup_h(at_gap_pv_reg(x), at_gap_pv_reg(y));
+#else
     return (unsigned int)x[0] * y[0] + (unsigned int)x[1] * y[1];
+#endif
 }
 #define gap_dotpu2(x, y) at_gap_dotpu2((v2u)(x), (v2u)(y))
 
 static inline int at_gap_dotpus2(v2u x, v2s y)
 {
+#if defined(at_gap_xpulpv2)
+    return at_gap_pv_dotusp_h(at_gap_pv_reg(x), at_gap_pv_reg(y));
+#else
     return (int)((unsigned int)(x[0] * y[0]) + (unsigned int)(x[1] * y[1]));
+#endif
 }
 #define gap_dotpus2(x, y) at_gap_dotpus2((v2u)(x), (v2s)(y))
 
 static inline int at_gap_dotp4(v4s x, v4s y)
 {
+#if defined(at_gap_xpulpv2)
+    return at_gap_pv_dotsp_b(at_gap_pv_reg(x), at_gap_pv_reg(y));
+#else
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
+#endif
 }
 #define gap_dotp4(x, y) at_gap_dotp4((v4s)(x), (v4s)(y))
 
 static inline unsigned int at_gap_dotpu4(v4u x, v4u y)
 {
+#if defined(at_gap_xpulpv2)
+    return (unsigned int)at_gap_pv_dotup_b(at_gap_pv_reg(x), at_gap_pv_reg(y));
+#else
     return (unsigned int)(x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3]);
+#endif
 }
 #define gap_dotpu4(x, y) at_gap_dotpu4((v4u)(x), (v4u)(y))
 
 static inline int at_gap_dotpus4(v4u x, v4s y)
 {
+#if defined(at_gap_xpulpv2)
+    return at_gap_pv_dotusp_b(at_gap_pv_reg(x), at_gap_pv_reg(y));
+#else
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
+#endif
 }
 #define gap_dotpus4(x, y) at_gap_dotpus4((v4u)(x), (v4s)(y))
 
 static inline int at_gap_sumdotp2(v2s x, v2s y, int acc)
 {
+#if defined(at_gap_xpulpv2)
+    return at_gap_pv_sdotsp_h(at_gap_pv_reg(x), at_gap_pv_reg(y), acc);
+#else
     return (int)((unsigned int)acc + (unsigned int)at_gap_dotp2(x, y));
+#endif
 }
 #define gap_sumdotp2(x, y, acc) at_gap_sumdotp2((v2s)(x), (v2s)(y), (acc))
 
 static inline unsigned int at_gap_sumdotpu2(v2u x, v2u y, unsigned int acc)
 {
+#if defined(at_gap_xpulpv2)
+    return (unsigned int)at_gap_pv_sdotup_h(at_gap_pv_reg(x), at_gap_pv_reg(y), (int)acc);
+#else
     return acc + at_gap_dotpu2(x, y);
+#endif
 }
 #define gap_sumdotpu2(x, y, acc) at_gap_sumdotpu2((v2u)(x), (v2u)(y), (acc))
 
 static inline int at_gap_sumdotpus2(v2u x, v2s y, int acc)
 {
+#if defined(at_gap_xpulpv2)
+    return at_gap_pv_sdotusp_h(at_gap_pv_reg(x), at_gap_pv_reg(y), acc);
+#else
     return (int)((unsigned int)acc + (unsigned int)at_gap_dotpus2(x, y));
+#endif
 }
 #define gap_sumdotpus2(x, y, acc) at_gap_sumdotpus2((v2u)(x), (v2s)(y), (acc))
 
 static inline int at_gap_sumdotp4(v4s x, v4s y, int acc)
 {
+#if defined(at_gap_xpulpv2)
+    return at_gap_pv_sdotsp_b(at_gap_pv_reg(x), at_gap_pv_reg(y), acc);
+#else
     return (int)((unsigned int)acc + (unsigned int)at_gap_dotp4(x, y));
+#endif
 }
 #define gap_sumdotp4(x, y, acc) at_gap_sumdotp4((v4s)(x), (v4s)(y), (acc))
 
 static inline unsigned int at_gap_sumdotpu4(v4u x, v4u y, unsigned int acc)
 {
+#if defined(at_gap_xpulpv2)
+    return (unsigned int)at_gap_pv_sdotup_b(at_gap_pv_reg(x), at_gap_pv_reg(y), (int)acc);
+#else
     return acc + at_gap_dotpu4(x, y);
+#endif
 }
 #define gap_sumdotpu4(x, y, acc) at_gap_sumdotpu4((v4u)(x), (v4u)(y), (acc))
 
 static inline int at_gap_sumdotpus4(v4u x, v4s y, int acc)
 {
+#if defined(at_gap_xpulpv2)
+    return at_gap_pv_sdotusp_b(at_gap_pv_reg(x), at_gap_pv_reg(y), acc);
+#else
     return (int)((unsigned int)acc + (unsigned int)at_gap_dotpus4(x, y));
+#endif
 }
 #define gap_sumdotpus4(x, y, acc) at_gap_sumdotpus4((v4u)(x), (v4s)(y), (acc))
 

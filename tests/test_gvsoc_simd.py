@@ -1,0 +1,225 @@
+"""Gap.h's dot-product builtins as real Xpulpv2 instructions in the GVSoC target build.
+
+In the target build (RV_ISA_RV32) ``gap_dotp4``, ``gap_sumdotp4`` and the other ten dot products
+are the cluster core's ``pv.dotsp``/``pv.sdotsp``/... instructions, written as ``.insn r``
+encodings (see Gap.h); the host build keeps its plain C. Here a small pulp-runtime application
+runs each builtin on a cluster core of GVSoC's pulp-open over random operands (with -128/127/0
+and -32768/32767 lanes, 0xff../0xffff lanes unsigned, accumulators near the 32-bit wrap) in both
+forms, the instruction (one unit) and the plain C (a unit compiled with ``AT_GAP_PLAIN_C``); both
+must equal numpy's wrapped sums. Then one SQ8 layer (``CNN_LinearAct_SQ8``, its basic kernel built
+on ``gap_sumdotp4``) runs on GVSoC with and without the instructions: bit-exact with the host
+simulator both ways, and faster with them.
+
+Marked ``gvsoc`` and skipped when GVSOC_HOME is not set, as tests/test_gvsoc.py.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import host_harness
+from autotiler import KOP_LINEAR, KOP_RELU, CNN_LinearAct_SQ8, Model, SetL1MemorySize, SetUsedFilesNames
+from autotiler.codegen import generate, write_files
+from autotiler.generators import CNN_KERNELS_DIR
+from autotiler.generators import sq8_gen_tflm_dense as TD
+from autotiler.generators import sq8_tflm as T
+from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library
+from host_harness import gvsoc
+
+needs_gvsoc = pytest.mark.skipif(not gvsoc.available(), reason="GVSoC not installed (GVSOC_HOME unset): "
+                                 + gvsoc.INSTALL_HINT)
+pytestmark = [pytest.mark.usefixtures("private_harness_cache"), needs_gvsoc, pytest.mark.gvsoc]
+
+N = 200   # operand pairs per builtin
+
+# (builtin, lanes: "b" 4 x 8 bits or "h" 2 x 16, x signed, y signed, takes an accumulator)
+BUILTINS = (
+    ("gap_dotp4", "b", True, True, False), ("gap_dotpu4", "b", False, False, False),
+    ("gap_dotpus4", "b", False, True, False), ("gap_sumdotp4", "b", True, True, True),
+    ("gap_sumdotpu4", "b", False, False, True), ("gap_sumdotpus4", "b", False, True, True),
+    ("gap_dotp2", "h", True, True, False), ("gap_dotpu2", "h", False, False, False),
+    ("gap_dotpus2", "h", False, True, False), ("gap_sumdotp2", "h", True, True, True),
+    ("gap_sumdotpu2", "h", False, False, True), ("gap_sumdotpus2", "h", False, True, True),
+)
+
+# The probe: each builtin over the operand words, results into out[builtin][i]. Compiled twice:
+# PROBE_NAME probe_insn (Gap.h's target form) and probe_plain (AT_GAP_PLAIN_C: the plain C).
+PROBE_BODY = r"""
+#include "Gap.h"
+#include "operands.h"
+
+void PROBE_NAME(unsigned int out[12][N_OPS])
+{
+    for (int i = 0; i < N_OPS; i++) {
+        int x = (int)op_x[i], y = (int)op_y[i], acc = (int)op_acc[i];
+        out[0][i] = (unsigned int)gap_dotp4(x, y);
+        out[1][i] = (unsigned int)gap_dotpu4(x, y);
+        out[2][i] = (unsigned int)gap_dotpus4(x, y);
+        out[3][i] = (unsigned int)gap_sumdotp4(x, y, acc);
+        out[4][i] = (unsigned int)gap_sumdotpu4(x, y, (unsigned int)acc);
+        out[5][i] = (unsigned int)gap_sumdotpus4(x, y, acc);
+        out[6][i] = (unsigned int)gap_dotp2(x, y);
+        out[7][i] = (unsigned int)gap_dotpu2(x, y);
+        out[8][i] = (unsigned int)gap_dotpus2(x, y);
+        out[9][i] = (unsigned int)gap_sumdotp2(x, y, acc);
+        out[10][i] = (unsigned int)gap_sumdotpu2(x, y, (unsigned int)acc);
+        out[11][i] = (unsigned int)gap_sumdotpus2(x, y, acc);
+    }
+}
+"""
+
+MAIN = r"""
+#include <pulp.h>
+#include <stdio.h>
+#include "operands.h"
+
+void probe_insn(unsigned int out[12][N_OPS]);
+void probe_plain(unsigned int out[12][N_OPS]);
+static unsigned int res_insn[12][N_OPS], res_plain[12][N_OPS];
+
+static int cluster_entry(void)
+{
+    if (get_core_id() != 0)
+        return 0;
+    probe_insn(res_insn);
+    probe_plain(res_plain);
+    for (int b = 0; b < 12; b++)
+        for (int i = 0; i < N_OPS; i++)
+            printf("@R %d %d %08x %08x\n", b, i, res_insn[b][i], res_plain[b][i]);
+    printf("@DONE\n");
+    return 0;
+}
+
+int main(void)
+{
+    cluster_start(0, cluster_entry);
+    return cluster_wait(0);
+}
+"""
+
+
+def _operands(rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """N words x, y, acc: random bytes, with the edge lanes (0, -1, -128/127, -32768/32767 as
+    bytes 0x00/0xff/0x80/0x7f) over-represented, and accumulators near the 32-bit wrap."""
+    edges = np.array([0x00, 0xFF, 0x80, 0x7F, 0x01], dtype=np.uint8)
+    lanes = rng.integers(0, 256, size=(2, N, 4), dtype=np.uint8)
+    pick = rng.random(size=lanes.shape) < 0.4
+    lanes[pick] = rng.choice(edges, size=int(pick.sum()))
+    x, y = (lanes[k].view("<u4").reshape(N) for k in (0, 1))
+    acc = rng.integers(0, 1 << 32, size=N, dtype=np.uint64).astype(np.uint32)
+    acc[: N // 4] = np.uint32(0x7FFFFFFF) - rng.integers(0, 4, size=N // 4).astype(np.uint32)
+    acc[N // 4: N // 2] = np.uint32(0x80000000) + rng.integers(0, 4, size=N // 4).astype(np.uint32)
+    x[:4], y[:4] = [0x80808080, 0x7F7F7F7F, 0x80008000, 0xFFFFFFFF], [0x80808080, 0x80808080, 0x80008000, 0xFFFFFFFF]
+    return x, y, acc
+
+
+def _lanes(words: np.ndarray, kind: str, signed: bool) -> np.ndarray:
+    dtype = {("b", True): "<i1", ("b", False): "<u1", ("h", True): "<i2", ("h", False): "<u2"}[kind, signed]
+    return words.view(dtype).reshape(len(words), -1).astype(np.int64)
+
+
+def _expected(x, y, acc) -> np.ndarray:
+    """numpy's results of the 12 builtins: lane products summed, plus acc, modulo 2**32."""
+    rows = []
+    for _, kind, xs, ys, with_acc in BUILTINS:
+        dot = (_lanes(x, kind, xs) * _lanes(y, kind, ys)).sum(axis=1)
+        rows.append((dot + (acc.astype(np.int64) if with_acc else 0)) % (1 << 32))
+    return np.array(rows, dtype=np.uint64)
+
+
+def _c_words(name: str, words: np.ndarray) -> str:
+    body = ", ".join(f"0x{int(w):08x}u" for w in words)
+    return f"static const unsigned int {name}[N_OPS] = {{{body}}};\n"
+
+
+def _run_app(work: Path) -> str:
+    cmd = f'source "{gvsoc.gvsoc_home()}/env.sh" >/dev/null && make -s all run "${{RT_MAKE_ARGS[@]}}"'
+    proc = subprocess.run(["bash", "-c", cmd], cwd=work, capture_output=True, text=True, timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "@DONE" in out, out[-3000:]
+    return out
+
+
+def test_each_builtin_is_its_instruction_and_equals_the_plain_c(tmp_path):
+    x, y, acc = _operands(np.random.default_rng(25))
+    inc = gvsoc.stage_headers(tmp_path / "include")
+    (tmp_path / "operands.h").write_text(f"#define N_OPS {N}\n" + _c_words("op_x", x) + _c_words("op_y", y)
+                                         + _c_words("op_acc", acc))
+    (tmp_path / "probe_insn.c").write_text("#define PROBE_NAME probe_insn\n" + PROBE_BODY)
+    (tmp_path / "probe_plain.c").write_text("#define AT_GAP_PLAIN_C\n#define PROBE_NAME probe_plain\n" + PROBE_BODY)
+    (tmp_path / "main.c").write_text(MAIN)
+    (tmp_path / "Makefile").write_text(
+        "PULP_APP = simd\nPULP_APP_SRCS = main.c probe_insn.c probe_plain.c\n"
+        f"PULP_CFLAGS = -O2 -Wall -DAT_SIM_NCORES={gvsoc.CORES} -D__EMUL__ -I{tmp_path} -I{inc}\n"
+        "include $(PULPRT_HOME)/rules/pulp.mk\n")
+    out = _run_app(tmp_path)
+    got = np.zeros((2, len(BUILTINS), N), dtype=np.uint64)
+    for b, i, insn, plain in re.findall(r"@R (\d+) (\d+) ([0-9a-f]{8}) ([0-9a-f]{8})", out):
+        got[:, int(b), int(i)] = int(insn, 16), int(plain, 16)
+    expected = _expected(x, y, acc)
+    for b, (name, *_) in enumerate(BUILTINS):
+        np.testing.assert_array_equal(got[1, b], expected[b], err_msg=f"{name}: the plain C form")
+        np.testing.assert_array_equal(got[0, b], expected[b], err_msg=f"{name}: the Xpulpv2 instruction")
+    # The instructions are really there: the insn unit's code has no multiplications left.
+    dump = subprocess.run(["bash", "-c", f'source "{gvsoc.gvsoc_home()}/env.sh" >/dev/null && '
+                           f'riscv64-unknown-elf-objdump -d build/simd/simd'], cwd=tmp_path,
+                          capture_output=True, text=True).stdout
+    assert _pulp_simd_words(dump, "probe_insn") == 12 and _pulp_simd_words(dump, "probe_plain") == 0
+
+
+def _pulp_simd_words(dump: str, function: str) -> int:
+    """How many instruction words of ``function`` in an objdump -d are on PULP's SIMD opcode 0x57
+    (shown as .4byte: the assembler knows them only by their encoding)."""
+    code = dump.split(f"<{function}>:")[1].split("\n\n")[0]
+    return sum(int(w, 16) & 0x7F == 0x57 for w in re.findall(r"\t([0-9a-f]{8}) +\t\.4byte", code))
+
+
+# ---- one SQ8 layer with and without the instructions -----------------------------------------
+
+IN_DIM, OUT_DIM, SENTINEL = 512, 64, -99
+
+
+def test_an_sq8_linear_layer_is_bit_exact_and_faster_with_the_instructions(tmp_path):
+    """CNN_LinearAct_SQ8 (TFLM requantisation: KerParLinear_TFLM_SQ8, whose inner loop is two
+    gap_sumdotp4 per 4 inputs) on GVSoC with the Xpulpv2 instructions and with the plain C
+    (-DAT_GAP_PLAIN_C): both equal the host simulator's output and sq8_tflm's; the instructions
+    make the call faster (the figures are printed: pytest -s)."""
+    with Model("pulp_open") as m:
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        LoadCNN_SQ8_Library()
+        SetL1MemorySize(40000)
+        assert CNN_LinearAct_SQ8("Linear", 0, 4, 4, IN_DIM, OUT_DIM, KOP_LINEAR, KOP_RELU) == 1
+        files = generate(m)
+    write_files(files, str(tmp_path / "gen"))
+    rng = np.random.default_rng(7)
+    x = rng.integers(-128, 128, IN_DIM).astype(np.int8)
+    w = rng.integers(-128, 128, (OUT_DIM, IN_DIM)).astype(np.int8)
+    bias = rng.integers(-(1 << 16), 1 << 16, OUT_DIM).astype(np.int32)
+    in_q, out_q = T.QParams(0.05, -3), T.QParams(0.9, 5)
+    w_q = T.FilterQParams(tuple(float(s) for s in rng.uniform(0.002, 0.02, OUT_DIM)))
+    k = TD.linear_constants(in_q, w_q, out_q, "RELU", OUT_DIM)
+    expected = T.fully_connected(x, w, bias, in_q, w_q, out_q, "RELU").reshape(-1)
+    build = dict(sources=CNN_SQ8_SOURCES, include_dirs=[CNN_KERNELS_DIR])
+    outputs, cycles = {}, {}
+    for form, cflags in (("host", None), ("insn", ()), ("plain", ("-DAT_GAP_PLAIN_C",))):
+        prog = host_harness.build(tmp_path / "gen", platform="pulp_open", **build) if cflags is None else \
+            host_harness.build(tmp_path / "gen", backend="gvsoc", cflags=cflags, **build)
+        try:
+            out = np.full(OUT_DIM, SENTINEL, np.int8)
+            got = prog.call("Linear", In=x, Filter=w.reshape(-1), Bias=bias, Scale=k.scale, ScaleN=k.scale_n,
+                            Infos=k.infos, Out=out)
+        finally:
+            if cflags is not None:
+                prog.close()
+        outputs[form], cycles[form] = out, got["cycles"]
+    for form, out in outputs.items():
+        np.testing.assert_array_equal(out, expected, err_msg=form)
+    print(f"\nCNN_LinearAct_SQ8 {IN_DIM} -> {OUT_DIM} on GVSoC: {cycles['insn']} cycles with the Xpulpv2 "
+          f"dot products, {cycles['plain']} with the plain C ({cycles['plain'] / cycles['insn']:.2f}x); "
+          f"host simulator's prediction {cycles['host']}")
+    assert cycles["insn"] < cycles["plain"]
