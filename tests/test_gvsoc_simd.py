@@ -6,9 +6,10 @@ encodings (see Gap.h); the host build keeps its plain C. Here a small pulp-runti
 runs each builtin on a cluster core of GVSoC's pulp-open over random operands (with -128/127/0
 and -32768/32767 lanes, 0xff../0xffff lanes unsigned, accumulators near the 32-bit wrap) in both
 forms, the instruction (one unit) and the plain C (a unit compiled with ``AT_GAP_PLAIN_C``); both
-must equal numpy's wrapped sums. Then one SQ8 layer (``CNN_LinearAct_SQ8``, its basic kernel built
-on ``gap_sumdotp4``) runs on GVSoC with and without the instructions: bit-exact with the host
-simulator both ways, and faster with them.
+must equal numpy's wrapped sums. Then two SQ8 layers (``CNN_LinearAct_SQ8`` and a 3x3
+``CNN_ConvolutionPoolAct_SQ8``, TFLM requantisation, basic kernels built on ``gap_sumdotp4``) run on
+GVSoC with and without the instructions: equal to sq8_tflm (as the host simulator is) both ways,
+and faster with them.
 
 Marked ``gvsoc`` and skipped when GVSOC_HOME is not set, as tests/test_gvsoc.py.
 """
@@ -23,9 +24,22 @@ import numpy as np
 import pytest
 
 import host_harness
-from autotiler import KOP_LINEAR, KOP_RELU, CNN_LinearAct_SQ8, Model, SetL1MemorySize, SetUsedFilesNames
+from autotiler import (
+    KOP_CONV,
+    KOP_LINEAR,
+    KOP_NONE,
+    KOP_RELU,
+    CNN_ConvolutionPoolAct_SQ8,
+    CNN_GenControl_T,
+    CNN_InitGenCtrl,
+    CNN_LinearAct_SQ8,
+    Model,
+    SetL1MemorySize,
+    SetUsedFilesNames,
+)
 from autotiler.codegen import generate, write_files
 from autotiler.generators import CNN_KERNELS_DIR
+from autotiler.generators import sq8_gen_tflm_conv as TC
 from autotiler.generators import sq8_gen_tflm_dense as TD
 from autotiler.generators import sq8_tflm as T
 from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library
@@ -179,47 +193,73 @@ def _pulp_simd_words(dump: str, function: str) -> int:
     return sum(int(w, 16) & 0x7F == 0x57 for w in re.findall(r"\t([0-9a-f]{8}) +\t\.4byte", code))
 
 
-# ---- one SQ8 layer with and without the instructions -----------------------------------------
+# ---- SQ8 layers with and without the instructions --------------------------------------------
 
 IN_DIM, OUT_DIM, SENTINEL = 512, 64, -99
+CIN, COUT, W, H = 16, 16, 12, 12
 
 
-def test_an_sq8_linear_layer_is_bit_exact_and_faster_with_the_instructions(tmp_path):
-    """CNN_LinearAct_SQ8 (TFLM requantisation: KerParLinear_TFLM_SQ8, whose inner loop is two
-    gap_sumdotp4 per 4 inputs) on GVSoC with the Xpulpv2 instructions and with the plain C
-    (-DAT_GAP_PLAIN_C): both equal the host simulator's output and sq8_tflm's; the instructions
-    make the call faster (the figures are printed: pytest -s)."""
-    with Model("pulp_open") as m:
-        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
-        LoadCNN_SQ8_Library()
-        SetL1MemorySize(40000)
-        assert CNN_LinearAct_SQ8("Linear", 0, 4, 4, IN_DIM, OUT_DIM, KOP_LINEAR, KOP_RELU) == 1
-        files = generate(m)
-    write_files(files, str(tmp_path / "gen"))
-    rng = np.random.default_rng(7)
+def _declare_layers() -> None:
+    """CNN_LinearAct_SQ8 IN_DIM -> OUT_DIM and a 3x3 CNN_ConvolutionPoolAct_SQ8 CIN -> COUT on W x H
+    (padding 1), both with TFLM's requantisation (Scale_DataSize 4) and a ReLU."""
+    SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+    LoadCNN_SQ8_Library()
+    SetL1MemorySize(40000)
+    assert CNN_LinearAct_SQ8("Linear", 0, 4, 4, IN_DIM, OUT_DIM, KOP_LINEAR, KOP_RELU) == 1
+    ctrl = CNN_GenControl_T()
+    CNN_InitGenCtrl(ctrl)
+    assert CNN_ConvolutionPoolAct_SQ8("Conv", ctrl, 4, 4, CIN, COUT, W, H, KOP_CONV, 3, 3, 1, 1, 1, 1, 1,
+                                      KOP_NONE, 1, 1, 1, 1, 1, 1, 0, KOP_RELU) == 1
+
+
+def _linear_case(rng) -> tuple[dict, np.ndarray]:
     x = rng.integers(-128, 128, IN_DIM).astype(np.int8)
     w = rng.integers(-128, 128, (OUT_DIM, IN_DIM)).astype(np.int8)
     bias = rng.integers(-(1 << 16), 1 << 16, OUT_DIM).astype(np.int32)
     in_q, out_q = T.QParams(0.05, -3), T.QParams(0.9, 5)
     w_q = T.FilterQParams(tuple(float(s) for s in rng.uniform(0.002, 0.02, OUT_DIM)))
     k = TD.linear_constants(in_q, w_q, out_q, "RELU", OUT_DIM)
-    expected = T.fully_connected(x, w, bias, in_q, w_q, out_q, "RELU").reshape(-1)
+    args = dict(In=x, Filter=w.reshape(-1), Bias=bias, Scale=k.scale, ScaleN=k.scale_n, Infos=k.infos)
+    return args, T.fully_connected(x, w, bias, in_q, w_q, out_q, "RELU").reshape(-1)
+
+
+def _conv_case(rng) -> tuple[dict, np.ndarray]:
+    x = rng.integers(-128, 128, (H, W, CIN)).astype(np.int8)
+    w = rng.integers(-128, 128, (COUT, 3, 3, CIN)).astype(np.int8)   # OHWI
+    bias = rng.integers(-(1 << 14), 1 << 14, COUT).astype(np.int32)
+    in_q, out_q = T.QParams(0.05, -3), T.QParams(2.0, 5)
+    w_q = T.FilterQParams(tuple(float(s) for s in rng.uniform(0.002, 0.02, COUT)))
+    scale, scale_n, infos = TC.conv_constants(in_q, w_q, out_q, "RELU")
+    args = dict(In=x.reshape(-1), Filter=w.reshape(-1), Bias=bias, Scale=scale, ScaleN=scale_n, Infos=infos)
+    return args, T.conv2d(x[None], w, bias, in_q, w_q, out_q, padding="SAME", activation="RELU").reshape(-1)
+
+
+def test_sq8_layers_are_bit_exact_and_faster_with_the_instructions(tmp_path):
+    """CNN_LinearAct_SQ8 (KerParLinear_TFLM_SQ8: two gap_sumdotp4 per 4 inputs) and a 3x3 TFLM
+    convolution on GVSoC with the Xpulpv2 instructions and with the plain C (-DAT_GAP_PLAIN_C):
+    all equal sq8_tflm's output, as the host simulator's does; the instructions make each call
+    faster (the figures are printed: pytest -s)."""
+    with Model("pulp_open") as m:
+        _declare_layers()
+        files = generate(m)
+    write_files(files, str(tmp_path / "gen"))
+    rng = np.random.default_rng(7)
+    cases = {"Linear": _linear_case(rng), "Conv": _conv_case(rng)}
     build = dict(sources=CNN_SQ8_SOURCES, include_dirs=[CNN_KERNELS_DIR])
-    outputs, cycles = {}, {}
+    cycles = {}
     for form, cflags in (("host", None), ("insn", ()), ("plain", ("-DAT_GAP_PLAIN_C",))):
         prog = host_harness.build(tmp_path / "gen", platform="pulp_open", **build) if cflags is None else \
             host_harness.build(tmp_path / "gen", backend="gvsoc", cflags=cflags, **build)
         try:
-            out = np.full(OUT_DIM, SENTINEL, np.int8)
-            got = prog.call("Linear", In=x, Filter=w.reshape(-1), Bias=bias, Scale=k.scale, ScaleN=k.scale_n,
-                            Infos=k.infos, Out=out)
+            for name, (args, expected) in cases.items():
+                out = np.full(expected.size, SENTINEL, np.int8)
+                cycles[name, form] = prog.call(name, Out=out, **args)["cycles"]
+                np.testing.assert_array_equal(out, expected, err_msg=f"{name}, {form}")
         finally:
             if cflags is not None:
                 prog.close()
-        outputs[form], cycles[form] = out, got["cycles"]
-    for form, out in outputs.items():
-        np.testing.assert_array_equal(out, expected, err_msg=form)
-    print(f"\nCNN_LinearAct_SQ8 {IN_DIM} -> {OUT_DIM} on GVSoC: {cycles['insn']} cycles with the Xpulpv2 "
-          f"dot products, {cycles['plain']} with the plain C ({cycles['plain'] / cycles['insn']:.2f}x); "
-          f"host simulator's prediction {cycles['host']}")
-    assert cycles["insn"] < cycles["plain"]
+    for name in cases:
+        insn, plain = cycles[name, "insn"], cycles[name, "plain"]
+        print(f"\n{name} on GVSoC: {insn} cycles with the Xpulpv2 dot products, {plain} with the plain C "
+              f"({plain / insn:.2f}x); the host simulator's prediction {cycles[name, 'host']}")
+        assert insn < plain, name
