@@ -3,8 +3,9 @@
 * ``autotiler generate MODEL.py [-o DIR] [model options]`` runs a model script (the original's
   GenTile); ``autotiler MODEL.py [options]`` is the same;
 * ``autotiler build DIR`` compiles a generated directory for the simulated chip (host_harness);
-* ``autotiler run DIR --graph G | --kernel K --input NAME=FILE.npy --output NAME=FILE.npy``
-  builds, runs on .npy arrays and prints the counters;
+* ``autotiler run DIR --graph G | --kernel K --input NAME=FILE.npy --output NAME=FILE.npy
+  [--backend host|gvsoc] [--counters FILE.json]`` builds, runs on .npy arrays (on the simulated
+  chip, or on GVSoC's pulp-open cluster) and prints the counters (and writes them as JSON);
 * ``autotiler report DIR [--png FILE]`` prints each graph's memory plan from the manifest and
   draws its L2 plan over time;
 * ``autotiler import MODEL.tflite|MODEL.onnx -o DIR [--name NAME] [--platform P] [--L1 B] [--L2 B]
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import runpy
 import signal
 import sys
@@ -35,6 +37,7 @@ import traceback
 import numpy as np
 
 import host_harness
+from host_harness import gvsoc
 from host_harness.manifest import read_manifests
 from host_harness.runner import check_args
 
@@ -52,6 +55,10 @@ PROG = "autotiler"
 # a manifest's "libraries" (autotiler.codegen.files.LIBRARIES) -> their C sources
 LIBRARY_SOURCES = {"CNN": CNN_SOURCES, "CNN_SQ8": CNN_SQ8_SOURCES}
 COMMANDS = ("generate", "build", "run", "report", "import", "verify")
+BACKENDS = ("host", "gvsoc")
+GVSOC_PLATFORM = "pulp_open"  # the one platform GVSoC's cluster models (host_harness.gvsoc)
+# the platform a generation was tiled for, as its C says it (autotiler.bounds: each kernel's comment)
+PREDICTED_ON = re.compile(r"Predicted \d+ cycles on (\S+) \(")
 
 
 class UsageError(Exception):
@@ -121,7 +128,13 @@ def command_parser() -> _CommandParser:
                    help="an argument's value: a .npy file (arrays) or a number (scalars); repeatable")
     r.add_argument("--output", action="append", default=[], metavar="ARG=FILE.npy",
                    help="write an argument's value after the run to a .npy file; repeatable")
+    r.add_argument("--backend", choices=BACKENDS, default="host",
+                   help="host: the simulated chip (default); gvsoc: GVSoC's pulp-open cluster (needs GVSoC and "
+                   "a generation for platform pulp_open)")
+    r.add_argument("--counters", metavar="FILE.json",
+                   help="write the run's counters as JSON: cycles, nodes (name, cycles) of a graph")
     _add_build_options(r)
+    r.set_defaults(platform=None)  # the backend's: gap8 on the host, pulp_open on GVSoC
     rep = sub.add_parser("report", help="print the graphs' memory plans; draw the L2 plan (PNG)",
                          description="Print each graph's memory plan (symbols, areas, offsets, live nodes, budgets, "
                          "prefetches) from DIR's manifest, and draw its L2 plan over time as a PNG. For an import "
@@ -294,7 +307,7 @@ def _built(ns):
     sources = list(ns.sources) + [s for s in lib_sources if os.path.abspath(s) not in given]
     dirs = list(ns.include_dirs) + [d for d in lib_dirs if d not in ns.include_dirs]
     return host_harness.build(gen_dir, sources=sources, include_dirs=dirs, platform=ns.platform, cores=ns.cores,
-                              allow_edits=ns.allow_edits)
+                              allow_edits=ns.allow_edits, backend=getattr(ns, "backend", "host"))
 
 
 def _build(ns) -> int:
@@ -379,32 +392,102 @@ def _spec(gen_dir: str, ns):
 
 
 def _run(ns) -> int:
-
-
     inputs, outputs = _pairs(ns.input, "--input"), _pairs(ns.output, "--output")
     gen_dir = _directory(ns.dir)
     spec = _spec(gen_dir, ns)
     values = _values(spec, inputs, outputs)
     check_args(spec, values)  # dtype, shape, scalar range: before compiling anything
+    if ns.counters:
+        _check_writable(ns.counters)
+    if ns.backend == "gvsoc":
+        _check_gvsoc(gen_dir, ns)
     prog = _built(ns)
-    if ns.graph:
-        graph = prog.graph(ns.graph)
-        graph.construct()
-        try:
-            built = dict(graph.counters)
-            counters = graph.run(**values)
-        finally:
-            if graph.constructed:
-                graph.destruct()
-        print(f"{ns.graph}_Construct: {built['cycles']} cycles, {built['flash_to_l2']} B flash->L2 (promoted "
-              f"constants)")
-    else:
-        counters = prog.call(ns.kernel, **values)
+    counters = _run_graph(prog, ns.graph, values) if ns.graph else prog.call(ns.kernel, **values)
     print(format_counters(spec.name, counters))
     for name, path in outputs.items():
         np.save(path, values[name])
         print(f"wrote {name} to {path} ({values[name].dtype}, shape {values[name].shape})")
+    if ns.counters:
+        _write_counters(ns.counters, spec.name, ns.backend, counters)
     return 0
+
+
+def _run_graph(prog, name: str, values: dict) -> dict:
+    """Construct, run, destruct; print the constructor's figures; the run's counters."""
+    graph = prog.graph(name)
+    graph.construct()
+    try:
+        built = dict(graph.counters or {})
+        counters = graph.run(**values)
+    finally:
+        if graph.constructed:
+            graph.destruct()
+    if "construct" in counters:   # GVSoC: one application constructs, runs and destructs
+        built = {"cycles": counters["construct"]["cycles"]}
+    flash = f", {built['flash_to_l2']} B flash->L2 (promoted constants)" if "flash_to_l2" in built else ""
+    print(f"{name}_Construct: {built['cycles']} cycles{flash}")
+    return counters
+
+
+def _check_gvsoc(gen_dir: str, ns) -> None:
+    """GVSoC installed, and the generation (and --platform) for the platform it models; before any build."""
+    if not gvsoc.available():
+        raise CommandError("--backend gvsoc needs GVSoC, and GVSOC_HOME is not set (or has no env.sh)",
+                           hint=gvsoc.INSTALL_HINT)
+    if ns.platform not in (None, GVSOC_PLATFORM):
+        raise CommandError(f"--platform {ns.platform}: GVSoC models platform {GVSOC_PLATFORM} only",
+                           hint=f"leave --platform out with --backend gvsoc (it is {GVSOC_PLATFORM})")
+    other = sorted(generation_platforms(gen_dir) - {GVSOC_PLATFORM})
+    if other:
+        raise CommandError(f"{gen_dir} was generated for platform {', '.join(other)}, which GVSoC does not model "
+                           f"(it runs pulp-open's cluster)",
+                           hint=f"regenerate it for {GVSOC_PLATFORM}: 'autotiler generate MODEL.py -o DIR "
+                           f"--platform {GVSOC_PLATFORM}' (an import: 'autotiler import MODEL -o DIR --platform "
+                           f"{GVSOC_PLATFORM}', then generate), or run it with --backend host")
+
+
+def generation_platforms(gen_dir: str) -> set:
+    """The platforms the C files of ``gen_dir``'s manifests were tiled for (their kernels' comments)."""
+    found = set()
+    for data in _json_dicts(gen_dir):
+        if data.get("format") != MANIFEST_FORMAT:
+            continue
+        for name in data.get("c_files") or ():
+            try:
+                with open(os.path.join(gen_dir, name), encoding="utf-8") as f:
+                    found.update(PREDICTED_ON.findall(f.read()))
+            except OSError:
+                continue  # the build says what is missing
+    return found
+
+
+def _check_writable(path: str) -> None:
+    """``--counters``: a file that can be written, checked before the run (which may take minutes)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        problem = "is a directory"
+    elif not os.path.isdir(folder):
+        problem = f"is in a directory that does not exist ({folder})"
+    elif not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        problem = "is not writable" if os.path.exists(path) else f"cannot be created (no write permission on {folder})"
+    else:
+        return
+    raise CommandError(f"--counters {path}: the file {problem}", hint="give a writable FILE.json")
+
+
+def _write_counters(path: str, name: str, backend: str, counters: dict) -> None:
+    data = {"name": name, "backend": backend, **counters}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, default=_json_number)
+        f.write("\n")
+    print(f"wrote counters to {path}")
+
+
+def _json_number(value):
+    """numpy scalars (the host simulator's counters) as JSON numbers."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 TRAFFIC = (("l2_to_l1", "L2->L1"), ("l1_to_l2", "L1->L2"), ("flash_to_l2", "flash->L2"), ("l3_to_l2", "L3->L2"),
@@ -422,7 +505,10 @@ def format_counters(name: str, c: dict) -> str:
     nodes = c.get("nodes")
     if isinstance(nodes, (list, tuple)) and nodes:
         for i, n in enumerate(nodes):
-            lines.append(f"  node {i} {n.get('name', '?')}: {n.get('cycles', '?')} cycles; {_traffic(n)}")
+            traffic = _traffic(n)
+            lines.append(f"  node {i} {n.get('name', '?')}: {n.get('cycles', '?')} cycles" + (f"; {traffic}" * bool(traffic)))
+    if c.get("backend") == "gvsoc":
+        return "\n".join([f"{name}: {c['cycles']} cycles on GVSoC (pulp-open cluster)"] + lines)
     lines.insert(0, f"{name}: {c['cycles']} cycles (compute {c.get('compute_cycles', 0)}, stall "
                  f"{c.get('stall_cycles', 0)}, fork {c.get('fork_cycles', 0)}); {_traffic(c)}; peak L1 "
                  f"{c.get('peak_l1', 0)} B, L2 {c.get('peak_l2', 0)} B")
