@@ -135,6 +135,10 @@ def command_parser() -> _CommandParser:
                    help="write the run's counters as JSON: cycles, nodes (name, cycles) of a graph")
     _add_build_options(r)
     r.set_defaults(platform=None)  # the backend's: gap8 on the host, pulp_open on GVSoC
+    for action in r._actions:
+        if action.dest == "platform":
+            action.help = ("simulated platform: " + ", ".join(sorted(PLATFORMS)) + " (default gap8; with "
+                           f"--backend gvsoc {GVSOC_PLATFORM}, the only one it takes)")
     rep = sub.add_parser("report", help="print the graphs' memory plans; draw the L2 plan (PNG)",
                          description="Print each graph's memory plan (symbols, areas, offsets, live nodes, budgets, "
                          "prefetches) from DIR's manifest, and draw its L2 plan over time as a PNG. For an import "
@@ -441,9 +445,10 @@ def _check_gvsoc(gen_dir: str, ns) -> None:
     if other:
         raise CommandError(f"{gen_dir} was generated for platform {', '.join(other)}, which GVSoC does not model "
                            f"(it runs pulp-open's cluster)",
-                           hint=f"regenerate it for {GVSOC_PLATFORM}: 'autotiler generate MODEL.py -o DIR "
-                           f"--platform {GVSOC_PLATFORM}' (an import: 'autotiler import MODEL -o DIR --platform "
-                           f"{GVSOC_PLATFORM}', then generate), or run it with --backend host")
+                           hint=f"regenerate it for {GVSOC_PLATFORM}: an import with 'autotiler import MODEL -o "
+                           f"DIR --platform {GVSOC_PLATFORM}' then 'autotiler generate DIR/NAME.py -o GEN', a model "
+                           f"script with 'autotiler generate MODEL.py -o GEN --platform {GVSOC_PLATFORM}' (its L1 "
+                           f"budget within {GVSOC_PLATFORM}'s); or run it with --backend host")
 
 
 def generation_platforms(gen_dir: str) -> set:
