@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import runpy
 import signal
 import sys
@@ -58,7 +57,6 @@ COMMANDS = ("generate", "build", "run", "report", "import", "verify")
 BACKENDS = ("host", "gvsoc")
 GVSOC_PLATFORM = "pulp_open"  # the one platform GVSoC's cluster models (host_harness.gvsoc)
 # the platform a generation was tiled for, as its C says it (autotiler.bounds: each kernel's comment)
-PREDICTED_ON = re.compile(r"Predicted \d+ cycles on (\S+) \(")
 
 
 class UsageError(Exception):
@@ -452,18 +450,9 @@ def _check_gvsoc(gen_dir: str, ns) -> None:
 
 
 def generation_platforms(gen_dir: str) -> set:
-    """The platforms the C files of ``gen_dir``'s manifests were tiled for (their kernels' comments)."""
-    found = set()
-    for data in _json_dicts(gen_dir):
-        if data.get("format") != MANIFEST_FORMAT:
-            continue
-        for name in data.get("c_files") or ():
-            try:
-                with open(os.path.join(gen_dir, name), encoding="utf-8") as f:
-                    found.update(PREDICTED_ON.findall(f.read()))
-            except OSError:
-                continue  # the build says what is missing
-    return found
+    """The platforms ``gen_dir``'s manifests were generated for (their ``platform`` field)."""
+    return {data["platform"] for data in _json_dicts(gen_dir)
+            if data.get("format") == MANIFEST_FORMAT and isinstance(data.get("platform"), str)}
 
 
 def _check_writable(path: str) -> None:

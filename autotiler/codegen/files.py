@@ -305,6 +305,7 @@ def manifest(model, l1_size: int, l2_size: int, specs: Optional[dict] = None, gr
     c_files = [files.kernels_c] + ([files.init_c] if files.init_c else [])
     out = {
         "format": MANIFEST_FORMAT, "c_files": c_files, "header": files.kernels_h,
+        "platform": model.platform.name,
         "l1": {"symbol": model.symbols.l1, "size": l1_size, "dynamic": model.symbols.dynamic or bool(graphs)},
         "l2": {"symbol": model.symbols.l2, "size": l2_size, "dynamic": model.symbols.dynamic},
         "kernels": funcs,
