@@ -3,6 +3,7 @@
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,7 +77,7 @@ def test_model_error_writes_nothing(tmp_path):
         "GenerateTilingCode()\n")
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run(["python", str(script), "-o", str(out)], capture_output=True, text=True, env=env)
+    proc = subprocess.run([sys.executable, str(script), "-o", str(out)], capture_output=True, text=True, env=env)
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "bad_model.py:6" in lines[0] and "unknown basic kernel 'Missing'" in lines[0]
@@ -85,11 +86,11 @@ def test_model_error_writes_nothing(tmp_path):
 
 def test_cli_runs_model_and_reports_one_line_errors(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    ok = subprocess.run(["python", "-m", "autotiler", str(EXAMPLES / "matrix_add" / "model.py"), "-o", str(tmp_path)],
+    ok = subprocess.run([sys.executable, "-m", "autotiler", str(EXAMPLES / "matrix_add" / "model.py"), "-o", str(tmp_path)],
                         capture_output=True, text=True, env=env)
     assert ok.returncode == 0, ok.stderr
     assert "MatAdd: 38 tiles of 8 lines (last 4)" in ok.stdout and (tmp_path / "MatAddKernels.c").exists()
-    bad = subprocess.run(["python", "-m", "autotiler", str(EXAMPLES / "matrix_add" / "model.py"), "--L1", "100",
+    bad = subprocess.run([sys.executable, "-m", "autotiler", str(EXAMPLES / "matrix_add" / "model.py"), "--L1", "100",
                           "-o", str(tmp_path / "x")], capture_output=True, text=True, env=env)
     assert bad.returncode == 1
     assert bad.stderr.count("\n") == 1 and "no tiling fits the L1 budget of 100 bytes" in bad.stderr
