@@ -38,6 +38,7 @@ import numpy as np
 
 from ..errors import ImportModelError, ModelError
 from ..generators import sq8_tflm as R
+from ..generators.sq8_gen_tflm_pad import pad
 from .ir import Activation, DType, Graph, Op, OpKind, Tensor
 
 Arrays = Sequence[Optional[np.ndarray]]
@@ -177,8 +178,9 @@ def _int8(graph: Graph, op: Op, xs: Arrays) -> np.ndarray:
         return f(x, xs[1], iq, _qparams(ins[1]), oq, o.activation.value)
     if k == OpKind.MEAN:
         return _mean_int8(x, o.axes, o.keep_dims, iq, oq, out.shape)
-    if k == OpKind.PAD:
-        return np.pad(x, np.asarray(xs[1]).reshape(-1, 2).astype(np.int64), constant_values=oq.zero_point)
+    if k == OpKind.PAD:   # the layer's own reference: PADV2's constant (a third input) as the lowering reads it
+        value = int(np.asarray(xs[2]).ravel()[0]) if len(xs) > 2 and xs[2] is not None else None
+        return pad(x, np.asarray(xs[1]), oq, value)
     if k in (OpKind.RESHAPE, OpKind.SQUEEZE):
         return x.reshape(out.shape)
     if k == OpKind.CONCATENATION:
