@@ -38,7 +38,7 @@ from ..api import CArgs, LibKernel, LibKernelTemplate, TCArg
 from ..constants import CALL_PARALLEL
 from .cnn_library import CNN_KERNELS_DIR
 
-SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Conv.c", "CNN_SQ8_Pooling.c")]
+SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Conv.c", "CNN_SQ8_ConvDW.c", "CNN_SQ8_Pooling.c")]
 
 _P = " * __restrict__"
 _US = "unsigned short int"

@@ -9,7 +9,7 @@
 #include "CNN_SQ8_Infos.h"
 #include "CNN_SQ8_Requant.h"
 
-/* ---- Convolutions (CNN_SQ8_Conv.c) ------------------------------------------------------------
+/* ---- Convolutions (CNN_SQ8_Conv.c; depth wise CNN_SQ8_ConvDW.c) ---------------------------
  * TFLM's CONV_2D (grouped too) and DEPTHWISE_CONV_2D (sq8_tflm.conv2d / depthwise_conv2d) on one
  * tile of lines of an HWC image: In[H][W][InFeat] (the tile's input lines), Out[Ho][Wo][OutFeat]
  * (the tile's output lines, every channel). Output (oy, ox) reads input line oy Sy - Pad[2] + ky Dy
