@@ -1,7 +1,7 @@
 """The GVSoC back-end (host_harness/gvsoc.py): generated user kernels and graphs cross-compiled
 for rv32imc and run on GVSoC's pulp-open cluster, bit-exact with numpy and with the host
 simulator: a kernel, a kernel with L3-homed arguments (the L3 RAM emulated in L2) and the guide's
-MNIST graph (constructed, run and destructed in one application, its flash image embedded).
+MNIST graph (constructed, run and destructed in one application, its flash image read from the host).
 
 The runs need GVSoC (``../shared/tools/gvsoc/setup.sh``, then ``source ~/.cache/gvsoc/env.sh``):
 they are marked ``gvsoc`` and skipped when GVSOC_HOME is not set; CI runs without it. Each run
@@ -222,7 +222,7 @@ def _residual(tmp_path: Path, *options, warm=None) -> Path:
 @pytest.mark.gvsoc
 def test_mnist_graph_on_gvsoc_is_bit_exact_with_per_node_cycles(tmp_path):
     """The guide's MNIST graph generated for pulp_open, constructed, run on one held-out digit and
-    destructed on GVSoC (its flash image embedded in the application): the output bit-exact with
+    destructed on GVSoC (its flash image read from the host through semihosting): the output bit-exact with
     the host simulator and the numpy fixed-point reference, every node's cycles measured."""
     gen = _mnist(tmp_path / "gen")
     ref = runpy.run_path(str(MNIST / "reference.py"))
@@ -286,7 +286,8 @@ def test_an_application_over_l2_is_refused_before_compiling(tmp_path, stand_in_g
         with pytest.raises(HarnessError, match=r"kernel 'MatAddL3': the application needs \d+ bytes of L2 "
                                                r"\(arguments homed in L3 \(the emulated L3 RAM\) 6291456, the L2 "
                                                r"area \(L2_Memory\) \d+\), over the 458752 bytes of L2 of platform "
-                                               r"'pulp_open' \(on GVSoC the L3 RAM and the flash are emulated in L2"):
+                                               r"'pulp_open' \(on GVSoC the L3 RAM is emulated in L2 \(the flash images are "
+                                               r"read from the host and take none\)"):
             prog.call("MatAddL3", In1=a, In2=a.copy(), Out=a.copy())
         assert not (prog.work / "main.c").exists() and not (prog.work / "build").exists()
     finally:

@@ -10,9 +10,10 @@
  * allocation, core count) are given here too, so the harness's Gap.h serves both builds.
  *
  * L3 RAM and flash devices (AT_<DEV>RAM_*, AT_<DEV>FLASH_*, AT_<DEV>FLASH_FS_*) are an
- * emulation, not a driver: pulp-open has no HyperBus the runtime drives, so the L3 RAM and the
- * flash images live in L2 and a copy is a memcpy by the calling core (see the last sections).
- * Their timings on GVSoC are not a real HyperBus's.
+ * emulation, not a driver: pulp-open has no HyperBus the runtime drives, so the L3 RAM lives in
+ * L2 and a copy from it is a memcpy by the calling core, and a flash file is read from the host
+ * through GVSoC's semihosting (see the last sections). Their timings on GVSoC are not a real
+ * HyperBus's.
  */
 #ifndef AT_API_H
 #define AT_API_H
@@ -131,13 +132,16 @@ void at_target_print_nodes(int count);
 /* ---- L3 devices: an emulation in L2 (not a HyperBus) ----------------------------------- */
 /*
  * pulp-open has no L3 RAM or flash the runtime drives. So that generated code using them runs
- * unchanged, both are emulated in L2 (at_target.c): the L3 RAM is an arena in L2 (the back-end
- * sizes it: what the graph allocates with AT_<DEV>_ALLOC; L3-homed user-kernel arguments are
- * plain L2 arrays), a flash file system is the table of images the back-end embeds as C arrays
- * (at_flash.c), found by file name at AT_<DEV>FLASH_FS_OPEN. A copy, RAM or flash, FC or CL, is
- * done at once by the calling core (memcpy, line by line for a 2D copy) and its wait only checks
- * that something was issued on the event: no transfer overlaps the cores, and an L3 copy costs
- * what a memcpy in L2 costs, not what a HyperBus transfer would. The families, macro names and
+ * unchanged, both are emulated (at_target.c): the L3 RAM is an arena in L2 (the back-end sizes
+ * it: what the graph allocates with AT_<DEV>_ALLOC; L3-homed user-kernel arguments are plain L2
+ * arrays); a flash file system is the table of image files the back-end lists (at_flash.c: the
+ * name the generated code opens, the file's path on the host, its size), found by file name at
+ * AT_<DEV>FLASH_FS_OPEN and read from the host through GVSoC's semihosting (open, seek, read:
+ * the image takes no L2, as a flash image takes none on a chip). A copy, RAM or flash, FC or CL,
+ * is done at once by the calling core (a memcpy or a semihosting read, line by line for a 2D
+ * copy) and its wait only checks that something was issued on the event: no transfer overlaps
+ * the cores, an L3 RAM copy costs what a memcpy in L2 costs and a flash read next to nothing
+ * (the simulator writes the bytes), not what a HyperBus transfer would. The families, macro names and
  * signatures are the host at_api.h's (the host simulator's section has the details); the values
  * of EXT2LOC/LOC2EXT are ours (0/1, as on the host).
  *
@@ -163,9 +167,10 @@ typedef struct {
     const char *name;
 } at_target_ram_conf_t;
 
-/* A flash device: the image it opened (a file-system open) or none (a raw device). */
+/* A flash device: the host file it opened through semihosting (a file-system open; fd < 0: a
+ * raw device, no file) and that file's size. */
 typedef struct {
-    const unsigned char *image;
+    int fd;
     int size;
     int open;
 } at_target_flash_t;
@@ -175,10 +180,11 @@ typedef at_target_ram_conf_t at_target_flash_conf_t;
 typedef unsigned long at_target_flash_addr_t;
 
 /* The application's side (written by the back-end): the L3 RAM arena (main.c hands it over
- * before the call) and the flash images (at_flash.c: name as the generated code opens it, bytes). */
+ * before the call) and the flash images (at_flash.c: the name the generated code opens, the
+ * file's path on the host GVSoC runs on, its size in bytes). */
 typedef struct {
     const char *name;
-    const unsigned char *data;
+    const char *path;
     int size;
 } at_target_image_t;
 extern const at_target_image_t at_target_images[];
@@ -223,7 +229,7 @@ void at_target_fault(const char *api, const char *why);
 #define AT_TARGET_FLASH_OPEN_WRITE(family, dev, conf, filename, err) \
     ((void)(dev), (void)(conf), (void)(filename), (void)(err), \
      at_target_fault("AT_" family "_OPEN_WRITE", "writing a file into flash is not supported on GVSoC " \
-                     "(the flash images are read-only arrays in L2)"))
+                     "(the flash images are read-only host files)"))
 #define AT_TARGET_FLASH_CLOSE(family, dev) at_target_flash_close(family, (dev))
 #define AT_TARGET_FLASH_COPY(api, fs, ext, loc, size, dir, event) \
     at_target_flash_copy(api "_COPY", (fs), (at_target_flash_addr_t)(ext), (char *)(loc), (int)(size), \

@@ -9,7 +9,8 @@
  * runs the entry itself and joins with a second barrier, as pi_cl_team_fork does. Basic kernels'
  * own gap_waitbarrier() calls are the same hardware barrier across the 8 cores.
  *
- * L3 devices: an emulation in L2 (at_api.h says what it is and is not), at the end.
+ * L3 devices: an emulation, the L3 RAM in L2 and the flash read from the host through GVSoC's
+ * semihosting (at_api.h says what it is and is not), at the end.
  */
 #include <pulp.h>
 #include <stdio.h>
@@ -242,7 +243,7 @@ int at_target_cluster_main(void)
     return 0;
 }
 
-/* ---- L3 devices: the emulation in L2 (at_api.h, "L3 devices") ---------------------------- */
+/* ---- L3 devices: the emulation (at_api.h, "L3 devices") ----------------------------------- */
 
 /* A fault of the generated code's use of a device: said on one line the back-end reads, then
  * the application stops (exit sets the SoC's end-of-computation status, GVSoC ends). */
@@ -329,6 +330,28 @@ void at_target_ram_copy(const char *api, at_target_ram_t *dev, char *ext, char *
     copy_lines(ext, loc, size, stride, length, dir);
 }
 
+/* GVSoC's semihosting (the RISC-V convention its ISS implements, core/models/cpu/iss/src/
+ * syscalls.cpp): operation in a0, the address of its argument block in a1, the result in a0; the
+ * simulator recognises an ebreak between these two exact uncompressed no-op shifts. */
+#define AT_SEMIHOST_OPEN 0x01
+#define AT_SEMIHOST_CLOSE 0x02
+#define AT_SEMIHOST_READ 0x06
+#define AT_SEMIHOST_SEEK 0x0A
+#define AT_SEMIHOST_FLEN 0x0C
+#define AT_SEMIHOST_MODE_RB 1
+
+static long semihost(long op, long arg)
+{
+    register long a0 __asm__("a0") = op;
+    register long a1 __asm__("a1") = arg;
+    __asm__ volatile(".option push\n\t.option norvc\n\tslli zero, zero, 0x1f\n\tebreak\n\tsrai zero, zero, 0x7\n\t"
+                     ".option pop"
+                     : "+r"(a0)
+                     : "r"(a1)
+                     : "memory");
+    return a0;
+}
+
 /* The image named `filename` (compared by base name: the generated code opens it by the name it
  * was written under, next to the generated C). */
 static const at_target_image_t *find_image(const char *filename)
@@ -344,21 +367,48 @@ static const at_target_image_t *find_image(const char *filename)
     return 0;
 }
 
+/* The host file of `image` opened read-only: its descriptor, or -1 (said on an @ATW line) when it
+ * does not open or its size is no longer the one the back-end listed (regenerated meanwhile). */
+static int open_image(const at_target_image_t *image)
+{
+    long args[3];
+    long fd, size;
+    args[0] = (long)image->path;
+    args[1] = AT_SEMIHOST_MODE_RB;
+    args[2] = (long)strlen(image->path);
+    fd = semihost(AT_SEMIHOST_OPEN, (long)args);
+    if (fd < 0) {
+        printf("@ATW flash image '%s': its host file %s does not open (semihosting)\n", image->name, image->path);
+        return -1;
+    }
+    /* GVSoC's FLEN takes the descriptor itself in a1, not an argument block */
+    size = semihost(AT_SEMIHOST_FLEN, fd);
+    if (size != image->size) {
+        printf("@ATW flash image '%s': its host file %s has %ld bytes, not the %d listed\n", image->name,
+               image->path, size, image->size);
+        semihost(AT_SEMIHOST_CLOSE, fd);
+        return -1;
+    }
+    return (int)fd;
+}
+
 void at_target_flash_open(const char *family, at_target_flash_t *dev, const char *filename, int *err)
 {
     const at_target_image_t *image = filename ? find_image(filename) : 0;
     (void)family;
-    dev->image = 0;
+    dev->fd = -1;
     dev->size = 0;
     dev->open = 0;
     *err = 1;
     if (filename && !image) {
         /* not a fault: the generated constructor returns 1, which the back-end reports */
-        printf("@ATW flash image '%s' is not embedded in the application\n", filename);
+        printf("@ATW flash image '%s' is not listed in the application\n", filename);
         return;
     }
     if (image) {
-        dev->image = image->data;
+        dev->fd = open_image(image);
+        if (dev->fd < 0)
+            return;
         dev->size = image->size;
     }
     dev->open = 1;
@@ -368,7 +418,26 @@ void at_target_flash_open(const char *family, at_target_flash_t *dev, const char
 void at_target_flash_close(const char *family, at_target_flash_t *dev)
 {
     (void)family;
+    /* GVSoC's CLOSE, as FLEN, takes the descriptor itself in a1 */
+    if (dev->open && dev->fd >= 0)
+        semihost(AT_SEMIHOST_CLOSE, dev->fd);
+    dev->fd = -1;
     dev->open = 0;
+}
+
+/* `size` bytes of the image from byte `offset` into `loc` (L2 or L1), through semihosting. */
+static void read_image(const char *api, int fd, unsigned long offset, char *loc, int size)
+{
+    long args[3];
+    args[0] = fd;
+    args[1] = (long)offset;
+    if (semihost(AT_SEMIHOST_SEEK, (long)args) != 0)
+        at_target_fault(api, "the semihosting seek in the flash image's host file failed");
+    args[1] = (long)loc;
+    args[2] = size;
+    /* the result is the count of bytes not read */
+    if (semihost(AT_SEMIHOST_READ, (long)args) != 0)
+        at_target_fault(api, "the semihosting read of the flash image's host file came short");
 }
 
 void at_target_flash_copy(const char *api, at_target_flash_t *dev, at_target_flash_addr_t ext, char *loc,
@@ -384,7 +453,14 @@ void at_target_flash_copy(const char *api, at_target_flash_t *dev, at_target_fla
                            + (size - (long long)((size - 1) / length) * length);
     if (last > dev->size)
         at_target_fault(api, "the copy reads past the end of the flash image");
-    copy_lines((char *)dev->image + ext, loc, size, stride, length, dir);
+    /* line by line, as copy_lines: the image side steps by `stride`, loc is contiguous */
+    while (size > 0) {
+        int n = size < length ? size : length;
+        read_image(api, dev->fd, ext, loc, n);
+        ext += (unsigned long)stride;
+        loc += n;
+        size -= n;
+    }
 }
 
 void at_target_udma_wait(const char *api, at_target_udma_event_t *event)
