@@ -6,9 +6,11 @@ the host through GVSoC's semihosting, so the constants are in L2 once): each out
 with the tflite-micro interpreter and with the host simulator, every node's cycles measured. One
 network also runs through ``autotiler run --backend gvsoc --counters``.
 
-Marked ``gvsoc`` and skipped without GVSoC (GVSOC_HOME unset), as tests/test_gvsoc.py. The
-imports and generations are shared by the module (about 10 s); each GVSoC run compiles and
-simulates one application (3 to 10 s).
+The GVSoC runs are marked ``gvsoc`` and skipped without GVSoC (GVSOC_HOME unset), as in
+tests/test_gvsoc.py. Each network is imported and generated once for the module, when a test
+first asks for it (2 to 4 s); each GVSoC run compiles and simulates one application (3 to 10 s).
+The refusal of a graph over the platform's L2 stops before anything is compiled, so it is checked
+everywhere (a stand-in GVSOC_HOME).
 """
 
 from __future__ import annotations
@@ -21,14 +23,16 @@ import pytest
 
 import host_harness
 from autotiler.command import library_sources, main
+from autotiler.errors import HarnessError
+from autotiler.platforms import get_platform
 from host_harness import gvsoc
 
 runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime",
                               reason="tflite-micro is in the test extra: pip install tflite-micro")
 
-pytestmark = [pytest.mark.gvsoc, pytest.mark.usefixtures("private_harness_cache"),
-              pytest.mark.skipif(not gvsoc.available(),
-                                 reason="GVSoC not installed (GVSOC_HOME unset): " + gvsoc.INSTALL_HINT)]
+needs_gvsoc = pytest.mark.skipif(not gvsoc.available(), reason="GVSoC not installed (GVSOC_HOME unset): "
+                                 + gvsoc.INSTALL_HINT)
+pytestmark = pytest.mark.usefixtures("private_harness_cache")
 
 MODELS = Path(__file__).parent / "models" / "import"
 NETWORKS = ("ds_cnn_kws", "mobilenet_v1_025_96", "resnet8", "autoencoder")
@@ -45,20 +49,28 @@ def tflm(model: Path, x: np.ndarray) -> np.ndarray:
     return interp.get_output(0)
 
 
+class Networks:
+    """``nets[name]``: {gen, desc, x, tflm}, the network imported and generated for pulp_open on
+    first use, one random int8 input (seeded) and tflite-micro's output on it."""
+
+    def __init__(self, root: Path):
+        self.root, self._done = root, {}
+
+    def __getitem__(self, name: str) -> dict:
+        if name not in self._done:
+            imp, gen = self.root / f"imp_{name}", self.root / f"gen_{name}"
+            assert cli("import", MODELS / f"{name}.tflite", "-o", imp, "--name", "net", "--platform", "pulp_open") == 0
+            assert cli("generate", imp / "net.py", "-o", gen, "-q") == 0
+            desc = json.loads((imp / "net.json").read_text(encoding="utf-8"))
+            rng = np.random.default_rng(100 + NETWORKS.index(name))
+            x = rng.integers(-128, 128, size=desc["inputs"][0]["shape"]).astype(np.int8)
+            self._done[name] = {"gen": gen, "desc": desc, "x": x, "tflm": tflm(MODELS / f"{name}.tflite", x)}
+        return self._done[name]
+
+
 @pytest.fixture(scope="module")
-def nets(tmp_path_factory) -> dict:
-    """{network: {gen, desc, x, tflm}}: each imported and generated for pulp_open, one random int8
-    input (seeded) and tflite-micro's output on it."""
-    root = tmp_path_factory.mktemp("nets")
-    out = {}
-    for i, name in enumerate(NETWORKS):
-        imp, gen = root / f"imp_{name}", root / f"gen_{name}"
-        assert cli("import", MODELS / f"{name}.tflite", "-o", imp, "--name", "net", "--platform", "pulp_open") == 0
-        assert cli("generate", imp / "net.py", "-o", gen, "-q") == 0
-        desc = json.loads((imp / "net.json").read_text(encoding="utf-8"))
-        x = np.random.default_rng(100 + i).integers(-128, 128, size=desc["inputs"][0]["shape"]).astype(np.int8)
-        out[name] = {"gen": gen, "desc": desc, "x": x, "tflm": tflm(MODELS / f"{name}.tflite", x)}
-    return out
+def nets(tmp_path_factory) -> Networks:
+    return Networks(tmp_path_factory.mktemp("nets"))
 
 
 def _run(prog, net: dict) -> tuple:
@@ -79,6 +91,8 @@ def _build(net: dict, backend: str):
     return host_harness.build(net["gen"], sources=sources, include_dirs=dirs, platform="pulp_open", backend=backend)
 
 
+@needs_gvsoc
+@pytest.mark.gvsoc
 @pytest.mark.parametrize("name", NETWORKS)
 def test_network_on_gvsoc_is_bit_exact_with_tflm_and_host(nets, name):
     net = nets[name]
@@ -96,6 +110,8 @@ def test_network_on_gvsoc_is_bit_exact_with_tflm_and_host(nets, name):
     assert sum(n["cycles"] for n in counters["nodes"]) <= counters["cycles"]
 
 
+@needs_gvsoc
+@pytest.mark.gvsoc
 def test_mobilenet_from_the_command_line(nets, tmp_path, capsys):
     """`autotiler run --backend gvsoc --counters`: MobileNet, whose constants (234674 B) did not
     fit pulp-open's L2 twice, runs with its flash image read from the host."""
@@ -109,3 +125,36 @@ def test_mobilenet_from_the_command_line(nets, tmp_path, capsys):
     assert counters["backend"] == "gvsoc" and len(counters["nodes"]) == 30   # the import's 30 layers
     assert all(n["cycles"] > 0 for n in counters["nodes"])
     assert f"net: {counters['cycles']} cycles on GVSoC" in capsys.readouterr().out
+
+
+@pytest.fixture
+def stand_in_gvsoc(tmp_path, monkeypatch):
+    """A GVSOC_HOME with an empty env.sh: enough for the refusals, which come before anything is
+    compiled or run."""
+    home = tmp_path / "gvsoc_home"
+    home.mkdir()
+    (home / "env.sh").write_text("")
+    monkeypatch.setenv("GVSOC_HOME", str(home))
+    return home
+
+
+def test_a_graph_over_l2_is_refused_without_counting_its_flash_image(nets, stand_in_gvsoc):
+    """MobileNet on a pulp_open given 300000 B of L2: its arguments (27650 B: input and output)
+    and L2 areas (289984 B: the constants promoted to L2 and the activations) do not fit; its
+    234674 B flash image is read from the host and counted nowhere."""
+    net = nets["mobilenet_v1_025_96"]
+    sources, dirs = library_sources(str(net["gen"]))
+    prog = host_harness.build(net["gen"], sources=sources, include_dirs=dirs, backend="gvsoc",
+                              platform=get_platform("pulp_open", l2_size=300000))
+    try:
+        graph = prog.graph("net")
+        graph.construct()
+        y = np.zeros(net["desc"]["outputs"][0]["shape"], dtype=np.int8)
+        with pytest.raises(HarnessError, match=r"kernel 'net': the application needs 317634 bytes of L2 \(arguments "
+                                               r"27650, static and dynamic L2 areas 289984\), over the 300000 bytes of "
+                                               r"L2 of platform 'pulp_open' \(on GVSoC the L3 RAM is emulated in L2 "
+                                               r"\(the flash images are read from the host and take none\)"):
+            graph.run(Input_1=net["x"].copy(), Output_1=y)
+        assert not (prog.work / "main.c").exists()
+    finally:
+        prog.close()
