@@ -75,6 +75,10 @@ DUMP_STRIDE = 1000  # a sequence's dumps: kernel j's argument i is printed as DU
 # (index, cycles, profiled fork cycles), @ATF fault, @ATW warning.
 _RESULT = re.compile(r"^@AT([CDEKGNRFW]) (.*)$")
 _L2_OVERFLOW = re.compile(r"region `L2' overflowed by (\d+) bytes")
+# GVSoC's warning on a semihosting call that failed on the host (its configuration makes warnings
+# fatal: the simulation stops there, before the target sees the failure).
+_SEMIHOST_FAILED = re.compile(r"Caught error during semi-hosted call \(name: (\w+), path: (.*), mode: \w+, "
+                              r"error: ([^)]*)\)")
 # Every graph run calls the full constructor and destructor of the graph's AT_GRAPH_WARM_CONSTRUCT
 # mode, as the host Graph's construct()/destruct() without arguments: Warm = 0 (everything), or
 # WARM_ALL's flags all 1; WARM_ALL's runner gets _L1_Memory = 0 (the constructor's L1).
@@ -493,6 +497,13 @@ class GvsocProgram(KernelTable):
         if fault:
             raise HarnessError(f"the application stopped on GVSoC: {fault[0]}", kernel=what,
                                hint=f"the host simulator (backend='host') checks such uses in more detail; {hint}")
+        semihost = _SEMIHOST_FAILED.search(out)
+        if semihost:
+            call, path, why = semihost.groups()
+            raise HarnessError(f"the application stopped on GVSoC: its semihosting {call} of the host file {path} "
+                               f"failed ({why})", kernel=what,
+                               hint="the flash images are read from the generated directory while GVSoC runs: "
+                                    "keep it in place, or regenerate the model")
         overflow = _L2_OVERFLOW.search(out)
         if overflow:
             raise HarnessError(f"the application does not fit in pulp-open's L2: the linker is {overflow.group(1)} "

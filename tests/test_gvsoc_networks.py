@@ -158,3 +158,33 @@ def test_a_graph_over_l2_is_refused_without_counting_its_flash_image(nets, stand
         assert not (prog.work / "main.c").exists()
     finally:
         prog.close()
+
+
+@needs_gvsoc
+@pytest.mark.gvsoc
+def test_a_flash_image_that_does_not_read_stops_the_application(nets, monkeypatch):
+    """A flash image's host file whose size is not the one the application lists (regenerated
+    meanwhile) makes the constructor return 1, said with the file's name; one that does not open
+    through semihosting stops GVSoC (its warnings are fatal), said with the path."""
+    net = nets["autoencoder"]
+    real = gvsoc.GvsocProgram._flash_images
+    prog = _build(net, "gvsoc")
+    cases = ((lambda n, p, s: (n, p, s + 1),
+              r"net_Construct\(\) returned 1: opening the flash image of the constants failed "
+              r"\('net_L3_Flash_Const\.dat'\): flash image 'net_L3_Flash_Const\.dat': its host file "
+              r"/\S+/net_L3_Flash_Const\.dat has \d+ bytes, not the \d+ listed"),
+             (lambda n, p, s: (n, p.with_name("gone.dat"), s),
+              r"the application stopped on GVSoC: its semihosting open of the host file /\S+/gone\.dat failed "
+              r"\(No such file or directory\)"))
+    try:
+        y = np.zeros(net["desc"]["outputs"][0]["shape"], dtype=np.int8)
+        for change, text in cases:
+            monkeypatch.setattr(gvsoc.GvsocProgram, "_flash_images",
+                                lambda self, spec, change=change: [change(*i) for i in real(self, spec)])
+            graph = prog.graph("net")
+            graph.construct()
+            with pytest.raises(HarnessError, match=text):
+                graph.run(Input_1=net["x"].copy(), Output_1=y)
+            graph.destruct()
+    finally:
+        prog.close()
