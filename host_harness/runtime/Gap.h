@@ -736,6 +736,70 @@ static inline int at_gap_sumdotpus4(v4u x, v4s y, int acc)
 }
 #define gap_sumdotpus4(x, y, acc) at_gap_sumdotpus4((v4u)(x), (v4s)(y), (acc))
 
+/* ---- word loads from any address, post-incremented loads, hardware loops (Xpulpv2) ---------
+ * Int8 kernels read 4 bytes of an HWC pixel or a filter row at any byte address. In C that is a
+ * memcpy, which rv32imc (strict alignment) compiles to 4 lbu and shifts; the cluster cores
+ * (RI5CY, GVSoC's model of them) load misaligned words in hardware, so the target build uses one
+ * load. Encodings from GVSoC's core/models/cpu/iss/isa_gen/isa_pulpv2.py:
+ *   p.lw rd, imm(rs1!)   LW_POSTINC, I-type on opcode 0x0b, funct3 2: rd = word at rs1, then
+ *                        rs1 += imm (sign-extended 12 bits).
+ *   lp.setup L, rs1, uimm  I-type on opcode 0x7b, funct3 4, rd = L (loop 0 or 1): the loop runs
+ *                        rs1 times (rs1 > 0) from the next instruction to pc + 2 uimm, its LAST
+ *                        instruction (GVSoC's pulp_v2.hpp lp_setup_exec).
+ * A hardware loop is only safe when its whole body is one asm statement (the compiler knows
+ * nothing of it), so it is given as strings to build such statements (CNN_SQ8_Conv.c). The
+ * bodies must not be compressed (the end offset counts 4-byte words): wrap them in
+ * AT_GAP_ASM_NORVC_BEGIN / _END. */
+#if defined(at_gap_xpulpv2)
+#define AT_GAP_ASM_NORVC_BEGIN ".option push\n\t.option norvc\n\t"
+#define AT_GAP_ASM_NORVC_END ".option pop\n\t"
+#define AT_GAP_ASM_PLW_PI(rd, rs1) ".insn i 0x0b, 2, " rd ", 4(" rs1 ")\n\t"
+#define AT_GAP_ASM_LP_SETUP0(count, words) ".insn i 0x7b, 4, x0, " count ", " #words " * 2\n\t"
+#define AT_GAP_ASM_SDOTSP_B(rd, rs1, rs2) ".insn r 0x57, 1, 0x5c, " rd ", " rs1 ", " rs2 "\n\t"
+#endif
+
+/* The little-endian int32 of the 4 bytes at p, any alignment. */
+static inline int gap_lw_any(const void *p)
+{
+#if defined(at_gap_xpulpv2)
+    int v;
+    __asm__ volatile("lw %0, 0(%1)" : "=r"(v) : "r"(p) : "memory");
+    return v;
+#else
+    const unsigned char *b = (const unsigned char *)p;
+    return (int)((unsigned int)b[0] | (unsigned int)b[1] << 8 | (unsigned int)b[2] << 16 | (unsigned int)b[3] << 24);
+#endif
+}
+
+/* gap_lw_any(*p), then *p += 4 (target: one p.lw with post-increment). */
+static inline int at_gap_lw_postinc(const signed char **p)
+{
+#if defined(at_gap_xpulpv2)
+    int v;
+    __asm__ volatile(".insn i 0x0b, 2, %0, 4(%1)" : "=r"(v), "+r"(*p) : : "memory");
+    return v;
+#else
+    int v = gap_lw_any(*p);
+    *p += 4;
+    return v;
+#endif
+}
+#define gap_lw_postinc(p) at_gap_lw_postinc(&(p))
+
+/* v clamped to [lo, hi] (lo <= hi), int32: on the cluster p.max then p.min (isa_pulpv2.py:
+ * R-type on opcode 0x33, funct7 0x02, funct3 6 p.max, 4 p.min), no branch. Not an SDK name. */
+static inline int32_t gap_clamp_i32(int32_t v, int32_t lo, int32_t hi)
+{
+#if defined(at_gap_xpulpv2)
+    __asm__(".insn r 0x33, 6, 0x02, %0, %0, %1" : "+r"(v) : "r"(lo));
+    __asm__(".insn r 0x33, 4, 0x02, %0, %0, %1" : "+r"(v) : "r"(hi));
+    return v;
+#else
+    v = (v < lo) ? lo : v;
+    return (v > hi) ? hi : v;
+#endif
+}
+
 /* ---- complex arithmetic on v2s {re, im} (Q15) -------------------------------------------- */
 
 /* Exact products, (x * y) >> (15 + extra), each part truncated to 16 bits. */

@@ -1,21 +1,22 @@
 /*
  * SQ8 convolutions with TensorFlow Lite Micro's arithmetic (CNN_SQ8_TFLM_Conv.h, docs/cnn-sq8.md
  * "CONV_2D", "DEPTHWISE_CONV_2D"): regular and grouped, HWC (depth wise: CNN_SQ8_ConvDW.c), on one tile of lines.
+ *
+ * Two paths compute the same wrapped int32 sums. The block path takes 4 output channels x 2 output
+ * pixels whose taps all lie inside the tile (interior pixels): each filter row (ky, or each tap
+ * (ky, kx) when grouped or dilated) is a run of contiguous bytes both in the HWC input and in the
+ * OHWI filter, so 2 input words and 4 filter words feed 8 dot products (pv.sdotsp.b on the
+ * cluster, in a hardware loop). The general path (one output at a time, taps tested one by one)
+ * does border pixels, the channels left over from a block of 4, and blocks that straddle groups.
  */
-#include <string.h>
 #include "CNN_BasicKernels.h"	/* the KACT_ enum CNN_Activation.h reads */
 #include "CNN_Activation.h"	/* CNN_Chunk */
 #include "CNN_SQ8_BasicKernels.h"
 
-/* Four int8 as one vector. Pixels start at (y W + x) InFeat, not 4-byte aligned in general: the
- * chip loads from any address, but a v4s access there is undefined in C; memcpy is defined and
- * compiles to a single load where the target allows unaligned ones. */
+/* Four int8 as one vector, from any address (gap_lw_any: one load on the cluster). */
 static inline v4s at_sq8_conv_load4(const signed char *p)
 {
-	v4s v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
+	return (v4s) gap_lw_any(p);
 }
 
 /* acc + sum x[i] w[i], i < n, four at a time on the dot-product unit, the tail one by one; the
@@ -43,18 +44,6 @@ static inline int at_sq8_conv_sum(const signed char *w, int n, int acc)
 	for (; i < n; i++)
 		acc += w[i];
 	return acc;
-}
-
-/* The rectangle of work of this core: output lines [*Y0, *Y1) x chunk channels [*C0, *C1). The
- * cores share the channels when there are enough of them (each core then reads its own filter
- * rows), else the lines. */
-static inline void at_sq8_conv_share(int Lines, int Channels, int *Y0, int *Y1, int *C0, int *C1)
-{
-	*Y0 = 0; *Y1 = Lines; *C0 = 0; *C1 = Channels;
-	if (Channels >= (int) gap_ncore())
-		CNN_Chunk(Channels, C0, C1);
-	else
-		CNN_Chunk(Lines, Y0, Y1);
 }
 
 /* Accumulator of output (oy, ox) for the filter row Filt (Fy x Fx x GroupIn) on input channels
@@ -97,29 +86,283 @@ static inline int at_sq8_chunk_offset(const KerConv_TFLM_SQ8_T *Arg)
 	return Arg->OutFeat - Arg->Chunk;
 }
 
+/* What a call reads once: the Infos words, the chunk's offset, the filter geometry. A filter row
+ * is cut into Runs runs of RunLen contiguous bytes: one run of Fx GroupIn per ky when a pixel's
+ * taps along x are adjacent in the input (ungrouped, Dx = 1), else one per tap. */
+typedef struct {
+	int InZp, OutZp, ActMin, ActMax;
+	int32_t Flags;
+	int Size, Off;		/* filter bytes per output channel; the chunk's first channel */
+	int Runs, RunLen;	/* runs per filter row ky, bytes per run */
+	int RunIn, RowIn;	/* input bytes between runs, between filter rows (ky) */
+	int OyA, OyB, OxA, OxB;	/* the interior pixels (every tap inside the tile): [OyA, OyB) x [OxA, OxB) */
+	int StepY, StepX;	/* input bytes between output lines, columns */
+} at_sq8_conv_ctx;
+
+/* [*A, *B): the outputs o < Out whose taps o S - Pad + k D, k < F, all lie in [0, Size). */
+static void at_sq8_conv_inner(int Out, int Size, int F, int S, int D, int Pad, int *A, int *B)
+{
+	int Last = Size - 1 - (F - 1) * D + Pad;
+
+	*A = (Pad + S - 1) / S;
+	*B = (Last < 0) ? 0 : gap_min(Last / S + 1, Out);
+	*B = gap_max(*B, *A);
+}
+
+static void at_sq8_conv_context(const KerConv_TFLM_SQ8_T *Arg, at_sq8_conv_ctx *K)
+{
+	int Adjacent = Arg->GroupIn == Arg->InFeat && Arg->Dx == 1;
+
+	K->InZp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_IN_ZP);
+	K->OutZp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_OUT_ZP);
+	K->ActMin = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MIN);
+	K->ActMax = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
+	K->Flags = at_inf_tflm(Arg->Infos, AT_INF_TFLM_FLAGS);
+	K->Size = Arg->Fy * Arg->Fx * Arg->GroupIn;
+	K->Off = at_sq8_chunk_offset(Arg);
+	K->Runs = Adjacent ? 1 : Arg->Fx;
+	K->RunLen = Adjacent ? Arg->Fx * Arg->GroupIn : Arg->GroupIn;
+	K->RunIn = Arg->Dx * Arg->InFeat;
+	K->RowIn = Arg->Dy * Arg->W * Arg->InFeat;
+	K->StepY = Arg->Sy * Arg->W * Arg->InFeat;
+	K->StepX = Arg->Sx * Arg->InFeat;
+	at_sq8_conv_inner(Arg->Ho, Arg->H, Arg->Fy, Arg->Sy, Arg->Dy, Arg->Pad[2], &K->OyA, &K->OyB);
+	at_sq8_conv_inner(Arg->Wo, Arg->W, Arg->Fx, Arg->Sx, Arg->Dx, Arg->PadLeft, &K->OxA, &K->OxB);
+}
+
+/* What a block of (up to) 4 channels [c, c + n) reads per channel, once: the requantisation,
+ * the filter's sum and the bias; Inner = Bias - IN_ZP Total, an interior pixel's constant term. */
+typedef struct {
+	at_tflm_rq_t Q[4];
+	int Total[4];
+	int32_t Bias[4], Inner[4];
+} at_sq8_conv_chans;
+
+static void at_sq8_conv_chans_of(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, int c, int n,
+				 at_sq8_conv_chans *B)
+{
+	int j;
+
+	for (j = 0; j < n; j++) {
+		B->Total[j] = at_sq8_conv_sum(Arg->Filter + (c + j) * K->Size, K->Size, 0);
+		B->Bias[j] = Arg->Bias[c + j];
+		B->Inner[j] = (int32_t) ((uint32_t) B->Bias[j] - (uint32_t) K->InZp * (uint32_t) B->Total[j]);
+		at_tflm_rq_prep(&B->Q[j], Arg->Scale[c + j], Arg->ScaleN[c + j], K->Flags);
+	}
+}
+
+/* The 8 wrapped sums of the block path: S[j][k] = sum over the filter of channel j (W + j Size)
+ * times the input of pixel k (X0, X1 its tap (0, 0)). */
+typedef struct {
+	int32_t S[4][2];
+} at_sq8_conv_sums;
+
+#if defined(at_gap_xpulpv2)
+/* Words x 4 bytes of one run on a hardware loop of 14 instructions: 6 post-incremented word
+ * loads and 8 pv.sdotsp.b, no branch and no pointer arithmetic (the body must be one asm
+ * statement: the compiler knows nothing of the loop). Loads are placed one instruction before
+ * their first use where possible (RI5CY's load-use stall). The loaded words live in t0 .. t5,
+ * clobbered: with them as operands the statement would exceed GCC's 30 operands. */
+#define AT_SQ8_CONV_RUN_WORDS(Words)                                                                    \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 14)                        \
+		AT_GAP_ASM_PLW_PI("t0", "%[x0]") AT_GAP_ASM_PLW_PI("t1", "%[x1]")                  \
+		AT_GAP_ASM_PLW_PI("t2", "%[w0]") AT_GAP_ASM_PLW_PI("t3", "%[w1]")                  \
+		AT_GAP_ASM_SDOTSP_B("%[s00]", "t0", "t2") AT_GAP_ASM_SDOTSP_B("%[s01]", "t1", "t2") \
+		AT_GAP_ASM_PLW_PI("t4", "%[w2]")                                                      \
+		AT_GAP_ASM_SDOTSP_B("%[s10]", "t0", "t3") AT_GAP_ASM_SDOTSP_B("%[s11]", "t1", "t3") \
+		AT_GAP_ASM_PLW_PI("t5", "%[w3]")                                                      \
+		AT_GAP_ASM_SDOTSP_B("%[s20]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[s21]", "t1", "t4") \
+		AT_GAP_ASM_SDOTSP_B("%[s30]", "t0", "t5") AT_GAP_ASM_SDOTSP_B("%[s31]", "t1", "t5") \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11),                    \
+		  [s20] "+r"(s20), [s21] "+r"(s21), [s30] "+r"(s30), [s31] "+r"(s31),                    \
+		  [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3) \
+		: [n] "r"(Words)                                                                        \
+		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
+#endif
+
+/* One run of Len bytes (x0, x1 in the input, w0 .. w3 the 4 filters) into the 8 sums: words,
+ * then the last Len % 4 bytes one by one. */
+#define AT_SQ8_CONV_RUN_TAIL(Len)                                                                       \
+	do {                                                                                            \
+		int t_;                                                                                 \
+		for (t_ = 0; t_ < ((Len) & 3); t_++) {                                                  \
+			int u0_ = x0[t_], u1_ = x1[t_];                                                 \
+			s00 = (int) ((unsigned int) s00 + (unsigned int) (u0_ * w0[t_]));               \
+			s01 = (int) ((unsigned int) s01 + (unsigned int) (u1_ * w0[t_]));               \
+			s10 = (int) ((unsigned int) s10 + (unsigned int) (u0_ * w1[t_]));               \
+			s11 = (int) ((unsigned int) s11 + (unsigned int) (u1_ * w1[t_]));               \
+			s20 = (int) ((unsigned int) s20 + (unsigned int) (u0_ * w2[t_]));               \
+			s21 = (int) ((unsigned int) s21 + (unsigned int) (u1_ * w2[t_]));               \
+			s30 = (int) ((unsigned int) s30 + (unsigned int) (u0_ * w3[t_]));               \
+			s31 = (int) ((unsigned int) s31 + (unsigned int) (u1_ * w3[t_]));               \
+		}                                                                                       \
+		x0 += t_; x1 += t_; w0 += t_; w1 += t_; w2 += t_; w3 += t_;                            \
+	} while (0)
+
+/* The block path's sums; the input pointers step from run to run and row to row (the filter
+ * runs are contiguous: w0 .. w3 simply go on). */
+static void at_sq8_conv_block(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const signed char *X0,
+			      const signed char *X1, const signed char *W, at_sq8_conv_sums *R)
+{
+	int s00 = 0, s01 = 0, s10 = 0, s11 = 0, s20 = 0, s21 = 0, s30 = 0, s31 = 0;
+	int Words = K->RunLen >> 2, Skip = K->RunIn - K->RunLen, RowSkip = K->RowIn - K->Runs * K->RunIn, ky, r;
+	const signed char *x0 = X0, *x1 = X1, *w0 = W, *w1 = W + K->Size, *w2 = w1 + K->Size, *w3 = w2 + K->Size;
+
+	for (ky = 0; ky < Arg->Fy; ky++) {
+		for (r = 0; r < K->Runs; r++) {
+#if defined(at_gap_xpulpv2)
+			if (Words > 0)
+				AT_SQ8_CONV_RUN_WORDS(Words);
+#else
+			int i;
+
+			for (i = 0; i < Words; i++) {
+				v4s a0 = (v4s) gap_lw_postinc(x0), a1 = (v4s) gap_lw_postinc(x1);
+				v4s b0 = (v4s) gap_lw_postinc(w0), b1 = (v4s) gap_lw_postinc(w1);
+				v4s b2 = (v4s) gap_lw_postinc(w2), b3 = (v4s) gap_lw_postinc(w3);
+
+				s00 = gap_sumdotp4(a0, b0, s00); s01 = gap_sumdotp4(a1, b0, s01);
+				s10 = gap_sumdotp4(a0, b1, s10); s11 = gap_sumdotp4(a1, b1, s11);
+				s20 = gap_sumdotp4(a0, b2, s20); s21 = gap_sumdotp4(a1, b2, s21);
+				s30 = gap_sumdotp4(a0, b3, s30); s31 = gap_sumdotp4(a1, b3, s31);
+			}
+#endif
+			AT_SQ8_CONV_RUN_TAIL(K->RunLen);
+			x0 += Skip; x1 += Skip;
+		}
+		x0 += RowSkip; x1 += RowSkip;
+	}
+	R->S[0][0] = s00; R->S[0][1] = s01; R->S[1][0] = s10; R->S[1][1] = s11;
+	R->S[2][0] = s20; R->S[2][1] = s21; R->S[3][0] = s30; R->S[3][1] = s31;
+}
+
+/* The rectangle of work of this core: flat output pixels [P0, P1) x chunk channels [C0, C1).
+ * Channels go by blocks of 4 (the block path's): the cores form Groups channel groups (the
+ * largest power of two <= the blocks, at most the cores), each group's cores share the pixels. */
+typedef struct {
+	int P0, P1, C0, C1;
+} at_sq8_conv_work;
+
+static void at_sq8_conv_share(const KerConv_TFLM_SQ8_T *Arg, at_sq8_conv_work *Wk)
+{
+	int NCore = gap_ncore(), Core = gap_coreid(), Pixels = Arg->Ho * Arg->Wo;
+	int Blocks = (Arg->Chunk + 3) / 4, Groups = 1, Per, Group, Member, Members, B0, B1, PPer;
+
+	while (Groups * 2 <= NCore && Groups * 2 <= Blocks)
+		Groups *= 2;
+	Members = NCore / Groups;
+	Group = Core / Members;
+	Member = Core - Group * Members;
+	Per = Blocks / Groups;
+	B0 = Group * Per + gap_min(Group, Blocks - Per * Groups);
+	B1 = B0 + Per + (Group < Blocks - Per * Groups);
+	Wk->C0 = gap_min(4 * B0, Arg->Chunk);
+	Wk->C1 = gap_min(4 * B1, Arg->Chunk);
+	PPer = (Pixels + Members - 1) / Members;
+	Wk->P0 = gap_min(Member * PPer, Pixels);
+	Wk->P1 = gap_min(Wk->P0 + PPer, Pixels);
+}
+
+/* Output pixel (oy, ox) (its output bytes at O, channel c), chunk channels [c, c + n), on the
+ * general path. */
+static void at_sq8_conv_general(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+				int oy, int ox, int c, int n, signed char *O)
+{
+	int j;
+
+	for (j = 0; j < n; j++) {
+		int InOff = ((K->Off + c + j) / Arg->GroupOut) * Arg->GroupIn;
+		int32_t Acc = at_sq8_conv_acc(Arg, Arg->Filter + (c + j) * K->Size, InOff, B->Total[j], K->InZp, oy, ox);
+
+		Acc = (int32_t) ((uint32_t) Acc + (uint32_t) B->Bias[j]);
+		O[j] = at_tflm_rq_int8(&B->Q[j], Acc, K->OutZp, K->ActMin, K->ActMax);
+	}
+}
+
+/* Requantise and store the block path's sums of pixels 0 .. Two (their output bytes at O0, O1)
+ * for 4 channels; Double: every channel at_tflm_rq_is_double (the common case, no test per output). */
+static inline void at_sq8_conv_store(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B, const at_sq8_conv_sums *R,
+				     int Two, int Double, signed char *O0, signed char *O1)
+{
+	int j;
+
+	for (j = 0; j < 4; j++) {
+		const at_tflm_rq_t *Q = &B->Q[j];
+		int32_t a0 = (int32_t) ((uint32_t) R->S[j][0] + (uint32_t) B->Inner[j]);
+		int32_t a1 = (int32_t) ((uint32_t) R->S[j][1] + (uint32_t) B->Inner[j]);
+
+		if (Double) {
+			O0[j] = at_tflm_rq_int8_double(Q, a0, K->OutZp, K->ActMin, K->ActMax);
+			if (Two)
+				O1[j] = at_tflm_rq_int8_double(Q, a1, K->OutZp, K->ActMin, K->ActMax);
+		} else {
+			O0[j] = at_tflm_rq_int8(Q, a0, K->OutZp, K->ActMin, K->ActMax);
+			if (Two)
+				O1[j] = at_tflm_rq_int8(Q, a1, K->OutZp, K->ActMin, K->ActMax);
+		}
+	}
+}
+
+/* Channels [c, c + 4) of this core's pixels: interior pixels in pairs (consecutive interior pixels,
+ * not necessarily on one line) on the block path, border pixels on the general one. */
+static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
+			       const at_sq8_conv_chans *B, int c)
+{
+	int InOff = ((K->Off + c) / Arg->GroupOut) * Arg->GroupIn, p, oy = Wk->P0 / Arg->Wo, ox = Wk->P0 % Arg->Wo;
+	/* the input of tap (0, 0) of output (0, 0), channel InOff (outside the tile when padded) */
+	const signed char *Base = Arg->In + InOff - (Arg->Pad[2] * Arg->W + Arg->PadLeft) * Arg->InFeat;
+	const signed char *W = Arg->Filter + c * K->Size, *PendX = 0;
+	signed char *O = Arg->Out + Wk->P0 * Arg->OutFeat + K->Off + c, *PendO = 0;
+	int Double = at_tflm_rq_is_double(&B->Q[0]) && at_tflm_rq_is_double(&B->Q[1]) &&
+		     at_tflm_rq_is_double(&B->Q[2]) && at_tflm_rq_is_double(&B->Q[3]);
+	at_sq8_conv_sums R;
+
+	for (p = Wk->P0; p < Wk->P1; p++, O += Arg->OutFeat) {
+		const signed char *X = Base + oy * K->StepY + ox * K->StepX;
+
+		if (oy < K->OyA || oy >= K->OyB || ox < K->OxA || ox >= K->OxB) {
+			at_sq8_conv_general(Arg, K, B, oy, ox, c, 4, O);
+		} else if (!PendO) {
+			PendX = X;
+			PendO = O;
+		} else {
+			at_sq8_conv_block(Arg, K, PendX, X, W, &R);
+			at_sq8_conv_store(K, B, &R, 1, Double, PendO, O);
+			PendO = 0;
+		}
+		if (++ox == Arg->Wo) {
+			ox = 0;
+			oy++;
+		}
+	}
+	if (PendO) {	/* an odd interior pixel: the block with both pixels the same */
+		at_sq8_conv_block(Arg, K, PendX, PendX, W, &R);
+		at_sq8_conv_store(K, B, &R, 0, Double, PendO, PendO);
+	}
+}
+
 void KerParConv_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 {
-	int InZp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_IN_ZP), OutZp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_OUT_ZP);
-	int ActMin = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MIN), ActMax = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
-	int32_t Flags = at_inf_tflm(Arg->Infos, AT_INF_TFLM_FLAGS);
-	int Size = Arg->Fy * Arg->Fx * Arg->GroupIn, Off = at_sq8_chunk_offset(Arg);
-	int Y0, Y1, C0, C1, c, oy, ox;
+	at_sq8_conv_ctx K;
+	at_sq8_conv_work Wk;
+	at_sq8_conv_chans B;
+	int c;
 
-	at_sq8_conv_share(Arg->Ho, Arg->Chunk, &Y0, &Y1, &C0, &C1);
-	for (c = C0; c < C1; c++) {
-		const signed char *Filt = Arg->Filter + c * Size;
-		int Total = at_sq8_conv_sum(Filt, Size, 0);
-		int InOff = ((Off + c) / Arg->GroupOut) * Arg->GroupIn;
+	at_sq8_conv_context(Arg, &K);
+	at_sq8_conv_share(Arg, &Wk);
+	for (c = Wk.C0; c < Wk.C1; c += 4) {
+		int n = gap_min(4, Wk.C1 - c), p;
+		/* the block path reads 4 filters of one group */
+		int OneGroup = (K.Off + c) / Arg->GroupOut == (K.Off + c + n - 1) / Arg->GroupOut;
 
-		for (oy = Y0; oy < Y1; oy++)
-			for (ox = 0; ox < Arg->Wo; ox++) {
-				int32_t Acc = at_sq8_conv_acc(Arg, Filt, InOff, Total, InZp, oy, ox);
-
-				Acc = (int32_t) ((uint32_t) Acc + (uint32_t) Arg->Bias[c]);
-				Arg->Out[(oy * Arg->Wo + ox) * Arg->OutFeat + Off + c] =
-					at_tflm_requant_int8_mode(Acc, Arg->Scale[c], Arg->ScaleN[c], OutZp, ActMin, ActMax,
-								  Flags);
-			}
+		at_sq8_conv_chans_of(Arg, &K, c, n, &B);
+		if (n == 4 && OneGroup)
+			at_sq8_conv_block4(Arg, &K, &Wk, &B, c);
+		else
+			for (p = Wk.P0; p < Wk.P1; p++)
+				at_sq8_conv_general(Arg, &K, &B, p / Arg->Wo, p % Arg->Wo, c, n,
+						    Arg->Out + p * Arg->OutFeat + K.Off + c);
 	}
 	gap_waitbarrier(0);
 }

@@ -23,25 +23,28 @@
 
 /* floor(a * b / 2^31 + 1/2): the high half of the doubled product, rounded half UP (toward +inf:
  * -0.5 gives 0; only RoundingDivideByPOT rounds ties away from zero); the one overflowing case,
- * INT32_MIN * INT32_MIN, saturates to INT32_MAX. */
+ * INT32_MIN * INT32_MIN, saturates to INT32_MAX. TFLM writes (ab + nudge) / 2^31 with a nudge of
+ * 2^30 or 1 - 2^30 by sign and a division truncating toward zero; for ab < 0 that truncation is a
+ * ceiling, ceil((ab + 1 - 2^30) / 2^31) = floor((ab + 2^30) / 2^31), so both signs are one
+ * arithmetic shift: no branch, no 64-bit division (a mul, a mulh and a few adds on rv32). */
 static inline int32_t at_tflm_srdhm(int32_t a, int32_t b)
 {
 	int64_t ab = (int64_t) a * (int64_t) b;
-	int64_t nudge = (ab >= 0) ? ((int64_t) 1 << 30) : (1 - ((int64_t) 1 << 30));
 
 	if (a == b && a == INT32_MIN)
 		return INT32_MAX;
-	return (int32_t) ((ab + nudge) / ((int64_t) 1 << 31));   /* '/' truncates toward zero */
+	return (int32_t) ((ab + ((int64_t) 1 << 30)) >> 31);
 }
 
-/* x / 2^exponent rounded to nearest, ties away from zero (exponent in [0, 31]). */
+/* x / 2^exponent rounded to nearest, ties away from zero (exponent in [0, 31]); 32-bit only (a
+ * 64-bit shift by a variable is a library call on rv32) and branch free. */
 static inline int32_t at_tflm_rdbpot(int32_t x, int exponent)
 {
-	int32_t mask = (int32_t) (((int64_t) 1 << exponent) - 1);
+	int32_t mask = (int32_t) (((uint32_t) 1 << exponent) - 1u);
 	int32_t remainder = x & mask;
-	int32_t threshold = (mask >> 1) + ((x < 0) ? 1 : 0);
+	int32_t threshold = (mask >> 1) + (int32_t) ((uint32_t) x >> 31);
 
-	return (x >> exponent) + ((remainder > threshold) ? 1 : 0);
+	return (x >> exponent) + (remainder > threshold);
 }
 
 /* x * M * 2^shift / 2^31 as TFLM computes it: a left shift (shift > 0) before the high
@@ -99,6 +102,68 @@ static inline int8_t at_tflm_requant_int8_mode(int32_t acc, int32_t multiplier, 
 	v = (v < act_min) ? act_min : v;
 	v = (v > act_max) ? act_max : v;
 	return (int8_t) v;
+}
+
+/* One channel's requantisation prepared once (at_tflm_rq_prep) for the many accumulators of a
+ * kernel's inner loops (at_tflm_rq_int8): the mode, the shifts and RoundingDivideByPOT's mask are
+ * decided per channel, not per output; results are at_tflm_requant_int8_mode's, bit for bit. */
+typedef struct {
+	int32_t M;			/* the Q31 multiplier */
+	int32_t Mask, Half;		/* 2^Right - 1 and its half (RoundingDivideByPOT's threshold) */
+	signed char Shift, Left, Right;	/* the shift, max(shift, 0), max(-shift, 0) */
+	signed char Single;		/* AT_TFLM_FLAG_SINGLE_ROUNDING */
+} at_tflm_rq_t;
+
+static inline void at_tflm_rq_prep(at_tflm_rq_t *q, int32_t multiplier, int shift, int32_t flags)
+{
+	q->M = multiplier;
+	q->Shift = (signed char) shift;
+	q->Left = (signed char) ((shift > 0) ? shift : 0);
+	q->Right = (signed char) ((shift > 0) ? 0 : -shift);
+	q->Mask = (int32_t) (((uint32_t) 1 << q->Right) - 1u);
+	q->Half = q->Mask >> 1;
+	q->Single = (signed char) ((flags & AT_TFLM_FLAG_SINGLE_ROUNDING) != 0);
+}
+
+/* at_tflm_requant_int8_mode(acc, q's multiplier, shift, flags, out_zero_point, act_min, act_max). */
+static inline int8_t at_tflm_rq_int8(const at_tflm_rq_t *q, int32_t acc, int32_t out_zero_point, int32_t act_min,
+				     int32_t act_max)
+{
+	int32_t h, v;
+
+	if (q->Single) {
+		int64_t w = at_tflm_mbqm_single(acc, q->M, q->Shift) + out_zero_point;
+
+		w = (w < act_min) ? act_min : w;
+		w = (w > act_max) ? act_max : w;
+		return (int8_t) w;
+	}
+	h = at_tflm_srdhm((int32_t) ((uint32_t) acc << q->Left), q->M);
+	h = (h >> q->Right) + ((h & q->Mask) > q->Half + (int32_t) ((uint32_t) h >> 31));
+	v = (int32_t) ((uint32_t) h + (uint32_t) out_zero_point);
+	v = (v < act_min) ? act_min : v;
+	v = (v > act_max) ? act_max : v;
+	return (int8_t) v;
+}
+
+/* Is q TFLM's double rounding with a multiplier other than INT32_MIN (every multiplier
+ * QuantizeMultiplier gives): then at_tflm_rq_int8_double applies, with no test per output. */
+static inline int at_tflm_rq_is_double(const at_tflm_rq_t *q)
+{
+	return !q->Single && q->M != INT32_MIN;
+}
+
+/* at_tflm_rq_int8 for a q of at_tflm_rq_is_double: SaturatingRoundingDoublingHighMul cannot
+ * saturate (b != INT32_MIN), so it is floor((a b + 2^30) / 2^31) alone; the clamp is
+ * gap_clamp_i32 (p.max, p.min on the cluster). */
+static inline int8_t at_tflm_rq_int8_double(const at_tflm_rq_t *q, int32_t acc, int32_t out_zero_point,
+					    int32_t act_min, int32_t act_max)
+{
+	int32_t a = (int32_t) ((uint32_t) acc << q->Left);
+	int32_t h = (int32_t) (((int64_t) a * (int64_t) q->M + ((int64_t) 1 << 30)) >> 31);
+
+	h = (h >> q->Right) + ((h & q->Mask) > q->Half + (int32_t) ((uint32_t) h >> 31));
+	return (int8_t) gap_clamp_i32((int32_t) ((uint32_t) h + (uint32_t) out_zero_point), act_min, act_max);
 }
 
 /* The original's 1-byte requantisation (Scale_DataSize 1; docs/cnn-sq8-original.md, numpy twin

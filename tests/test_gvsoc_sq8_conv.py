@@ -1,0 +1,232 @@
+"""KerParConv_TFLM_SQ8 (register-blocked, Xpulpv2) and its helpers on GVSoC, bit-exact.
+
+- Gap.h's target-only helpers (gap_lw_any: a word from any address, gap_lw_postinc: p.lw with
+  post-increment, gap_clamp_i32: p.max/p.min) and CNN_SQ8_Requant.h's prepared requantisation
+  (at_tflm_rq_int8, at_tflm_rq_int8_double) run on a cluster core of GVSoC's pulp-open over random
+  operands, in the target form and in the plain C (-DAT_GAP_PLAIN_C), against numpy (sq8_tflm's
+  MultiplyByQuantizedMultiplier in both rounding modes).
+- The convolution over a bounded sweep of shapes (1x1, 3x3 stride 1/2, SAME/VALID, grouped,
+  dilated, channel counts not a multiple of 4, odd widths, several tiles and channel chunks, the
+  single rounding mode) on GVSoC, each output equal to sq8_tflm's; the same sweep on the host
+  simulator (the plain C block path) runs without GVSoC.
+
+GVSoC tests are marked ``gvsoc`` and skipped when GVSOC_HOME is not set, as tests/test_gvsoc.py.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autotiler.generators import CNN_KERNELS_DIR
+from autotiler.generators import sq8_tflm as T
+from host_harness import gvsoc
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import gvsoc_sq8_conv as B  # noqa: E402
+
+needs_gvsoc = pytest.mark.skipif(not gvsoc.available(), reason="GVSoC not installed (GVSOC_HOME unset): "
+                                 + gvsoc.INSTALL_HINT)
+
+N = 256     # operands per helper
+
+# ---- the helpers: target form and plain C against numpy -------------------------------------
+
+PROBE_BODY = r"""
+#include "Gap.h"
+#include "CNN_SQ8_Requant.h"
+#include "operands.h"
+
+/* out[0..3][i]: gap_lw_any at byte offsets 0..3 of bytes + 4 i; out[4][i]: the second of two
+ * gap_lw_postinc from bytes + i, out[5][i] the pointer's advance; out[6][i] gap_clamp_i32;
+ * out[7][i] at_tflm_rq_int8, out[8][i] at_tflm_rq_int8_double (0 where not is_double),
+ * out[9][i] at_tflm_requant_int8_mode. */
+void PROBE_NAME(int out[10][N_OPS])
+{
+    for (int i = 0; i < N_OPS; i++) {
+        const signed char *p = (const signed char *)op_bytes + i;
+        at_tflm_rq_t q;
+
+        for (int k = 0; k < 4; k++)
+            out[k][i] = gap_lw_any(op_bytes + 4 * i + k);
+        (void)gap_lw_postinc(p);
+        out[4][i] = gap_lw_postinc(p);
+        out[5][i] = (int)(p - (const signed char *)op_bytes) - i;
+        out[6][i] = gap_clamp_i32(op_acc[i], op_lo[i], op_hi[i]);
+        at_tflm_rq_prep(&q, op_mult[i], op_shift[i], op_flags[i]);
+        out[7][i] = at_tflm_rq_int8(&q, op_acc[i], op_zp[i], op_lo[i], op_hi[i]);
+        out[8][i] = at_tflm_rq_is_double(&q) ? at_tflm_rq_int8_double(&q, op_acc[i], op_zp[i], op_lo[i], op_hi[i]) : 0;
+        out[9][i] = at_tflm_requant_int8_mode(op_acc[i], op_mult[i], op_shift[i], op_zp[i], op_lo[i], op_hi[i],
+                                              op_flags[i]);
+    }
+}
+"""
+
+MAIN = r"""
+#include <pulp.h>
+#include <stdio.h>
+#include "operands.h"
+
+void probe_insn(int out[10][N_OPS]);
+void probe_plain(int out[10][N_OPS]);
+static int res_insn[10][N_OPS], res_plain[10][N_OPS];
+
+static int cluster_entry(void)
+{
+    if (get_core_id() != 0)
+        return 0;
+    probe_insn(res_insn);
+    probe_plain(res_plain);
+    for (int b = 0; b < 10; b++)
+        for (int i = 0; i < N_OPS; i++)
+            printf("@R %d %d %08x %08x\n", b, i, (unsigned)res_insn[b][i], (unsigned)res_plain[b][i]);
+    printf("@DONE\n");
+    return 0;
+}
+
+int main(void)
+{
+    cluster_start(0, cluster_entry);
+    return cluster_wait(0);
+}
+"""
+
+
+def _operands(rng) -> dict:
+    """Random bytes; accumulators (with the int32 edges), TFLM multipliers in [2^30, 2^31) (a few
+    INT32_MIN, 0 and small ones), shifts in [-31, 7] (the single rounding: [-31, 30]), zero points,
+    activation ranges lo <= hi."""
+    acc = rng.integers(-(1 << 31), 1 << 31, N, dtype=np.int64)
+    acc[:N // 4] = rng.integers(-(1 << 20), 1 << 20, N // 4)
+    acc[N // 4: N // 4 + 4] = [-(1 << 31), (1 << 31) - 1, 0, -1]
+    mult = rng.integers(1 << 30, 1 << 31, N, dtype=np.int64)
+    mult[:3] = [-(1 << 31), 0, 12345]
+    acc[0] = -(1 << 31)                                     # SRDHM's saturating case: INT32_MIN^2
+    flags = (rng.random(N) < 0.3).astype(np.int64)          # AT_TFLM_FLAG_SINGLE_ROUNDING is bit 0
+    shift = np.where(flags == 1, rng.integers(-31, 31, N), rng.integers(-31, 8, N))
+    shift[0] = 0
+    flags[0] = 0
+    lo = rng.integers(-128, 20, N)
+    hi = np.maximum(lo, rng.integers(-20, 128, N))
+    zp = rng.integers(-128, 128, N)
+    return dict(bytes=rng.integers(0, 256, 4 * N + 8).astype(np.uint8), acc=acc, mult=mult, shift=shift,
+                flags=flags, zp=zp, lo=lo, hi=hi)
+
+
+def _expected_rq(ops: dict) -> np.ndarray:
+    out = np.zeros(N, np.int64)
+    for i in range(N):
+        if ops["flags"][i]:
+            v = int(T.single_rounding_multiply(ops["acc"][i], ops["mult"][i], ops["shift"][i])) + int(ops["zp"][i])
+        else:
+            v = int(T.wrap32(T.multiply_by_quantized_multiplier(ops["acc"][i], ops["mult"][i], ops["shift"][i])
+                             + int(ops["zp"][i])))
+        out[i] = min(max(v, int(ops["lo"][i])), int(ops["hi"][i]))
+    return out
+
+
+def _header(ops: dict) -> str:
+    def arr(ctype, name, values):
+        return f"static const {ctype} op_{name}[] = {{{', '.join(str(int(v)) for v in values)}}};\n"
+    text = f"#define N_OPS {N}\n" + arr("unsigned char", "bytes", ops["bytes"])
+    for name in ("acc", "mult"):
+        text += f"static const int op_{name}[] = {{{', '.join(f'(int){int(v) & 0xFFFFFFFF}u' for v in ops[name])}}};\n"
+    for name in ("shift", "flags", "zp", "lo", "hi"):
+        text += arr("int", name, ops[name])
+    return text
+
+
+def _run_app(work: Path) -> str:
+    cmd = f'source "{gvsoc.gvsoc_home()}/env.sh" >/dev/null && make -s all run "${{RT_MAKE_ARGS[@]}}"'
+    proc = subprocess.run(["bash", "-c", cmd], cwd=work, capture_output=True, text=True, timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "@DONE" in out, out[-3000:]
+    return out
+
+
+@needs_gvsoc
+@pytest.mark.gvsoc
+@pytest.mark.usefixtures("private_harness_cache")
+def test_helpers_target_form_equals_plain_c_and_numpy(tmp_path):
+    ops = _operands(np.random.default_rng(251))
+    inc = gvsoc.stage_headers(tmp_path / "include")
+    (tmp_path / "operands.h").write_text(_header(ops))
+    (tmp_path / "probe_insn.c").write_text("#define PROBE_NAME probe_insn\n" + PROBE_BODY)
+    (tmp_path / "probe_plain.c").write_text("#define AT_GAP_PLAIN_C\n#define PROBE_NAME probe_plain\n" + PROBE_BODY)
+    (tmp_path / "main.c").write_text(MAIN)
+    (tmp_path / "Makefile").write_text(
+        "PULP_APP = conv_helpers\nPULP_APP_SRCS = main.c probe_insn.c probe_plain.c\n"
+        f"PULP_CFLAGS = -O2 -Wall -Wextra -DAT_SIM_NCORES={gvsoc.CORES} -D__EMUL__ -I{tmp_path} -I{inc} "
+        f"-I{CNN_KERNELS_DIR}\ninclude $(PULPRT_HOME)/rules/pulp.mk\n")
+    out = _run_app(tmp_path)
+    assert not re.search(r"(probe_\w+\.c|Gap\.h|CNN_SQ8_Requant\.h):\d+:\d+: warning", out), out[:3000]
+    got = np.zeros((2, 10, N), dtype=np.int64)
+    for b, i, insn, plain in re.findall(r"@R (\d+) (\d+) ([0-9a-f]{8}) ([0-9a-f]{8})", out):
+        got[:, int(b), int(i)] = [np.int64(np.uint32(int(v, 16)).astype(np.int32)) for v in (insn, plain)]
+    words = np.frombuffer(ops["bytes"].tobytes(), np.uint8)
+    rq = _expected_rq(ops)
+    double = (ops["flags"] == 0) & (ops["mult"] != -(1 << 31))
+    expected = {k: np.array([np.frombuffer(words[4 * i + k: 4 * i + k + 4].tobytes(), "<i4")[0] for i in range(N)])
+                for k in range(4)}
+    expected[4] = np.array([np.frombuffer(words[i + 4: i + 8].tobytes(), "<i4")[0] for i in range(N)])
+    expected[5] = np.full(N, 8)
+    expected[6] = np.minimum(np.maximum(ops["acc"], ops["lo"]), ops["hi"])
+    expected[7] = rq
+    expected[8] = np.where(double, rq, 0)
+    expected[9] = rq
+    names = ("gap_lw_any +0", "gap_lw_any +1", "gap_lw_any +2", "gap_lw_any +3", "gap_lw_postinc",
+             "gap_lw_postinc's advance", "gap_clamp_i32", "at_tflm_rq_int8", "at_tflm_rq_int8_double",
+             "at_tflm_requant_int8_mode")
+    for b, name in enumerate(names):
+        np.testing.assert_array_equal(got[1, b], expected[b], err_msg=f"{name}: the plain C form")
+        np.testing.assert_array_equal(got[0, b], expected[b], err_msg=f"{name}: the target form")
+    assert _words(tmp_path, "probe_insn", 0x0B) >= 2 and _words(tmp_path, "probe_plain", 0x0B) == 0
+
+
+def _words(work: Path, function: str, opcode: int) -> int:
+    """Instruction words of ``function`` on ``opcode`` (p.lw post-increment: 0x0b), from objdump -d."""
+    dump = subprocess.run(["bash", "-c", f'source "{gvsoc.gvsoc_home()}/env.sh" >/dev/null && '
+                           'riscv64-unknown-elf-objdump -d build/conv_helpers/conv_helpers'], cwd=work,
+                          capture_output=True, text=True).stdout
+    code = dump.split(f"<{function}>:")[1].split("\n\n")[0]
+    return sum(int(w, 16) & 0x7F == opcode for w in re.findall(r"\t([0-9a-f]{8}) +\t", code))
+
+
+# ---- the convolution over a sweep of shapes --------------------------------------------------
+
+C = B.Case
+SWEEP = [
+    C("s_1x1", 5, 7, 16, 12, f=(1, 1), padding="VALID", act="RELU"),
+    C("s_3x3_same", 6, 9, 8, 8, act="RELU6"),
+    C("s_3x3_s2_same", 9, 11, 12, 16, stride=(2, 2)),
+    C("s_3x3_s2_valid", 9, 10, 4, 8, stride=(2, 2), padding="VALID"),
+    C("s_odd_channels", 7, 5, 3, 10, seed=3),                              # InFeat 3: misaligned words, a tail
+    C("s_few_outputs", 6, 7, 20, 6, f=(3, 5), stride=(1, 2), in_zp=17, out_zp=-3),
+    C("s_grouped", 6, 6, 8, 8, group_in=4, seed=4),
+    C("s_grouped_odd", 5, 7, 12, 18, group_in=2, seed=5),                  # 6 groups of 3 outputs: blocks straddle
+    C("s_dilated", 9, 9, 8, 8, dilation=(2, 2), seed=6),
+    C("s_dilated_x", 7, 11, 4, 12, dilation=(1, 3), padding="VALID", seed=7),
+    C("s_kws_first", 17, 10, 1, 16, f=(10, 4), stride=(2, 2), act="RELU"),
+    C("s_tiles", 20, 13, 16, 24, act="RELU", budget=6000, seed=8),         # several tiles and channel chunks
+    C("s_single_rounding", 6, 5, 16, 8, f=(1, 1), single_rounding=True, seed=9),
+    C("s_wide_zp", 5, 9, 32, 4, in_zp=127, out_zp=127, seed=10),
+]
+
+
+@needs_gvsoc
+@pytest.mark.gvsoc
+@pytest.mark.usefixtures("private_harness_cache")
+def test_conv_sweep_on_gvsoc_is_bit_exact(tmp_path):
+    cycles = B.run_cases(SWEEP, tmp_path)          # raises WrongOutput on the first difference
+    assert set(cycles) == {c.name for c in SWEEP}
+
+
+@pytest.mark.usefixtures("private_harness_cache")
+def test_conv_sweep_on_the_host_is_bit_exact(tmp_path):
+    cycles = B.run_cases(SWEEP, tmp_path, backend="host")
+    assert set(cycles) == {c.name for c in SWEEP}
