@@ -34,6 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import calibrate_sq8 as SQ8  # noqa: E402
 from run import WrongOutput, check_outputs, kernel_examples, load_example  # noqa: E402
 
 import host_harness  # noqa: E402
@@ -64,6 +65,9 @@ from autotiler.schedule.walk import Machine, Program, Walker, environment  # noq
 from host_harness import gvsoc  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "results" / "calibration.json"
+SQ8_JSON = ROOT / "bench" / "results" / "calibration_sq8.json"
+NETWORKS_JSON = ROOT / "bench" / "results" / "calibration_networks.json"
+RANKING_JSON = ROOT / "bench" / "results" / "calibration_ranking.json"
 MICRO_JSON = ROOT / "bench" / "results" / "gvsoc_micro.json"   # bench/gvsoc_micro.py's results
 SCALES = (1.0, 0.5, 0.25)          # L1 budgets: the example's own, then a half and a quarter
 MNIST_BUDGETS = (48000, 16000, 6000)
@@ -200,7 +204,7 @@ def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool
             ts = kernel_tilings(m, c.kernel)
             terms = shape_sums(ts, m.libs, plat, {k: v for k, v in (shapes or {}).items() if k in forks}, forks)
             predicted = sum(t.predicted.cycles for t in ts)
-            rows.append({"case": c.case, "kernel": c.kernel, "budget": c.budget,
+            rows.append({"case": c.case, "kernel": c.kernel, "label": getattr(c, "label", ""), "budget": c.budget,
                          "tiling": "; ".join(t.describe() for t in ts), "host": counters["cycles"],
                          "predicted": predicted, "gvsoc": got["cycles"],
                          "compute": counters["compute_cycles"], "dma": counters["dma_busy_cycles"]["cluster"],
@@ -220,7 +224,7 @@ def rank_agreement(rows: list) -> tuple:
     agree = total = 0
     by_kernel: dict = {}
     for r in rows:
-        by_kernel.setdefault((r["case"], r["kernel"].rsplit("_", 1)[0] if r["case"] == "mnist" else r["kernel"]),
+        by_kernel.setdefault((r["case"], r["kernel"].rsplit("_", 1)[0] if r["case"] in ("mnist", "sq8") else r["kernel"]),
                              []).append(r)
     for group in by_kernel.values():
         for a, b in itertools.combinations(group, 2):
@@ -520,7 +524,13 @@ def format_rows(rows: list) -> str:
     return "\n".join(lines)
 
 
-def cases(examples: list, plat, quick: bool, rng):
+def cases(examples: list, plat, quick: bool, rng, sq8=None):
+    """(name, make) of each case; ``sq8``: the SQ8 kernels' (sources, include dirs) to run the SQ8
+    TFLM layers (bench/calibrate_sq8.py) with, at each budget, instead of the examples."""
+    if sq8:
+        for b in SQ8.BUDGETS[:1] if quick else SQ8.BUDGETS:
+            yield f"sq8@{b}", lambda b=b: SQ8.sq8_case(plat, b, rng, sources=sq8)
+        return
     scales = SCALES[:2] if quick else SCALES
     for name in examples:
         for s in scales:
@@ -546,7 +556,47 @@ def parse_args(argv):
                    help="also profile each call's forks and fit the platform's compute model (runs with every "
                         "Cost= as written; a basic kernel the platform gives its own cost= gets the coefficients of "
                         "that cost's terms); prints the compute= entry for autotiler/platforms.py")
+    p.add_argument("--fit-sq8", action="store_true",
+                   help="as --fit-compute on the SQ8 TFLM layers of bench/calibrate_sq8.py (each basic kernel of the "
+                        "imported networks over a spread of shapes, at two L1 budgets) with the terms of their "
+                        "pulp_open Cost= (calibrate_sq8.SHAPES); prints the compute= entries; --json defaults to "
+                        "bench/results/calibration_sq8.json")
+    p.add_argument("--kernels-rev", metavar="REV",
+                   help="with --fit-sq8: measure the SQ8 kernels (and Gap.h) of git revision REV, not the working "
+                        "tree's")
+    p.add_argument("--networks", action="store_true",
+                   help="the four imported networks (tests/models/import) on the host simulator and on GVSoC, node by "
+                        "node: bench/results/calibration_networks.json and .md")
+    p.add_argument("--ranking", action="store_true",
+                   help="candidate tilings of three SQ8 layers, predicted and run on GVSoC: "
+                        "bench/results/calibration_ranking.json")
     return p.parse_args(argv)
+
+
+def networks_and_ranking(args) -> int:
+    """--networks: the imported networks node by node; --ranking: the tiler's candidates of three
+    layers on GVSoC (both on the platform as defined, with its fitted compute table)."""
+    work = Path(tempfile.mkdtemp(prefix="calib-net-"))
+    try:
+        if args.networks:
+            results = []
+            for name in SQ8.NETWORKS:
+                results.append(SQ8.network_rows(name, work / name))
+                print(SQ8.format_networks(results[-1:]), flush=True)
+            NETWORKS_JSON.parent.mkdir(parents=True, exist_ok=True)
+            NETWORKS_JSON.write_text(json.dumps({"platform": args.platform, "networks": results}, indent=1) + "\n")
+            NETWORKS_JSON.with_suffix(".md").write_text(SQ8.networks_markdown(results))
+            print(f"wrote {NETWORKS_JSON} and {NETWORKS_JSON.with_suffix('.md')}")
+        if args.ranking:
+            entries = SQ8.ranking_rows(get_platform(args.platform), work)
+            print(SQ8.format_ranking(entries))
+            for e in entries:
+                e["summary"] = SQ8.ranking_summary(e)
+            RANKING_JSON.write_text(json.dumps({"platform": args.platform, "layers": entries}, indent=1) + "\n")
+            print(f"wrote {RANKING_JSON}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
 
 
 # pulp_open as first defined (commit 7441534: DMA figures from the GVSoC README and gap8's
@@ -580,16 +630,25 @@ def main(argv=None) -> int:
     if args.before and args.platform != "pulp_open":
         print(f"--before describes pulp_open's first model, not {args.platform}'s", file=sys.stderr)
         return 2
-    plat = model_platform(args.platform, args.before, args.fit_compute)
+    if args.networks or args.ranking:
+        return networks_and_ranking(args)
+    fit_mode = args.fit_compute or args.fit_sq8
+    plat = model_platform(args.platform, args.before, fit_mode)
     # the terms of each platform's own Cost=, summed per run to fit their coefficients
     shapes = platform_shapes(get_platform(args.platform)) if args.fit_compute else {}
+    if args.fit_sq8:
+        shapes = dict(SQ8.SHAPES)
+        if args.json == str(DEFAULT_JSON):
+            args.json = str(SQ8_JSON)
     examples = args.examples.split(",") if args.examples else kernel_examples()
     rng = np.random.default_rng(0)
     rows, skipped = [], []
-    for name, make in cases(examples, plat, args.quick, rng):
+    kernels_dir = Path(tempfile.mkdtemp(prefix="calib-kernels-"))
+    sq8 = SQ8.kernel_sources(args.kernels_rev, kernels_dir) if args.fit_sq8 else None
+    for name, make in cases(examples, plat, args.quick, rng, sq8):
         work = Path(tempfile.mkdtemp(prefix="calib-"))
         try:
-            rows += run_case(*make(), plat, work, profile=args.fit_compute, shapes=shapes)
+            rows += run_case(*make(), plat, work, profile=fit_mode, shapes=shapes)
             print(f"{name}: done", flush=True)
         except WrongOutput as err:
             print(f"CALIBRATION ABORTED, generated code computes a wrong result: {err}", file=sys.stderr)
@@ -613,7 +672,9 @@ def main(argv=None) -> int:
     if args.compare:
         print("\n" + format_comparison(json.loads(Path(args.compare).read_text())["rows"], rows))
     window = fork_window_cycles()
-    fit = fit_compute(rows, window, shapes) if args.fit_compute else {}
+    fit = fit_compute(rows, window, shapes) if fit_mode else {}
+    if args.fit_sq8:   # the SQ8 entries join the table: '*' stays the other kernels' mean
+        fit.pop("*", None)
     if fit:
         print("\nfitted compute model (basic kernel: percent of Cost= or its own cost, cycles per call beyond "
               "an empty kernel's fork window; worst fit error):")
@@ -621,12 +682,17 @@ def main(argv=None) -> int:
             model = v.cost() if v.terms else f"{v.percent}%"
             print(f"  {k:40} {model} +{v.per_call}  {v.runs} runs  {100 * v.worst_fit_error:.1f}%")
         print(compute_literal(fit))
+        if args.fit_sq8:
+            print("\nout of sample (each run predicted by the table fitted on the other runs):")
+            print(format_holdout(holdout(rows, window, shapes)))
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     constants = {"cluster_dma": vars(plat.cluster_dma), "dma_issue_cycles": plat.dma_issue_cycles,
                  "wait_cycles": plat.wait_cycles, "fork_cycles": plat.fork_cycles, "fork_window_cycles": window,
                  "kernel_call_cycles": plat.kernel_call_cycles,
                  "compute": {k: vars(v) for k, v in plat.compute.items()}}
-    Path(args.json).write_text(json.dumps({"platform": plat.name, "model": "before" if args.before else "current",
+    shutil.rmtree(kernels_dir, ignore_errors=True)
+    extra = {"kernels": SQ8.revision(args.kernels_rev)} if args.fit_sq8 else {}
+    Path(args.json).write_text(json.dumps({"platform": plat.name, "model": "before" if args.before else "current", **extra,
                                            "constants": constants, "summary": s, "rows": rows, "shapes": shapes,
                                            "compute_fit": {k: v.entry() for k, v in fit.items()},
                                            "skipped": skipped}, indent=1) + "\n")

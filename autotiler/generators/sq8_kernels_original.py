@@ -32,6 +32,12 @@ SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Orig_Conv.c", "CNN_SQ8_Orig_Po
 
 _P = " * __restrict__"
 _SC, _UC, _US, _I = "signed char" + _P, "unsigned char" + _P, "unsigned short int", "int" + _P
+# Where the Cost= figures come from (the module's documentation): gap_sdk's own SQ8 library, which
+# these kernels mirror, declares no cost (its LibKernel calls carry a CNN_Match:
+# tools/autotiler_v3/CNN_Generators_SQ8/CNN_Generators_SQ8.c), so they are GAP8's measured rates
+# (gap_sdk benchmarks/gap8/cnn/README.md, "Parallel Vector": 5x5 convolution 22813 cycles for
+# 291600 MAC, linear 1024x16 2235 cycles, 2x2/2 max pooling 3556 cycles for 3136 outputs, all on 8
+# cores) and the assumptions listed there.
 # activation name (in the kernel names) -> extra cycles per item over the plain reduction
 ACTS = {"ActNone": 0, "ReLU": 1, "ReLUN": 1, "ReLUM": 1, "ReLUMN": 2, "HSigmoid": 4, "HSwish": 5, "LeakyReLU": 5}
 POOL_ACTS = ("ActNone", "ReLU", "ReLUN")

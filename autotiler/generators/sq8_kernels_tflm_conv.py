@@ -53,8 +53,17 @@ POOL_FIELDS = [("signed char" + _P, "In"), ("signed char" + _P, "Out"), ("signed
                *[(_US, n) for n in ("W", "H", "C", "Wo", "Ho")],
                *[(_UC, n) for n in ("Fx", "Fy", "Sx", "Sy", "PadLeft")], ("v4s", "Pad")]
 
-# Per output: the convolution's taps and the requantisation (see the module's documentation).
+# Where the figures come from. gap_sdk's SQ8 library gives its kernels no cost to mirror (its
+# LibKernel calls carry a CNN_Match, not a Cost: tools/autotiler_v3/CNN_Generators_SQ8/
+# CNN_Generators_SQ8.c), so these are GAP8's measured rates (gap_sdk benchmarks/gap8/cnn/README.md,
+# "Parallel Vector", 100 iterations) and assumptions. On pulp_open the platform's own Cost= of each
+# kernel, fitted on GVSoC (autotiler/platforms.py, bench/calibrate.py --fit-sq8), replaces them.
+# Per output: 5 cycles per 8 MAC (the 5x5 byte convolution: 2281309 cycles / 100 for 291600 MAC on
+# 8 cores), 4 per tap (assumption: the tap loop's addresses and bounds tests), 12 for the
+# requantisation and store (assumption: at_tflm_requant_int8's 64-bit product, shifts, clamp).
 _PER_OUTPUT = "(Fy*Fx*((5*GroupIn + 7)/8 + 4) + 12)"
+# depth wise: 3 cycles per MAC (the same benchmark's scalar single-core rate, 92241320 cycles / 100
+# for 291600 MAC: 0.32 MAC/cycle), 12 for the requantisation (assumption, as above)
 _PER_OUTPUT_DW = "(3*Fy*Fx + 12)"
 
 
@@ -70,9 +79,13 @@ def _split(first: str, second: str, per: str) -> str:
 
 
 # the filter's sum, per channel: a core sums its own channels, or all of them when it has lines
+# (assumption: 1 cycle per 4 bytes on the dot-product unit); + 20: fork and barrier (assumption, as
+# cnn_library's kernels)
 _FILTER_SUMS = "((1 - 1/(Chunk/ncores + 1))*((Chunk + ncores - 1)/ncores) + 1/(Chunk/ncores + 1)*Chunk)"
 CONV_COST = (_split("Chunk", "Ho", f"Wo*{_PER_OUTPUT}") + f" + {_FILTER_SUMS}*((Fy*Fx*GroupIn + 3)/4) + 20")
 CONVDW_COST = _split("Ho", "OutFeat", f"Wo*{_PER_OUTPUT_DW}") + " + 20"
+# 9 cycles per 4 window taps: the benchmark's 2x2/2 max pooling, 355563 cycles / 100 for 3136 outputs
+# on 8 cores (3556: 9.1 per output of 4 taps)
 POOL_COST = "((Ho + ncores - 1)/ncores)*Wo*C*((9*Fy*Fx + 3)/4) + 20"
 
 

@@ -44,7 +44,14 @@ STRUCTS = {
 }
 
 _PER_CORE = "((%s + ncores - 1)/ncores)"
-# kernel -> (struct, call kind, cost)
+# kernel -> (struct, call kind, cost). Where the figures come from: gap_sdk's SQ8 library gives its
+# kernels no cost to mirror (LibKernel with a CNN_Match: tools/autotiler_v3/CNN_Generators_SQ8/
+# CNN_Generators_SQ8.c); 12/11 cycles per MAC is GAP8's byte linear layer (gap_sdk
+# benchmarks/gap8/cnn/README.md, "Parallel Vector": 223484 cycles / 100 for 1024 x 16 MAC on 8
+# cores); the requantisation (REQUANT), the element-wise per-item figures, the column gather of the
+# non-transposed product, the reduction and the +20/+30 of fork and barrier are assumptions (see the
+# module's documentation). On pulp_open the platform's fitted entries replace them
+# (autotiler/platforms.py, bench/calibrate.py --fit-sq8).
 KERNELS = {
     "KerParLinear_TFLM_SQ8": ("KerLinear_TFLM_SQ8_T", CALL_PARALLEL,
                               f"{_PER_CORE % 'OutDim'}*(InDim*12/11 + {REQUANT}) + 20"),

@@ -33,6 +33,11 @@ SOURCES = [CNN_KERNELS_DIR / n for n in ("CNN_SQ8_Act.c", "CNN_SQ8_SoftMax.c", "
 _P = " * __restrict__"
 _SC = "signed char" + _P
 _US = "unsigned short int"
+# Cycles per item of each activation: assumptions counted from the C (module documentation); gap_sdk's
+# SQ8 library gives no cost to mirror (its LibKernel calls carry a CNN_Match: tools/autotiler_v3/
+# CNN_Generators_SQ8/CNN_Generators_SQ8.c), nor do its benchmarks time these kernels. Every Cost= of
+# this module is such an assumption, + 20 the fork and barrier (as cnn_library's); on pulp_open the
+# platform's fitted entries replace the ones measured (autotiler/platforms.py, bench/calibrate.py --fit-sq8).
 ACT_KERNELS = {"KerParActRequant_TFLM_SQ8": 8, "KerParLeakyRelu_TFLM_SQ8": 10, "KerParHSwish_TFLM_SQ8": 30,
                "KerParLogistic_TFLM_SQ8": 120, "KerParTanh_TFLM_SQ8": 120}
 

@@ -26,7 +26,9 @@ _US = "unsigned short int"
 PAD_FIELDS = [(_SC, "In"), (_SC, "Out"), (_SC, "Infos"),
               *[(_US, n) for n in ("W", "H", "Feat", "Ho", "PadLeft", "PadRight", "PadFront", "PadBack")],
               ("v4s", "Pad")]
-# bytes of an output line, and the runs written per line (3 per pixel when channels are padded:
+# Assumption, counted from the C (module documentation): no published figure to cite (gap_sdk's SQ8
+# library gives its kernels no cost, its benchmarks time no pad). Bytes of an output line, and the
+# runs written per line (3 per pixel when channels are padded:
 # 1/(1 + PadFront + PadBack) is 1 when neither is set, else 0; the grammar has no comparison)
 _LINE = "((W + PadLeft + PadRight)*(Feat + PadFront + PadBack))"
 _RUNS = "(3 + 3*W*(1 - 1/(1 + PadFront + PadBack)))"

@@ -1,0 +1,494 @@
+"""The SQ8 TFLM layers of the compute calibration (issue 25 item 3): single layers of every basic
+kernel the imported networks run (regular, 1x1 and depth wise convolutions, linear layers,
+poolings, adds, global means, softmaxes) over a spread of shapes, each checked bit for bit against
+the numpy reference (``sq8_tflm``), and the terms of pulp_open's own ``Cost=`` of each of them.
+
+``bench/calibrate.py --fit-sq8`` runs them (host simulator and GVSoC, forks profiled) at two L1
+budgets and fits pulp_open's compute entries; ``--networks`` and ``--ranking`` (this module's
+:func:`network_rows`, :func:`ranking_rows`) check the fitted model on the four imported networks,
+node by node, and on the tiler's candidate tilings of three layers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+import host_harness
+from autotiler import (
+    KOP_AVGPOOL,
+    KOP_CONV,
+    KOP_CONV_DW,
+    KOP_GLOBAL_AVGPOOL,
+    KOP_LINEAR,
+    KOP_MATADD,
+    KOP_MAXPOOL,
+    KOP_NONE,
+    KOP_RELU,
+    KOP_SOFTMAX,
+    CNN_ConvolutionPoolAct_SQ8,
+    CNN_GenControl_T,
+    CNN_GlobalPoolAct_SQ8,
+    CNN_InitGenCtrl,
+    CNN_LinearAct_SQ8,
+    CNN_MatAddAct_SQ8,
+    CNN_PoolAct_SQ8,
+    CNN_SetGenCtrl,
+    CNN_SoftMax_SQ8,
+    Model,
+    SetGeneratedFilesNames,
+    SetL1MemorySize,
+    SetUsedFilesNames,
+)
+from autotiler.codegen import generate, write_files
+from autotiler.errors import AutoTilerError
+from autotiler.generators import CNN_KERNELS_DIR
+from autotiler.generators import sq8_gen_tflm_conv as TC
+from autotiler.generators import sq8_gen_tflm_dense as TD
+from autotiler.generators import sq8_gen_tflm_ops as TO
+from autotiler.generators import sq8_tflm as T
+from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library
+from autotiler.objectives import candidates, solve_options
+
+ROOT = Path(__file__).resolve().parents[1]
+NETWORKS = ("ds_cnn_kws", "mobilenet_v1_025_96", "resnet8", "autoencoder")
+BUDGETS = (44000, 8000)       # L1: near pulp_open's whole L1, then tiles of a few lines
+SENTINEL = -99
+
+# ---- pulp_open's own Cost= of each SQ8 kernel: its terms (cycles on the busiest core) ----------
+
+# A regular convolution (CNN_SQ8_Conv.c) shares blocks of 4 chunk channels between G groups of
+# cores, G the largest power of two <= min(blocks, ncores) (written for 8 cores: 1 + [B >= 2] +
+# 2 [B >= 4] + 4 [B >= 8], with [B >= k] = 1 - 1/(B/k + 1): the grammar has no comparison); a
+# group's ncores/G cores share the tile's output pixels. Busiest core: _BLK blocks x _PIX pixels.
+_B = "((Chunk + 3)/4)"
+_G = f"(1 + (1 - 1/({_B}/2 + 1)) + 2*(1 - 1/({_B}/4 + 1)) + 4*(1 - 1/({_B}/8 + 1)))"
+_M = f"(ncores/{_G})"
+_BLK = f"(({_B} + {_G} - 1)/{_G})"
+_PIX = f"((Ho*Wo + {_M} - 1)/{_M})"
+# Interior pixels (every tap inside the tile: the fast block path; the others, the border, test
+# each tap): along x from the left pad, along y the tile's lines (its top pad is not a scalar
+# argument: a padded first tile counts up to a line too many).
+_IX = "((W - (Fx - 1)*Dx - 1 + PadLeft + Sx)/Sx - (PadLeft + Sx - 1)/Sx)"
+_IY = "((H - (Fy - 1)*Dy - 1 + Sy)/Sy)"
+_PIX_IN = f"(({_IX}*{_IY} + {_M} - 1)/{_M})"
+_PIX_BORDER = f"({_PIX} - {_PIX_IN})"
+# depth wise (CNN_SQ8_ConvDW.c): the (channel, output line) units shared evenly by the cores
+_UNITS = "((OutFeat*Ho + ncores - 1)/ncores)"
+# pooling (CNN_SQ8_Pooling.c): the (output line, channel) units shared evenly by the cores
+_POOL_OUT = "((Ho*C + ncores - 1)/ncores)*Wo"
+# linear (CNN_SQ8_Linear.c): a core's outputs, 4 at a time (one input word feeds 4 filter words),
+# the rest one by one
+_LIN = "((OutDim + ncores - 1)/ncores)"
+SHAPES = {
+    # per block (4 channels) and interior pixel: the words of each filter row (Fx GroupIn contiguous
+    # bytes) and each row's loop; per border pixel, each tap's test and its GroupIn bytes; per
+    # block and pixel the 4 requantisations and stores; per block the filter sums
+    "KerParConv_TFLM_SQ8": [f"{_BLK}*{_PIX_IN}*Fy*((Fx*GroupIn + 3)/4)", f"{_BLK}*{_PIX_IN}*Fy",
+                            f"{_BLK}*{_PIX_BORDER}*Fy*Fx*((GroupIn + 3)/4)", f"{_BLK}*{_PIX_BORDER}*Fy*Fx",
+                            f"{_BLK}*{_PIX}", f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)"],
+    # per output: the new input columns (1 at stride 1, 2 at 2: Sx of 3 taps) and the requantisation;
+    # per line the window's set-up (3x3, the kernel's fast path: the networks' only filter)
+    "KerParConvDW_TFLM_SQ8": [f"{_UNITS}*Wo*Sx", f"{_UNITS}*Wo", _UNITS],
+    "KerParAvgPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
+    "KerParMaxPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
+    "KerParLinear_TFLM_SQ8": [f"({_LIN}/4)*(InDim/4)", f"({_LIN} % 4)*(InDim/4)", f"{_LIN}*(InDim % 4)", _LIN],
+    "KerParSoftMaxItems_TFLM_SQ8": ["((Dim + ncores - 1)/ncores)"],
+    "KerParGlobalSumRequant_TFLM_SQ8": ["((Feat + ncores - 1)/ncores)*Pixels", "((Feat + ncores - 1)/ncores)"],
+}
+
+
+# ---- the layers ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One SQ8 layer: ``declare(name)`` declares it in the current model (returns the generator's
+    status), ``data(rng)`` gives its arguments and its expected output (numpy, TFLM's arithmetic)."""
+
+    label: str
+    declare: Callable
+    data: Callable
+
+
+def _ctrl():
+    ctrl = CNN_GenControl_T()
+    CNN_InitGenCtrl(ctrl)
+    CNN_SetGenCtrl(ctrl, "SCALE_DATASIZE", 4)
+    return ctrl
+
+
+def _i8(rng, shape) -> np.ndarray:
+    return rng.integers(-128, 128, shape).astype(np.int8)
+
+
+def _filter_q(rng, n: int) -> T.FilterQParams:
+    return T.FilterQParams(tuple(float(s) for s in rng.uniform(0.002, 0.02, n)))
+
+
+def conv(h: int, w: int, cin: int, cout: int, f: tuple, s: int = 1, dw: bool = False, same: bool = True) -> Layer:
+    """A TFLite CONV_2D (or DEPTHWISE_CONV_2D, multiplier 1) with a fused ReLU, filter (fy, fx)."""
+    kind = "dw" if dw else "conv"
+    label = f"{kind} {h}x{w}x{cin}->{cout} {f[0]}x{f[1]}/{s}{'' if same else ' valid'}"
+
+    def declare(name):
+        return CNN_ConvolutionPoolAct_SQ8(name, 0, 4, 4, cin, cout, w, h, KOP_CONV_DW if dw else KOP_CONV, f[1], f[0],
+                                          1, 1, s, s, int(same), KOP_NONE, 0, 0, 0, 0, 0, 0, 0, KOP_RELU)
+
+    def data(rng):
+        x = _i8(rng, (1, h, w, cin))
+        in_q, out_q, w_q = T.QParams(0.05, -3), T.QParams(1.0 if dw else 2.0, 5), _filter_q(rng, cout)
+        bias = rng.integers(-(1 << 14), 1 << 14, cout).astype(np.int32)
+        kw = dict(stride=(s, s), padding="SAME" if same else "VALID", activation="RELU")
+        if dw:
+            wt = rng.integers(-127, 128, (1, *f, cout)).astype(np.int8)
+            y = T.depthwise_conv2d(x, wt, bias, in_q, w_q, out_q, depth_multiplier=1, **kw)
+        else:
+            wt = rng.integers(-127, 128, (cout, *f, cin)).astype(np.int8)
+            y = T.conv2d(x, wt, bias, in_q, w_q, out_q, **kw)
+        scale, scale_n, infos = TC.conv_constants(in_q, w_q, out_q, "RELU", cout)
+        return dict(In=x, Filter=wt, Bias=bias, Scale=scale, ScaleN=scale_n, Infos=infos), y
+    return Layer(label, declare, data)
+
+
+def linear(n_in: int, n_out: int, in_zp: int = -128) -> Layer:
+    """A FULLY_CONNECTED with a fused ReLU; its input's zero point -128 by default (a ReLU's
+    output, the common case: the kernel then skips the filter sums)."""
+    def declare(name):
+        return CNN_LinearAct_SQ8(name, 0, 4, 4, n_in, n_out, KOP_LINEAR, KOP_RELU)
+
+    def data(rng):
+        x, wt = _i8(rng, n_in), _i8(rng, (n_out, n_in))
+        bias = rng.integers(-(1 << 16), 1 << 16, n_out).astype(np.int32)
+        in_q, out_q, w_q = T.QParams(0.05, in_zp), T.QParams(0.9, 5), _filter_q(rng, n_out)
+        k = TD.linear_constants(in_q, w_q, out_q, "RELU", n_out)
+        return (dict(In=x, Filter=wt, Bias=bias, Scale=k.scale, ScaleN=k.scale_n, Infos=k.infos),
+                T.fully_connected(x, wt, bias, in_q, w_q, out_q, "RELU"))
+    return Layer(f"linear {n_in}->{n_out} zp {in_zp}", declare, data)
+
+
+def pool(h: int, w: int, c: int, f: tuple, s: tuple, avg: bool) -> Layer:
+    def declare(name):
+        return CNN_PoolAct_SQ8(name, _ctrl(), c, w, h, KOP_AVGPOOL if avg else KOP_MAXPOOL, f[1], f[0], 1, 1, s[1], s[0],
+                               0, KOP_NONE)
+
+    def data(rng):
+        x, q = _i8(rng, (1, h, w, c)), T.QParams(0.05, -3)
+        y = (T.average_pool2d if avg else T.max_pool2d)(x, q, q, f, s, "VALID")
+        return dict(In=x, Infos=TC.pool_infos(q)), y
+    return Layer(f"{'avg' if avg else 'max'}pool {h}x{w}x{c} {f[0]}x{f[1]}/{s[0]}", declare, data)
+
+
+def add(h: int, w: int, c: int) -> Layer:
+    def declare(name):
+        return CNN_MatAddAct_SQ8(name, _ctrl(), c, w, h, KOP_MATADD, KOP_RELU)
+
+    def data(rng):
+        q1, q2, qo = T.QParams(0.05, -3), T.QParams(0.08, 7), T.QParams(0.1, -10)
+        x1, x2 = _i8(rng, (h, w, c)), _i8(rng, (h, w, c))
+        return dict(In1=x1, In2=x2, Infos=TD.add_infos(q1, q2, qo, "RELU")), T.add(x1, x2, q1, q2, qo, "RELU")
+    return Layer(f"add {h}x{w}x{c}", declare, data)
+
+
+def mean(h: int, w: int, c: int) -> Layer:
+    def declare(name):
+        return CNN_GlobalPoolAct_SQ8(name, _ctrl(), c, w, h, KOP_GLOBAL_AVGPOOL, KOP_NONE)
+
+    def data(rng):
+        q_in, q_out = T.QParams(0.05, -3), T.QParams(0.04, 2)
+        x = _i8(rng, (1, h, w, c))
+        return dict(In=x, Infos=TO.mean_infos(q_in, q_out, h * w)), T.mean_hw(x, q_in, q_out)
+    return Layer(f"mean {h}x{w}x{c}", declare, data)
+
+
+def softmax(dim: int) -> Layer:
+    def declare(name):
+        return CNN_SoftMax_SQ8(name, _ctrl(), dim, KOP_SOFTMAX)
+
+    def data(rng):
+        q = T.QParams(0.1, 3)
+        x = _i8(rng, dim)
+        return dict(In=x, Infos=TO.softmax_infos(q)), T.softmax(x, q, T.QParams(1 / 256, -128))
+    return Layer(f"softmax {dim}", declare, data)
+
+
+LAYERS = [
+    conv(16, 16, 16, 16, (3, 3)), conv(12, 12, 32, 32, (3, 3)), conv(8, 8, 64, 64, (3, 3)),
+    conv(24, 24, 3, 8, (3, 3), 2), conv(16, 16, 8, 16, (3, 3), 2), conv(20, 20, 1, 8, (5, 5)),
+    conv(25, 10, 1, 16, (10, 4), 2), conv(16, 16, 16, 32, (1, 1)), conv(8, 8, 64, 64, (1, 1)),
+    conv(6, 6, 128, 32, (1, 1)), conv(12, 12, 8, 24, (1, 1)), conv(10, 10, 12, 12, (3, 3), 1, same=False),
+    conv(16, 16, 16, 16, (3, 3), dw=True), conv(8, 8, 64, 64, (3, 3), dw=True), conv(24, 24, 8, 8, (3, 3), dw=True),
+    conv(16, 16, 32, 32, (3, 3), 2, dw=True), conv(24, 24, 8, 8, (3, 3), 2, dw=True),
+    linear(64, 12), linear(256, 64), linear(1024, 32), linear(640, 128), linear(130, 9), linear(200, 30, -3),
+    pool(16, 16, 16, (2, 2), (2, 2), True), pool(8, 8, 64, (8, 8), (8, 8), True), pool(12, 4, 32, (12, 4), (1, 1), True),
+    pool(24, 6, 48, (24, 6), (1, 1), True), pool(24, 24, 8, (3, 3), (3, 3), True),
+    pool(16, 16, 16, (2, 2), (2, 2), False), pool(12, 12, 24, (3, 3), (2, 2), False),
+    pool(32, 32, 8, (2, 2), (2, 2), False), pool(6, 6, 96, (3, 3), (1, 1), False),
+    add(16, 16, 16), add(8, 8, 32), add(32, 32, 8), add(6, 6, 64),
+    mean(3, 3, 256), mean(6, 6, 64), mean(12, 12, 16), mean(1, 1, 512),
+    softmax(12), softmax(100), softmax(35), softmax(256), softmax(1000),
+]
+
+
+@dataclass
+class Run:
+    """A layer's call (bench/calibrate.py's Call: case, kernel, budget, args, expected)."""
+
+    case: str
+    kernel: str
+    budget: int
+    args: dict
+    expected: dict
+    label: str = ""
+
+
+KERNELS = "autotiler/generators/cnn_kernels"
+GAP_H = "host_harness/runtime/Gap.h"
+
+
+def kernel_sources(rev, work: Path) -> tuple:
+    """(SQ8 sources, include dirs) of the basic kernels: the working tree's (``rev`` None), or
+    those of git revision ``rev`` (with its Gap.h, found first: the sources include it from their
+    own directory), exported to ``work``: the calibration then measures committed code while
+    others edit the tree."""
+    if rev is None:
+        return list(CNN_SQ8_SOURCES), [CNN_KERNELS_DIR]
+    data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, KERNELS, GAP_H], capture_output=True,
+                          check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(work, filter="data")
+    kernels = work / KERNELS
+    (kernels / "Gap.h").write_bytes((work / GAP_H).read_bytes())
+    return [kernels / Path(s).name for s in CNN_SQ8_SOURCES], [kernels]
+
+
+def revision(rev) -> str:
+    """The commit the kernels are measured at (``rev`` or HEAD), and whether the tree differs."""
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", rev or "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    if rev is not None:
+        return head
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", KERNELS, GAP_H], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    return head + (" + uncommitted edits" if dirty else "")
+
+
+def sq8_case(plat, budget: int, rng, layers=None, sources=None) -> tuple:
+    """(model, files, calls, sources, include dirs) of the SQ8 layers at L1 ``budget``, for
+    bench/calibrate.py's run_case; a layer no tiling fits at that budget is left out.
+    ``sources``: :func:`kernel_sources`' (default: the working tree's)."""
+    layers = LAYERS if layers is None else layers
+    declared = []
+    with Model(plat) as m:
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        SetGeneratedFilesNames("Sq8Layers.c", "Sq8Layers.h")
+        LoadCNN_SQ8_Library()
+        SetL1MemorySize(min(budget, plat.l1_size))
+        for i, layer in enumerate(layers):
+            name = f"L{i}_{budget}"
+            try:
+                if layer.declare(name):
+                    declared.append((name, layer))
+            except AutoTilerError:
+                pass
+        files = generate(m)
+    calls = []
+    for name, layer in declared:
+        args, expected = layer.data(rng)
+        flat = {k: np.ascontiguousarray(v).reshape(-1) for k, v in args.items()}
+        expected = np.ascontiguousarray(expected, dtype=np.int8).reshape(-1)
+        flat["Out"] = np.full(expected.size, SENTINEL, np.int8)
+        calls.append(Run("sq8", name, budget, flat, {"Out": expected}, layer.label))
+    srcs, incs = sources or (list(CNN_SQ8_SOURCES), [CNN_KERNELS_DIR])
+    return m, files, calls, srcs, incs
+
+
+# ---- the networks, node by node -------------------------------------------------------------------
+
+
+def _cli(*args, cwd: Path) -> str:
+    cmd = [sys.executable, "-m", "autotiler", *map(str, args)]
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=1800)
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(cmd[2:])}: {(proc.stderr or proc.stdout).strip()[-600:]}")
+    return proc.stdout
+
+
+def network_rows(name: str, work: Path) -> dict:
+    """Import tests/models/import/``name``.tflite for pulp_open, generate, run the graph on the
+    host simulator and on GVSoC on one random input: per node the predicted (host simulator)
+    and GVSoC cycles, and whether both outputs are equal. ``{"network", "nodes": [...],
+    "total", "error"}``; ``error`` says why it did not run on GVSoC (None if it did)."""
+    work.mkdir(parents=True, exist_ok=True)
+    model = ROOT / "tests" / "models" / "import" / f"{name}.tflite"
+    _cli("import", model, "-o", "imp", "--name", "net", "--platform", "pulp_open", cwd=work)
+    _cli("generate", "imp/net.py", "-o", "gen", "-q", cwd=work)
+    spec = json.loads((work / "imp" / "net.json").read_text())
+    inputs = []
+    rng = np.random.default_rng(0)
+    for tensor in spec["inputs"]:
+        path = work / f"{tensor['name']}.npy"
+        np.save(path, rng.integers(-128, 128, tensor["shape"]).astype(np.int8))
+        inputs += ["--input", f"{tensor['name']}={path.name}"]
+    outs = [t["name"] for t in spec["outputs"]]
+    result = {"network": name, "nodes": [], "error": None}
+    counters = {}
+    for backend in ("host", "gvsoc"):
+        extra = ["--platform", "pulp_open"] if backend == "host" else ["--backend", "gvsoc"]
+        outputs = [a for o in outs for a in ("--output", f"{o}={o}_{backend}.npy")]
+        try:
+            _cli("run", "gen", "--graph", "net", *inputs, *outputs, *extra, "--counters", f"{backend}.json", cwd=work)
+        except RuntimeError as err:
+            result["error"] = str(err)
+            return result
+        counters[backend] = json.loads((work / f"{backend}.json").read_text())
+    result["equal"] = all(np.array_equal(np.load(work / f"{o}_host.npy"), np.load(work / f"{o}_gvsoc.npy"))
+                          for o in outs)
+    for host, gv in zip(counters["host"]["nodes"], counters["gvsoc"]["nodes"]):
+        result["nodes"].append({"node": host["name"],
+                                "predicted": host["cycles"], "gvsoc": gv["cycles"],
+                                "compute": host["compute_cycles"], "dma": host["dma_busy_cycles"]["cluster"],
+                                "err": host["cycles"] / gv["cycles"] - 1})
+    result["total"] = {"predicted": counters["host"]["cycles"], "gvsoc": counters["gvsoc"]["cycles"],
+                       "err": counters["host"]["cycles"] / counters["gvsoc"]["cycles"] - 1}
+    return result
+
+
+def format_networks(results: list) -> str:
+    lines = []
+    for r in results:
+        lines.append(f"\n{r['network']}" + (f": not run on GVSoC ({r['error']})" if r["error"] else ""))
+        if r["error"]:
+            continue
+        lines.append(f"{'node':28} {'predicted':>10} {'gvsoc':>10} {'err%':>7}")
+        for n in r["nodes"]:
+            lines.append(f"{n['node']:28} {n['predicted']:>10} {n['gvsoc']:>10} {100 * n['err']:>+7.1f}")
+        t = r["total"]
+        lines.append(f"{'total (runner)':28} {t['predicted']:>10} {t['gvsoc']:>10} {100 * t['err']:>+7.1f}"
+                     f"   outputs {'equal' if r['equal'] else 'DIFFER'}")
+    return "\n".join(lines)
+
+
+def networks_markdown(results: list) -> str:
+    """The per-node tables (bench/results/calibration_networks.md)."""
+    lines = ["# Predicted (host simulator, pulp_open) vs GVSoC cycles per node", "",
+             "`bench/calibrate.py --networks`; err% = predicted / GVSoC - 1.", ""]
+    for r in results:
+        lines.append(f"## {r['network']}")
+        lines.append("")
+        if r["error"]:
+            lines += [f"Not run on GVSoC: {r['error']}", ""]
+            continue
+        lines += ["| node | predicted | GVSoC | err% |", "|------|----------:|------:|-----:|"]
+        for n in r["nodes"]:
+            lines.append(f"| {n['node']} | {n['predicted']} | {n['gvsoc']} | {100 * n['err']:+.1f} |")
+        t = r["total"]
+        within = sum(abs(n["err"]) <= 0.15 for n in r["nodes"])
+        lines += [f"| runner | {t['predicted']} | {t['gvsoc']} | {100 * t['err']:+.1f} |", "",
+                  f"{within}/{len(r['nodes'])} nodes within 15 %; outputs {'equal' if r['equal'] else 'DIFFER'} "
+                  "between the host simulator and GVSoC.", ""]
+    return "\n".join(lines)
+
+
+# ---- the tiler's candidates against GVSoC --------------------------------------------------------
+
+
+RANKED = {   # label: (layer, L1 budget)
+    "1x1 conv 24x24x32->64": (conv(24, 24, 32, 64, (1, 1)), 20000),
+    "3x3 conv 24x24x16->32": (conv(24, 24, 16, 32, (3, 3)), 20000),
+    "3x3 depth wise 48x48x32": (conv(48, 48, 32, 32, (3, 3), dw=True), 20000),
+}
+
+
+def _spread(ranked: list, k: int) -> list:
+    """``k`` candidates of a list sorted by prediction: the first 3, then evenly over the rest."""
+    if len(ranked) <= k:
+        return list(range(len(ranked)))
+    head = [0, 1, 2]
+    rest = np.linspace(3, len(ranked) - 1, k - 3).round().astype(int).tolist()
+    return sorted(set(head + rest))
+
+
+def ranking_rows(plat, work: Path, per_layer: int = 8) -> list:
+    """Per layer of RANKED: ``per_layer`` of the tiler's candidate tilings (the time objective's,
+    each scheduled and predicted) forced one at a time and run on GVSoC (bit-exact with numpy):
+    [{"layer", "chosen", "rows": [{"tiling", "predicted", "gvsoc"}]}]."""
+    out = []
+    rng = np.random.default_rng(1)
+    for label, (layer, budget) in RANKED.items():
+        with Model(plat) as m:
+            SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+            SetGeneratedFilesNames("Ranked.c", "Ranked.h")
+            LoadCNN_SQ8_Library()
+            SetL1MemorySize(budget)
+            layer.declare("R")
+            uk, chosen = m.kernels["R"], m.tilings["R"]
+            cands = sorted(candidates(uk, solve_options(m, uk)), key=lambda t: t.predicted.cycles)
+            picks = [cands[i] for i in _spread(cands, per_layer)]
+            if all(t.describe() != chosen.describe() for t in picks):
+                picks.insert(0, chosen)
+            rows = []
+            for j, t in enumerate(picks):
+                m.tilings["R"] = t
+                files = generate(m)
+                gen = work / f"rank{len(out)}_{j}"
+                write_files(files, str(gen))
+                rows.append({"tiling": t.describe(), "predicted": t.predicted.cycles, "gen": gen,
+                             "chosen": t.describe() == chosen.describe()})
+        args, expected = layer.data(rng)
+        flat = {k: np.ascontiguousarray(v).reshape(-1) for k, v in args.items()}
+        expected = np.ascontiguousarray(expected, np.int8).reshape(-1)
+        for r in rows:
+            prog = host_harness.build(r.pop("gen"), sources=CNN_SQ8_SOURCES, include_dirs=[CNN_KERNELS_DIR],
+                                      platform=plat, backend="gvsoc")
+            try:
+                o = np.full(expected.size, SENTINEL, np.int8)
+                r["gvsoc"] = prog.call("R", Out=o, **flat)["cycles"]
+            finally:
+                prog.close()
+            if not np.array_equal(o, expected):
+                raise RuntimeError(f"{label}, tiling {r['tiling']}: GVSoC's output differs from numpy")
+        out.append({"layer": label, "budget": budget, "candidates": len(cands), "rows": rows})
+    return out
+
+
+def ranking_summary(entry: dict) -> dict:
+    """Spearman's rho of predicted vs GVSoC over the run candidates, the pairwise agreement, and
+    how far the tiler's choice is from GVSoC's best (0: it is the best)."""
+    p = np.array([r["predicted"] for r in entry["rows"]], float)
+    g = np.array([r["gvsoc"] for r in entry["rows"]], float)
+    rank_p, rank_g = p.argsort().argsort(), g.argsort().argsort()
+    rho = float(np.corrcoef(rank_p, rank_g)[0, 1]) if len(p) > 2 else 1.0
+    pairs = [(i, j) for i in range(len(p)) for j in range(i + 1, len(p))]
+    agree = sum((p[i] - p[j]) * (g[i] - g[j]) >= 0 for i, j in pairs)
+    chosen = [r["gvsoc"] for r in entry["rows"] if r["chosen"]]
+    return {"spearman": rho, "pairs": len(pairs), "agree": int(agree),
+            "chosen_vs_best": (chosen[0] / g.min() - 1) if chosen else None,
+            "worst_err": float(np.max(np.abs(p / g - 1)))}
+
+
+def format_ranking(entries: list) -> str:
+    lines = []
+    for e in entries:
+        s = ranking_summary(e)
+        lines.append(f"\n{e['layer']} (L1 {e['budget']} B, {e['candidates']} candidates, {len(e['rows'])} run): "
+                     f"Spearman {s['spearman']:.2f}, pairs {s['agree']}/{s['pairs']}, chosen vs GVSoC's best "
+                     f"{100 * s['chosen_vs_best']:+.1f}%")
+        lines.append(f"  {'tiling':70} {'predicted':>10} {'gvsoc':>10} {'err%':>7}")
+        for r in e["rows"]:
+            mark = " *" if r["chosen"] else ""
+            lines.append(f"  {r['tiling'][:70]:70} {r['predicted']:>10} {r['gvsoc']:>10} "
+                         f"{100 * (r['predicted'] / r['gvsoc'] - 1):>+7.1f}{mark}")
+    return "\n".join(lines)
+
+
+__all__ = ["SHAPES", "LAYERS", "BUDGETS", "NETWORKS", "sq8_case", "network_rows", "format_networks",
+           "networks_markdown", "ranking_rows", "ranking_summary", "format_ranking"]
