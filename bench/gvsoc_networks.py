@@ -109,6 +109,17 @@ def layers(rows, gv: dict, host: dict) -> list:
     return out
 
 
+def by_operator(nodes: list) -> dict:
+    """{operator: {nodes, median, min, max}} of the nodes' ratios (prediction / GVSoC): which
+    kernels the compute model misjudges."""
+    groups: dict = {}
+    for n in nodes:
+        if n["ratio"] is not None:
+            groups.setdefault(n["operator"], []).append(n["ratio"])
+    return {op: {"nodes": len(r), "median": float(np.median(r)), "min": min(r), "max": max(r)}
+            for op, r in groups.items()}
+
+
 def measure(name: str, work: Path) -> dict:
     bench, m85_ms = NETWORKS[name]
     path = MODELS / f"{name}.tflite"
@@ -139,7 +150,7 @@ def measure(name: str, work: Path) -> dict:
             "latency_ms_at_175mhz": cycles / GAP8_MHZ / 1e3, "host_cycles": int(host["cycles"]),
             "ratio": _ratio(int(host["cycles"]), cycles),
             "nodes_within_target": sum(n["within_target"] for n in nodes), "node_count": len(nodes),
-            "construct_cycles": gv["construct"]["cycles"], "largest_layers": [n["name"] for n in largest],
+            "construct_cycles": gv["construct"]["cycles"], "ratio_by_operator": by_operator(nodes), "largest_layers": [n["name"] for n in largest],
             "m85_ms": m85_ms, "m85_cycles": int(round(m85_cycles)), "m85_mac_per_cycle": macs / m85_cycles,
             "cycles_vs_m85": cycles / m85_cycles, "layers": nodes}
 
@@ -173,6 +184,14 @@ def markdown(data: dict) -> str:
         by = {n["name"]: n for n in r["layers"]}
         lines.append(f"- {r['network']}: " + ", ".join(
             f"{c} ({by[c]['operator']}, {by[c]['macs']} MACs) {_f(by[c]['mac_per_cycle'])}" for c in r["largest_layers"]))
+    ops_seen = list(dict.fromkeys(o for r in data["networks"] for o in r["ratio_by_operator"]))
+    lines += ["", "Prediction / GVSoC by operator: median (min to max) over the nodes", "",
+              "| network | " + " | ".join(ops_seen) + " |", "|---|" + "---|" * len(ops_seen)]
+    for r in data["networks"]:
+        ops = r["ratio_by_operator"]
+        lines.append(f"| {r['network']} | " + " | ".join(
+            f"{ops[o]['median']:.2f} ({ops[o]['min']:.2f} to {ops[o]['max']:.2f}), {ops[o]['nodes']} nodes"
+            if o in ops else "" for o in ops_seen) + " |")
     for r in data["networks"]:
         lines += ["", f"## {r['network']}: per node", "",
                   "| node | operator | MACs | GVSoC cycles | MAC/cycle | host prediction | ratio | within 15 % |",
