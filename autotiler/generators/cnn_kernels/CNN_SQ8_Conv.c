@@ -304,14 +304,79 @@ static inline void at_sq8_conv_store(const at_sq8_conv_ctx *K, const at_sq8_conv
 	}
 }
 
+/* [*A, *B): the taps k < F of an output whose first tap is at o, o + k D inside [0, Size). */
+static inline void at_sq8_conv_taps(int o, int Size, int F, int D, int *A, int *B)
+{
+	*A = (o < 0) ? (-o + D - 1) / D : 0;
+	*B = (o > Size - 1) ? 0 : gap_min(F, (Size - 1 - o) / D + 1);
+	*B = gap_max(*B, *A);
+}
+
+/* acc_j + sum x[i] w_j[i] and z_j + sum w_j[i], i < n, for the 4 filters w_j = w + j Size. */
+static inline void at_sq8_conv_run4x1(const signed char *x, const signed char *w, int Size, int n, int *acc, int *z)
+{
+	const v4s ones = {1, 1, 1, 1};
+	const signed char *w0 = w, *w1 = w + Size, *w2 = w1 + Size, *w3 = w2 + Size;
+	int s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3], z0 = z[0], z1 = z[1], z2 = z[2], z3 = z[3], i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		v4s a = (v4s) gap_lw_postinc(x);
+		v4s b0 = (v4s) gap_lw_postinc(w0), b1 = (v4s) gap_lw_postinc(w1);
+		v4s b2 = (v4s) gap_lw_postinc(w2), b3 = (v4s) gap_lw_postinc(w3);
+
+		s0 = gap_sumdotp4(a, b0, s0); z0 = gap_sumdotp4(ones, b0, z0);
+		s1 = gap_sumdotp4(a, b1, s1); z1 = gap_sumdotp4(ones, b1, z1);
+		s2 = gap_sumdotp4(a, b2, s2); z2 = gap_sumdotp4(ones, b2, z2);
+		s3 = gap_sumdotp4(a, b3, s3); z3 = gap_sumdotp4(ones, b3, z3);
+	}
+	for (; i < n; i++, x++, w0++, w1++, w2++, w3++) {
+		s0 = (int) ((unsigned int) s0 + (unsigned int) (*x * *w0)); z0 += *w0;
+		s1 = (int) ((unsigned int) s1 + (unsigned int) (*x * *w1)); z1 += *w1;
+		s2 = (int) ((unsigned int) s2 + (unsigned int) (*x * *w2)); z2 += *w2;
+		s3 = (int) ((unsigned int) s3 + (unsigned int) (*x * *w3)); z3 += *w3;
+	}
+	acc[0] = s0; acc[1] = s1; acc[2] = s2; acc[3] = s3;
+	z[0] = z0; z[1] = z1; z[2] = z2; z[3] = z3;
+}
+
+/* A border pixel (oy, ox) (output bytes at O), channels [c, c + 4) of one group (input channel
+ * InOff on): its in-tile taps only, as runs (the clipped part of a filter row, or each tap) for
+ * the 4 channels at once; the zero point's term uses the same taps' filter sums. */
+static void at_sq8_conv_border4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+				int oy, int ox, int c, int InOff, signed char *O)
+{
+	int y0 = oy * Arg->Sy - Arg->Pad[2], x0 = ox * Arg->Sx - Arg->PadLeft, KyA, KyB, KxA, KxB, ky, kx, j;
+	int Acc[4] = {0, 0, 0, 0}, Z[4] = {0, 0, 0, 0}, G = Arg->GroupIn;
+	const signed char *W = Arg->Filter + c * K->Size;
+
+	at_sq8_conv_taps(y0, Arg->H, Arg->Fy, Arg->Dy, &KyA, &KyB);
+	at_sq8_conv_taps(x0, Arg->W, Arg->Fx, Arg->Dx, &KxA, &KxB);
+	for (ky = KyA; ky < KyB; ky++) {
+		/* tap (ky, KxA): inside the tile (no pointer outside the buffers) */
+		const signed char *Row = Arg->In + ((y0 + ky * Arg->Dy) * Arg->W + x0 + KxA * Arg->Dx) * Arg->InFeat + InOff;
+		const signed char *WRow = W + (ky * Arg->Fx + KxA) * G;
+
+		if (K->Runs == 1)
+			at_sq8_conv_run4x1(Row, WRow, K->Size, (KxB - KxA) * G, Acc, Z);
+		else
+			for (kx = 0; kx < KxB - KxA; kx++)
+				at_sq8_conv_run4x1(Row + kx * K->RunIn, WRow + kx * G, K->Size, G, Acc, Z);
+	}
+	for (j = 0; j < 4; j++) {
+		uint32_t a = (uint32_t) Acc[j] - (uint32_t) K->InZp * (uint32_t) Z[j] + (uint32_t) B->Bias[j];
+
+		O[j] = at_tflm_rq_int8(&B->Q[j], (int32_t) a, K->OutZp, K->ActMin, K->ActMax);
+	}
+}
+
 /* Channels [c, c + 4) of this core's pixels: interior pixels in pairs (consecutive interior pixels,
  * not necessarily on one line) on the block path, border pixels on the general one. */
 static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
 			       const at_sq8_conv_chans *B, int c)
 {
 	int InOff = ((K->Off + c) / Arg->GroupOut) * Arg->GroupIn, p, oy = Wk->P0 / Arg->Wo, ox = Wk->P0 % Arg->Wo;
-	/* the input of tap (0, 0) of output (0, 0), channel InOff (outside the tile when padded) */
-	const signed char *Base = Arg->In + InOff - (Arg->Pad[2] * Arg->W + Arg->PadLeft) * Arg->InFeat;
+	/* the input offset of tap (0, 0) of output (0, 0), channel InOff (outside the tile when padded) */
+	int Base = InOff - (Arg->Pad[2] * Arg->W + Arg->PadLeft) * Arg->InFeat;
 	const signed char *W = Arg->Filter + c * K->Size, *PendX = 0;
 	signed char *O = Arg->Out + Wk->P0 * Arg->OutFeat + K->Off + c, *PendO = 0;
 	int Double = at_tflm_rq_is_double(&B->Q[0]) && at_tflm_rq_is_double(&B->Q[1]) &&
@@ -319,15 +384,13 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 	at_sq8_conv_sums R;
 
 	for (p = Wk->P0; p < Wk->P1; p++, O += Arg->OutFeat) {
-		const signed char *X = Base + oy * K->StepY + ox * K->StepX;
-
 		if (oy < K->OyA || oy >= K->OyB || ox < K->OxA || ox >= K->OxB) {
-			at_sq8_conv_general(Arg, K, B, oy, ox, c, 4, O);
+			at_sq8_conv_border4(Arg, K, B, oy, ox, c, InOff, O);
 		} else if (!PendO) {
-			PendX = X;
+			PendX = Arg->In + Base + oy * K->StepY + ox * K->StepX;
 			PendO = O;
 		} else {
-			at_sq8_conv_block(Arg, K, PendX, X, W, &R);
+			at_sq8_conv_block(Arg, K, PendX, Arg->In + Base + oy * K->StepY + ox * K->StepX, W, &R);
 			at_sq8_conv_store(K, B, &R, 1, Double, PendO, O);
 			PendO = 0;
 		}
