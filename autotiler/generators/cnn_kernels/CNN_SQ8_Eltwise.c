@@ -46,26 +46,41 @@ static inline int32_t at_sq8_add_input(int x, int32_t zero_point, int left_shift
 /* One item of ADD (subtract 0) or SUB (subtract 1). SUB subtracts the rescaled second input: it
  * is not ADD with MULT3 negated, since the high multiply rounds ties half up and
  * SRDHM(b, -M) != -SRDHM(b, M) on a tie (scales 1, 1 - 17 2^-24, 2^-12 and x1 = x2 = -120 give -1
- * for SUB, 0 for the negated ADD). TFLM sums in int32; the sum wraps where its C++ would overflow. */
-static inline signed char at_sq8_add_one(const at_sq8_add_consts *k, int x1, int x2, int subtract)
+ * for SUB, 0 for the negated ADD). TFLM sums in int32; the sum wraps where its C++ would overflow.
+ * Flags is k's rounding mode, passed apart so that a constant one removes its tests. */
+static inline signed char at_sq8_add_one(const at_sq8_add_consts *k, int x1, int x2, int subtract, int32_t flags)
 {
-	int32_t a = at_sq8_add_input(x1, k->zp1, k->left_shift, k->m1, k->s1, k->flags);
-	int32_t b = at_sq8_add_input(x2, k->zp2, k->left_shift, k->m2, k->s2, k->flags);
+	int32_t a = at_sq8_add_input(x1, k->zp1, k->left_shift, k->m1, k->s1, flags);
+	int32_t b = at_sq8_add_input(x2, k->zp2, k->left_shift, k->m2, k->s2, flags);
 	uint32_t raw = subtract ? (uint32_t) a - (uint32_t) b : (uint32_t) a + (uint32_t) b;
 
 	return (signed char) at_tflm_requant_int8_mode((int32_t) raw, k->m_out, k->s_out, k->out_zp, k->act_min,
-						       k->act_max, k->flags);
+						       k->act_max, flags);
+}
+
+/* Items [First, Last), the rounding mode flags a constant once inlined. */
+static inline void at_sq8_add_range(const KerEltwise_TFLM_SQ8_T *Arg, const at_sq8_add_consts *k, int First, int Last,
+				    int subtract, int32_t flags)
+{
+	const signed char *In1 = Arg->In1, *In2 = Arg->In2;
+	signed char *Out = Arg->Out;
+	int i;
+
+	for (i = First; i < Last; i++)
+		Out[i] = at_sq8_add_one(k, In1[i], In2[i], subtract, flags);
 }
 
 /* The cores share the items. */
 static inline void at_sq8_add_all(KerEltwise_TFLM_SQ8_T *Arg, int subtract)
 {
 	at_sq8_add_consts k = at_sq8_add_read(Arg->Infos);
-	int First, Last, i;
+	int First, Last;
 
 	CNN_Chunk((int) Arg->N, &First, &Last);
-	for (i = First; i < Last; i++)
-		Arg->Out[i] = at_sq8_add_one(&k, Arg->In1[i], Arg->In2[i], subtract);
+	if (k.flags & AT_TFLM_FLAG_SINGLE_ROUNDING)
+		at_sq8_add_range(Arg, &k, First, Last, subtract, AT_TFLM_FLAG_SINGLE_ROUNDING);
+	else
+		at_sq8_add_range(Arg, &k, First, Last, subtract, 0);
 	gap_waitbarrier(0);
 }
 

@@ -8,37 +8,93 @@
 #include "CNN_Activation.h"	/* CNN_Chunk */
 #include "CNN_SQ8_BasicKernels.h"
 
-/* Four int8 as one vector. Filter rows start at c * InDim, so they are not 4-byte aligned when
- * InDim % 4 != 0: the chip loads from any address, but a v4s access there is undefined in C;
- * memcpy is defined and compiles to a single load where the target allows unaligned ones. */
-static inline v4s at_sq8_load4(const signed char *p)
+/* Four int8 at any address as one word. Filter rows start at c * InDim, not 4-byte aligned when
+ * InDim % 4 != 0. The cluster core loads a word from any address (a misaligned one in two
+ * accesses), but rv32imc's gcc turns memcpy into four byte loads: on the target the load is an
+ * explicit lw (to move to Gap.h with the other target builtins). memcpy elsewhere (defined C). */
+static inline int at_sq8_lin_ld4(const signed char *p)
 {
-	v4s v;
+	int v;
 
+#if defined(RV_ISA_RV32) && !defined(AT_GAP_PLAIN_C)
+	__asm__("lw %0, 0(%1)" : "=r"(v) : "r"(p), "m"(*(const signed char (*)[4]) p));
+#else
 	memcpy(&v, p, sizeof(v));
+#endif
 	return v;
 }
 
-/* sum (x[i] - zp) w[i] for i < n, computed as sum x w - zp sum w since x - zp (in [-255, 255])
- * does not fit the int8 lanes; four at a time on the dot-product unit, the tail one by one. The
- * sums fit int32 (|x w| <= 2^14, n < 2^16); the last product and difference wrap as TFLM's int32
- * accumulation would (unsigned arithmetic). */
+/* x - zp in [-255, 255] does not fit the int8 lanes, so sum (x - zp) w is computed as
+ * sum (x + 128) w - (zp + 128) sum w: x + 128 is x with its sign bit flipped, an unsigned byte,
+ * which the unsigned x signed dot product takes (pv.sdotusp.b). After a ReLU zp is often -128
+ * and sum w is not needed (WithSum 0, a constant once inlined). The sums fit int32 (|x w| <= 2^15,
+ * n < 2^16); the final difference wraps as TFLM's int32 accumulation would. */
+#define AT_SQ8_FLIP 0x80808080u
+
+static inline int32_t at_sq8_lin_result(int d, int s, int zp)
+{
+	return (int32_t) ((uint32_t) d - (uint32_t) (zp + 128) * (uint32_t) s);
+}
+
+/* sum (x[i] - zp) w[i] for i < n: four at a time on the dot-product unit, the tail one by one. */
 static inline int32_t at_sq8_dot_zp(const signed char *x, const signed char *w, int n, int zp)
 {
-	const v4s ones = {1, 1, 1, 1};
+	const int ones = 0x01010101;
 	int d = 0, s = 0, i;
 
 	for (i = 0; i + 4 <= n; i += 4) {
-		v4s vw = at_sq8_load4(w + i);
+		int vw = at_sq8_lin_ld4(w + i);
 
-		d = gap_sumdotp4(at_sq8_load4(x + i), vw, d);
+		d = gap_sumdotpus4((int) ((unsigned int) at_sq8_lin_ld4(x + i) ^ AT_SQ8_FLIP), vw, d);
 		s = gap_sumdotp4(vw, ones, s);
 	}
 	for (; i < n; i++) {
-		d += x[i] * w[i];
+		d += (x[i] + 128) * w[i];
 		s += w[i];
 	}
-	return (int32_t) ((uint32_t) d - (uint32_t) zp * (uint32_t) s);
+	return at_sq8_lin_result(d, s, zp);
+}
+
+/* The same for four filter rows w, w + Stride, ..: each input word is loaded once for the four. */
+static inline void at_sq8_dot4_zp(const signed char *x, const signed char *w, int Stride, int n, int zp, int WithSum,
+				  int32_t *Res)
+{
+	const int ones = 0x01010101;
+	const signed char *w1 = w + Stride, *w2 = w1 + Stride, *w3 = w2 + Stride;
+	int d0 = 0, d1 = 0, d2 = 0, d3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0, i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		int vx = (int) ((unsigned int) at_sq8_lin_ld4(x + i) ^ AT_SQ8_FLIP);
+		int v0 = at_sq8_lin_ld4(w + i), v1 = at_sq8_lin_ld4(w1 + i);
+		int v2 = at_sq8_lin_ld4(w2 + i), v3 = at_sq8_lin_ld4(w3 + i);
+
+		d0 = gap_sumdotpus4(vx, v0, d0);
+		d1 = gap_sumdotpus4(vx, v1, d1);
+		d2 = gap_sumdotpus4(vx, v2, d2);
+		d3 = gap_sumdotpus4(vx, v3, d3);
+		if (WithSum) {
+			s0 = gap_sumdotp4(v0, ones, s0);
+			s1 = gap_sumdotp4(v1, ones, s1);
+			s2 = gap_sumdotp4(v2, ones, s2);
+			s3 = gap_sumdotp4(v3, ones, s3);
+		}
+	}
+	for (; i < n; i++) {
+		int vx = x[i] + 128;
+
+		d0 += vx * w[i];
+		d1 += vx * w1[i];
+		d2 += vx * w2[i];
+		d3 += vx * w3[i];
+		s0 += w[i];
+		s1 += w1[i];
+		s2 += w2[i];
+		s3 += w3[i];
+	}
+	Res[0] = at_sq8_lin_result(d0, s0, zp);
+	Res[1] = at_sq8_lin_result(d1, s1, zp);
+	Res[2] = at_sq8_lin_result(d2, s2, zp);
+	Res[3] = at_sq8_lin_result(d3, s3, zp);
 }
 
 /* The requantised, clamped output of an accumulator (Bias already added): Infos's OUT_ZP and clamp. */
@@ -50,19 +106,39 @@ static inline signed char at_sq8_linear_out(int32_t acc, int32_t scale, int shif
 						       at_inf_tflm(Infos, AT_INF_TFLM_FLAGS));
 }
 
+/* Output c from its dot product: bias (any int32, TFLM adds in int32: wrap) and requantisation. */
+static inline void at_sq8_linear_store(KerLinear_TFLM_SQ8_T *Arg, int c, int32_t dot)
+{
+	int32_t acc = (int32_t) ((uint32_t) Arg->Bias[c] + (uint32_t) dot);
+
+	Arg->Out[c] = at_sq8_linear_out(acc, Arg->Scale[c], Arg->ScaleN[c], Arg->Infos);
+}
+
+/* Outputs [c, c + 4) of this core; WithSum a constant once inlined. */
+static inline void at_sq8_linear4(KerLinear_TFLM_SQ8_T *Arg, int c, int zp, int WithSum)
+{
+	int32_t Res[4];
+	int k;
+
+	at_sq8_dot4_zp(Arg->In, Arg->Filter + c * Arg->InDim, Arg->InDim, Arg->InDim, zp, WithSum, Res);
+	for (k = 0; k < 4; k++)
+		at_sq8_linear_store(Arg, c + k, Res[k]);
+}
+
 void KerParLinear_TFLM_SQ8(KerLinear_TFLM_SQ8_T *Arg)
 {
 	int zp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_IN_ZP);
 	int First, Last, c;
 
 	CNN_Chunk(Arg->OutDim, &First, &Last);
-	for (c = First; c < Last; c++) {
-		int32_t dot = at_sq8_dot_zp(Arg->In, Arg->Filter + c * Arg->InDim, Arg->InDim, zp);
-		/* the bias is any int32 and TFLM adds in int32: wrap */
-		int32_t acc = (int32_t) ((uint32_t) Arg->Bias[c] + (uint32_t) dot);
-
-		Arg->Out[c] = at_sq8_linear_out(acc, Arg->Scale[c], Arg->ScaleN[c], Arg->Infos);
+	for (c = First; c + 4 <= Last; c += 4) {
+		if (zp == -128)
+			at_sq8_linear4(Arg, c, zp, 0);
+		else
+			at_sq8_linear4(Arg, c, zp, 1);
 	}
+	for (; c < Last; c++)
+		at_sq8_linear_store(Arg, c, at_sq8_dot_zp(Arg->In, Arg->Filter + c * Arg->InDim, Arg->InDim, zp));
 	gap_waitbarrier(0);
 }
 

@@ -24,18 +24,26 @@ static inline int at_sq8_clamp(int v, int Lo, int Hi)
 	return (v < Lo) ? Lo : ((v > Hi) ? Hi : v);
 }
 
+/* Channel c of pixel (y, x) of the tile. */
+static inline const signed char *at_sq8_pool_at(const KerPool_TFLM_SQ8_T *Arg, int c, int y, int x)
+{
+	return Arg->In + (y * Arg->W + x) * Arg->C + c;
+}
+
 /* Max of channel c over the in-image window [y0, y1) x [x0, x1); never empty (the caller's
- * padding is less than the filter, as TFLM's SAME/VALID give). */
+ * padding is less than the filter, as TFLM's SAME/VALID give). The taps are C bytes apart along
+ * a line, W C from line to line. */
 static inline int at_sq8_max_window(const KerPool_TFLM_SQ8_T *Arg, int c, int y0, int y1, int x0, int x1)
 {
-	int m = -128, y, x;
+	const signed char *Line = at_sq8_pool_at(Arg, c, y0, x0);
+	int m = -128, C = Arg->C, y, x;
 
-	for (y = y0; y < y1; y++)
-		for (x = x0; x < x1; x++) {
-			int v = Arg->In[(y * Arg->W + x) * Arg->C + c];
+	for (y = y0; y < y1; y++, Line += Arg->W * C) {
+		const signed char *p = Line;
 
-			m = (v > m) ? v : m;
-		}
+		for (x = x0; x < x1; x++, p += C)
+			m = (*p > m) ? *p : m;
+	}
 	return m;
 }
 
@@ -44,11 +52,15 @@ static inline int at_sq8_max_window(const KerPool_TFLM_SQ8_T *Arg, int c, int y0
  * fits in int. */
 static inline int at_sq8_avg_window(const KerPool_TFLM_SQ8_T *Arg, int c, int y0, int y1, int x0, int x1)
 {
-	int acc = 0, n = (y1 - y0) * (x1 - x0), y, x;
+	const signed char *Line = at_sq8_pool_at(Arg, c, y0, x0);
+	int acc = 0, n = (y1 - y0) * (x1 - x0), C = Arg->C, y, x;
 
-	for (y = y0; y < y1; y++)
-		for (x = x0; x < x1; x++)
-			acc += Arg->In[(y * Arg->W + x) * Arg->C + c];
+	for (y = y0; y < y1; y++, Line += Arg->W * C) {
+		const signed char *p = Line;
+
+		for (x = x0; x < x1; x++, p += C)
+			acc += *p;
+	}
 	return (acc > 0) ? (acc + n / 2) / n : (acc - n / 2) / n;
 }
 
@@ -69,8 +81,9 @@ static inline int at_sq8_avg_window_float(const KerPool_TFLM_SQ8_T *Arg, int c, 
 	return at_sq8_rint_f32((acc / (float) n) / SOut) + at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP);
 }
 
-/* One output line oy, every column and channel, with Avg choosing the reduction (2: in float). */
-static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int Avg, int ActMin, int ActMax)
+/* Channels [c0, c1) of output line oy, every column, with Avg choosing the reduction (2: in float). */
+static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int c0, int c1, int Avg, int ActMin,
+				    int ActMax)
 {
 	int y0, y1, ox, c;
 
@@ -80,7 +93,7 @@ static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int A
 		signed char *Out = Arg->Out + (oy * Arg->Wo + ox) * Arg->C;
 
 		at_sq8_pool_span(ox, Arg->Sx, Arg->PadLeft, Arg->Fx, Arg->W, &x0, &x1);
-		for (c = 0; c < Arg->C; c++) {
+		for (c = c0; c < c1; c++) {
 			int v = (Avg == 2) ? at_sq8_avg_window_float(Arg, c, y0, y1, x0, x1)
 				: Avg ? at_sq8_avg_window(Arg, c, y0, y1, x0, x1)
 				      : at_sq8_max_window(Arg, c, y0, y1, x0, x1);
@@ -90,16 +103,21 @@ static inline void at_sq8_pool_line(const KerPool_TFLM_SQ8_T *Arg, int oy, int A
 	}
 }
 
-/* The output lines are split across the cores: each line reads only In, so no core waits. */
+/* The units (output line, channel), line major, are shared evenly by the cores: a tile of one
+ * output line (a global pooling) still uses them all. Each unit reads only In, so no core waits. */
 static void at_sq8_pool(const KerPool_TFLM_SQ8_T *Arg, int Avg)
 {
 	int ActMin = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MIN);
 	int ActMax = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
-	int First, Last, oy;
+	int C = Arg->C, First, Last, u, oy, c0, c1;
 
-	CNN_Chunk(Arg->Ho, &First, &Last);
-	for (oy = First; oy < Last; oy++)
-		at_sq8_pool_line(Arg, oy, Avg, ActMin, ActMax);
+	CNN_Chunk(Arg->Ho * C, &First, &Last);
+	for (u = First; u < Last; u += c1 - c0) {
+		oy = u / C;
+		c0 = u - oy * C;
+		c1 = (C < c0 + (Last - u)) ? C : c0 + (Last - u);
+		at_sq8_pool_line(Arg, oy, c0, c1, Avg, ActMin, ActMax);
+	}
 	gap_waitbarrier(0);
 }
 
