@@ -8,8 +8,8 @@ Each distinct CONV_2D layer of ds_cnn_kws, resnet8 and mobilenet_v1_025_96 (test
 is declared alone with the generator call ``autotiler import`` writes for it
 (CNN_ConvolutionPoolAct_SQ8, Ctrl 0, Scale_DataSize 4: the network's shapes, strides, padding and
 activation; random int8 data), generated for pulp_open with the import's L1 budget and run on
-GVSoC through the GVSoC back-end, twice: with CNN_SQ8_Conv.c and CNN_SQ8_Requant.h of revision
-``--before`` (default f30e983, before this work) and with the working tree's. Each run calls the
+GVSoC through the GVSoC back-end, twice: with the SQ8 kernel sources of revision ``--before``
+(default f30e983, before this work) and with the working tree's. Each run calls the
 kernel once (``prog.call``: the user kernel's cycles, DMA included, code cold in the instruction
 cache as in a graph) and once profiled (``prog.profile``: the cycles inside the convolution's
 forks; the rest is DMA waits, the tiling loop and the fork/join). Every output is checked against
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,7 +49,6 @@ from autotiler.generators.sq8_infos import AT_INF_TFLM_FLAGS, AT_TFLM_FLAG_SINGL
 from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library  # noqa: E402
 
 BEFORE = "f30e983"
-MY_SOURCES = ("CNN_SQ8_Conv.c", "CNN_SQ8_Requant.h")
 DEFAULT_JSON = ROOT / "bench" / "results" / "gvsoc_sq8_conv.json"
 DEFAULT_MD = ROOT / "bench" / "results" / "gvsoc_sq8_conv.md"
 IMPORT_L1 = 48896      # the L1 budget autotiler import writes for pulp_open
@@ -131,16 +129,19 @@ def reference(c: Case) -> tuple[dict, np.ndarray]:
 
 
 def kernels_at(rev: str | None, work: Path) -> Path:
-    """The SQ8 kernel directory with this work's sources at revision ``rev`` (None: the working
-    tree's, CNN_KERNELS_DIR itself)."""
+    """The SQ8 kernel directory as it was at revision ``rev`` (every file of it: the other kernels of
+    this tree may use what this work added to CNN_SQ8_Requant.h); None: the working tree's,
+    CNN_KERNELS_DIR itself."""
     if rev is None:
         return Path(CNN_KERNELS_DIR)
     dst = work / f"kernels_{rev}"
-    shutil.copytree(CNN_KERNELS_DIR, dst, dirs_exist_ok=True)
-    for name in MY_SOURCES:
-        rel = f"autotiler/generators/cnn_kernels/{name}"
-        text = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=ROOT, check=True, capture_output=True,
-                              text=True).stdout
+    dst.mkdir(parents=True, exist_ok=True)
+    rel = Path(CNN_KERNELS_DIR).resolve().relative_to(ROOT)
+    names = subprocess.run(["git", "ls-tree", "--name-only", f"{rev}:{rel.as_posix()}"], cwd=ROOT, check=True,
+                           capture_output=True, text=True).stdout.split()
+    for name in names:
+        text = subprocess.run(["git", "show", f"{rev}:{(rel / name).as_posix()}"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout
         (dst / name).write_text(text)
     return dst
 

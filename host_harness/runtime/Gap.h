@@ -743,9 +743,13 @@ static inline int at_gap_sumdotpus4(v4u x, v4s y, int acc)
  * load. Encodings from GVSoC's core/models/cpu/iss/isa_gen/isa_pulpv2.py:
  *   p.lw rd, imm(rs1!)   LW_POSTINC, I-type on opcode 0x0b, funct3 2: rd = word at rs1, then
  *                        rs1 += imm (sign-extended 12 bits).
+ *   p.lw rd, rs2(rs1)    LW_RR, R-type on opcode 0x03, funct3 7, funct7 0x10: rd = word at
+ *                        rs1 + rs2 (no increment).
  *   lp.setup L, rs1, uimm  I-type on opcode 0x7b, funct3 4, rd = L (loop 0 or 1): the loop runs
  *                        rs1 times (rs1 > 0) from the next instruction to pc + 2 uimm, its LAST
- *                        instruction (GVSoC's pulp_v2.hpp lp_setup_exec).
+ *                        instruction (GVSoC's pulp_v2.hpp lp_setup_exec). Loop 0 has priority
+ *                        at a shared end, so it is the inner one of two nested loops, and the outer
+ *                        loop must end after it.
  * A hardware loop is only safe when its whole body is one asm statement (the compiler knows
  * nothing of it), so it is given as strings to build such statements (CNN_SQ8_Conv.c). The
  * bodies must not be compressed (the end offset counts 4-byte words): wrap them in
@@ -755,6 +759,8 @@ static inline int at_gap_sumdotpus4(v4u x, v4s y, int acc)
 #define AT_GAP_ASM_NORVC_END ".option pop\n\t"
 #define AT_GAP_ASM_PLW_PI(rd, rs1) ".insn i 0x0b, 2, " rd ", 4(" rs1 ")\n\t"
 #define AT_GAP_ASM_LP_SETUP0(count, words) ".insn i 0x7b, 4, x0, " count ", " #words " * 2\n\t"
+#define AT_GAP_ASM_LP_SETUP1(count, words) ".insn i 0x7b, 4, x1, " count ", " #words " * 2\n\t"
+#define AT_GAP_ASM_PLW_RR(rd, rs1, rs2) ".insn r 0x03, 7, 0x10, " rd ", " rs1 ", " rs2 "\n\t"
 #define AT_GAP_ASM_SDOTSP_B(rd, rs1, rs2) ".insn r 0x57, 1, 0x5c, " rd ", " rs1 ", " rs2 "\n\t"
 #endif
 

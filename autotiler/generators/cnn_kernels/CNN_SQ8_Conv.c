@@ -181,6 +181,30 @@ typedef struct {
 		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
 #endif
 
+/* The whole block when every filter row is one run of whole words (Runs 1, RunLen % 4 == 0):
+ * Rows x Words words on two nested hardware loops, the outer one stepping the input pointers by
+ * Skip from row to row (the filter rows follow each other). To stay within GCC's 30 asm operands
+ * the 4 filters are one pointer w0 and the offsets S1 = Size, S2, S3 of the others (p.lw reg-reg
+ * loads), w0 post-incremented by its own load, last. Loop 1 (outer) ends 2 words after loop 0. */
+#define AT_SQ8_CONV_ROWS_WORDS(Rows, Words, Skip, S1, S2, S3)                                           \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP1("%[rows]", 17)                     \
+		AT_GAP_ASM_LP_SETUP0("%[n]", 14)                                                        \
+		AT_GAP_ASM_PLW_PI("t0", "%[x0]") AT_GAP_ASM_PLW_PI("t1", "%[x1]")                        \
+		AT_GAP_ASM_PLW_RR("t3", "%[w0]", "%[s1]") AT_GAP_ASM_PLW_RR("t4", "%[w0]", "%[s2]")      \
+		AT_GAP_ASM_PLW_RR("t5", "%[w0]", "%[s3]") AT_GAP_ASM_PLW_PI("t2", "%[w0]")               \
+		AT_GAP_ASM_SDOTSP_B("%[s10]", "t0", "t3") AT_GAP_ASM_SDOTSP_B("%[s11]", "t1", "t3")      \
+		AT_GAP_ASM_SDOTSP_B("%[s00]", "t0", "t2") AT_GAP_ASM_SDOTSP_B("%[s01]", "t1", "t2")      \
+		AT_GAP_ASM_SDOTSP_B("%[s20]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[s21]", "t1", "t4")      \
+		AT_GAP_ASM_SDOTSP_B("%[s30]", "t0", "t5") AT_GAP_ASM_SDOTSP_B("%[s31]", "t1", "t5")      \
+		"add %[x0], %[x0], %[skip]\n\t"                                                         \
+		"add %[x1], %[x1], %[skip]\n\t"                                                         \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11),                    \
+		  [s20] "+r"(s20), [s21] "+r"(s21), [s30] "+r"(s30), [s31] "+r"(s31),                    \
+		  [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0)                                           \
+		: [n] "r"(Words), [rows] "r"(Rows), [skip] "r"(Skip), [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3) \
+		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
+
 /* One run of Len bytes (x0, x1 in the input, w0 .. w3 the 4 filters) into the 8 sums: words,
  * then the last Len % 4 bytes one by one. */
 #define AT_SQ8_CONV_RUN_TAIL(Len)                                                                       \
@@ -209,6 +233,14 @@ static void at_sq8_conv_block(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_c
 	int Words = K->RunLen >> 2, Skip = K->RunIn - K->RunLen, RowSkip = K->RowIn - K->Runs * K->RunIn, ky, r;
 	const signed char *x0 = X0, *x1 = X1, *w0 = W, *w1 = W + K->Size, *w2 = w1 + K->Size, *w3 = w2 + K->Size;
 
+#if defined(at_gap_xpulpv2)
+	if (K->Runs == 1 && (K->RunLen & 3) == 0 && Words > 0) {
+		int S1 = K->Size, S2 = 2 * K->Size, S3 = 3 * K->Size, Rows = Arg->Fy, RSkip = K->RowIn - K->RunLen;
+
+		AT_SQ8_CONV_ROWS_WORDS(Rows, Words, RSkip, S1, S2, S3);
+		goto done;
+	}
+#endif
 	for (ky = 0; ky < Arg->Fy; ky++) {
 		for (r = 0; r < K->Runs; r++) {
 #if defined(at_gap_xpulpv2)
@@ -233,6 +265,9 @@ static void at_sq8_conv_block(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_c
 		}
 		x0 += RowSkip; x1 += RowSkip;
 	}
+#if defined(at_gap_xpulpv2)
+done:
+#endif
 	R->S[0][0] = s00; R->S[0][1] = s01; R->S[1][0] = s10; R->S[1][1] = s11;
 	R->S[2][0] = s20; R->S[2][1] = s21; R->S[3][0] = s30; R->S[3][1] = s31;
 }

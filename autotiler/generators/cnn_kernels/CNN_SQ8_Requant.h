@@ -154,13 +154,17 @@ static inline int at_tflm_rq_is_double(const at_tflm_rq_t *q)
 }
 
 /* at_tflm_rq_int8 for a q of at_tflm_rq_is_double: SaturatingRoundingDoublingHighMul cannot
- * saturate (b != INT32_MIN), so it is floor((a b + 2^30) / 2^31) alone; the clamp is
- * gap_clamp_i32 (p.max, p.min on the cluster). */
+ * saturate (b != INT32_MIN), so it is floor((a b + 2^30) / 2^31) alone. With a b = hi 2^32 + lo
+ * (lo unsigned) that is 2 hi + floor((lo + 2^30) / 2^31) = 2 hi + ((lo >> 1) + 2^29) >> 30, all on
+ * 32 bits (mul, mulh and four simple operations). The clamp is gap_clamp_i32 (p.max, p.min on the
+ * cluster). */
 static inline int8_t at_tflm_rq_int8_double(const at_tflm_rq_t *q, int32_t acc, int32_t out_zero_point,
 					    int32_t act_min, int32_t act_max)
 {
 	int32_t a = (int32_t) ((uint32_t) acc << q->Left);
-	int32_t h = (int32_t) (((int64_t) a * (int64_t) q->M + ((int64_t) 1 << 30)) >> 31);
+	int64_t ab = (int64_t) a * (int64_t) q->M;
+	uint32_t lo = (uint32_t) ab, hi = (uint32_t) (ab >> 32);
+	int32_t h = (int32_t) (hi * 2u + (((lo >> 1) + (1u << 29)) >> 30));
 
 	h = (h >> q->Right) + ((h & q->Mask) > q->Half + (int32_t) ((uint32_t) h >> 31));
 	return (int8_t) gap_clamp_i32((int32_t) ((uint32_t) h + (uint32_t) out_zero_point), act_min, act_max);
