@@ -21,10 +21,26 @@ static inline int32_t at_dw_mac(int32_t acc, int32_t x, int32_t y)
 	__asm__(".insn r 0x33, 0, 0x21, %0, %1, %2" : "+r"(acc) : "r"(x), "r"(y));
 	return acc;
 }
+
+/* p[o]: p.lb rd, rs2(rs1) (LB_RR, R-type on opcode 0x03, funct3 7, funct7 0), the address sum
+ * in the load. The input is not written while the kernel runs, so the asm reads no declared
+ * memory. To move to Gap.h. */
+static inline int32_t at_dw_lb_rr(const signed char *p, int o)
+{
+	int32_t v;
+
+	__asm__(".insn r 0x03, 7, 0, %0, %1, %2" : "=r"(v) : "r"(p), "r"(o));
+	return v;
+}
 #else
 static inline int32_t at_dw_mac(int32_t acc, int32_t x, int32_t y)
 {
 	return (int32_t) ((uint32_t) acc + (uint32_t) (x * y));
+}
+
+static inline int32_t at_dw_lb_rr(const signed char *p, int o)
+{
+	return p[o];
 }
 #endif
 
@@ -70,7 +86,7 @@ static inline signed char at_dw_out(const KerConv_TFLM_SQ8_T *Arg, const at_dw_c
 }
 
 /* Output line oy of channel c, any filter: one output at a time, every tap tested. */
-static void at_dw_line_any(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int ic, int oy)
+static __attribute__((noinline)) void at_dw_line_any(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int ic, int oy)
 {
 	signed char *Out = Arg->Out + oy * Arg->Wo * Arg->OutFeat + c;
 	int ox;
@@ -140,17 +156,18 @@ static inline int at_dw_win_rows(const KerConv_TFLM_SQ8_T *Arg, int ic, int oy, 
 	return 0;
 }
 
-/* Input column x of the window (IN_ZP outside the image). */
-static inline at_dw_col at_dw_col_load(const at_dw_win *win, int x, int W, int Step, int Zp)
+/* Input column x of the window, o = x InFeat its offset in a line, r0 .. r2 the window's lines
+ * (values, not read from win in the loops: the stores to Acc would force reloads); IN_ZP outside
+ * the image. */
+static inline at_dw_col at_dw_col_load(const signed char *r0, const signed char *r1, const signed char *r2, int x,
+				       int o, int W, int Zp)
 {
 	at_dw_col col = {Zp, Zp, Zp};
 
 	if ((unsigned int) x < (unsigned int) W) {
-		int o = x * Step;
-
-		col.t = win->Row[0][o];
-		col.m = win->Row[1][o];
-		col.b = win->Row[2][o];
+		col.t = at_dw_lb_rr(r0, o);
+		col.m = at_dw_lb_rr(r1, o);
+		col.b = at_dw_lb_rr(r2, o);
 	}
 	return col;
 }
@@ -163,19 +180,21 @@ static inline int32_t at_dw_part(const at_dw_win *win, int kx, at_dw_col col, in
 	return at_dw_mac(acc, win->w[2][kx], col.b);
 }
 
-/* Accumulators of outputs [o0, o0 + n) of the line, stride 1: each input column is read once and
- * meets the three filter columns; a2 and a1 carry the two outputs still open. */
+/* Accumulators of outputs [o0, o0 + n) of the line, their first window at input column x, stride
+ * 1: each input column is read once and meets the three filter columns; a2 and a1 carry the two
+ * outputs still open. */
 static inline void at_dw_seg_s1(const at_dw_win *win, int x, int n, int W, int Step, int Zp, int32_t *Acc)
 {
-	at_dw_col col = at_dw_col_load(win, x, W, Step, Zp);
+	const signed char *r0 = win->Row[0], *r1 = win->Row[1], *r2 = win->Row[2];
+	int o = x * Step, i;
+	at_dw_col col = at_dw_col_load(r0, r1, r2, x, o, W, Zp);
 	int32_t a2 = at_dw_part(win, 0, col, -win->K), a1;
-	int i;
 
-	col = at_dw_col_load(win, x + 1, W, Step, Zp);
+	col = at_dw_col_load(r0, r1, r2, x + 1, o + Step, W, Zp);
 	a2 = at_dw_part(win, 1, col, a2);
 	a1 = at_dw_part(win, 0, col, -win->K);
-	for (i = 0; i < n; i++) {
-		col = at_dw_col_load(win, x + 2 + i, W, Step, Zp);
+	for (i = 0, x += 2, o += 2 * Step; i < n; i++, x++, o += Step) {
+		col = at_dw_col_load(r0, r1, r2, x, o, W, Zp);
 		Acc[i] = at_dw_part(win, 2, col, a2);
 		a2 = at_dw_part(win, 1, col, a1);
 		a1 = at_dw_part(win, 0, col, -win->K);
@@ -185,76 +204,103 @@ static inline void at_dw_seg_s1(const at_dw_win *win, int x, int n, int W, int S
 /* The same for stride 2: two new columns per output, the second shared with the next output. */
 static inline void at_dw_seg_s2(const at_dw_win *win, int x, int n, int W, int Step, int Zp, int32_t *Acc)
 {
-	int32_t a = at_dw_part(win, 0, at_dw_col_load(win, x, W, Step, Zp), -win->K);
-	int i;
+	const signed char *r0 = win->Row[0], *r1 = win->Row[1], *r2 = win->Row[2];
+	int o = x * Step, i;
+	int32_t a = at_dw_part(win, 0, at_dw_col_load(r0, r1, r2, x, o, W, Zp), -win->K);
 
-	for (i = 0; i < n; i++, x += 2) {
-		at_dw_col col = at_dw_col_load(win, x + 2, W, Step, Zp);
+	for (i = 0; i < n; i++, x += 2, o += 2 * Step) {
+		at_dw_col col = at_dw_col_load(r0, r1, r2, x + 2, o + 2 * Step, W, Zp);
 
-		a = at_dw_part(win, 1, at_dw_col_load(win, x + 1, W, Step, Zp), a);
+		a = at_dw_part(win, 1, at_dw_col_load(r0, r1, r2, x + 1, o + Step, W, Zp), a);
 		Acc[i] = at_dw_part(win, 2, col, a);
 		a = at_dw_part(win, 0, col, -win->K);
 	}
 }
 
-/* Out[i Step] for the n accumulators of one channel: bias, requantisation, clamp; Flags a
- * constant once inlined (the rounding mode's test leaves the loop). */
-static inline void at_dw_requant(const int32_t *Acc, int n, signed char *Out, int Step, int32_t Bias, int32_t Scale,
-				 int Shift, const at_dw_consts *k, int32_t Flags)
+/* Out[i Step] for the n accumulators of one channel: bias, then the channel's prepared
+ * requantisation (CNN_SQ8_Requant.h), TFLM's double rounding without tests per output. Q and
+ * the constants are local copies: the byte stores cannot alias them, they stay in registers. */
+static inline void at_dw_requant(const int32_t *Acc, int n, signed char *Out, int Step, int32_t Bias,
+				 const at_tflm_rq_t *q, const at_dw_consts *k)
+{
+	at_tflm_rq_t Q = *q;
+	int32_t OutZp = k->OutZp, ActMin = k->ActMin, ActMax = k->ActMax;
+	int i;
+
+	for (i = 0; i < n; i++, Out += Step)
+		*Out = (signed char) at_tflm_rq_int8_double(&Q, (int32_t) ((uint32_t) Acc[i] + (uint32_t) Bias), OutZp,
+							    ActMin, ActMax);
+}
+
+/* The same for any rounding mode (single rounding, or a multiplier of INT32_MIN). */
+static __attribute__((noinline)) void at_dw_requant_any(const int32_t *Acc, int n, signed char *Out, int Step,
+							 int32_t Bias, const at_tflm_rq_t *q, const at_dw_consts *k)
 {
 	int i;
 
 	for (i = 0; i < n; i++, Out += Step)
-		*Out = (signed char) at_tflm_requant_int8_mode((int32_t) ((uint32_t) Acc[i] + (uint32_t) Bias), Scale, Shift,
-							       k->OutZp, k->ActMin, k->ActMax, Flags);
+		*Out = (signed char) at_tflm_rq_int8(q, (int32_t) ((uint32_t) Acc[i] + (uint32_t) Bias), k->OutZp,
+						     k->ActMin, k->ActMax);
 }
 
 /* Output line oy of channel c with the window win, 3x3 of stride 1 or 2, in segments of
- * AT_DW_SEG outputs. */
-static void at_dw_line3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int oy, const at_dw_win *Win)
+ * AT_DW_SEG outputs (Acc). */
+static inline void at_dw_line3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_tflm_rq_t *q, int c,
+				 int oy, const at_dw_win *win, int32_t *Acc)
 {
-	int32_t Acc[AT_DW_SEG];
-	at_dw_win win = *Win;	/* a local copy: the stores to Acc cannot alias it, it stays in registers */
-	int Sx = Arg->Sx, Step = Arg->InFeat, OutFeat = Arg->OutFeat, o0;
-	signed char *Out = Arg->Out + oy * Arg->Wo * OutFeat + c;
+	int OutFeat = Arg->OutFeat, Wo = Arg->Wo, o0;
+	signed char *Out = Arg->Out + oy * Wo * OutFeat + c;
 
-	for (o0 = 0; o0 < Arg->Wo; o0 += AT_DW_SEG) {
-		int n = (Arg->Wo - o0 < AT_DW_SEG) ? Arg->Wo - o0 : AT_DW_SEG, x = o0 * Sx - Arg->PadLeft;
+	for (o0 = 0; o0 < Wo; o0 += AT_DW_SEG) {
+		int n = (Wo - o0 < AT_DW_SEG) ? Wo - o0 : AT_DW_SEG;
 
-		if (Sx == 1)
-			at_dw_seg_s1(&win, x, n, Arg->W, Step, k->InZp, Acc);
+		if (Arg->Sx == 1)
+			at_dw_seg_s1(win, o0 - Arg->PadLeft, n, Arg->W, Arg->InFeat, k->InZp, Acc);
 		else
-			at_dw_seg_s2(&win, x, n, Arg->W, Step, k->InZp, Acc);
-		if (k->Flags & AT_TFLM_FLAG_SINGLE_ROUNDING)
-			at_dw_requant(Acc, n, Out + o0 * OutFeat, OutFeat, Arg->Bias[c], Arg->Scale[c], Arg->ScaleN[c], k,
-				      AT_TFLM_FLAG_SINGLE_ROUNDING);
+			at_dw_seg_s2(win, o0 * 2 - Arg->PadLeft, n, Arg->W, Arg->InFeat, k->InZp, Acc);
+		if (at_tflm_rq_is_double(q))
+			at_dw_requant(Acc, n, Out + o0 * OutFeat, OutFeat, Arg->Bias[c], q, k);
 		else
-			at_dw_requant(Acc, n, Out + o0 * OutFeat, OutFeat, Arg->Bias[c], Arg->Scale[c], Arg->ScaleN[c], k, 0);
+			at_dw_requant_any(Acc, n, Out + o0 * OutFeat, OutFeat, Arg->Bias[c], q, k);
 	}
 }
 
-/* Output lines [oy, oy + n) of channel c: the channel's weights are read once. */
-static void at_dw_lines(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int oy, int n, int Fast)
+/* Output lines [oy, oy + n) of channel c, 3x3: the channel's weights and requantisation are
+ * prepared once; a line reads through win, or through Edge where the window leaves the tile.
+ * Both are locals, as Acc: its stores cannot alias them, the weights stay in registers. */
+static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int ic, int oy, int n)
 {
-	int ic = c / k->Mult, y;
+	int32_t Acc[AT_DW_SEG];
 	at_dw_win win, Edge;
+	at_tflm_rq_t q;
+	int y;
 
-	if (!Fast) {
-		for (y = oy; y < oy + n; y++)
-			at_dw_line_any(Arg, k, c, ic, y);
-		return;
-	}
 	at_dw_win_weights(Arg, c, k->InZp, &win);
+	at_tflm_rq_prep(&q, Arg->Scale[c], Arg->ScaleN[c], k->Flags);
 	for (y = oy; y < oy + n; y++) {
+		const at_dw_win *w = &Edge;
+
 		if (at_dw_win_rows(Arg, ic, y, k->InZp, &win, &Edge)) {
 			win.Row[0] = Edge.Row[0];
 			win.Row[1] = Edge.Row[1];
 			win.Row[2] = Edge.Row[2];
-			at_dw_line3x3(Arg, k, c, y, &win);
-		} else {
-			at_dw_line3x3(Arg, k, c, y, &Edge);
+			w = &win;
 		}
+		at_dw_line3x3(Arg, k, &q, c, y, w, Acc);
 	}
+}
+
+/* Output lines [oy, oy + n) of channel c. */
+static void at_dw_lines(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int oy, int n, int Fast)
+{
+	int ic = (k->Mult == 1) ? c : c / k->Mult, y;
+
+	if (Fast) {
+		at_dw_lines3x3(Arg, k, c, ic, oy, n);
+		return;
+	}
+	for (y = oy; y < oy + n; y++)
+		at_dw_line_any(Arg, k, c, ic, y);
 }
 
 void KerParConvDW_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
