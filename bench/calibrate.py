@@ -584,7 +584,8 @@ def networks_and_ranking(args) -> int:
                 results.append(SQ8.network_rows(name, work / name))
                 print(SQ8.format_networks(results[-1:]), flush=True)
             NETWORKS_JSON.parent.mkdir(parents=True, exist_ok=True)
-            NETWORKS_JSON.write_text(json.dumps({"platform": args.platform, "networks": results}, indent=1) + "\n")
+            NETWORKS_JSON.write_text(json.dumps({"platform": args.platform, "kernels": SQ8.revision(None),
+                                                 "networks": results}, indent=1) + "\n")
             NETWORKS_JSON.with_suffix(".md").write_text(SQ8.networks_markdown(results))
             print(f"wrote {NETWORKS_JSON} and {NETWORKS_JSON.with_suffix('.md')}")
         if args.ranking:
@@ -592,7 +593,8 @@ def networks_and_ranking(args) -> int:
             print(SQ8.format_ranking(entries))
             for e in entries:
                 e["summary"] = SQ8.ranking_summary(e)
-            RANKING_JSON.write_text(json.dumps({"platform": args.platform, "layers": entries}, indent=1) + "\n")
+            RANKING_JSON.write_text(json.dumps({"platform": args.platform, "kernels": SQ8.revision(None),
+                                                "layers": entries}, indent=1) + "\n")
             print(f"wrote {RANKING_JSON}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

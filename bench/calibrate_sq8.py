@@ -16,7 +16,7 @@ import json
 import subprocess
 import sys
 import tarfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -80,7 +80,11 @@ _PIX = f"((Ho*Wo + {_M} - 1)/{_M})"
 _IX = "((W - (Fx - 1)*Dx - 1 + PadLeft + Sx)/Sx - (PadLeft + Sx - 1)/Sx)"
 _IY = "((H - (Fy - 1)*Dy - 1 + Sy)/Sy)"
 _PIX_IN = f"(({_IX}*{_IY} + {_M} - 1)/{_M})"
-_PIX_BORDER = f"({_PIX} - {_PIX_IN})"
+# the block path: blocks x interior pixels; the general path (one output at a time, each tap
+# tested): the border pixels of the blocks' 4 channels, and every pixel of the Chunk % 4 channels
+# left over from the blocks
+_BLOCK = f"{_BLK}*{_PIX_IN}"
+_GENERAL = f"(4*{_BLK}*({_PIX} - {_PIX_IN}) + (Chunk % 4)*{_PIX})"
 # depth wise (CNN_SQ8_ConvDW.c): the (channel, output line) units shared evenly by the cores
 _UNITS = "((OutFeat*Ho + ncores - 1)/ncores)"
 # pooling (CNN_SQ8_Pooling.c): the (output line, channel) units shared evenly by the cores
@@ -89,12 +93,13 @@ _POOL_OUT = "((Ho*C + ncores - 1)/ncores)*Wo"
 # the rest one by one
 _LIN = "((OutDim + ncores - 1)/ncores)"
 SHAPES = {
-    # per block (4 channels) and interior pixel: the words of each filter row (Fx GroupIn contiguous
-    # bytes) and each row's loop; per border pixel, each tap's test and its GroupIn bytes; per
-    # block and pixel the 4 requantisations and stores; per block the filter sums
-    "KerParConv_TFLM_SQ8": [f"{_BLK}*{_PIX_IN}*Fy*((Fx*GroupIn + 3)/4)", f"{_BLK}*{_PIX_IN}*Fy",
-                            f"{_BLK}*{_PIX_BORDER}*Fy*Fx*((GroupIn + 3)/4)", f"{_BLK}*{_PIX_BORDER}*Fy*Fx",
-                            f"{_BLK}*{_PIX}", f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)"],
+    # the block path per block and interior pixel: the words of each filter row (Fx GroupIn
+    # contiguous bytes), its tail bytes (8 scalar MACs each), each row's loop, the 4 requantisations;
+    # the general path per output: each tap's test and words, the requantisation; per block of the
+    # core the filter sums
+    "KerParConv_TFLM_SQ8": [f"{_BLOCK}*Fy*((Fx*GroupIn)/4)", f"{_BLOCK}*Fy*((Fx*GroupIn) % 4)", f"{_BLOCK}*Fy",
+                            _BLOCK, f"{_GENERAL}*Fy*Fx*((GroupIn + 3)/4)", f"{_GENERAL}*Fy*Fx", _GENERAL,
+                            f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)"],
     # per output: the new input columns (1 at stride 1, 2 at 2: Sx of 3 taps) and the requantisation;
     # per line the window's set-up (3x3, the kernel's fast path: the networks' only filter)
     "KerParConvDW_TFLM_SQ8": [f"{_UNITS}*Wo*Sx", f"{_UNITS}*Wo", _UNITS],
@@ -225,6 +230,9 @@ LAYERS = [
     conv(24, 24, 3, 8, (3, 3), 2), conv(16, 16, 8, 16, (3, 3), 2), conv(20, 20, 1, 8, (5, 5)),
     conv(25, 10, 1, 16, (10, 4), 2), conv(16, 16, 16, 32, (1, 1)), conv(8, 8, 64, 64, (1, 1)),
     conv(6, 6, 128, 32, (1, 1)), conv(12, 12, 8, 24, (1, 1)), conv(10, 10, 12, 12, (3, 3), 1, same=False),
+    conv(14, 14, 24, 20, (3, 3)), conv(10, 10, 16, 6, (3, 3)), conv(20, 20, 4, 16, (3, 3), 2),
+    conv(12, 12, 48, 48, (1, 1)), conv(7, 7, 32, 10, (1, 1)), conv(30, 12, 1, 32, (8, 4), 2),
+    conv(12, 12, 16, 16, (5, 5)),
     conv(16, 16, 16, 16, (3, 3), dw=True), conv(8, 8, 64, 64, (3, 3), dw=True), conv(24, 24, 8, 8, (3, 3), dw=True),
     conv(16, 16, 32, 32, (3, 3), 2, dw=True), conv(24, 24, 8, 8, (3, 3), 2, dw=True),
     linear(64, 12), linear(256, 64), linear(1024, 32), linear(640, 128), linear(130, 9), linear(200, 30, -3),
@@ -404,7 +412,7 @@ def networks_markdown(results: list) -> str:
 RANKED = {   # label: (layer, L1 budget)
     "1x1 conv 24x24x32->64": (conv(24, 24, 32, 64, (1, 1)), 20000),
     "3x3 conv 24x24x16->32": (conv(24, 24, 16, 32, (3, 3)), 20000),
-    "3x3 depth wise 48x48x32": (conv(48, 48, 32, 32, (3, 3), dw=True), 20000),
+    "3x3 depth wise 48x48x32": (conv(48, 48, 32, 32, (3, 3), dw=True), 44000),
 }
 
 
@@ -417,9 +425,10 @@ def _spread(ranked: list, k: int) -> list:
     return sorted(set(head + rest))
 
 
-def ranking_rows(plat, work: Path, per_layer: int = 8) -> list:
-    """Per layer of RANKED: ``per_layer`` of the tiler's candidate tilings (the time objective's,
-    each scheduled and predicted) forced one at a time and run on GVSoC (bit-exact with numpy):
+def ranking_rows(plat, work: Path, per_layer: int = 10) -> list:
+    """Per layer of RANKED: ``per_layer`` of the tiler's candidate tilings (the full grid's, each
+    scheduled and predicted: the best three, then evenly over the rest) and the tiling the time
+    objective chose, forced one at a time and run on GVSoC (bit-exact with numpy):
     [{"layer", "chosen", "rows": [{"tiling", "predicted", "gvsoc"}]}]."""
     out = []
     rng = np.random.default_rng(1)
@@ -431,7 +440,10 @@ def ranking_rows(plat, work: Path, per_layer: int = 8) -> list:
             SetL1MemorySize(budget)
             layer.declare("R")
             uk, chosen = m.kernels["R"], m.tilings["R"]
-            cands = sorted(candidates(uk, solve_options(m, uk)), key=lambda t: t.predicted.cycles)
+            # every candidate of the full grid, scheduled and predicted (the time objective predicts
+            # only its best estimates exactly), one per distinct tiling
+            every = candidates(uk, replace(solve_options(m, uk), objective="time_exhaustive"))
+            cands = sorted({t.describe(): t for t in every}.values(), key=lambda t: t.predicted.cycles)
             picks = [cands[i] for i in _spread(cands, per_layer)]
             if all(t.describe() != chosen.describe() for t in picks):
                 picks.insert(0, chosen)
