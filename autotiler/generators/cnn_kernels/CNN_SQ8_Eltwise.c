@@ -70,14 +70,77 @@ static inline void at_sq8_add_range(const KerEltwise_TFLM_SQ8_T *Arg, const at_s
 		Out[i] = at_sq8_add_one(k, In1[i], In2[i], subtract, flags);
 }
 
+/* An input's rescale MBQM((x - zp) 2^LeftShift, M, shift) for int8 x, without the 64-bit high
+ * multiply: with L = LeftShift + max(shift, 0) and S = 31 - L, a = d 2^L (d = x - zp, |d| <= 255)
+ * and M = Mh 2^S + Ml (0 <= Ml < 2^S), floor((a M + 2^30) / 2^31) = d Mh + floor((d Ml + 2^(S-1)) / 2^S)
+ * exactly; both products fit int32 when 9 <= L <= 22 (ADD's LeftShift is 20). Then TFLM's
+ * RoundingDivideByPOT by max(-shift, 0). */
+typedef struct {
+	int32_t Mh, Ml, Mask, Half;
+	int S, Right;
+} at_sq8_add_in_t;
+
+static inline int at_sq8_add_in_prep(at_sq8_add_in_t *r, const at_tflm_rq_t *q, int left_shift)
+{
+	int L = left_shift + q->Left;
+
+	if (!at_tflm_rq_is_double(q) || L < 9 || L > 22)
+		return 0;
+	r->S = 31 - L;
+	r->Mh = q->M >> r->S;
+	r->Ml = q->M & (int32_t) ((1u << r->S) - 1u);
+	r->Right = q->Right;
+	r->Mask = q->Mask;
+	r->Half = q->Half;
+	return 1;
+}
+
+static inline int32_t at_sq8_add_in(const at_sq8_add_in_t *r, int32_t d)
+{
+	int32_t h = d * r->Mh + ((d * r->Ml + (1 << (r->S - 1))) >> r->S);
+
+	return (h >> r->Right) + ((h & r->Mask) > r->Half + (int32_t) ((uint32_t) h >> 31));
+}
+
+/* Items [First, Last) with inputs on at_sq8_add_in and the output on TFLM's double rounding
+ * (at_tflm_rq_int8_double): everything prepared once, local copies the byte stores cannot alias. */
+static inline void at_sq8_add_range_fast(const KerEltwise_TFLM_SQ8_T *Arg, const at_sq8_add_consts *k, int First,
+					 int Last, int subtract, const at_sq8_add_in_t *in, const at_tflm_rq_t *q)
+{
+	const signed char *In1 = Arg->In1, *In2 = Arg->In2;
+	signed char *Out = Arg->Out;
+	at_sq8_add_in_t R1 = in[0], R2 = in[1];
+	at_tflm_rq_t QOut = *q;
+	int32_t zp1 = k->zp1, zp2 = k->zp2, OutZp = k->out_zp, Lo = k->act_min, Hi = k->act_max;
+	int i;
+
+	for (i = First; i < Last; i++) {
+		int32_t a = at_sq8_add_in(&R1, In1[i] - zp1), b = at_sq8_add_in(&R2, In2[i] - zp2);
+		uint32_t raw = subtract ? (uint32_t) a - (uint32_t) b : (uint32_t) a + (uint32_t) b;
+
+		Out[i] = (signed char) at_tflm_rq_int8_double(&QOut, (int32_t) raw, OutZp, Lo, Hi);
+	}
+}
+
 /* The cores share the items. */
 static inline void at_sq8_add_all(KerEltwise_TFLM_SQ8_T *Arg, int subtract)
 {
 	at_sq8_add_consts k = at_sq8_add_read(Arg->Infos);
+	at_tflm_rq_t q[3];
+	at_sq8_add_in_t in[2];
 	int First, Last;
 
 	CNN_Chunk((int) Arg->N, &First, &Last);
-	if (k.flags & AT_TFLM_FLAG_SINGLE_ROUNDING)
+	at_tflm_rq_prep(&q[0], k.m1, k.s1, k.flags);
+	at_tflm_rq_prep(&q[1], k.m2, k.s2, k.flags);
+	at_tflm_rq_prep(&q[2], k.m_out, k.s_out, k.flags);
+	if (at_sq8_add_in_prep(&in[0], &q[0], k.left_shift) && at_sq8_add_in_prep(&in[1], &q[1], k.left_shift)
+	    && at_tflm_rq_is_double(&q[2])) {
+		if (subtract)	/* a constant in each loop */
+			at_sq8_add_range_fast(Arg, &k, First, Last, 1, in, &q[2]);
+		else
+			at_sq8_add_range_fast(Arg, &k, First, Last, 0, in, &q[2]);
+	} else if (k.flags & AT_TFLM_FLAG_SINGLE_ROUNDING)
 		at_sq8_add_range(Arg, &k, First, Last, subtract, AT_TFLM_FLAG_SINGLE_ROUNDING);
 	else
 		at_sq8_add_range(Arg, &k, First, Last, subtract, 0);

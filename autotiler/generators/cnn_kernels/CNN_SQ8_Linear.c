@@ -97,48 +97,62 @@ static inline void at_sq8_dot4_zp(const signed char *x, const signed char *w, in
 	Res[3] = at_sq8_lin_result(d3, s3, zp);
 }
 
-/* The requantised, clamped output of an accumulator (Bias already added): Infos's OUT_ZP and clamp. */
-static inline signed char at_sq8_linear_out(int32_t acc, int32_t scale, int shift, const signed char *Infos)
+/* Infos's words the outputs need, read once per call (at_inf_tflm assembles each from 4 bytes). */
+typedef struct {
+	int32_t InZp, OutZp, ActMin, ActMax, Flags;
+} at_sq8_lin_consts;
+
+static inline at_sq8_lin_consts at_sq8_lin_read(const signed char *Infos)
 {
-	return (signed char) at_tflm_requant_int8_mode(acc, scale, shift, at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP),
-						       at_inf_tflm(Infos, AT_INF_TFLM_ACT_MIN),
-						       at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX),
-						       at_inf_tflm(Infos, AT_INF_TFLM_FLAGS));
+	at_sq8_lin_consts k;
+
+	k.InZp = at_inf_tflm(Infos, AT_INF_TFLM_IN_ZP);
+	k.OutZp = at_inf_tflm(Infos, AT_INF_TFLM_OUT_ZP);
+	k.ActMin = at_inf_tflm(Infos, AT_INF_TFLM_ACT_MIN);
+	k.ActMax = at_inf_tflm(Infos, AT_INF_TFLM_ACT_MAX);
+	k.Flags = at_inf_tflm(Infos, AT_INF_TFLM_FLAGS);
+	return k;
+}
+
+/* The requantised, clamped output of an accumulator (Bias already added). */
+static inline signed char at_sq8_linear_out(int32_t acc, int32_t scale, int shift, const at_sq8_lin_consts *k)
+{
+	return (signed char) at_tflm_requant_int8_mode(acc, scale, shift, k->OutZp, k->ActMin, k->ActMax, k->Flags);
 }
 
 /* Output c from its dot product: bias (any int32, TFLM adds in int32: wrap) and requantisation. */
-static inline void at_sq8_linear_store(KerLinear_TFLM_SQ8_T *Arg, int c, int32_t dot)
+static inline void at_sq8_linear_store(KerLinear_TFLM_SQ8_T *Arg, const at_sq8_lin_consts *k, int c, int32_t dot)
 {
 	int32_t acc = (int32_t) ((uint32_t) Arg->Bias[c] + (uint32_t) dot);
 
-	Arg->Out[c] = at_sq8_linear_out(acc, Arg->Scale[c], Arg->ScaleN[c], Arg->Infos);
+	Arg->Out[c] = at_sq8_linear_out(acc, Arg->Scale[c], Arg->ScaleN[c], k);
 }
 
 /* Outputs [c, c + 4) of this core; WithSum a constant once inlined. */
-static inline void at_sq8_linear4(KerLinear_TFLM_SQ8_T *Arg, int c, int zp, int WithSum)
+static inline void at_sq8_linear4(KerLinear_TFLM_SQ8_T *Arg, const at_sq8_lin_consts *k, int c, int WithSum)
 {
 	int32_t Res[4];
-	int k;
+	int j;
 
-	at_sq8_dot4_zp(Arg->In, Arg->Filter + c * Arg->InDim, Arg->InDim, Arg->InDim, zp, WithSum, Res);
-	for (k = 0; k < 4; k++)
-		at_sq8_linear_store(Arg, c + k, Res[k]);
+	at_sq8_dot4_zp(Arg->In, Arg->Filter + c * Arg->InDim, Arg->InDim, Arg->InDim, k->InZp, WithSum, Res);
+	for (j = 0; j < 4; j++)
+		at_sq8_linear_store(Arg, k, c + j, Res[j]);
 }
 
 void KerParLinear_TFLM_SQ8(KerLinear_TFLM_SQ8_T *Arg)
 {
-	int zp = at_inf_tflm(Arg->Infos, AT_INF_TFLM_IN_ZP);
+	at_sq8_lin_consts k = at_sq8_lin_read(Arg->Infos);
 	int First, Last, c;
 
 	CNN_Chunk(Arg->OutDim, &First, &Last);
 	for (c = First; c + 4 <= Last; c += 4) {
-		if (zp == -128)
-			at_sq8_linear4(Arg, c, zp, 0);
+		if (k.InZp == -128)
+			at_sq8_linear4(Arg, &k, c, 0);
 		else
-			at_sq8_linear4(Arg, c, zp, 1);
+			at_sq8_linear4(Arg, &k, c, 1);
 	}
 	for (; c < Last; c++)
-		at_sq8_linear_store(Arg, c, at_sq8_dot_zp(Arg->In, Arg->Filter + c * Arg->InDim, Arg->InDim, zp));
+		at_sq8_linear_store(Arg, &k, c, at_sq8_dot_zp(Arg->In, Arg->Filter + c * Arg->InDim, Arg->InDim, k.InZp));
 	gap_waitbarrier(0);
 }
 
@@ -159,10 +173,11 @@ void KerLinearDP_TFLM_SQ8(KerLinearDP_TFLM_SQ8_T *Arg)
 /* One core: the bias plus every core's partial sum (int32, wrapping), requantised. */
 void KerLinearReduct_TFLM_SQ8(KerLinearReduct_TFLM_SQ8_T *Arg)
 {
+	at_sq8_lin_consts k = at_sq8_lin_read(Arg->Infos);
 	uint32_t acc = (uint32_t) Arg->Bias[0];
 	int c;
 
 	for (c = 0; c < (int) gap_ncore(); c++)
 		acc += (uint32_t) Arg->Reduct[c];
-	Arg->Out[0] = at_sq8_linear_out((int32_t) acc, Arg->Scale[0], Arg->ScaleN[0], Arg->Infos);
+	Arg->Out[0] = at_sq8_linear_out((int32_t) acc, Arg->Scale[0], Arg->ScaleN[0], &k);
 }
