@@ -226,7 +226,7 @@ typedef struct {
 
 /* The block path's sums; the input pointers step from run to run and row to row (the filter
  * runs are contiguous: w0 .. w3 simply go on). */
-static void at_sq8_conv_block(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const signed char *X0,
+static inline __attribute__((always_inline)) void at_sq8_conv_block(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const signed char *X0,
 			      const signed char *X1, const signed char *W, at_sq8_conv_sums *R)
 {
 	int s00 = 0, s01 = 0, s10 = 0, s11 = 0, s20 = 0, s21 = 0, s30 = 0, s31 = 0;
@@ -350,11 +350,35 @@ static inline void at_sq8_conv_taps(int o, int Size, int F, int D, int *A, int *
 /* acc_j + sum x[i] w_j[i] and z_j + sum w_j[i], i < n, for the 4 filters w_j = w + j Size. */
 static inline void at_sq8_conv_run4x1(const signed char *x, const signed char *w, int Size, int n, int *acc, int *z)
 {
-	const v4s ones = {1, 1, 1, 1};
 	const signed char *w0 = w, *w1 = w + Size, *w2 = w1 + Size, *w3 = w2 + Size;
 	int s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3], z0 = z[0], z1 = z[1], z2 = z[2], z3 = z[3], i;
 
+#if defined(at_gap_xpulpv2)
+	/* the words on a hardware loop of 13: 5 loads (w1 .. w3 reg-reg from w0) and 8 pv.sdotsp.b */
+	if (n >= 4) {
+		int Words = n >> 2, S1 = Size, S2 = 2 * Size, S3 = 3 * Size, One = 0x01010101;
+
+		__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 13)
+			AT_GAP_ASM_PLW_PI("t0", "%[x]") AT_GAP_ASM_PLW_RR("t2", "%[w0]", "%[s1]")
+			AT_GAP_ASM_PLW_RR("t3", "%[w0]", "%[s2]") AT_GAP_ASM_PLW_RR("t4", "%[w0]", "%[s3]")
+			AT_GAP_ASM_PLW_PI("t1", "%[w0]")
+			AT_GAP_ASM_SDOTSP_B("%[s1r]", "t0", "t2") AT_GAP_ASM_SDOTSP_B("%[z1]", "%[one]", "t2")
+			AT_GAP_ASM_SDOTSP_B("%[s2r]", "t0", "t3") AT_GAP_ASM_SDOTSP_B("%[z2]", "%[one]", "t3")
+			AT_GAP_ASM_SDOTSP_B("%[s0r]", "t0", "t1") AT_GAP_ASM_SDOTSP_B("%[z0]", "%[one]", "t1")
+			AT_GAP_ASM_SDOTSP_B("%[s3r]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[z3]", "%[one]", "t4")
+			AT_GAP_ASM_NORVC_END
+			: [s0r] "+r"(s0), [s1r] "+r"(s1), [s2r] "+r"(s2), [s3r] "+r"(s3),
+			  [z0] "+r"(z0), [z1] "+r"(z1), [z2] "+r"(z2), [z3] "+r"(z3), [x] "+r"(x), [w0] "+r"(w0)
+			: [n] "r"(Words), [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3), [one] "r"(One)
+			: "t0", "t1", "t2", "t3", "t4", "memory");
+		i = Words << 2;
+		w1 = w0 + Size; w2 = w1 + Size; w3 = w2 + Size;
+	} else {
+		i = 0;
+	}
+#else
 	for (i = 0; i + 4 <= n; i += 4) {
+		const v4s ones = {1, 1, 1, 1};
 		v4s a = (v4s) gap_lw_postinc(x);
 		v4s b0 = (v4s) gap_lw_postinc(w0), b1 = (v4s) gap_lw_postinc(w1);
 		v4s b2 = (v4s) gap_lw_postinc(w2), b3 = (v4s) gap_lw_postinc(w3);
@@ -364,6 +388,7 @@ static inline void at_sq8_conv_run4x1(const signed char *x, const signed char *w
 		s2 = gap_sumdotp4(a, b2, s2); z2 = gap_sumdotp4(ones, b2, z2);
 		s3 = gap_sumdotp4(a, b3, s3); z3 = gap_sumdotp4(ones, b3, z3);
 	}
+#endif
 	for (; i < n; i++, x++, w0++, w1++, w2++, w3++) {
 		s0 = (int) ((unsigned int) s0 + (unsigned int) (*x * *w0)); z0 += *w0;
 		s1 = (int) ((unsigned int) s1 + (unsigned int) (*x * *w1)); z1 += *w1;
