@@ -58,7 +58,10 @@ rv32: $(STAMP)
 # then every example kernel and MNIST layer at several budgets on the model as first calibrated
 # (one DMA queue, Cost= as written: calibration_before.json), the compute fit and its out-of-sample
 # check (calibration_fit.json, --holdout), and on the current pulp_open model
-# (calibration.json). Needs GVSoC: ../shared/tools/gvsoc/setup.sh builds it (about 10 minutes).
+# (calibration.json); then the SQ8 TFLM kernels (issue 25 item 3): their layers' fit and its
+# out-of-sample check (calibration_sq8.json), the four imported networks node by node
+# (calibration_networks.json/.md) and the tiler's candidates of three layers (calibration_ranking.json).
+# Needs GVSoC: ../shared/tools/gvsoc/setup.sh builds it (about 10 minutes).
 .PHONY: calibrate
 GVSOC_ENV ?= $(HOME)/.cache/gvsoc/env.sh
 calibrate: $(STAMP)
@@ -70,4 +73,6 @@ calibrate: $(STAMP)
 		$(CURDIR)/$(PY) bench/calibrate.py --before --json bench/results/calibration_before.json && \
 		$(CURDIR)/$(PY) bench/calibrate.py --fit-compute --json bench/results/calibration_fit.json && \
 		$(CURDIR)/$(PY) bench/calibrate.py --holdout bench/results/calibration_fit.json && \
-		$(CURDIR)/$(PY) bench/calibrate.py --compare bench/results/calibration_before.json --json bench/results/calibration.json'
+		$(CURDIR)/$(PY) bench/calibrate.py --compare bench/results/calibration_before.json --json bench/results/calibration.json && \
+		$(CURDIR)/$(PY) bench/calibrate.py --fit-sq8 && \
+		$(CURDIR)/$(PY) bench/calibrate.py --networks --ranking'

@@ -564,6 +564,10 @@ def parse_args(argv):
     p.add_argument("--kernels-rev", metavar="REV",
                    help="with --fit-sq8: measure the SQ8 kernels (and Gap.h) of git revision REV, not the working "
                         "tree's")
+    p.add_argument("--refit", metavar="JSON",
+                   help="no simulation: a --fit-sq8 results file fitted again with the current terms "
+                        "(calibrate_sq8.SHAPES: the layers are declared again and their schedules walked for the term "
+                        "sums); prints the fit, each run's error and the out-of-sample check, writes --json")
     p.add_argument("--networks", action="store_true",
                    help="the four imported networks (tests/models/import) on the host simulator and on GVSoC, node by "
                         "node: bench/results/calibration_networks.json and .md")
@@ -571,6 +575,35 @@ def parse_args(argv):
                    help="candidate tilings of three SQ8 layers, predicted and run on GVSoC: "
                         "bench/results/calibration_ranking.json")
     return p.parse_args(argv)
+
+
+def refit_sq8(args) -> int:
+    """--refit: the SQ8 fit of a --fit-sq8 file again with the current terms, no simulation (the
+    profiled fork cycles do not depend on the terms; their sums come from the schedules)."""
+    data = json.loads(Path(args.refit).read_text())
+    plat = model_platform(data["platform"], False, True)
+    shapes, rows, rng = dict(SQ8.SHAPES), data["rows"], np.random.default_rng(0)
+    for budget in sorted({r["budget"] for r in rows}, reverse=True):
+        m = SQ8.sq8_case(plat, budget, rng)[0]
+        for r in (r for r in rows if r["budget"] == budget):
+            forks = {k: tuple(v) for k, v in r["forks"].items()}
+            r["terms"] = shape_sums(kernel_tilings(m, r["kernel"]), m.libs, plat,
+                                    {k: v for k, v in shapes.items() if k in forks}, forks)
+    window = data["constants"]["fork_window_cycles"]
+    fit = fit_compute(rows, window, shapes)
+    fit.pop("*", None)
+    for r in rows:
+        for k, (calls, cycles, cost) in r["forks"].items():
+            model = fit[k].cycles(calls, cost, r["terms"].get(k, ()), window)
+            print(f"  {r.get('label', r['kernel']):34} {r['budget']:>6} {k:32} {cycles:>9} {model:>11.0f} "
+                  f"{100 * (model / cycles - 1):>+7.1f}%")
+    print(compute_literal(fit))
+    print(format_holdout(holdout(rows, window, shapes)))
+    data.update(rows=rows, shapes=shapes, compute_fit={k: v.entry() for k, v in fit.items()})
+    out = args.json if args.json != str(DEFAULT_JSON) else args.refit
+    Path(out).write_text(json.dumps(data, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
 
 
 def networks_and_ranking(args) -> int:
@@ -626,6 +659,8 @@ def main(argv=None) -> int:
         window = constants.get("fork_window_cycles", constants["fork_cycles"])
         print(format_holdout(holdout(data["rows"], window, data.get("shapes"))))
         return 0
+    if args.refit:
+        return refit_sq8(args)
     if not gvsoc.available():
         print(f"GVSoC is not installed: {gvsoc.INSTALL_HINT}", file=sys.stderr)
         return 2
@@ -634,6 +669,7 @@ def main(argv=None) -> int:
         return 2
     if args.networks or args.ranking:
         return networks_and_ranking(args)
+
     fit_mode = args.fit_compute or args.fit_sq8
     plat = model_platform(args.platform, args.before, fit_mode)
     # the terms of each platform's own Cost=, summed per run to fit their coefficients

@@ -80,11 +80,12 @@ _PIX = f"((Ho*Wo + {_M} - 1)/{_M})"
 _IX = "((W - (Fx - 1)*Dx - 1 + PadLeft + Sx)/Sx - (PadLeft + Sx - 1)/Sx)"
 _IY = "((H - (Fy - 1)*Dy - 1 + Sy)/Sy)"
 _PIX_IN = f"(({_IX}*{_IY} + {_M} - 1)/{_M})"
-# the block path: blocks x interior pixels; the general path (one output at a time, each tap
-# tested): the border pixels of the blocks' 4 channels, and every pixel of the Chunk % 4 channels
-# left over from the blocks
+# the block path: blocks x interior pixels; the border path (4 channels, the in-tile taps): blocks
+# x border pixels; the general path (one output at a time, each tap tested): the Chunk % 4 channels
+# left over from the blocks, every pixel
 _BLOCK = f"{_BLK}*{_PIX_IN}"
-_GENERAL = f"(4*{_BLK}*({_PIX} - {_PIX_IN}) + (Chunk % 4)*{_PIX})"
+_BORDER = f"{_BLK}*({_PIX} - {_PIX_IN})"
+_LEFT = f"(Chunk % 4)*{_PIX}"
 # depth wise (CNN_SQ8_ConvDW.c): the (channel, output line) units shared evenly by the cores
 _UNITS = "((OutFeat*Ho + ncores - 1)/ncores)"
 # pooling (CNN_SQ8_Pooling.c): the (output line, channel) units shared evenly by the cores
@@ -94,12 +95,14 @@ _POOL_OUT = "((Ho*C + ncores - 1)/ncores)*Wo"
 _LIN = "((OutDim + ncores - 1)/ncores)"
 SHAPES = {
     # the block path per block and interior pixel: the words of each filter row (Fx GroupIn
-    # contiguous bytes), its tail bytes (8 scalar MACs each), each row's loop, the 4 requantisations;
-    # the general path per output: each tap's test and words, the requantisation; per block of the
+    # contiguous bytes), its tail bytes (8 scalar MACs each), each row's loop; the border path per
+    # block and border pixel: each tap's words (at most Fy Fx taps) and its test; the general path
+    # per output likewise; per block and pixel the 4 requantisations and stores; per block of the
     # core the filter sums
     "KerParConv_TFLM_SQ8": [f"{_BLOCK}*Fy*((Fx*GroupIn)/4)", f"{_BLOCK}*Fy*((Fx*GroupIn) % 4)", f"{_BLOCK}*Fy",
-                            _BLOCK, f"{_GENERAL}*Fy*Fx*((GroupIn + 3)/4)", f"{_GENERAL}*Fy*Fx", _GENERAL,
-                            f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)"],
+                            f"{_BORDER}*Fy*Fx*((GroupIn + 3)/4)", f"{_BORDER}*Fy*Fx",
+                            f"{_LEFT}*Fy*Fx*((GroupIn + 3)/4)", f"{_LEFT}*Fy*Fx", f"{_BLK}*{_PIX}", _LEFT,
+                            f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)", _BLK],
     # per output: the new input columns (1 at stride 1, 2 at 2: Sx of 3 taps) and the requantisation;
     # per line the window's set-up (3x3, the kernel's fast path: the networks' only filter)
     "KerParConvDW_TFLM_SQ8": [f"{_UNITS}*Wo*Sx", f"{_UNITS}*Wo", _UNITS],
