@@ -59,8 +59,10 @@ from autotiler.generators.sq8_generators import (  # noqa: E402
     CNN_ConvolutionPoolAct_SQ8,
     CNN_LinearAct_SQ8,
     CNN_MatAddAct_SQ8,
+    CNN_MatSubAct_SQ8,
     CNN_PoolAct_SQ8,
 )
+from autotiler.generators.sq8_infos import AT_INF_TFLM_FLAGS, AT_TFLM_FLAG_SINGLE_ROUNDING  # noqa: E402
 from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library  # noqa: E402
 from autotiler.platforms import get_platform  # noqa: E402
 
@@ -80,8 +82,9 @@ class WrongOutput(AssertionError):
 @dataclass(frozen=True)
 class Case:
     """One layer. kind 'dw' (h, w, cin, cout, stride, padding), 'fc' (cin, cout), 'maxpool' /
-    'avgpool' (h, w, cin, filter (fy, fx), stride, padding), 'add' (h, w, cin). Zero points: in_zp
-    for the (first) input, out_zp for the output."""
+    'avgpool' (h, w, cin, filter (fy, fx), stride, padding), 'add' / 'sub' (h, w, cin). Zero points:
+    in_zp for the (first) input, out_zp for the output. rounding 'single' (dw, fc, add, sub): Infos
+    FLAGS AT_TFLM_FLAG_SINGLE_ROUNDING, onnxruntime's requantisation."""
 
     name: str
     kind: str
@@ -97,6 +100,7 @@ class Case:
     out_zp: int = -128
     seed: int = 0
     budget: int | None = None      # L1 bytes; None: the platform's
+    rounding: str = "double"
 
     def work(self) -> int:
         """MACs (dw, fc), input taps read (pooling: outputs times window) or elements (add)."""
@@ -106,7 +110,7 @@ class Case:
             return oh * ow * self.cout * self.f[0] * self.f[1]
         if self.kind == "fc":
             return self.cin * self.cout
-        if self.kind == "add":
+        if self.kind in ("add", "sub"):
             return self.h * self.w * self.cin
         fy, fx = self.f
         oh, ow = _pool_out(self.h, fy, self.stride, self.padding), _pool_out(self.w, fx, self.stride, self.padding)
@@ -114,7 +118,7 @@ class Case:
 
     @property
     def unit(self) -> str:
-        return {"dw": "MAC", "fc": "MAC", "add": "element"}.get(self.kind, "tap")
+        return {"dw": "MAC", "fc": "MAC", "add": "element", "sub": "element"}.get(self.kind, "tap")
 
 
 def _pool_out(n: int, f: int, s: int, padding: str) -> int:
@@ -138,6 +142,8 @@ def declare(c: Case) -> None:
         ok = CNN_LinearAct_SQ8(c.name, 0, 4, 4, c.cin, c.cout, KOP_LINEAR, act)
     elif c.kind == "add":
         ok = CNN_MatAddAct_SQ8(c.name, _ctrl(), c.cin, c.w, c.h, KOP_MATADD, act)
+    elif c.kind == "sub":
+        ok = CNN_MatSubAct_SQ8(c.name, _ctrl(), c.cin, c.w, c.h, act)
     else:
         kop = KOP_MAXPOOL if c.kind == "maxpool" else KOP_AVGPOOL
         ok = CNN_PoolAct_SQ8(c.name, _ctrl(), c.cin, c.w, c.h, kop, c.f[1], c.f[0], 1, 1, c.stride, c.stride, pad, act)
@@ -151,11 +157,12 @@ def reference(c: Case) -> tuple[dict, np.ndarray]:
     if c.kind in ("dw", "fc"):
         return _reference_weighted(c, rng, in_q, out_q)
     x = rng.integers(-128, 128, (1, c.h, c.w, c.cin)).astype(np.int8)
-    if c.kind == "add":
-        in2_q = T.QParams(0.03, c.in_zp + 7)
+    if c.kind in ("add", "sub"):
+        in2_q = T.QParams(0.03, min(127, c.in_zp + 7))
         x2 = rng.integers(-128, 128, x.shape).astype(np.int8)
-        y = T.add(x, x2, in_q, in2_q, out_q, c.act)
-        return dict(In1=x, In2=x2, Infos=TD.add_infos(in_q, in2_q, out_q, c.act)), y
+        fn, infos = (T.add, TD.add_infos) if c.kind == "add" else (T.sub, TD.sub_infos)
+        y = fn(x, x2, in_q, in2_q, out_q, c.act, rounding=c.rounding)
+        return dict(In1=x, In2=x2, Infos=_flags(infos(in_q, in2_q, out_q, c.act), c)), y
     fn = T.max_pool2d if c.kind == "maxpool" else T.average_pool2d
     y = fn(x, in_q, in_q, c.f, (c.stride, c.stride), c.padding, c.act)
     return dict(In=x, Infos=pool_infos(in_q, c.act)), y
@@ -168,14 +175,21 @@ def _reference_weighted(c: Case, rng, in_q, out_q) -> tuple[dict, np.ndarray]:
         x = rng.integers(-128, 128, c.cin).astype(np.int8)
         w = rng.integers(-127, 128, (c.cout, c.cin)).astype(np.int8)
         k = TD.linear_constants(in_q, w_q, out_q, c.act, c.cout)
-        y = T.fully_connected(x, w, b, in_q, w_q, out_q, c.act)
-        return dict(In=x, Filter=w, Bias=b, Scale=k.scale, ScaleN=k.scale_n, Infos=k.infos), y
+        y = T.fully_connected(x, w, b, in_q, w_q, out_q, c.act, rounding=c.rounding)
+        return dict(In=x, Filter=w, Bias=b, Scale=k.scale, ScaleN=k.scale_n, Infos=_flags(k.infos, c)), y
     x = rng.integers(-128, 128, (1, c.h, c.w, c.cin)).astype(np.int8)
     w = rng.integers(-127, 128, (1, *c.f, c.cout)).astype(np.int8)
     y = T.depthwise_conv2d(x, w, b, in_q, w_q, out_q, depth_multiplier=c.cout // c.cin,
-                           stride=(c.stride, c.stride), padding=c.padding, activation=c.act)
+                           stride=(c.stride, c.stride), padding=c.padding, activation=c.act, rounding=c.rounding)
     scale, scale_n, infos = conv_constants(in_q, w_q, out_q, c.act, c.cout)
-    return dict(In=x, Filter=w, Bias=b, Scale=scale, ScaleN=scale_n, Infos=infos), y
+    return dict(In=x, Filter=w, Bias=b, Scale=scale, ScaleN=scale_n, Infos=_flags(infos, c)), y
+
+
+def _flags(infos: np.ndarray, c: Case) -> np.ndarray:
+    """Infos with FLAGS set for the case's rounding."""
+    words = infos.view("<i4").copy()
+    words[AT_INF_TFLM_FLAGS] = AT_TFLM_FLAG_SINGLE_ROUNDING if c.rounding == "single" else 0
+    return words.view(np.int8)
 
 
 def kernels_at(rev: str | None, work: Path, base: str = "HEAD") -> Path:

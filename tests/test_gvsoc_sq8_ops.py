@@ -5,24 +5,32 @@ with the numpy reference sq8_tflm over a bounded sweep: depth wise 3x3 of stride
 VALID, a depth multiplier of 2, channel counts that are not multiples of 4, odd widths, tiles of a
 few lines, a 5x3 filter (the tap-by-tap form); dense sizes that are not multiples of 4 (misaligned
 filter rows), with the input zero point -128 (no weight sums) and others; max and average windows,
-a global average over one output line; ADD with every zero point moved.
+a global average over one output line; ADD and SUB with every zero point moved; onnxruntime's
+single rounding (Infos FLAGS) on each requantising kernel.
 
 One model, one GVSoC build, one call per layer (bench/gvsoc_sq8_ops.py's Case and run_cases, which
 the benchmark uses too). Marked ``gvsoc`` and skipped when GVSOC_HOME is not set, as
 tests/test_gvsoc.py.
+
+ADD's int8 outputs hide an off-by-one in its 2^20-scaled intermediate sums, so the inputs' rescale
+without a 64-bit product (at_sq8_add_in, CNN_SQ8_Eltwise.c) is also compared with TFLM's
+MultiplyByQuantizedMultiplier (at_tflm_mbqm, CNN_SQ8_Requant.h) on every input difference and a set
+of multipliers and shifts, by a small host program (no GVSoC needed).
 """
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
+from autotiler.generators import CNN_KERNELS_DIR
 from host_harness import gvsoc
 
-from .conftest import bench_script
+from .conftest import ROOT, bench_script
 
 needs_gvsoc = pytest.mark.skipif(not gvsoc.available(), reason="GVSoC not installed (GVSOC_HOME unset): "
                                  + gvsoc.INSTALL_HINT)
-pytestmark = [pytest.mark.usefixtures("private_harness_cache"), needs_gvsoc, pytest.mark.gvsoc]
 
 
 def _cases() -> list:
@@ -39,22 +47,84 @@ def _cases() -> list:
               (12, 45, 8, 8, (3, 3), 1, "SAME", "RELU6", -128, None),   # segments of 32 outputs + 13
               (25, 5, 64, 64, (3, 3), 1, "SAME", "RELU", -20, 3000),    # tiles of a few lines
               (9, 7, 5, 5, (5, 3), 1, "SAME", "NONE", 9, None),         # any filter: tap by tap
-          ])]
+          ])] + [C("dw_single", "dw", h=7, w=9, cin=6, cout=6, stride=2, in_zp=-50, out_zp=4, rounding="single",
+                   seed=9)]
     fc = [C(f"fc_{i}", "fc", cin=cin, cout=cout, act=act, in_zp=zp, seed=20 + i)
           for i, (cin, cout, act, zp) in enumerate([
               (13, 7, "NONE", 5), (37, 9, "RELU", -128), (64, 12, "NONE", 0), (3, 5, "RELU6", 127),
-              (130, 21, "NONE", -128), (640, 24, "RELU", 3)])]
+              (130, 21, "NONE", -128), (640, 24, "RELU", 3)])] + [
+        C("fc_single", "fc", cin=29, cout=6, in_zp=-11, rounding="single", seed=29)]
     pool = [C("pool_max_2x2", "maxpool", h=9, w=7, cin=5, f=(2, 2), stride=2, padding="VALID", seed=30),
             C("pool_max_3x3", "maxpool", h=7, w=9, cin=6, f=(3, 3), stride=2, padding="SAME", act="RELU", seed=31),
             C("pool_avg_3x3", "avgpool", h=7, w=5, cin=7, f=(3, 3), stride=1, padding="SAME", seed=32),
             C("pool_avg_global", "avgpool", h=25, w=5, cin=64, f=(25, 5), stride=25, padding="VALID", seed=33)]
     add = [C("add_relu", "add", h=5, w=9, cin=7, act="RELU", in_zp=100, out_zp=-9, seed=40),
-           C("add_none", "add", h=4, w=4, cin=13, in_zp=-128, out_zp=0, seed=41)]
+           C("add_none", "add", h=4, w=4, cin=13, in_zp=-128, out_zp=0, seed=41),
+           C("add_single", "add", h=3, w=5, cin=7, in_zp=120, out_zp=-100, rounding="single", seed=42),
+           C("sub_relu6", "sub", h=6, w=3, cin=9, act="RELU6", in_zp=-77, out_zp=20, seed=43)]
     return dw + fc + pool + add
 
 
+@pytest.mark.usefixtures("private_harness_cache")
+@needs_gvsoc
+@pytest.mark.gvsoc
 def test_sq8_ops_on_gvsoc_are_bit_exact(tmp_path):
     """Every layer's GVSoC output equals sq8_tflm's (run_cases raises WrongOutput otherwise)."""
     B = bench_script("gvsoc_sq8_ops")
     cycles = B.run_cases(_cases(), tmp_path)
     assert all(v > 0 for v in cycles.values()), cycles
+
+
+# Every d = x - zp of int8 x and zp, multipliers from 2^30 to 2^31 - 1 (and 0), the shifts TFLM's
+# ADD Prepare gives an input (<= 0) and a few left ones; LeftShift 20.
+ADD_IN_CHECK = r"""
+#include "CNN_SQ8_Eltwise.c"
+
+int at_sim_core_id(void) { return 0; }
+void at_sim_barrier(void) {}
+
+int main(void)
+{
+    static const int32_t Mults[] = {0, 1 << 30, (1 << 30) + 1, 1518500250, 1686629713, 2147483647, 1234567891,
+                     2004318071, 1431655765};
+    long checked = 0, bad = 0;
+    unsigned m;
+    int shift, d, used;
+
+    for (m = 0; m < sizeof(Mults) / sizeof(Mults[0]); m++)
+        for (shift = -31; shift <= 2; shift++) {
+            at_tflm_rq_t q;
+            at_sq8_add_in_t r;
+
+            at_tflm_rq_prep(&q, Mults[m], shift, 0);
+            used = at_sq8_add_in_prep(&r, &q, 20);
+            if (!used)
+                continue;
+            for (d = -255; d <= 255; d++) {
+                int32_t want = at_tflm_mbqm((int32_t) ((uint32_t) d << 20), Mults[m], shift);
+
+                checked++;
+                if (at_sq8_add_in(&r, d) != want && bad++ < 5)
+                    printf("M %d shift %d d %d: %d, want %d\n", (int) Mults[m], shift, d,
+                           (int) at_sq8_add_in(&r, d), (int) want);
+            }
+        }
+    printf("checked %ld bad %ld\n", checked, bad);
+    return bad != 0;
+}
+"""
+
+
+def test_add_input_rescale_equals_tflm_mbqm(tmp_path):
+    """at_sq8_add_in (d Mh + (d Ml + 2^(S-1)) >> S, then RoundingDivideByPOT) equals at_tflm_mbqm
+    (d 2^20, M, shift) on every d in [-255, 255] for the multipliers and shifts where ADD takes it."""
+    src = tmp_path / "add_in_check.c"
+    src.write_text(ADD_IN_CHECK)
+    exe = tmp_path / "add_in_check"
+    subprocess.run(["gcc", "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-DAT_SIM_NCORES=8", "-D__EMUL__",
+                    f"-I{CNN_KERNELS_DIR}", f"-I{ROOT / 'host_harness' / 'runtime'}", str(src), "-o", str(exe)],
+                   check=True, capture_output=True, text=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout
+    checked = int(out.stdout.split("checked ")[1].split()[0])
+    assert checked >= 9 * 10 * 511 // 2, out.stdout     # most (M, shift) pairs take the fast form
