@@ -320,22 +320,23 @@ static void at_sq8_conv_general(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
 static inline void at_sq8_conv_store(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B, const at_sq8_conv_sums *R,
 				     int Two, int Double, signed char *O0, signed char *O1)
 {
+	int32_t Zp = K->OutZp, Lo = K->ActMin, Hi = K->ActMax;
 	int j;
 
-	for (j = 0; j < 4; j++) {
-		const at_tflm_rq_t *Q = &B->Q[j];
-		int32_t a0 = (int32_t) ((uint32_t) R->S[j][0] + (uint32_t) B->Inner[j]);
-		int32_t a1 = (int32_t) ((uint32_t) R->S[j][1] + (uint32_t) B->Inner[j]);
-
-		if (Double) {
-			O0[j] = at_tflm_rq_int8_double(Q, a0, K->OutZp, K->ActMin, K->ActMax);
-			if (Two)
-				O1[j] = at_tflm_rq_int8_double(Q, a1, K->OutZp, K->ActMin, K->ActMax);
-		} else {
-			O0[j] = at_tflm_rq_int8(Q, a0, K->OutZp, K->ActMin, K->ActMax);
-			if (Two)
-				O1[j] = at_tflm_rq_int8(Q, a1, K->OutZp, K->ActMin, K->ActMax);
+	if (Double && Two) {	/* the common case: no test in the loop */
+		for (j = 0; j < 4; j++) {
+			O0[j] = at_tflm_rq_int8_double(&B->Q[j], (int32_t) ((uint32_t) R->S[j][0] + (uint32_t) B->Inner[j]),
+						       Zp, Lo, Hi);
+			O1[j] = at_tflm_rq_int8_double(&B->Q[j], (int32_t) ((uint32_t) R->S[j][1] + (uint32_t) B->Inner[j]),
+						       Zp, Lo, Hi);
 		}
+		return;
+	}
+	for (j = 0; j < 4; j++) {
+		O0[j] = at_tflm_rq_int8(&B->Q[j], (int32_t) ((uint32_t) R->S[j][0] + (uint32_t) B->Inner[j]), Zp, Lo, Hi);
+		if (Two)
+			O1[j] = at_tflm_rq_int8(&B->Q[j], (int32_t) ((uint32_t) R->S[j][1] + (uint32_t) B->Inner[j]), Zp, Lo,
+						Hi);
 	}
 }
 
