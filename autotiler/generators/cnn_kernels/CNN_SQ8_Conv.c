@@ -430,6 +430,52 @@ static void at_sq8_conv_border4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
 	}
 }
 
+/* Filters of at most this many bytes take border pixels through a column (at_sq8_conv_border_col):
+ * short filter rows (a first layer's 1 or 3 channels) make the clipped runs of
+ * at_sq8_conv_border4 a few bytes each, all overhead. 128 bytes of stack per core. */
+#define AT_SQ8_CONV_COL_MAX 128
+
+/* A border pixel (oy, ox) as at_sq8_conv_border4, through the pixel's column: its Fy x Fx x GroupIn
+ * taps in filter order, IN_ZP where a tap is outside the tile. A padded tap then adds
+ * w (IN_ZP - IN_ZP) = 0 to sum w (x - IN_ZP), so the column's dot is an interior pixel's: one run
+ * of Size bytes, and the constant term Inner. */
+static void at_sq8_conv_border_col(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K,
+				   const at_sq8_conv_chans *B, int oy, int ox, int c, int InOff, signed char *O)
+{
+	int Col[AT_SQ8_CONV_COL_MAX / 4], Acc[4] = {0, 0, 0, 0}, Z[4] = {0, 0, 0, 0};
+	int y0 = oy * Arg->Sy - Arg->Pad[2], x0 = ox * Arg->Sx - Arg->PadLeft, G = Arg->GroupIn, Row = Arg->Fx * G;
+	int KxA, KxB, ky, kx, g, j;
+	signed char *C = (signed char *) Col, Zp = (signed char) K->InZp;
+
+	at_sq8_conv_taps(x0, Arg->W, Arg->Fx, Arg->Dx, &KxA, &KxB);
+	for (ky = 0; ky < Arg->Fy; ky++, C += Row) {
+		int y = y0 + ky * Arg->Dy;
+		const signed char *Src;
+
+		if (y < 0 || y >= Arg->H || KxA == KxB) {
+			for (g = 0; g < Row; g++)
+				C[g] = Zp;
+			continue;
+		}
+		for (g = 0; g < KxA * G; g++)
+			C[g] = Zp;
+		Src = Arg->In + (y * Arg->W + x0 + KxA * Arg->Dx) * Arg->InFeat + InOff;
+		if (K->Runs == 1)	/* the in-tile taps of the row are adjacent: one copy */
+			for (g = KxA * G; g < KxB * G; g++, Src++)
+				C[g] = *Src;
+		else
+			for (kx = KxA; kx < KxB; kx++, Src += K->RunIn)
+				for (g = 0; g < G; g++)
+					C[kx * G + g] = Src[g];
+		for (g = KxB * G; g < Row; g++)
+			C[g] = Zp;
+	}
+	at_sq8_conv_run4x1((const signed char *) Col, Arg->Filter + c * K->Size, K->Size, K->Size, Acc, Z);
+	for (j = 0; j < 4; j++)
+		O[j] = at_tflm_rq_int8(&B->Q[j], (int32_t) ((uint32_t) Acc[j] + (uint32_t) B->Inner[j]), K->OutZp,
+				       K->ActMin, K->ActMax);
+}
+
 /* Channels [c, c + 4) of this core's pixels: interior pixels in pairs (consecutive interior pixels,
  * not necessarily on one line) on the block path, border pixels on the general one. */
 static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
@@ -446,7 +492,10 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 
 	for (p = Wk->P0; p < Wk->P1; p++, O += Arg->OutFeat) {
 		if (oy < K->OyA || oy >= K->OyB || ox < K->OxA || ox >= K->OxB) {
-			at_sq8_conv_border4(Arg, K, B, oy, ox, c, InOff, O);
+			if (K->Size <= AT_SQ8_CONV_COL_MAX)
+				at_sq8_conv_border_col(Arg, K, B, oy, ox, c, InOff, O);
+			else
+				at_sq8_conv_border4(Arg, K, B, oy, ox, c, InOff, O);
 		} else if (!PendO) {
 			PendX = Arg->In + Base + oy * K->StepY + ox * K->StepX;
 			PendO = O;
