@@ -628,7 +628,8 @@ def networks_and_ranking(args) -> int:
                 e["summary"] = SQ8.ranking_summary(e)
             RANKING_JSON.write_text(json.dumps({"platform": args.platform, "kernels": SQ8.revision(None),
                                                 "layers": entries}, indent=1) + "\n")
-            print(f"wrote {RANKING_JSON}")
+            RANKING_JSON.with_suffix(".md").write_text(SQ8.ranking_markdown(entries))
+            print(f"wrote {RANKING_JSON} and {RANKING_JSON.with_suffix('.md')}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

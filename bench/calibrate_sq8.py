@@ -235,10 +235,15 @@ LAYERS = [
     conv(6, 6, 128, 32, (1, 1)), conv(12, 12, 8, 24, (1, 1)), conv(10, 10, 12, 12, (3, 3), 1, same=False),
     conv(14, 14, 24, 20, (3, 3)), conv(10, 10, 16, 6, (3, 3)), conv(20, 20, 4, 16, (3, 3), 2),
     conv(12, 12, 48, 48, (1, 1)), conv(7, 7, 32, 10, (1, 1)), conv(30, 12, 1, 32, (8, 4), 2),
-    conv(12, 12, 16, 16, (5, 5)),
+    conv(12, 12, 16, 16, (5, 5)), conv(28, 28, 16, 24, (3, 3)), conv(32, 24, 8, 16, (3, 3)),
+    conv(40, 40, 8, 8, (3, 3), 2), conv(64, 64, 3, 8, (3, 3), 2), conv(24, 24, 32, 32, (1, 1)),
+    conv(41, 12, 1, 64, (8, 4), 2), conv(33, 10, 1, 48, (10, 4), 2),
     conv(16, 16, 16, 16, (3, 3), dw=True), conv(8, 8, 64, 64, (3, 3), dw=True), conv(24, 24, 8, 8, (3, 3), dw=True),
     conv(16, 16, 32, 32, (3, 3), 2, dw=True), conv(24, 24, 8, 8, (3, 3), 2, dw=True),
+    conv(20, 4, 48, 48, (3, 3), dw=True), conv(30, 6, 32, 32, (3, 3), dw=True), conv(40, 40, 16, 16, (3, 3), dw=True),
+    conv(48, 48, 8, 8, (3, 3), 2, dw=True),
     linear(64, 12), linear(256, 64), linear(1024, 32), linear(640, 128), linear(130, 9), linear(200, 30, -3),
+    linear(96, 160), linear(48, 256), linear(160, 64), linear(24, 128), linear(8, 96),
     pool(16, 16, 16, (2, 2), (2, 2), True), pool(8, 8, 64, (8, 8), (8, 8), True), pool(12, 4, 32, (12, 4), (1, 1), True),
     pool(24, 6, 48, (24, 6), (1, 1), True), pool(24, 24, 8, (3, 3), (3, 3), True),
     pool(16, 16, 16, (2, 2), (2, 2), False), pool(12, 12, 24, (3, 3), (2, 2), False),
@@ -488,6 +493,23 @@ def ranking_summary(entry: dict) -> dict:
     return {"spearman": rho, "pairs": len(pairs), "agree": int(agree),
             "chosen_vs_best": (chosen[0] / g.min() - 1) if chosen else None,
             "worst_err": float(np.max(np.abs(p / g - 1)))}
+
+
+def ranking_markdown(entries: list) -> str:
+    """The ranking tables (bench/results/calibration_ranking.md)."""
+    lines = ["# The tiler's candidate tilings: predicted vs GVSoC", "",
+             "`bench/calibrate.py --ranking`; * the tiling the time objective chose; err% = predicted / GVSoC - 1.", ""]
+    for e in entries:
+        s = ranking_summary(e)
+        lines += [f"## {e['layer']} (L1 {e['budget']} B, {e['candidates']} candidates, {len(e['rows'])} run)", "",
+                  f"Spearman {s['spearman']:.2f}, pairs in the same order {s['agree']}/{s['pairs']}, the chosen "
+                  f"tiling {100 * s['chosen_vs_best']:+.1f} % from GVSoC's best.", "",
+                  "| tiling | predicted | GVSoC | err% |", "|--------|----------:|------:|-----:|"]
+        for r in e["rows"]:
+            lines.append(f"| {r['tiling']}{' *' if r['chosen'] else ''} | {r['predicted']} | {r['gvsoc']} | "
+                         f"{100 * (r['predicted'] / r['gvsoc'] - 1):+.1f} |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def format_ranking(entries: list) -> str:
