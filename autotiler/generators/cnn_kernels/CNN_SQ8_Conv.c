@@ -430,9 +430,10 @@ static void at_sq8_conv_border4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
 	}
 }
 
-/* Filters of at most this many bytes take border pixels through a column (at_sq8_conv_border_col):
- * short filter rows (a first layer's 1 or 3 channels) make the clipped runs of
- * at_sq8_conv_border4 a few bytes each, all overhead. 128 bytes of stack per core. */
+/* Filters of at most this many bytes whose runs are shorter than 8 bytes (a first layer's single
+ * channel) take border pixels through a column (at_sq8_conv_border_col): the clipped runs of
+ * at_sq8_conv_border4 would be a few bytes each, all overhead (measured: from 9-byte runs on,
+ * at_sq8_conv_border4 is faster). 128 bytes of stack per core. */
 #define AT_SQ8_CONV_COL_MAX 128
 
 /* A border pixel (oy, ox) as at_sq8_conv_border4, through the pixel's column: its Fy x Fx x GroupIn
@@ -492,7 +493,7 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 
 	for (p = Wk->P0; p < Wk->P1; p++, O += Arg->OutFeat) {
 		if (oy < K->OyA || oy >= K->OyB || ox < K->OxA || ox >= K->OxB) {
-			if (K->Size <= AT_SQ8_CONV_COL_MAX)
+			if (K->RunLen < 8 && K->Size <= AT_SQ8_CONV_COL_MAX)
 				at_sq8_conv_border_col(Arg, K, B, oy, ox, c, InOff, O);
 			else
 				at_sq8_conv_border4(Arg, K, B, oy, ox, c, InOff, O);
