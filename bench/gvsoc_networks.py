@@ -65,14 +65,16 @@ KERNEL_PATHS = ("autotiler/generators/cnn_kernels", "host_harness/runtime/Gap.h"
 
 
 def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    """git's output, not stripped (porcelain status lines start with a space)."""
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout
 
 
 def revision() -> dict:
     """The repository's HEAD, the last commit of the kernels and runtime measured, and the files
     among them the working tree changes (uncommitted: what was measured is not a commit)."""
     dirty = [line[3:] for line in _git("status", "--porcelain", "--", *KERNEL_PATHS).splitlines()]
-    return {"head": _git("rev-parse", "HEAD"), "kernels": _git("log", "-1", "--format=%H", "--", *KERNEL_PATHS),
+    return {"head": _git("rev-parse", "HEAD").strip(),
+            "kernels": _git("log", "-1", "--format=%H", "--", *KERNEL_PATHS).strip(),
             "kernel_paths": list(KERNEL_PATHS), "uncommitted_kernel_files": dirty}
 
 
