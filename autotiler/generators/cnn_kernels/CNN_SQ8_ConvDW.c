@@ -243,42 +243,35 @@ static __attribute__((noinline)) void at_dw_requant_any(const int32_t *Acc, int 
 						     k->ActMin, k->ActMax);
 }
 
-/* Output line oy of channel c with the window win, 3x3 of stride 1 or 2, in segments of
- * AT_DW_SEG outputs (Acc). */
-static inline void at_dw_line3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_tflm_rq_t *q, int c,
-				 int oy, const at_dw_win *win, int32_t *Acc)
+/* Requantises the fill accumulators of Acc into Out, Out[i OutFeat] (consecutive outputs of one
+ * channel: the output pixels of a tile are consecutive across its lines). */
+static inline void at_dw_flush(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_tflm_rq_t *q, int c,
+			       const int32_t *Acc, int fill, signed char *Out)
 {
-	int OutFeat = Arg->OutFeat, Wo = Arg->Wo, o0;
-	signed char *Out = Arg->Out + oy * Wo * OutFeat + c;
-
-	for (o0 = 0; o0 < Wo; o0 += AT_DW_SEG) {
-		int n = (Wo - o0 < AT_DW_SEG) ? Wo - o0 : AT_DW_SEG;
-
-		if (Arg->Sx == 1)
-			at_dw_seg_s1(win, o0 - Arg->PadLeft, n, Arg->W, Arg->InFeat, k->InZp, Acc);
-		else
-			at_dw_seg_s2(win, o0 * 2 - Arg->PadLeft, n, Arg->W, Arg->InFeat, k->InZp, Acc);
-		if (at_tflm_rq_is_double(q))
-			at_dw_requant(Acc, n, Out + o0 * OutFeat, OutFeat, Arg->Bias[c], q, k);
-		else
-			at_dw_requant_any(Acc, n, Out + o0 * OutFeat, OutFeat, Arg->Bias[c], q, k);
-	}
+	if (at_tflm_rq_is_double(q))
+		at_dw_requant(Acc, fill, Out, Arg->OutFeat, Arg->Bias[c], q, k);
+	else
+		at_dw_requant_any(Acc, fill, Out, Arg->OutFeat, Arg->Bias[c], q, k);
 }
 
 /* Output lines [oy, oy + n) of channel c, 3x3: the channel's weights and requantisation are
  * prepared once; a line reads through win, or through Edge where the window leaves the tile.
- * Both are locals, as Acc: its stores cannot alias them, the weights stay in registers. */
+ * Both are locals, as Acc: its stores cannot alias them, the weights stay in registers. The
+ * accumulators of consecutive outputs, across lines, fill Acc before one requantisation loop
+ * (narrow lines share it). */
 static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int ic, int oy, int n)
 {
 	int32_t Acc[AT_DW_SEG];
 	at_dw_win win, Edge;
 	at_tflm_rq_t q;
-	int y;
+	int Wo = Arg->Wo, fill = 0, y;
+	signed char *Out = Arg->Out + oy * Wo * Arg->OutFeat + c;	/* the first output not yet stored */
 
 	at_dw_win_weights(Arg, c, k->InZp, &win);
 	at_tflm_rq_prep(&q, Arg->Scale[c], Arg->ScaleN[c], k->Flags);
 	for (y = oy; y < oy + n; y++) {
 		const at_dw_win *w = &Edge;
+		int o0, m;
 
 		if (at_dw_win_rows(Arg, ic, y, k->InZp, &win, &Edge)) {
 			win.Row[0] = Edge.Row[0];
@@ -286,8 +279,22 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 			win.Row[2] = Edge.Row[2];
 			w = &win;
 		}
-		at_dw_line3x3(Arg, k, &q, c, y, w, Acc);
+		for (o0 = 0; o0 < Wo; o0 += m) {
+			m = (Wo - o0 < AT_DW_SEG - fill) ? Wo - o0 : AT_DW_SEG - fill;
+			if (Arg->Sx == 1)
+				at_dw_seg_s1(w, o0 - Arg->PadLeft, m, Arg->W, Arg->InFeat, k->InZp, Acc + fill);
+			else
+				at_dw_seg_s2(w, o0 * 2 - Arg->PadLeft, m, Arg->W, Arg->InFeat, k->InZp, Acc + fill);
+			fill += m;
+			if (fill == AT_DW_SEG) {
+				at_dw_flush(Arg, k, &q, c, Acc, fill, Out);
+				Out += fill * Arg->OutFeat;
+				fill = 0;
+			}
+		}
 	}
+	if (fill)
+		at_dw_flush(Arg, k, &q, c, Acc, fill, Out);
 }
 
 /* Output lines [oy, oy + n) of channel c. */
