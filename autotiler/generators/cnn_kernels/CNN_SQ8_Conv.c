@@ -477,6 +477,27 @@ static void at_sq8_conv_border_col(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_c
 				       K->ActMin, K->ActMax);
 }
 
+/* Channels [c, c + 4) of pixels [P0, P1) when every output pixel is interior and consecutive
+ * pixels are StepX apart in the input (a 1x1 convolution of stride 1, without padding): the pairs
+ * are (P0, P0 + 1), (P0 + 2, P0 + 3) ..., no test per pixel. */
+static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
+				    const at_sq8_conv_chans *B, int c, int InOff, int Double)
+{
+	const signed char *W = Arg->Filter + c * K->Size, *X = Arg->In + InOff + Wk->P0 * K->StepX;
+	signed char *O = Arg->Out + Wk->P0 * Arg->OutFeat + K->Off + c;
+	at_sq8_conv_sums R;
+	int p;
+
+	for (p = Wk->P0; p + 1 < Wk->P1; p += 2, X += 2 * K->StepX, O += 2 * Arg->OutFeat) {
+		at_sq8_conv_block(Arg, K, X, X + K->StepX, W, &R);
+		at_sq8_conv_store(K, B, &R, 1, Double, O, O + Arg->OutFeat);
+	}
+	if (p < Wk->P1) {
+		at_sq8_conv_block(Arg, K, X, X, W, &R);
+		at_sq8_conv_store(K, B, &R, 0, Double, O, O);
+	}
+}
+
 /* Channels [c, c + 4) of this core's pixels: interior pixels in pairs (consecutive interior pixels,
  * not necessarily on one line) on the block path, border pixels on the general one. */
 static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
@@ -491,6 +512,11 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 		     at_tflm_rq_is_double(&B->Q[2]) && at_tflm_rq_is_double(&B->Q[3]);
 	at_sq8_conv_sums R;
 
+	if (K->OyA == 0 && K->OyB == Arg->Ho && K->OxA == 0 && K->OxB == Arg->Wo && Base == InOff &&
+	    K->StepY == Arg->Wo * K->StepX) {
+		at_sq8_conv_block4_flat(Arg, K, Wk, B, c, InOff, Double);
+		return;
+	}
 	for (p = Wk->P0; p < Wk->P1; p++, O += Arg->OutFeat) {
 		if (oy < K->OyA || oy >= K->OyB || ox < K->OxA || ox >= K->OxB) {
 			if (K->RunLen < 8 && K->Size <= AT_SQ8_CONV_COL_MAX)
