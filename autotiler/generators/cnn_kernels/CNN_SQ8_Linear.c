@@ -55,15 +55,67 @@ static inline int32_t at_sq8_dot_zp(const signed char *x, const signed char *w, 
 	return at_sq8_lin_result(d, s, zp);
 }
 
+#if defined(at_gap_xpulpv2)
+/* The Words whole words of the four rows' dot products on the cluster core: a hardware loop
+ * (lp.setup, Gap.h's AT_GAP_ASM_* strings) of p.lw with post-increment and pv.sdotusp.b
+ * (".insn r 0x57, 1, 0x54": rd += unsigned rs1 . signed rs2), the input flipped by one xor, and
+ * with WithSum four pv.sdotsp.b against ones. The whole loop is one asm statement (the compiler
+ * knows nothing of the hardware loop), ordered so that no load feeds the next instruction. */
+#define AT_SQ8_SDOTUSP_B(rd, rs1, rs2) ".insn r 0x57, 1, 0x54, " rd ", " rs1 ", " rs2 "\n\t"
+static inline void at_sq8_dot4_hwloop(const signed char *x, const signed char *w0, const signed char *w1,
+				      const signed char *w2, const signed char *w3, int Words, int WithSum, int *d0,
+				      int *d1, int *d2, int *d3, int *s0, int *s1, int *s2, int *s3)
+{
+	int a0 = *d0, a1 = *d1, a2 = *d2, a3 = *d3, b0 = *s0, b1 = *s1, b2 = *s2, b3 = *s3;
+	int flip = (int) AT_SQ8_FLIP, one = 0x01010101;
+
+	if (WithSum)
+		__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 14)
+			AT_GAP_ASM_PLW_PI("t0", "%[x]") AT_GAP_ASM_PLW_PI("t1", "%[w0]") AT_GAP_ASM_PLW_PI("t2", "%[w1]")
+			"xor t0, t0, %[flip]\n\t" AT_GAP_ASM_PLW_PI("t3", "%[w2]")
+			AT_SQ8_SDOTUSP_B("%[a0]", "t0", "t1") AT_GAP_ASM_PLW_PI("t4", "%[w3]")
+			AT_SQ8_SDOTUSP_B("%[a1]", "t0", "t2") AT_SQ8_SDOTUSP_B("%[a2]", "t0", "t3")
+			AT_SQ8_SDOTUSP_B("%[a3]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[b0]", "%[one]", "t1")
+			AT_GAP_ASM_SDOTSP_B("%[b1]", "%[one]", "t2") AT_GAP_ASM_SDOTSP_B("%[b2]", "%[one]", "t3")
+			AT_GAP_ASM_SDOTSP_B("%[b3]", "%[one]", "t4")
+			AT_GAP_ASM_NORVC_END
+			: [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b0] "+r"(b0), [b1] "+r"(b1),
+			  [b2] "+r"(b2), [b3] "+r"(b3), [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2),
+			  [w3] "+r"(w3)
+			: [n] "r"(Words), [flip] "r"(flip), [one] "r"(one)
+			: "t0", "t1", "t2", "t3", "t4", "memory");
+	else
+		__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 10)
+			AT_GAP_ASM_PLW_PI("t0", "%[x]") AT_GAP_ASM_PLW_PI("t1", "%[w0]") AT_GAP_ASM_PLW_PI("t2", "%[w1]")
+			"xor t0, t0, %[flip]\n\t" AT_GAP_ASM_PLW_PI("t3", "%[w2]")
+			AT_SQ8_SDOTUSP_B("%[a0]", "t0", "t1") AT_GAP_ASM_PLW_PI("t4", "%[w3]")
+			AT_SQ8_SDOTUSP_B("%[a1]", "t0", "t2") AT_SQ8_SDOTUSP_B("%[a2]", "t0", "t3")
+			AT_SQ8_SDOTUSP_B("%[a3]", "t0", "t4")
+			AT_GAP_ASM_NORVC_END
+			: [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w0] "+r"(w0),
+			  [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3)
+			: [n] "r"(Words), [flip] "r"(flip)
+			: "t0", "t1", "t2", "t3", "t4", "memory");
+	*d0 = a0; *d1 = a1; *d2 = a2; *d3 = a3;
+	*s0 = b0; *s1 = b1; *s2 = b2; *s3 = b3;
+}
+#endif
+
 /* The same for four filter rows w, w + Stride, ..: each input word is loaded once for the four. */
 static inline void at_sq8_dot4_zp(const signed char *x, const signed char *w, int Stride, int n, int zp, int WithSum,
 				  int32_t *Res)
 {
 	const int ones = 0x01010101;
 	const signed char *w1 = w + Stride, *w2 = w1 + Stride, *w3 = w2 + Stride;
-	int d0 = 0, d1 = 0, d2 = 0, d3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0, i;
+	int d0 = 0, d1 = 0, d2 = 0, d3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0, i = 0;
 
-	for (i = 0; i + 4 <= n; i += 4) {
+#if defined(at_gap_xpulpv2)
+	if (n >= 4) {
+		at_sq8_dot4_hwloop(x, w, w1, w2, w3, n / 4, WithSum, &d0, &d1, &d2, &d3, &s0, &s1, &s2, &s3);
+		i = n & ~3;
+	}
+#endif
+	for (; i + 4 <= n; i += 4) {
 		int vx = (int) ((unsigned int) at_sq8_lin_ld4(x + i) ^ AT_SQ8_FLIP);
 		int v0 = at_sq8_lin_ld4(w + i), v1 = at_sq8_lin_ld4(w1 + i);
 		int v2 = at_sq8_lin_ld4(w2 + i), v3 = at_sq8_lin_ld4(w3 + i);
