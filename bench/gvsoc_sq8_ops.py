@@ -103,6 +103,8 @@ class Case:
     seed: int = 0
     budget: int | None = None      # L1 bytes; None: the platform's
     rounding: str = "double"
+    bias_bits: int = 14            # biases in [-2^bias_bits, 2^bias_bits); 31: within 2^17 of the int32
+                                   # limits, so that bias + sum wraps (TFLM's int32 arithmetic)
 
     def work(self) -> int:
         """MACs (dw, fc), input taps read (pooling: outputs times window) or elements (add)."""
@@ -172,7 +174,7 @@ def reference(c: Case) -> tuple[dict, np.ndarray]:
 
 def _reference_weighted(c: Case, rng, in_q, out_q) -> tuple[dict, np.ndarray]:
     w_q = T.FilterQParams(tuple(float(s) for s in rng.uniform(0.002, 0.02, c.cout)))
-    b = rng.integers(-(1 << 14), 1 << 14, c.cout).astype(np.int32)
+    b = _biases(c, rng)
     if c.kind == "fc":
         x = rng.integers(-128, 128, c.cin).astype(np.int8)
         w = rng.integers(-127, 128, (c.cout, c.cin)).astype(np.int8)
@@ -185,6 +187,13 @@ def _reference_weighted(c: Case, rng, in_q, out_q) -> tuple[dict, np.ndarray]:
                            stride=(c.stride, c.stride), padding=c.padding, activation=c.act, rounding=c.rounding)
     scale, scale_n, infos = conv_constants(in_q, w_q, out_q, c.act, c.cout)
     return dict(In=x, Filter=w, Bias=b, Scale=scale, ScaleN=scale_n, Infos=_flags(infos, c)), y
+
+
+def _biases(c: Case, rng) -> np.ndarray:
+    if c.bias_bits < 31:
+        return rng.integers(-(1 << c.bias_bits), 1 << c.bias_bits, c.cout).astype(np.int32)
+    near = rng.integers(0, 1 << 17, c.cout, dtype=np.int64)
+    return np.where(rng.random(c.cout) < 0.5, (1 << 31) - 1 - near, -(1 << 31) + near).astype(np.int32)
 
 
 def _flags(infos: np.ndarray, c: Case) -> np.ndarray:

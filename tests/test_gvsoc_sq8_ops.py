@@ -48,12 +48,14 @@ def _cases() -> list:
               (25, 5, 64, 64, (3, 3), 1, "SAME", "RELU", -20, 3000),    # tiles of a few lines
               (9, 7, 5, 5, (5, 3), 1, "SAME", "NONE", 9, None),         # any filter: tap by tap
           ])] + [C("dw_single", "dw", h=7, w=9, cin=6, cout=6, stride=2, in_zp=-50, out_zp=4, rounding="single",
-                   seed=9)]
+                   seed=9),
+                 C("dw_wrap", "dw", h=6, w=7, cin=9, cout=9, in_zp=-128, seed=10, bias_bits=31)]  # bias + sum wraps
     fc = [C(f"fc_{i}", "fc", cin=cin, cout=cout, act=act, in_zp=zp, seed=20 + i)
           for i, (cin, cout, act, zp) in enumerate([
               (13, 7, "NONE", 5), (37, 9, "RELU", -128), (64, 12, "NONE", 0), (3, 5, "RELU6", 127),
               (130, 21, "NONE", -128), (640, 24, "RELU", 3)])] + [
-        C("fc_single", "fc", cin=29, cout=6, in_zp=-11, rounding="single", seed=29)]
+        C("fc_single", "fc", cin=29, cout=6, in_zp=-11, rounding="single", seed=29),
+        C("fc_wrap", "fc", cin=40, cout=8, in_zp=6, seed=30, bias_bits=31)]
     pool = [C("pool_max_2x2", "maxpool", h=9, w=7, cin=5, f=(2, 2), stride=2, padding="VALID", seed=30),
             C("pool_max_3x3", "maxpool", h=7, w=9, cin=6, f=(3, 3), stride=2, padding="SAME", act="RELU", seed=31),
             C("pool_avg_3x3", "avgpool", h=7, w=5, cin=7, f=(3, 3), stride=1, padding="SAME", seed=32),

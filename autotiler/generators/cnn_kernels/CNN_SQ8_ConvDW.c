@@ -108,16 +108,23 @@ typedef struct {
 
 /* A channel's 3x3 weights on one output line, w[ky][kx], the lines of the window outside the
  * tile with zero weights; Row[ky] the channel's input column 0 on line ky (clamped into the tile,
- * so that reading it is safe); K = IN_ZP times the sum of the weights. A tap is read as its raw
- * x, IN_ZP where the column is outside the image: sum w x - K is then TFLM's sum of w (x - IN_ZP)
- * over the in-image taps (padding taps give w IN_ZP - w IN_ZP), exact in int32. */
+ * so that reading it is safe); Start = Bias - IN_ZP times the sum of the weights (wrapping). A
+ * tap is read as its raw x, IN_ZP where the column is outside the image: Start + sum w x is then
+ * TFLM's Bias + sum of w (x - IN_ZP) over the in-image taps (padding taps give w IN_ZP - w IN_ZP;
+ * the sum is exact, only the bias's addition wraps, as TFLM's int32). */
 typedef struct {
 	int32_t w[3][3];
 	const signed char *Row[3];
-	int32_t K;
+	int32_t Start;
 } at_dw_win;
 
-/* The channel's weights and K (every line of the window inside the tile). */
+/* Bias - Zp Sum, wrapping (Bias is any int32; |Zp Sum| < 2^18). */
+static inline int32_t at_dw_start(int32_t Bias, int Zp, int Sum)
+{
+	return (int32_t) ((uint32_t) Bias - (uint32_t) (Zp * Sum));
+}
+
+/* The channel's weights and Start (every line of the window inside the tile). */
 static inline void at_dw_win_weights(const KerConv_TFLM_SQ8_T *Arg, int c, int Zp, at_dw_win *win)
 {
 	int Sum = 0, ky, kx;
@@ -127,12 +134,12 @@ static inline void at_dw_win_weights(const KerConv_TFLM_SQ8_T *Arg, int c, int Z
 			win->w[ky][kx] = Arg->Filter[(ky * 3 + kx) * Arg->OutFeat + c];
 			Sum += win->w[ky][kx];
 		}
-	win->K = Zp * Sum;
+	win->Start = at_dw_start(Arg->Bias[c], Zp, Sum);
 }
 
 /* The window's input lines for output line oy; 1 if they are all inside the tile, else 0 and
  * *Edge the window with the weights of the lines outside it zeroed (the first or last lines). */
-static inline int at_dw_win_rows(const KerConv_TFLM_SQ8_T *Arg, int ic, int oy, int Zp, const at_dw_win *win,
+static inline int at_dw_win_rows(const KerConv_TFLM_SQ8_T *Arg, int c, int ic, int oy, int Zp, const at_dw_win *win,
 				 at_dw_win *Edge)
 {
 	int y0 = oy * Arg->Sy - Arg->Pad[2], Line = Arg->W * Arg->InFeat, Sum = 0, ky, kx;
@@ -152,7 +159,7 @@ static inline int at_dw_win_rows(const KerConv_TFLM_SQ8_T *Arg, int ic, int oy, 
 			Sum += Edge->w[ky][kx];
 		}
 	}
-	Edge->K = Zp * Sum;
+	Edge->Start = at_dw_start(Arg->Bias[c], Zp, Sum);
 	return 0;
 }
 
@@ -188,16 +195,16 @@ static inline void at_dw_seg_s1(const at_dw_win *win, int x, int n, int W, int S
 	const signed char *r0 = win->Row[0], *r1 = win->Row[1], *r2 = win->Row[2];
 	int o = x * Step, i;
 	at_dw_col col = at_dw_col_load(r0, r1, r2, x, o, W, Zp);
-	int32_t a2 = at_dw_part(win, 0, col, -win->K), a1;
+	int32_t a2 = at_dw_part(win, 0, col, win->Start), a1;
 
 	col = at_dw_col_load(r0, r1, r2, x + 1, o + Step, W, Zp);
 	a2 = at_dw_part(win, 1, col, a2);
-	a1 = at_dw_part(win, 0, col, -win->K);
+	a1 = at_dw_part(win, 0, col, win->Start);
 	for (i = 0, x += 2, o += 2 * Step; i < n; i++, x++, o += Step) {
 		col = at_dw_col_load(r0, r1, r2, x, o, W, Zp);
 		Acc[i] = at_dw_part(win, 2, col, a2);
 		a2 = at_dw_part(win, 1, col, a1);
-		a1 = at_dw_part(win, 0, col, -win->K);
+		a1 = at_dw_part(win, 0, col, win->Start);
 	}
 }
 
@@ -206,52 +213,50 @@ static inline void at_dw_seg_s2(const at_dw_win *win, int x, int n, int W, int S
 {
 	const signed char *r0 = win->Row[0], *r1 = win->Row[1], *r2 = win->Row[2];
 	int o = x * Step, i;
-	int32_t a = at_dw_part(win, 0, at_dw_col_load(r0, r1, r2, x, o, W, Zp), -win->K);
+	int32_t a = at_dw_part(win, 0, at_dw_col_load(r0, r1, r2, x, o, W, Zp), win->Start);
 
 	for (i = 0; i < n; i++, x += 2, o += 2 * Step) {
 		at_dw_col col = at_dw_col_load(r0, r1, r2, x + 2, o + 2 * Step, W, Zp);
 
 		a = at_dw_part(win, 1, at_dw_col_load(r0, r1, r2, x + 1, o + Step, W, Zp), a);
 		Acc[i] = at_dw_part(win, 2, col, a);
-		a = at_dw_part(win, 0, col, -win->K);
+		a = at_dw_part(win, 0, col, win->Start);
 	}
 }
 
-/* Out[i Step] for the n accumulators of one channel: bias, then the channel's prepared
+/* Out[i Step] for the n accumulators of one channel (the bias is in them): the channel's prepared
  * requantisation (CNN_SQ8_Requant.h), TFLM's double rounding without tests per output. Q and
  * the constants are local copies: the byte stores cannot alias them, they stay in registers. */
-static inline void at_dw_requant(const int32_t *Acc, int n, signed char *Out, int Step, int32_t Bias,
-				 const at_tflm_rq_t *q, const at_dw_consts *k)
+static inline void at_dw_requant(const int32_t *Acc, int n, signed char *Out, int Step, const at_tflm_rq_t *q,
+				 const at_dw_consts *k)
 {
 	at_tflm_rq_t Q = *q;
 	int32_t OutZp = k->OutZp, ActMin = k->ActMin, ActMax = k->ActMax;
 	int i;
 
 	for (i = 0; i < n; i++, Out += Step)
-		*Out = (signed char) at_tflm_rq_int8_double(&Q, (int32_t) ((uint32_t) Acc[i] + (uint32_t) Bias), OutZp,
-							    ActMin, ActMax);
+		*Out = (signed char) at_tflm_rq_int8_double(&Q, Acc[i], OutZp, ActMin, ActMax);
 }
 
 /* The same for any rounding mode (single rounding, or a multiplier of INT32_MIN). */
 static __attribute__((noinline)) void at_dw_requant_any(const int32_t *Acc, int n, signed char *Out, int Step,
-							 int32_t Bias, const at_tflm_rq_t *q, const at_dw_consts *k)
+							 const at_tflm_rq_t *q, const at_dw_consts *k)
 {
 	int i;
 
 	for (i = 0; i < n; i++, Out += Step)
-		*Out = (signed char) at_tflm_rq_int8(q, (int32_t) ((uint32_t) Acc[i] + (uint32_t) Bias), k->OutZp,
-						     k->ActMin, k->ActMax);
+		*Out = (signed char) at_tflm_rq_int8(q, Acc[i], k->OutZp, k->ActMin, k->ActMax);
 }
 
 /* Requantises the fill accumulators of Acc into Out, Out[i OutFeat] (consecutive outputs of one
  * channel: the output pixels of a tile are consecutive across its lines). */
-static inline void at_dw_flush(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_tflm_rq_t *q, int c,
+static inline void at_dw_flush(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_tflm_rq_t *q,
 			       const int32_t *Acc, int fill, signed char *Out)
 {
 	if (at_tflm_rq_is_double(q))
-		at_dw_requant(Acc, fill, Out, Arg->OutFeat, Arg->Bias[c], q, k);
+		at_dw_requant(Acc, fill, Out, Arg->OutFeat, q, k);
 	else
-		at_dw_requant_any(Acc, fill, Out, Arg->OutFeat, Arg->Bias[c], q, k);
+		at_dw_requant_any(Acc, fill, Out, Arg->OutFeat, q, k);
 }
 
 /* Output lines [oy, oy + n) of channel c, 3x3: the channel's weights and requantisation are
@@ -273,7 +278,7 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 		const at_dw_win *w = &Edge;
 		int o0, m;
 
-		if (at_dw_win_rows(Arg, ic, y, k->InZp, &win, &Edge)) {
+		if (at_dw_win_rows(Arg, c, ic, y, k->InZp, &win, &Edge)) {
 			win.Row[0] = Edge.Row[0];
 			win.Row[1] = Edge.Row[1];
 			win.Row[2] = Edge.Row[2];
@@ -287,14 +292,14 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 				at_dw_seg_s2(w, o0 * 2 - Arg->PadLeft, m, Arg->W, Arg->InFeat, k->InZp, Acc + fill);
 			fill += m;
 			if (fill == AT_DW_SEG) {
-				at_dw_flush(Arg, k, &q, c, Acc, fill, Out);
+				at_dw_flush(Arg, k, &q, Acc, fill, Out);
 				Out += fill * Arg->OutFeat;
 				fill = 0;
 			}
 		}
 	}
 	if (fill)
-		at_dw_flush(Arg, k, &q, c, Acc, fill, Out);
+		at_dw_flush(Arg, k, &q, Acc, fill, Out);
 }
 
 /* Output lines [oy, oy + n) of channel c. */
