@@ -428,21 +428,45 @@ def _fit_scale(n, y, c, window: float) -> tuple:
 
 def _fit_shape(sums, n, y, window: float) -> tuple:
     """((k_1, ...), per_call) of y = sum_i k_i * sums[:, i] + (per_call + fork) * n, relative
-    least squares with every unknown >= 0 (an active set: the most negative unknown is fixed at
-    0 and the rest fitted again). The per-call part is fitted only when the runs separate it
-    from the terms (their matrix has full rank), else it is 0: the terms carry all."""
+    least squares with every unknown >= 0 (:func:`nnls`). The per-call part is fitted only when
+    the runs separate it from the terms (their matrix has full rank), else it is 0: the terms
+    carry all."""
     columns = np.column_stack([sums, n]) / y[:, None]
     target = 1 - window * n / y
     free = list(range(columns.shape[1]))
     if np.linalg.matrix_rank(columns) < len(free):
         free.pop()
-    while True:
-        x = np.zeros(columns.shape[1])
-        x[free] = np.linalg.lstsq(columns[:, free], target, rcond=None)[0]
-        if x.min() >= 0 or not free:
-            break
-        free.remove(int(np.argmin(x)))
+    x = np.zeros(columns.shape[1])
+    x[free] = nnls(columns[:, free], target)
     return tuple(float(v) for v in x[:-1]), max(0, round(float(x[-1])))
+
+
+def nnls(a, b) -> np.ndarray:
+    """argmin |a x - b| over x >= 0 (Lawson and Hanson's active set, on columns scaled to unit
+    norm: the terms' sums span orders of magnitude). A column of zeros gets 0."""
+    norms = np.linalg.norm(a, axis=0)
+    scale = np.where(norms > 0, norms, 1.0)
+    a = a / scale
+    m, k = a.shape
+    x, passive = np.zeros(k), np.zeros(k, dtype=bool)
+    tol = 10 * np.finfo(float).eps * max(m, k) * max(1.0, float(np.abs(a).sum(axis=0).max()))
+    for _ in range(3 * k + 10):
+        w = a.T @ (b - a @ x)
+        w[passive | (norms == 0)] = -np.inf
+        if w.max() <= tol:
+            break
+        passive[int(np.argmax(w))] = True
+        while True:
+            z = np.zeros(k)
+            z[passive] = np.linalg.lstsq(a[:, passive], b, rcond=None)[0]
+            if np.all(z[passive] > tol):
+                break
+            bad = passive & (z <= tol)
+            alpha = float(np.min(x[bad] / (x[bad] - z[bad])))
+            x = x + alpha * (z - x)
+            passive &= x > tol
+        x = z
+    return x / scale
 
 
 def _fork_points(rows: list) -> dict:

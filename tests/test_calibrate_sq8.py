@@ -39,6 +39,18 @@ def test_shape_terms_are_valid_costs_of_their_kernels():
                 check_platform_cost(plat.with_overrides(compute={kernel: ComputeScale(100, 0, term)}), m.libs[kernel])
 
 
+def test_pulp_open_sq8_entries_name_the_formals_of_their_kernels():
+    """pulp_open's own Cost= of each SQ8 kernel it models reads only that kernel's scalar formals
+    (tests/test_compute_shape.py checks the CNN library's and cnn_conv_v3's)."""
+    plat = get_platform("pulp_open")
+    with Model(plat) as m:
+        LoadCNN_SQ8_Library()
+        shaped = [k for k, s in plat.compute.items() if s.cost and k in m.libs]
+        assert set(S.SHAPES) <= set(shaped)
+        for kernel in shaped:
+            check_platform_cost(plat, m.libs[kernel])
+
+
 def _c_share(chunk: int, cores: int = 8) -> tuple:
     """CNN_SQ8_Conv.c's at_sq8_conv_share: (groups, blocks of the busiest group)."""
     blocks, groups = (chunk + 3) // 4, 1
