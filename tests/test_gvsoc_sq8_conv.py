@@ -2,7 +2,7 @@
 
 - Gap.h's target-only helpers (gap_lw_any: a word from any address, gap_lw_postinc: p.lw with
   post-increment, gap_clamp_i32: p.max/p.min) and CNN_SQ8_Requant.h's prepared requantisation
-  (at_tflm_rq_int8, at_tflm_rq_int8_double) run on a cluster core of GVSoC's pulp-open over random
+  (at_tflm_rq_int8, at_tflm_rq_int8_double, at_tflm_rq_int8_fast, gap_mulh_i32) run on a cluster core of GVSoC's pulp-open over random
   operands, in the target form and in the plain C (-DAT_GAP_PLAIN_C), against numpy (sq8_tflm's
   MultiplyByQuantizedMultiplier in both rounding modes).
 - The convolution over a bounded sweep of shapes (1x1, 3x3 stride 1/2, SAME/VALID, grouped,
@@ -45,12 +45,14 @@ PROBE_BODY = r"""
 /* out[0..3][i]: gap_lw_any at byte offsets 0..3 of bytes + 4 i; out[4][i]: the second of two
  * gap_lw_postinc from bytes + i, out[5][i] the pointer's advance; out[6][i] gap_clamp_i32;
  * out[7][i] at_tflm_rq_int8, out[8][i] at_tflm_rq_int8_double (0 where not is_double),
- * out[9][i] at_tflm_requant_int8_mode. */
-void PROBE_NAME(int out[10][N_OPS])
+ * out[9][i] at_tflm_requant_int8_mode, out[10][i] at_tflm_rq_int8_fast (0 where not
+ * at_tflm_rq_fast_of), out[11][i] gap_mulh_i32(acc, mult). */
+void PROBE_NAME(int out[12][N_OPS])
 {
     for (int i = 0; i < N_OPS; i++) {
         const signed char *p = (const signed char *)op_bytes + i;
         at_tflm_rq_t q;
+        at_tflm_rq_fast_t f;
 
         for (int k = 0; k < 4; k++)
             out[k][i] = gap_lw_any(op_bytes + 4 * i + k);
@@ -63,6 +65,8 @@ void PROBE_NAME(int out[10][N_OPS])
         out[8][i] = at_tflm_rq_is_double(&q) ? at_tflm_rq_int8_double(&q, op_acc[i], op_zp[i], op_lo[i], op_hi[i]) : 0;
         out[9][i] = at_tflm_requant_int8_mode(op_acc[i], op_mult[i], op_shift[i], op_zp[i], op_lo[i], op_hi[i],
                                               op_flags[i]);
+        out[10][i] = at_tflm_rq_fast_of(&q, op_zp[i], &f) ? at_tflm_rq_int8_fast(&f, op_acc[i], op_lo[i], op_hi[i]) : 0;
+        out[11][i] = gap_mulh_i32(op_acc[i], op_mult[i]);
     }
 }
 """
@@ -72,9 +76,9 @@ MAIN = r"""
 #include <stdio.h>
 #include "operands.h"
 
-void probe_insn(int out[10][N_OPS]);
-void probe_plain(int out[10][N_OPS]);
-static int res_insn[10][N_OPS], res_plain[10][N_OPS];
+void probe_insn(int out[12][N_OPS]);
+void probe_plain(int out[12][N_OPS]);
+static int res_insn[12][N_OPS], res_plain[12][N_OPS];
 
 static int cluster_entry(void)
 {
@@ -82,7 +86,7 @@ static int cluster_entry(void)
         return 0;
     probe_insn(res_insn);
     probe_plain(res_plain);
-    for (int b = 0; b < 10; b++)
+    for (int b = 0; b < 12; b++)
         for (int i = 0; i < N_OPS; i++)
             printf("@R %d %d %08x %08x\n", b, i, (unsigned)res_insn[b][i], (unsigned)res_plain[b][i]);
     printf("@DONE\n");
@@ -99,8 +103,9 @@ int main(void)
 
 def _operands(rng) -> dict:
     """Random bytes; accumulators (with the int32 edges), TFLM multipliers in [2^30, 2^31) (a few
-    INT32_MIN, 0 and small ones), shifts in [-31, 7] (the single rounding: [-31, 30]), zero points,
-    activation ranges lo <= hi."""
+    INT32_MIN, 0, small ones and the edges 2^30, 2^31 - 1), shifts in [-31, 7] (the single rounding:
+    [-31, 30]; every shift 0 .. -31 with the edge accumulators and multipliers, for
+    at_tflm_rq_int8_fast), zero points, activation ranges lo <= hi."""
     acc = rng.integers(-(1 << 31), 1 << 31, N, dtype=np.int64)
     acc[:N // 4] = rng.integers(-(1 << 20), 1 << 20, N // 4)
     acc[N // 4: N // 4 + 4] = [-(1 << 31), (1 << 31) - 1, 0, -1]
@@ -109,11 +114,19 @@ def _operands(rng) -> dict:
     acc[0] = -(1 << 31)                                     # SRDHM's saturating case: INT32_MIN^2
     flags = (rng.random(N) < 0.3).astype(np.int64)          # AT_TFLM_FLAG_SINGLE_ROUNDING is bit 0
     shift = np.where(flags == 1, rng.integers(-31, 31, N), rng.integers(-31, 8, N))
+    # the fast form's edges: double rounding, shifts 0 .. -31, accumulators and multipliers at the limits
+    edge = np.arange(N - 96, N)
+    flags[edge] = 0
+    shift[edge] = -(np.arange(96) % 32)
+    acc[edge] = np.array([-(1 << 31), (1 << 31) - 1, -1])[np.arange(96) // 32]
+    mult[edge[::2]] = (1 << 31) - 1
+    mult[edge[1::2]] = 1 << 30
     shift[0] = 0
     flags[0] = 0
     lo = rng.integers(-128, 20, N)
     hi = np.maximum(lo, rng.integers(-20, 128, N))
     zp = rng.integers(-128, 128, N)
+    zp[edge] = np.array([-128, 127, 0])[np.arange(96) % 3]
     return dict(bytes=rng.integers(0, 256, 4 * N + 8).astype(np.uint8), acc=acc, mult=mult, shift=shift,
                 flags=flags, zp=zp, lo=lo, hi=hi)
 
@@ -128,6 +141,14 @@ def _expected_rq(ops: dict) -> np.ndarray:
                              + int(ops["zp"][i])))
         out[i] = min(max(v, int(ops["lo"][i])), int(ops["hi"][i]))
     return out
+
+
+def _fast(ops: dict) -> np.ndarray:
+    """Where at_tflm_rq_fast_of holds: double rounding, M != INT32_MIN, shift <= -2, |2^(R-2) +
+    zp 2^(R-1)| <= 2^30 (R = -shift)."""
+    right = np.maximum(-ops["shift"], 2)
+    rnd = (np.int64(1) << (right - 2)) + ops["zp"] * (np.int64(1) << (right - 1))
+    return (ops["flags"] == 0) & (ops["mult"] != -(1 << 31)) & (ops["shift"] <= -2) & (np.abs(rnd) <= 1 << 30)
 
 
 def _header(ops: dict) -> str:
@@ -165,7 +186,7 @@ def test_helpers_target_form_equals_plain_c_and_numpy(tmp_path):
         f"-I{CNN_KERNELS_DIR}\ninclude $(PULPRT_HOME)/rules/pulp.mk\n")
     out = _run_app(tmp_path)
     assert not re.search(r"(probe_\w+\.c|Gap\.h|CNN_SQ8_Requant\.h):\d+:\d+: warning", out), out[:3000]
-    got = np.zeros((2, 10, N), dtype=np.int64)
+    got = np.zeros((2, 12, N), dtype=np.int64)
     for b, i, insn, plain in re.findall(r"@R (\d+) (\d+) ([0-9a-f]{8}) ([0-9a-f]{8})", out):
         got[:, int(b), int(i)] = [np.int64(np.uint32(int(v, 16)).astype(np.int32)) for v in (insn, plain)]
     words = np.frombuffer(ops["bytes"].tobytes(), np.uint8)
@@ -179,9 +200,11 @@ def test_helpers_target_form_equals_plain_c_and_numpy(tmp_path):
     expected[7] = rq
     expected[8] = np.where(double, rq, 0)
     expected[9] = rq
+    expected[10] = np.where(_fast(ops), rq, 0)
+    expected[11] = (ops["acc"] * ops["mult"]) >> 32
     names = ("gap_lw_any +0", "gap_lw_any +1", "gap_lw_any +2", "gap_lw_any +3", "gap_lw_postinc",
              "gap_lw_postinc's advance", "gap_clamp_i32", "at_tflm_rq_int8", "at_tflm_rq_int8_double",
-             "at_tflm_requant_int8_mode")
+             "at_tflm_requant_int8_mode", "at_tflm_rq_int8_fast", "gap_mulh_i32")
     for b, name in enumerate(names):
         np.testing.assert_array_equal(got[1, b], expected[b], err_msg=f"{name}: the plain C form")
         np.testing.assert_array_equal(got[0, b], expected[b], err_msg=f"{name}: the target form")

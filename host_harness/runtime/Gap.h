@@ -806,6 +806,21 @@ static inline int32_t gap_clamp_i32(int32_t v, int32_t lo, int32_t hi)
 #endif
 }
 
+/* The high word of the 64-bit product a b (signed), not an SDK name. On the cluster an asm volatile
+ * mulh: its result is ready 5 cycles later (GVSoC's RI5CY), and the volatile statements keep the
+ * order a kernel writes them in (several products before their first use); GCC would otherwise
+ * put each next to its use. */
+static inline int32_t gap_mulh_i32(int32_t a, int32_t b)
+{
+#if defined(RV_ISA_RV32)
+    int32_t r;
+    __asm__ volatile("mulh %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return (int32_t)(((int64_t)a * (int64_t)b) >> 32);
+#endif
+}
+
 /* ---- complex arithmetic on v2s {re, im} (Q15) -------------------------------------------- */
 
 /* Exact products, (x * y) >> (15 + extra), each part truncated to 16 bits. */

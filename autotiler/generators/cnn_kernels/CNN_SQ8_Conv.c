@@ -131,10 +131,13 @@ static void at_sq8_conv_context(const KerConv_TFLM_SQ8_T *Arg, at_sq8_conv_ctx *
 }
 
 /* What a block of (up to) 4 channels [c, c + n) reads per channel, once: the requantisation,
- * the filter's sum and the bias; Inner = Bias - IN_ZP Total, an interior pixel's constant term. */
+ * the filter's sum and the bias; Inner = Bias - IN_ZP Total, an interior pixel's constant term
+ * (the block path's sums start from it). Fast: 4 channels, each with its at_tflm_rq_fast_t in F;
+ * Double: 4 channels, each at_tflm_rq_is_double. */
 typedef struct {
 	at_tflm_rq_t Q[4];
-	int Total[4];
+	at_tflm_rq_fast_t F[4];
+	int Total[4], Fast, Double;
 	int32_t Bias[4], Inner[4];
 } at_sq8_conv_chans;
 
@@ -143,16 +146,19 @@ static void at_sq8_conv_chans_of(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_con
 {
 	int j;
 
+	B->Fast = B->Double = (n == 4);
 	for (j = 0; j < n; j++) {
 		B->Total[j] = at_sq8_conv_sum(Arg->Filter + (c + j) * K->Size, K->Size, 0);
 		B->Bias[j] = Arg->Bias[c + j];
 		B->Inner[j] = (int32_t) ((uint32_t) B->Bias[j] - (uint32_t) K->InZp * (uint32_t) B->Total[j]);
 		at_tflm_rq_prep(&B->Q[j], Arg->Scale[c + j], Arg->ScaleN[c + j], K->Flags);
+		B->Fast = at_tflm_rq_fast_of(&B->Q[j], K->OutZp, &B->F[j]) && B->Fast;
+		B->Double = at_tflm_rq_is_double(&B->Q[j]) && B->Double;
 	}
 }
 
-/* The 8 wrapped sums of the block path: S[j][k] = sum over the filter of channel j (W + j Size)
- * times the input of pixel k (X0, X1 its tap (0, 0)). */
+/* The 8 wrapped sums of the block path: S[j][k] = Inner[j] + the sum over the filter of channel j
+ * (W + j Size) times the input of pixel k (X0, X1 its tap (0, 0)). */
 typedef struct {
 	int32_t S[4][2];
 } at_sq8_conv_sums;
@@ -227,9 +233,10 @@ typedef struct {
 /* The block path's sums; the input pointers step from run to run and row to row (the filter
  * runs are contiguous: w0 .. w3 simply go on). */
 static inline __attribute__((always_inline)) void at_sq8_conv_block(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const signed char *X0,
-			      const signed char *X1, const signed char *W, at_sq8_conv_sums *R)
+			      const signed char *X1, const signed char *W, const int32_t *Inner, at_sq8_conv_sums *R)
 {
-	int s00 = 0, s01 = 0, s10 = 0, s11 = 0, s20 = 0, s21 = 0, s30 = 0, s31 = 0;
+	int s00 = Inner[0], s01 = Inner[0], s10 = Inner[1], s11 = Inner[1], s20 = Inner[2], s21 = Inner[2];
+	int s30 = Inner[3], s31 = Inner[3];
 	int Words = K->RunLen >> 2, Skip = K->RunIn - K->RunLen, RowSkip = K->RowIn - K->Runs * K->RunIn, ky, r;
 	const signed char *x0 = X0, *x1 = X1, *w0 = W, *w1 = W + K->Size, *w2 = w1 + K->Size, *w3 = w2 + K->Size;
 
@@ -315,28 +322,46 @@ static void at_sq8_conv_general(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
 	}
 }
 
-/* Requantise and store the block path's sums of pixels 0 .. Two (their output bytes at O0, O1)
- * for 4 channels; Double: every channel at_tflm_rq_is_double (the common case, no test per output). */
-static inline void at_sq8_conv_store(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B, const at_sq8_conv_sums *R,
-				     int Two, int Double, signed char *O0, signed char *O1)
+/* Channels 0, 1 of F (sums a0, a1 and b0, b1 of pixels 0, 1) requantised into O0[0, 1], O1[0, 1]:
+ * the 4 products first, then their ends (the mulh results are ready by then). */
+static inline __attribute__((always_inline)) void at_sq8_conv_rq_pair(const at_tflm_rq_fast_t *F, int32_t a0, int32_t a1,
+								      int32_t b0, int32_t b1, int32_t Lo, int32_t Hi,
+								      signed char *O0, signed char *O1)
 {
-	int32_t Zp = K->OutZp, Lo = K->ActMin, Hi = K->ActMax;
+	uint32_t ha0 = (uint32_t) gap_mulh_i32(a0, F[0].M), ha1 = (uint32_t) gap_mulh_i32(a1, F[0].M);
+	uint32_t hb0 = (uint32_t) gap_mulh_i32(b0, F[1].M), hb1 = (uint32_t) gap_mulh_i32(b1, F[1].M);
+
+	O0[0] = at_tflm_rq_fast_end(&F[0], (uint32_t) a0 * (uint32_t) F[0].M, ha0, Lo, Hi);
+	O1[0] = at_tflm_rq_fast_end(&F[0], (uint32_t) a1 * (uint32_t) F[0].M, ha1, Lo, Hi);
+	O0[1] = at_tflm_rq_fast_end(&F[1], (uint32_t) b0 * (uint32_t) F[1].M, hb0, Lo, Hi);
+	O1[1] = at_tflm_rq_fast_end(&F[1], (uint32_t) b1 * (uint32_t) F[1].M, hb1, Lo, Hi);
+}
+
+/* Requantise and store the block path's sums of pixels 0 .. Two (their output bytes at O0, O1)
+ * for 4 channels: B->Fast (the common case) or B->Double straight-line, no test per output. */
+static inline __attribute__((always_inline)) void at_sq8_conv_store(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+								    const at_sq8_conv_sums *R, int Two, signed char *O0,
+								    signed char *O1)
+{
+	int32_t Lo = K->ActMin, Hi = K->ActMax;
 	int j;
 
-	if (Double && Two) {	/* the common case: no test in the loop */
+	if (B->Fast && Two) {
+		at_sq8_conv_rq_pair(&B->F[0], R->S[0][0], R->S[0][1], R->S[1][0], R->S[1][1], Lo, Hi, O0, O1);
+		at_sq8_conv_rq_pair(&B->F[2], R->S[2][0], R->S[2][1], R->S[3][0], R->S[3][1], Lo, Hi, O0 + 2, O1 + 2);
+		return;
+	}
+	if (B->Double && Two) {
 		for (j = 0; j < 4; j++) {
-			O0[j] = at_tflm_rq_int8_double(&B->Q[j], (int32_t) ((uint32_t) R->S[j][0] + (uint32_t) B->Inner[j]),
-						       Zp, Lo, Hi);
-			O1[j] = at_tflm_rq_int8_double(&B->Q[j], (int32_t) ((uint32_t) R->S[j][1] + (uint32_t) B->Inner[j]),
-						       Zp, Lo, Hi);
+			O0[j] = at_tflm_rq_int8_double(&B->Q[j], R->S[j][0], K->OutZp, Lo, Hi);
+			O1[j] = at_tflm_rq_int8_double(&B->Q[j], R->S[j][1], K->OutZp, Lo, Hi);
 		}
 		return;
 	}
 	for (j = 0; j < 4; j++) {
-		O0[j] = at_tflm_rq_int8(&B->Q[j], (int32_t) ((uint32_t) R->S[j][0] + (uint32_t) B->Inner[j]), Zp, Lo, Hi);
+		O0[j] = at_tflm_rq_int8(&B->Q[j], R->S[j][0], K->OutZp, Lo, Hi);
 		if (Two)
-			O1[j] = at_tflm_rq_int8(&B->Q[j], (int32_t) ((uint32_t) R->S[j][1] + (uint32_t) B->Inner[j]), Zp, Lo,
-						Hi);
+			O1[j] = at_tflm_rq_int8(&B->Q[j], R->S[j][1], K->OutZp, Lo, Hi);
 	}
 }
 
@@ -481,7 +506,7 @@ static void at_sq8_conv_border_col(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_c
  * pixels are StepX apart in the input (a 1x1 convolution of stride 1, without padding): the pairs
  * are (P0, P0 + 1), (P0 + 2, P0 + 3) ..., no test per pixel. */
 static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
-				    const at_sq8_conv_chans *B, int c, int InOff, int Double)
+				    const at_sq8_conv_chans *B, int c, int InOff)
 {
 	const signed char *W = Arg->Filter + c * K->Size, *X = Arg->In + InOff + Wk->P0 * K->StepX;
 	signed char *O = Arg->Out + Wk->P0 * Arg->OutFeat + K->Off + c;
@@ -489,12 +514,12 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 	int p;
 
 	for (p = Wk->P0; p + 1 < Wk->P1; p += 2, X += 2 * K->StepX, O += 2 * Arg->OutFeat) {
-		at_sq8_conv_block(Arg, K, X, X + K->StepX, W, &R);
-		at_sq8_conv_store(K, B, &R, 1, Double, O, O + Arg->OutFeat);
+		at_sq8_conv_block(Arg, K, X, X + K->StepX, W, B->Inner, &R);
+		at_sq8_conv_store(K, B, &R, 1, O, O + Arg->OutFeat);
 	}
 	if (p < Wk->P1) {
-		at_sq8_conv_block(Arg, K, X, X, W, &R);
-		at_sq8_conv_store(K, B, &R, 0, Double, O, O);
+		at_sq8_conv_block(Arg, K, X, X, W, B->Inner, &R);
+		at_sq8_conv_store(K, B, &R, 0, O, O);
 	}
 }
 
@@ -508,13 +533,11 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 	int Base = InOff - (Arg->Pad[2] * Arg->W + Arg->PadLeft) * Arg->InFeat;
 	const signed char *W = Arg->Filter + c * K->Size, *PendX = 0;
 	signed char *O = Arg->Out + Wk->P0 * Arg->OutFeat + K->Off + c, *PendO = 0;
-	int Double = at_tflm_rq_is_double(&B->Q[0]) && at_tflm_rq_is_double(&B->Q[1]) &&
-		     at_tflm_rq_is_double(&B->Q[2]) && at_tflm_rq_is_double(&B->Q[3]);
 	at_sq8_conv_sums R;
 
 	if (K->OyA == 0 && K->OyB == Arg->Ho && K->OxA == 0 && K->OxB == Arg->Wo && Base == InOff &&
 	    K->StepY == Arg->Wo * K->StepX) {
-		at_sq8_conv_block4_flat(Arg, K, Wk, B, c, InOff, Double);
+		at_sq8_conv_block4_flat(Arg, K, Wk, B, c, InOff);
 		return;
 	}
 	for (p = Wk->P0; p < Wk->P1; p++, O += Arg->OutFeat) {
@@ -527,8 +550,8 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 			PendX = Arg->In + Base + oy * K->StepY + ox * K->StepX;
 			PendO = O;
 		} else {
-			at_sq8_conv_block(Arg, K, PendX, Arg->In + Base + oy * K->StepY + ox * K->StepX, W, &R);
-			at_sq8_conv_store(K, B, &R, 1, Double, PendO, O);
+			at_sq8_conv_block(Arg, K, PendX, Arg->In + Base + oy * K->StepY + ox * K->StepX, W, B->Inner, &R);
+			at_sq8_conv_store(K, B, &R, 1, PendO, O);
 			PendO = 0;
 		}
 		if (++ox == Arg->Wo) {
@@ -537,8 +560,8 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 		}
 	}
 	if (PendO) {	/* an odd interior pixel: the block with both pixels the same */
-		at_sq8_conv_block(Arg, K, PendX, PendX, W, &R);
-		at_sq8_conv_store(K, B, &R, 0, Double, PendO, PendO);
+		at_sq8_conv_block(Arg, K, PendX, PendX, W, B->Inner, &R);
+		at_sq8_conv_store(K, B, &R, 0, PendO, PendO);
 	}
 }
 

@@ -170,6 +170,55 @@ static inline int8_t at_tflm_rq_int8_double(const at_tflm_rq_t *q, int32_t acc, 
 	return (int8_t) gap_clamp_i32((int32_t) ((uint32_t) h + (uint32_t) out_zero_point), act_min, act_max);
 }
 
+/* A channel's constants for at_tflm_rq_int8_fast, from a prepared q and the output zero point
+ * (at_tflm_rq_fast_of). */
+typedef struct {
+	int32_t M;		/* the Q31 multiplier */
+	int32_t Round;		/* 2^(Right - 2) + OUT_ZP 2^(Right - 1) */
+	int32_t Right1;		/* Right - 1 */
+} at_tflm_rq_fast_t;
+
+/* Does at_tflm_rq_int8_fast apply to q with this zero point (then *f is set): TFLM's double
+ * rounding, M != INT32_MIN, no left shift, Right >= 2 and |Round| <= 2^30 (no overflow below). */
+static inline int at_tflm_rq_fast_of(const at_tflm_rq_t *q, int32_t out_zero_point, at_tflm_rq_fast_t *f)
+{
+	int64_t round;
+
+	if (!at_tflm_rq_is_double(q) || q->Left != 0 || q->Right < 2)
+		return 0;
+	round = ((int64_t) 1 << (q->Right - 2)) + (int64_t) out_zero_point * ((int64_t) 1 << (q->Right - 1));
+	if (round < -((int64_t) 1 << 30) || round > ((int64_t) 1 << 30))
+		return 0;
+	f->M = q->M;
+	f->Round = (int32_t) round;
+	f->Right1 = q->Right - 1;
+	return 1;
+}
+
+/* at_tflm_rq_int8_double(q, acc, out_zero_point, act_min, act_max) for an f of at_tflm_rq_fast_of,
+ * in 13 simple operations. h = SRDHM(acc, M) = 2 hi + ((lo >> 1) + 2^29) >> 30 as there, and
+ * |h| < 2^31 (h > INT32_MIN as M != INT32_MIN). RoundingDivideByPOT(h, R) is
+ * floor((h + 2^(R-1) - (h < 0)) / 2^R); the sum could overflow (h up to 2^31 - 2), so it is halved
+ * first: floor((floor((h - (h < 0)) / 2) + 2^(R-2)) / 2^(R-1)) (nested floors, R >= 2), and
+ * h - (h < 0) >= INT32_MIN. The zero point joins the rounding term as OUT_ZP 2^(R-1) (a multiple of
+ * the divisor; the result and TFLM's wrapped addition are within 2^31). at_tflm_rq_fast_end takes
+ * the product acc M as its low and high words (a mul and gap_mulh_i32): a kernel computes several
+ * before their ends, hiding the mulh's latency (5 cycles on the cluster core, GVSoC's RI5CY). */
+static inline int8_t at_tflm_rq_fast_end(const at_tflm_rq_fast_t *f, uint32_t lo, uint32_t hi, int32_t act_min,
+					 int32_t act_max)
+{
+	int32_t h = (int32_t) (hi * 2u + (((lo >> 1) + (1u << 29)) >> 30));
+	int32_t x = (h + (h >> 31)) >> 1;
+
+	return (int8_t) gap_clamp_i32((x + f->Round) >> f->Right1, act_min, act_max);
+}
+
+static inline int8_t at_tflm_rq_int8_fast(const at_tflm_rq_fast_t *f, int32_t acc, int32_t act_min, int32_t act_max)
+{
+	return at_tflm_rq_fast_end(f, (uint32_t) acc * (uint32_t) f->M, (uint32_t) gap_mulh_i32(acc, f->M), act_min,
+				   act_max);
+}
+
 /* The original's 1-byte requantisation (Scale_DataSize 1; docs/cnn-sq8-original.md, numpy twin
  * autotiler/generators/sq8_original.py): AT_NORM(x, n), a rounded shift half up on 32 bits
  * (gap_roundnorm_reg: no rounding term for n = 0), and AT_SCALE(x, Scale, ScaleN), the 32-bit
