@@ -218,6 +218,50 @@ def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool
     return rows
 
 
+def run_case_warm(m, files, calls, sources, includes, plat, work: Path, profile: bool = True,
+                  shapes: Optional[dict] = None) -> list:
+    """As :func:`run_case` for user kernels of one basic kernel (the SQ8 layers), each run twice
+    in one application (``GvsocProgram.sequence``, forks profiled): ``gvsoc`` is the first (cold)
+    call's cycles, ``forks`` the second (warm) call's fork cycles with the calls and summed Cost=
+    the schedules give (:func:`call_sums`), ``forks_cold`` the first call's. A graph's node
+    mostly follows nodes that leave its code cached (the same kernels, or the runtime's), so the
+    compute model is fitted warm; entering the kernel cold is ``kernel_call_cycles``."""
+    gen_dir = work / "gen"
+    write_files(files, str(gen_dir))
+    host = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat)
+    target = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat, backend="gvsoc")
+    rows = []
+    try:
+        for c in calls:
+            a_host, a_gv = _copy_args(c.args), _copy_args(c.args)
+            counters = host.call(c.kernel, **a_host)
+            check_outputs(a_host, c.expected, f"{c.case}/{c.kernel} on the host simulator")
+            cold, warm = target.sequence([c.kernel, c.kernel], {c.kernel: a_gv}, profile=True)
+            check_outputs(a_gv, c.expected, f"{c.case}/{c.kernel} on GVSoC")
+            ts = kernel_tilings(m, c.kernel)
+            kernels = {call.name for t in ts for call in t.kernel.calls}
+            if len(kernels) != 1:
+                raise WrongTermSums(f"'{c.kernel}' calls {sorted(kernels)}: the warm runs need one basic kernel")
+            kernel = kernels.pop()
+            n, cost = call_sums(ts, m.libs, plat, kernel)
+            forks = {kernel: (n, warm["fork_cycles"], cost)}
+            terms = shape_sums(ts, m.libs, plat, {k: v for k, v in (shapes or {}).items() if k in forks}, forks)
+            rows.append({"case": c.case, "kernel": c.kernel, "label": getattr(c, "label", ""), "budget": c.budget,
+                         "tiling": "; ".join(t.describe() for t in ts), "host": counters["cycles"],
+                         "predicted": sum(t.predicted.cycles for t in ts), "gvsoc": cold["cycles"],
+                         "gvsoc_warm": warm["cycles"], "compute": counters["compute_cycles"],
+                         "dma": counters["dma_busy_cycles"]["cluster"],
+                         "dma_bound": counters["dma_busy_cycles"]["cluster"] > counters["compute_cycles"],
+                         "forks": {kernel: list(forks[kernel])}, "forks_cold": {kernel: [n, cold["fork_cycles"], cost]},
+                         "terms": terms})
+    finally:
+        target.close()
+    for r in rows:
+        r["err_host"] = r["host"] / r["gvsoc"] - 1
+        r["err_predicted"] = r["predicted"] / r["gvsoc"] - 1
+    return rows
+
+
 def rank_agreement(rows: list) -> tuple:
     """(agreeing pairs, pairs): tilings of one kernel (its budgets) ordered by predicted cycles
     and by GVSoC's; ties in either count as agreeing."""
@@ -586,8 +630,8 @@ def parse_args(argv):
                         "pulp_open Cost= (calibrate_sq8.SHAPES); prints the compute= entries; --json defaults to "
                         "bench/results/calibration_sq8.json")
     p.add_argument("--kernels-rev", metavar="REV",
-                   help="with --fit-sq8: measure the SQ8 kernels (and Gap.h) of git revision REV, not the working "
-                        "tree's")
+                   help="with --fit-sq8, --networks, --ranking: measure the SQ8 kernels (and Gap.h) of git revision "
+                        "REV, not the working tree's")
     p.add_argument("--refit", metavar="JSON",
                    help="no simulation: a --fit-sq8 results file fitted again with the current terms "
                         "(calibrate_sq8.SHAPES: the layers are declared again and their schedules walked for the term "
@@ -634,23 +678,24 @@ def networks_and_ranking(args) -> int:
     """--networks: the imported networks node by node; --ranking: the tiler's candidates of three
     layers on GVSoC (both on the platform as defined, with its fitted compute table)."""
     work = Path(tempfile.mkdtemp(prefix="calib-net-"))
+    sources = SQ8.kernel_sources(args.kernels_rev, work / "kernels")
     try:
         if args.networks:
             results = []
             for name in SQ8.NETWORKS:
-                results.append(SQ8.network_rows(name, work / name))
+                results.append(SQ8.network_rows(name, work / name, sources))
                 print(SQ8.format_networks(results[-1:]), flush=True)
             NETWORKS_JSON.parent.mkdir(parents=True, exist_ok=True)
-            NETWORKS_JSON.write_text(json.dumps({"platform": args.platform, "kernels": SQ8.revision(None),
+            NETWORKS_JSON.write_text(json.dumps({"platform": args.platform, "kernels": SQ8.revision(args.kernels_rev),
                                                  "networks": results}, indent=1) + "\n")
             NETWORKS_JSON.with_suffix(".md").write_text(SQ8.networks_markdown(results))
             print(f"wrote {NETWORKS_JSON} and {NETWORKS_JSON.with_suffix('.md')}")
         if args.ranking:
-            entries = SQ8.ranking_rows(get_platform(args.platform), work)
+            entries = SQ8.ranking_rows(get_platform(args.platform), work, sources=sources)
             print(SQ8.format_ranking(entries))
             for e in entries:
                 e["summary"] = SQ8.ranking_summary(e)
-            RANKING_JSON.write_text(json.dumps({"platform": args.platform, "kernels": SQ8.revision(None),
+            RANKING_JSON.write_text(json.dumps({"platform": args.platform, "kernels": SQ8.revision(args.kernels_rev),
                                                 "layers": entries}, indent=1) + "\n")
             RANKING_JSON.with_suffix(".md").write_text(SQ8.ranking_markdown(entries))
             print(f"wrote {RANKING_JSON} and {RANKING_JSON.with_suffix('.md')}")
@@ -711,7 +756,8 @@ def main(argv=None) -> int:
     for name, make in cases(examples, plat, args.quick, rng, sq8):
         work = Path(tempfile.mkdtemp(prefix="calib-"))
         try:
-            rows += run_case(*make(), plat, work, profile=fit_mode, shapes=shapes)
+            runner = run_case_warm if args.fit_sq8 else run_case
+            rows += runner(*make(), plat, work, profile=fit_mode, shapes=shapes)
             print(f"{name}: done", flush=True)
         except WrongOutput as err:
             print(f"CALIBRATION ABORTED, generated code computes a wrong result: {err}", file=sys.stderr)

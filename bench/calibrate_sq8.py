@@ -12,9 +12,7 @@ node by node, and on the tiler's candidate tilings of three layers.
 from __future__ import annotations
 
 import io
-import json
 import subprocess
-import sys
 import tarfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -56,6 +54,8 @@ from autotiler.generators import sq8_gen_tflm_dense as TD
 from autotiler.generators import sq8_gen_tflm_ops as TO
 from autotiler.generators import sq8_tflm as T
 from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library
+from autotiler.importers import verify as V
+from autotiler.importers.script import import_model
 from autotiler.objectives import candidates, solve_options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -239,11 +239,13 @@ LAYERS = [
     conv(12, 12, 48, 48, (1, 1)), conv(7, 7, 32, 10, (1, 1)), conv(30, 12, 1, 32, (8, 4), 2),
     conv(12, 12, 16, 16, (5, 5)), conv(28, 28, 16, 24, (3, 3)), conv(32, 24, 8, 16, (3, 3)),
     conv(40, 40, 8, 8, (3, 3), 2), conv(64, 64, 3, 8, (3, 3), 2), conv(24, 24, 32, 32, (1, 1)),
-    conv(41, 12, 1, 64, (8, 4), 2), conv(33, 10, 1, 48, (10, 4), 2),
+    conv(41, 12, 1, 64, (8, 4), 2), conv(33, 10, 1, 48, (10, 4), 2), conv(24, 24, 16, 32, (1, 1), 2),
+    conv(12, 12, 32, 48, (1, 1), 2),
     conv(16, 16, 16, 16, (3, 3), dw=True), conv(8, 8, 64, 64, (3, 3), dw=True), conv(24, 24, 8, 8, (3, 3), dw=True),
     conv(16, 16, 32, 32, (3, 3), 2, dw=True), conv(24, 24, 8, 8, (3, 3), 2, dw=True),
     conv(20, 4, 48, 48, (3, 3), dw=True), conv(30, 6, 32, 32, (3, 3), dw=True), conv(40, 40, 16, 16, (3, 3), dw=True),
-    conv(48, 48, 8, 8, (3, 3), 2, dw=True),
+    conv(48, 48, 8, 8, (3, 3), 2, dw=True), conv(5, 5, 96, 96, (3, 3), dw=True), conv(4, 4, 192, 192, (3, 3), dw=True),
+    conv(10, 10, 80, 80, (3, 3), 2, dw=True), conv(7, 7, 160, 160, (3, 3), dw=True),
     linear(64, 12), linear(256, 64), linear(1024, 32), linear(640, 128), linear(130, 9), linear(200, 30, -3),
     linear(96, 160), linear(48, 256), linear(160, 64), linear(24, 128), linear(8, 96),
     pool(16, 16, 16, (2, 2), (2, 2), True), pool(8, 8, 64, (8, 8), (8, 8), True), pool(12, 4, 32, (12, 4), (1, 1), True),
@@ -332,51 +334,45 @@ def sq8_case(plat, budget: int, rng, layers=None, sources=None) -> tuple:
 # ---- the networks, node by node -------------------------------------------------------------------
 
 
-def _cli(*args, cwd: Path) -> str:
-    cmd = [sys.executable, "-m", "autotiler", *map(str, args)]
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=1800)
-    if proc.returncode:
-        raise RuntimeError(f"{' '.join(cmd[2:])}: {(proc.stderr or proc.stdout).strip()[-600:]}")
-    return proc.stdout
+def _graph_run(prog, d, x: dict) -> tuple:
+    """(outputs {name: array}, counters) of one Construct + run + Destruct of the import's graph."""
+    outs = {p.name: np.full(p.items, SENTINEL, dtype=p.dtype) for p in d.outputs}
+    g = prog.graph(d.graph)
+    g.construct()
+    try:
+        counters = g.run(**{k: np.ascontiguousarray(v).ravel() for k, v in x.items()}, **outs)
+    finally:
+        g.destruct()
+    return {p.name: outs[p.name].reshape(p.shape) for p in d.outputs}, counters
 
 
-def network_rows(name: str, work: Path) -> dict:
+def network_rows(name: str, work: Path, sources=None) -> dict:
     """Import tests/models/import/``name``.tflite for pulp_open, generate, run the graph on the
-    host simulator and on GVSoC on one random input: per node the predicted (host simulator)
-    and GVSoC cycles, and whether both outputs are equal. ``{"network", "nodes": [...],
-    "total", "error"}``; ``error`` says why it did not run on GVSoC (None if it did)."""
-    work.mkdir(parents=True, exist_ok=True)
-    model = ROOT / "tests" / "models" / "import" / f"{name}.tflite"
-    _cli("import", model, "-o", "imp", "--name", "net", "--platform", "pulp_open", cwd=work)
-    _cli("generate", "imp/net.py", "-o", "gen", "-q", cwd=work)
-    spec = json.loads((work / "imp" / "net.json").read_text())
-    inputs = []
-    rng = np.random.default_rng(0)
-    for tensor in spec["inputs"]:
-        path = work / f"{tensor['name']}.npy"
-        np.save(path, rng.integers(-128, 128, tensor["shape"]).astype(np.int8))
-        inputs += ["--input", f"{tensor['name']}={path.name}"]
-    outs = [t["name"] for t in spec["outputs"]]
-    result = {"network": name, "nodes": [], "error": None}
-    counters = {}
-    for backend in ("host", "gvsoc"):
-        extra = ["--platform", "pulp_open"] if backend == "host" else ["--backend", "gvsoc"]
-        outputs = [a for o in outs for a in ("--output", f"{o}={o}_{backend}.npy")]
-        try:
-            _cli("run", "gen", "--graph", "net", *inputs, *outputs, *extra, "--counters", f"{backend}.json", cwd=work)
-        except RuntimeError as err:
-            result["error"] = str(err)
-            return result
-        counters[backend] = json.loads((work / f"{backend}.json").read_text())
-    result["equal"] = all(np.array_equal(np.load(work / f"{o}_host.npy"), np.load(work / f"{o}_gvsoc.npy"))
-                          for o in outs)
-    for host, gv in zip(counters["host"]["nodes"], counters["gvsoc"]["nodes"]):
-        result["nodes"].append({"node": host["name"],
-                                "predicted": host["cycles"], "gvsoc": gv["cycles"],
-                                "compute": host["compute_cycles"], "dma": host["dma_busy_cycles"]["cluster"],
-                                "err": host["cycles"] / gv["cycles"] - 1})
-    result["total"] = {"predicted": counters["host"]["cycles"], "gvsoc": counters["gvsoc"]["cycles"],
-                       "err": counters["host"]["cycles"] / counters["gvsoc"]["cycles"] - 1}
+    host simulator and on GVSoC on one input (``sources``: :func:`kernel_sources`', default the
+    working tree's), both checked against tflite-micro: per node the predicted (host simulator)
+    and GVSoC cycles. ``{"network", "nodes": [...], "total", "equal"}``."""
+    imp, gen = work / "imp", work / "gen"
+    import_model(str(ROOT / "tests" / "models" / "import" / f"{name}.tflite"), str(imp), name="net",
+                 platform="pulp_open", check=False)
+    d = V.read_import_dir(imp)
+    V.generate(d, str(gen))
+    runs = V.make_inputs(d, 1, {})
+    want = V.run_source(d, runs)
+    srcs, incs = sources or (list(CNN_SQ8_SOURCES), [CNN_KERNELS_DIR])
+    builds = {b: host_harness.build(str(gen), sources=srcs, include_dirs=incs, platform="pulp_open", backend=b)
+              for b in ("host", "gvsoc")}
+    try:
+        (y_host, host), (y_gv, gv) = (_graph_run(builds[b], d, runs[0]) for b in ("host", "gvsoc"))
+    finally:
+        builds["gvsoc"].close()
+    equal = all(V.compare(p, [want[0][p.name]], [y[p.name]]).equal == int(np.prod(p.shape))
+                for p in d.outputs for y in (y_host, y_gv))
+    result = {"network": name, "nodes": [], "equal": bool(equal), "error": None}
+    for h, g in zip(host["nodes"], gv["nodes"]):
+        result["nodes"].append({"node": h["name"], "predicted": h["cycles"], "gvsoc": g["cycles"],
+                                "compute": h["compute_cycles"], "dma": h["dma_busy_cycles"]["cluster"],
+                                "err": h["cycles"] / g["cycles"] - 1})
+    result["total"] = {"predicted": host["cycles"], "gvsoc": gv["cycles"], "err": host["cycles"] / gv["cycles"] - 1}
     return result
 
 
@@ -391,7 +387,7 @@ def format_networks(results: list) -> str:
             lines.append(f"{n['node']:28} {n['predicted']:>10} {n['gvsoc']:>10} {100 * n['err']:>+7.1f}")
         t = r["total"]
         lines.append(f"{'total (runner)':28} {t['predicted']:>10} {t['gvsoc']:>10} {100 * t['err']:>+7.1f}"
-                     f"   outputs {'equal' if r['equal'] else 'DIFFER'}")
+                     f"   outputs {'equal to tflite-micro' if r['equal'] else 'DIFFER from tflite-micro'}")
     return "\n".join(lines)
 
 
@@ -411,8 +407,8 @@ def networks_markdown(results: list) -> str:
         t = r["total"]
         within = sum(abs(n["err"]) <= 0.15 for n in r["nodes"])
         lines += [f"| runner | {t['predicted']} | {t['gvsoc']} | {100 * t['err']:+.1f} |", "",
-                  f"{within}/{len(r['nodes'])} nodes within 15 %; outputs {'equal' if r['equal'] else 'DIFFER'} "
-                  "between the host simulator and GVSoC.", ""]
+                  f"{within}/{len(r['nodes'])} nodes within 15 %; the outputs of both "
+                  f"{'equal' if r['equal'] else 'DIFFER from'} tflite-micro's.", ""]
     return "\n".join(lines)
 
 
@@ -435,7 +431,7 @@ def _spread(ranked: list, k: int) -> list:
     return sorted(set(head + rest))
 
 
-def ranking_rows(plat, work: Path, per_layer: int = 10) -> list:
+def ranking_rows(plat, work: Path, per_layer: int = 10, sources=None) -> list:
     """Per layer of RANKED: ``per_layer`` of the tiler's candidate tilings (the full grid's, each
     scheduled and predicted: the best three, then evenly over the rest) and the tiling the time
     objective chose, forced one at a time and run on GVSoC (bit-exact with numpy):
@@ -468,9 +464,9 @@ def ranking_rows(plat, work: Path, per_layer: int = 10) -> list:
         args, expected = layer.data(rng)
         flat = {k: np.ascontiguousarray(v).reshape(-1) for k, v in args.items()}
         expected = np.ascontiguousarray(expected, np.int8).reshape(-1)
+        srcs, incs = sources or (list(CNN_SQ8_SOURCES), [CNN_KERNELS_DIR])
         for r in rows:
-            prog = host_harness.build(r.pop("gen"), sources=CNN_SQ8_SOURCES, include_dirs=[CNN_KERNELS_DIR],
-                                      platform=plat, backend="gvsoc")
+            prog = host_harness.build(r.pop("gen"), sources=srcs, include_dirs=incs, platform=plat, backend="gvsoc")
             try:
                 o = np.full(expected.size, SENTINEL, np.int8)
                 r["gvsoc"] = prog.call("R", Out=o, **flat)["cycles"]
