@@ -365,6 +365,25 @@ static inline __attribute__((always_inline)) void at_sq8_conv_store(const at_sq8
 	}
 }
 
+/* Requantise and store one pixel's accumulators Acc[0 .. 3] of a block of 4 channels (at O). */
+static void at_sq8_conv_store1(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B, const int *Acc, signed char *O)
+{
+	int j;
+
+	if (B->Fast) {
+		uint32_t h0 = (uint32_t) gap_mulh_i32(Acc[0], B->F[0].M), h1 = (uint32_t) gap_mulh_i32(Acc[1], B->F[1].M);
+		uint32_t h2 = (uint32_t) gap_mulh_i32(Acc[2], B->F[2].M), h3 = (uint32_t) gap_mulh_i32(Acc[3], B->F[3].M);
+
+		O[0] = at_tflm_rq_fast_end(&B->F[0], (uint32_t) Acc[0] * (uint32_t) B->F[0].M, h0, K->ActMin, K->ActMax);
+		O[1] = at_tflm_rq_fast_end(&B->F[1], (uint32_t) Acc[1] * (uint32_t) B->F[1].M, h1, K->ActMin, K->ActMax);
+		O[2] = at_tflm_rq_fast_end(&B->F[2], (uint32_t) Acc[2] * (uint32_t) B->F[2].M, h2, K->ActMin, K->ActMax);
+		O[3] = at_tflm_rq_fast_end(&B->F[3], (uint32_t) Acc[3] * (uint32_t) B->F[3].M, h3, K->ActMin, K->ActMax);
+		return;
+	}
+	for (j = 0; j < 4; j++)
+		O[j] = at_tflm_rq_int8(&B->Q[j], Acc[j], K->OutZp, K->ActMin, K->ActMax);
+}
+
 /* [*A, *B): the taps k < F of an output whose first tap is at o, o + k D inside [0, Size). */
 static inline void at_sq8_conv_taps(int o, int Size, int F, int D, int *A, int *B)
 {
@@ -448,11 +467,9 @@ static void at_sq8_conv_border4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
 			for (kx = 0; kx < KxB - KxA; kx++)
 				at_sq8_conv_run4x1(Row + kx * K->RunIn, WRow + kx * G, K->Size, G, Acc, Z);
 	}
-	for (j = 0; j < 4; j++) {
-		uint32_t a = (uint32_t) Acc[j] - (uint32_t) K->InZp * (uint32_t) Z[j] + (uint32_t) B->Bias[j];
-
-		O[j] = at_tflm_rq_int8(&B->Q[j], (int32_t) a, K->OutZp, K->ActMin, K->ActMax);
-	}
+	for (j = 0; j < 4; j++)
+		Acc[j] = (int32_t) ((uint32_t) Acc[j] - (uint32_t) K->InZp * (uint32_t) Z[j] + (uint32_t) B->Bias[j]);
+	at_sq8_conv_store1(K, B, Acc, O);
 }
 
 /* Filters of at most this many bytes whose runs are shorter than 8 bytes (a first layer's single
@@ -498,9 +515,39 @@ static void at_sq8_conv_border_col(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_c
 	}
 	at_sq8_conv_run4x1((const signed char *) Col, Arg->Filter + c * K->Size, K->Size, K->Size, Acc, Z);
 	for (j = 0; j < 4; j++)
-		O[j] = at_tflm_rq_int8(&B->Q[j], (int32_t) ((uint32_t) Acc[j] + (uint32_t) B->Inner[j]), K->OutZp,
-				       K->ActMin, K->ActMax);
+		Acc[j] = (int32_t) ((uint32_t) Acc[j] + (uint32_t) B->Inner[j]);
+	at_sq8_conv_store1(K, B, Acc, O);
 }
+
+#if defined(at_gap_xpulpv2)
+/* Can at_sq8_conv_pairs_fast take this block's interior pixels: B->Fast, and every filter row one
+ * run of whole words. */
+static inline int at_sq8_conv_fast_ok(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B)
+{
+	return B->Fast && K->Runs == 1 && (K->RunLen & 3) == 0 && K->RunLen > 0;
+}
+
+/* Pairs pairs of consecutive interior pixels StepX apart in the input (the first's tap (0, 0) at
+ * X, its outputs at O) for a block of at_sq8_conv_fast_ok: the geometry and the constants read
+ * once, each pair's sums straight into the requantisation (no structure between them). */
+static void at_sq8_conv_pairs_fast(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+				   const signed char *W, const signed char *X, signed char *O, int Pairs)
+{
+	int Words = K->RunLen >> 2, S1 = K->Size, S2 = 2 * K->Size, S3 = 3 * K->Size, Rows = Arg->Fy;
+	int RSkip = K->RowIn - K->RunLen, Step = K->StepX, OStep = Arg->OutFeat, p;
+	int32_t Lo = K->ActMin, Hi = K->ActMax;
+
+	for (p = 0; p < Pairs; p++, X += 2 * Step, O += 2 * OStep) {
+		int s00 = B->Inner[0], s01 = B->Inner[0], s10 = B->Inner[1], s11 = B->Inner[1];
+		int s20 = B->Inner[2], s21 = B->Inner[2], s30 = B->Inner[3], s31 = B->Inner[3];
+		const signed char *x0 = X, *x1 = X + Step, *w0 = W;
+
+		AT_SQ8_CONV_ROWS_WORDS(Rows, Words, RSkip, S1, S2, S3);
+		at_sq8_conv_rq_pair(&B->F[0], s00, s01, s10, s11, Lo, Hi, O, O + OStep);
+		at_sq8_conv_rq_pair(&B->F[2], s20, s21, s30, s31, Lo, Hi, O + 2, O + OStep + 2);
+	}
+}
+#endif
 
 /* Channels [c, c + 4) of pixels [P0, P1) when every output pixel is interior and consecutive
  * pixels are StepX apart in the input (a 1x1 convolution of stride 1, without padding): the pairs
@@ -511,9 +558,19 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 	const signed char *W = Arg->Filter + c * K->Size, *X = Arg->In + InOff + Wk->P0 * K->StepX;
 	signed char *O = Arg->Out + Wk->P0 * Arg->OutFeat + K->Off + c;
 	at_sq8_conv_sums R;
-	int p;
+	int p = Wk->P0;
 
-	for (p = Wk->P0; p + 1 < Wk->P1; p += 2, X += 2 * K->StepX, O += 2 * Arg->OutFeat) {
+#if defined(at_gap_xpulpv2)
+	if (at_sq8_conv_fast_ok(K, B)) {
+		int Pairs = (Wk->P1 - Wk->P0) >> 1;
+
+		at_sq8_conv_pairs_fast(Arg, K, B, W, X, O, Pairs);
+		p += 2 * Pairs;
+		X += 2 * Pairs * K->StepX;
+		O += 2 * Pairs * Arg->OutFeat;
+	}
+#endif
+	for (; p + 1 < Wk->P1; p += 2, X += 2 * K->StepX, O += 2 * Arg->OutFeat) {
 		at_sq8_conv_block(Arg, K, X, X + K->StepX, W, B->Inner, &R);
 		at_sq8_conv_store(K, B, &R, 1, O, O + Arg->OutFeat);
 	}
@@ -534,6 +591,9 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 	const signed char *W = Arg->Filter + c * K->Size, *PendX = 0;
 	signed char *O = Arg->Out + Wk->P0 * Arg->OutFeat + K->Off + c, *PendO = 0;
 	at_sq8_conv_sums R;
+#if defined(at_gap_xpulpv2)
+	int Fast = at_sq8_conv_fast_ok(K, B);
+#endif
 
 	if (K->OyA == 0 && K->OyB == Arg->Ho && K->OxA == 0 && K->OxB == Arg->Wo && Base == InOff &&
 	    K->StepY == Arg->Wo * K->StepX) {
@@ -549,6 +609,19 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 		} else if (!PendO) {
 			PendX = Arg->In + Base + oy * K->StepY + ox * K->StepX;
 			PendO = O;
+#if defined(at_gap_xpulpv2)
+			if (Fast) {	/* the pairs of this line's interior run from here */
+				int Pairs = gap_min(K->OxB - ox, Wk->P1 - p) >> 1;
+
+				at_sq8_conv_pairs_fast(Arg, K, B, W, PendX, O, Pairs);
+				if (Pairs > 0) {
+					PendO = 0;
+					p += 2 * Pairs - 1;
+					O += (2 * Pairs - 1) * Arg->OutFeat;
+					ox += 2 * Pairs - 1;
+				}
+			}
+#endif
 		} else {
 			at_sq8_conv_block(Arg, K, PendX, Arg->In + Base + oy * K->StepY + ox * K->StepX, W, B->Inner, &R);
 			at_sq8_conv_store(K, B, &R, 1, PendO, O);
