@@ -2,7 +2,8 @@
 
 - Gap.h's target-only helpers (gap_lw_any: a word from any address, gap_lw_postinc: p.lw with
   post-increment, gap_clamp_i32: p.max/p.min) and CNN_SQ8_Requant.h's prepared requantisation
-  (at_tflm_rq_int8, at_tflm_rq_int8_double, at_tflm_rq_int8_fast, gap_mulh_i32) run on a cluster core of GVSoC's pulp-open over random
+  (at_tflm_rq_int8, at_tflm_rq_int8_double, at_tflm_rq_int8_fast, gap_mulh_i32, gap_add_sra_i32,
+  gap_add_sra1_i32, gap_add_srl30_u32) run on a cluster core of GVSoC's pulp-open over random
   operands, in the target form and in the plain C (-DAT_GAP_PLAIN_C), against numpy (sq8_tflm's
   MultiplyByQuantizedMultiplier in both rounding modes).
 - The convolution over a bounded sweep of shapes (1x1, 3x3 stride 1/2, SAME/VALID, grouped,
@@ -46,8 +47,9 @@ PROBE_BODY = r"""
  * gap_lw_postinc from bytes + i, out[5][i] the pointer's advance; out[6][i] gap_clamp_i32;
  * out[7][i] at_tflm_rq_int8, out[8][i] at_tflm_rq_int8_double (0 where not is_double),
  * out[9][i] at_tflm_requant_int8_mode, out[10][i] at_tflm_rq_int8_fast (0 where not
- * at_tflm_rq_fast_of), out[11][i] gap_mulh_i32(acc, mult). */
-void PROBE_NAME(int out[12][N_OPS])
+ * at_tflm_rq_fast_of), out[11][i] gap_mulh_i32(acc, mult), out[12 .. 14][i] gap_add_sra_i32(acc,
+ * mult, -shift), gap_add_sra1_i32(acc, mult), gap_add_srl30_u32(acc, mult). */
+void PROBE_NAME(int out[15][N_OPS])
 {
     for (int i = 0; i < N_OPS; i++) {
         const signed char *p = (const signed char *)op_bytes + i;
@@ -67,6 +69,9 @@ void PROBE_NAME(int out[12][N_OPS])
                                               op_flags[i]);
         out[10][i] = at_tflm_rq_fast_of(&q, op_zp[i], &f) ? at_tflm_rq_int8_fast(&f, op_acc[i], op_lo[i], op_hi[i]) : 0;
         out[11][i] = gap_mulh_i32(op_acc[i], op_mult[i]);
+        out[12][i] = gap_add_sra_i32(op_acc[i], op_mult[i], -op_shift[i]);
+        out[13][i] = gap_add_sra1_i32(op_acc[i], op_mult[i]);
+        out[14][i] = (int)gap_add_srl30_u32((uint32_t)op_acc[i], (uint32_t)op_mult[i]);
     }
 }
 """
@@ -76,9 +81,9 @@ MAIN = r"""
 #include <stdio.h>
 #include "operands.h"
 
-void probe_insn(int out[12][N_OPS]);
-void probe_plain(int out[12][N_OPS]);
-static int res_insn[12][N_OPS], res_plain[12][N_OPS];
+void probe_insn(int out[15][N_OPS]);
+void probe_plain(int out[15][N_OPS]);
+static int res_insn[15][N_OPS], res_plain[15][N_OPS];
 
 static int cluster_entry(void)
 {
@@ -86,7 +91,7 @@ static int cluster_entry(void)
         return 0;
     probe_insn(res_insn);
     probe_plain(res_plain);
-    for (int b = 0; b < 12; b++)
+    for (int b = 0; b < 15; b++)
         for (int i = 0; i < N_OPS; i++)
             printf("@R %d %d %08x %08x\n", b, i, (unsigned)res_insn[b][i], (unsigned)res_plain[b][i]);
     printf("@DONE\n");
@@ -186,7 +191,7 @@ def test_helpers_target_form_equals_plain_c_and_numpy(tmp_path):
         f"-I{CNN_KERNELS_DIR}\ninclude $(PULPRT_HOME)/rules/pulp.mk\n")
     out = _run_app(tmp_path)
     assert not re.search(r"(probe_\w+\.c|Gap\.h|CNN_SQ8_Requant\.h):\d+:\d+: warning", out), out[:3000]
-    got = np.zeros((2, 12, N), dtype=np.int64)
+    got = np.zeros((2, 15, N), dtype=np.int64)
     for b, i, insn, plain in re.findall(r"@R (\d+) (\d+) ([0-9a-f]{8}) ([0-9a-f]{8})", out):
         got[:, int(b), int(i)] = [np.int64(np.uint32(int(v, 16)).astype(np.int32)) for v in (insn, plain)]
     words = np.frombuffer(ops["bytes"].tobytes(), np.uint8)
@@ -202,9 +207,15 @@ def test_helpers_target_form_equals_plain_c_and_numpy(tmp_path):
     expected[9] = rq
     expected[10] = np.where(_fast(ops), rq, 0)
     expected[11] = (ops["acc"] * ops["mult"]) >> 32
+    wsum = (ops["acc"] + ops["mult"]) & 0xFFFFFFFF                 # the wrapped 32-bit sum, unsigned
+    ssum = wsum - ((wsum >> 31) << 32)
+    expected[12] = ssum >> (-ops["shift"] & 31)
+    expected[13] = ssum >> 1
+    expected[14] = wsum >> 30
     names = ("gap_lw_any +0", "gap_lw_any +1", "gap_lw_any +2", "gap_lw_any +3", "gap_lw_postinc",
              "gap_lw_postinc's advance", "gap_clamp_i32", "at_tflm_rq_int8", "at_tflm_rq_int8_double",
-             "at_tflm_requant_int8_mode", "at_tflm_rq_int8_fast", "gap_mulh_i32")
+             "at_tflm_requant_int8_mode", "at_tflm_rq_int8_fast", "gap_mulh_i32",
+             "gap_add_sra_i32", "gap_add_sra1_i32", "gap_add_srl30_u32")
     for b, name in enumerate(names):
         np.testing.assert_array_equal(got[1, b], expected[b], err_msg=f"{name}: the plain C form")
         np.testing.assert_array_equal(got[0, b], expected[b], err_msg=f"{name}: the target form")

@@ -821,6 +821,44 @@ static inline int32_t gap_mulh_i32(int32_t a, int32_t b)
 #endif
 }
 
+/* (x + y) >> n on the wrapped 32-bit sum, arithmetic (sra) or logical (srl), not SDK names (the
+ * SDK's gap_addnorm_reg / gap_addnormu are the same arithmetic). On the cluster one instruction
+ * each (isa_pulpv2.py, R-type on opcode 0x5b, funct3 2): p.addN rD, rs1, rs2 (funct7 0x20:
+ * rD = (rD + rs1) >>> rs2, rD read and written) for a shift in a register; p.addNi / p.adduNi
+ * (funct7 = n, 0x40 | n: rd = (rs1 + rs2) >> n) for the fixed shifts the requantisations use,
+ * gap_add_sra1_i32 (n = 1) and gap_add_srl30_u32 (n = 30). */
+static inline int32_t gap_add_sra_i32(int32_t x, int32_t y, int32_t n)
+{
+#if defined(at_gap_xpulpv2)
+    __asm__(".insn r 0x5b, 2, 0x20, %0, %1, %2" : "+r"(x) : "r"(y), "r"(n));
+    return x;
+#else
+    return (int32_t)((uint32_t)x + (uint32_t)y) >> (n & 31);
+#endif
+}
+
+static inline int32_t gap_add_sra1_i32(int32_t x, int32_t y)
+{
+#if defined(at_gap_xpulpv2)
+    int32_t r;
+    __asm__(".insn r 0x5b, 2, 1, %0, %1, %2" : "=r"(r) : "r"(x), "r"(y));
+    return r;
+#else
+    return (int32_t)((uint32_t)x + (uint32_t)y) >> 1;
+#endif
+}
+
+static inline uint32_t gap_add_srl30_u32(uint32_t x, uint32_t y)
+{
+#if defined(at_gap_xpulpv2)
+    uint32_t r;
+    __asm__(".insn r 0x5b, 2, 0x5e, %0, %1, %2" : "=r"(r) : "r"(x), "r"(y));
+    return r;
+#else
+    return (x + y) >> 30;
+#endif
+}
+
 /* ---- complex arithmetic on v2s {re, im} (Q15) -------------------------------------------- */
 
 /* Exact products, (x * y) >> (15 + extra), each part truncated to 16 bits. */

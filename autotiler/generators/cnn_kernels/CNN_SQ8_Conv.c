@@ -530,8 +530,10 @@ static inline int at_sq8_conv_fast_ok(const at_sq8_conv_ctx *K, const at_sq8_con
 /* Pairs pairs of consecutive interior pixels StepX apart in the input (the first's tap (0, 0) at
  * X, its outputs at O) for a block of at_sq8_conv_fast_ok: the geometry and the constants read
  * once, each pair's sums straight into the requantisation (no structure between them). */
-static void at_sq8_conv_pairs_fast(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
-				   const signed char *W, const signed char *X, signed char *O, int Pairs)
+static inline __attribute__((always_inline)) void at_sq8_conv_pairs_fast(const KerConv_TFLM_SQ8_T *Arg,
+									const at_sq8_conv_ctx *K,
+									const at_sq8_conv_chans *B,
+									const signed char *W, const signed char *X, signed char *O, int Pairs)
 {
 	int Words = K->RunLen >> 2, S1 = K->Size, S2 = 2 * K->Size, S3 = 3 * K->Size, Rows = Arg->Fy;
 	int RSkip = K->RowIn - K->RunLen, Step = K->StepX, OStep = Arg->OutFeat, p;

@@ -196,21 +196,22 @@ static inline int at_tflm_rq_fast_of(const at_tflm_rq_t *q, int32_t out_zero_poi
 }
 
 /* at_tflm_rq_int8_double(q, acc, out_zero_point, act_min, act_max) for an f of at_tflm_rq_fast_of,
- * in 13 simple operations. h = SRDHM(acc, M) = 2 hi + ((lo >> 1) + 2^29) >> 30 as there, and
- * |h| < 2^31 (h > INT32_MIN as M != INT32_MIN). RoundingDivideByPOT(h, R) is
+ * in 10 simple operations after the mul and mulh. h = SRDHM(acc, M) = 2 hi + ((lo >> 1) + 2^29) >> 30
+ * as there, and |h| < 2^31 (h > INT32_MIN as M != INT32_MIN). RoundingDivideByPOT(h, R) is
  * floor((h + 2^(R-1) - (h < 0)) / 2^R); the sum could overflow (h up to 2^31 - 2), so it is halved
  * first: floor((floor((h - (h < 0)) / 2) + 2^(R-2)) / 2^(R-1)) (nested floors, R >= 2), and
  * h - (h < 0) >= INT32_MIN. The zero point joins the rounding term as OUT_ZP 2^(R-1) (a multiple of
- * the divisor; the result and TFLM's wrapped addition are within 2^31). at_tflm_rq_fast_end takes
+ * the divisor; the result and TFLM's wrapped addition are within 2^31). Each (a + b) >> n is one
+ * instruction on the cluster (Gap.h gap_add_*: p.adduNi, p.addNi, p.addN). at_tflm_rq_fast_end takes
  * the product acc M as its low and high words (a mul and gap_mulh_i32): a kernel computes several
  * before their ends, hiding the mulh's latency (5 cycles on the cluster core, GVSoC's RI5CY). */
 static inline int8_t at_tflm_rq_fast_end(const at_tflm_rq_fast_t *f, uint32_t lo, uint32_t hi, int32_t act_min,
 					 int32_t act_max)
 {
-	int32_t h = (int32_t) (hi * 2u + (((lo >> 1) + (1u << 29)) >> 30));
-	int32_t x = (h + (h >> 31)) >> 1;
+	int32_t h = (int32_t) (hi * 2u + gap_add_srl30_u32(lo >> 1, 1u << 29));
+	int32_t x = gap_add_sra1_i32(h, h >> 31);
 
-	return (int8_t) gap_clamp_i32((x + f->Round) >> f->Right1, act_min, act_max);
+	return (int8_t) gap_clamp_i32(gap_add_sra_i32(x, f->Round, f->Right1), act_min, act_max);
 }
 
 static inline int8_t at_tflm_rq_int8_fast(const at_tflm_rq_fast_t *f, int32_t acc, int32_t act_min, int32_t act_max)
