@@ -636,6 +636,8 @@ def parse_args(argv):
                    help="no simulation: a --fit-sq8 results file fitted again with the current terms "
                         "(calibrate_sq8.SHAPES: the layers are declared again and their schedules walked for the term "
                         "sums); prints the fit, each run's error and the out-of-sample check, writes --json")
+    p.add_argument("--cold", action="store_true",
+                   help="with --refit: fit the first (cold) calls' fork cycles instead of the warm ones")
     p.add_argument("--networks", action="store_true",
                    help="the four imported networks (tests/models/import) on the host simulator and on GVSoC, node by "
                         "node: bench/results/calibration_networks.json and .md")
@@ -651,6 +653,9 @@ def refit_sq8(args) -> int:
     data = json.loads(Path(args.refit).read_text())
     plat = model_platform(data["platform"], False, True)
     shapes, rows, rng = dict(SQ8.SHAPES), data["rows"], np.random.default_rng(0)
+    for r in rows:   # the warm calls' forks are kept beside the cold ones, whichever is fitted
+        r.setdefault("forks_warm", r["forks"])
+        r["forks"] = r["forks_cold"] if args.cold else r["forks_warm"]
     for budget in sorted({r["budget"] for r in rows}, reverse=True):
         m = SQ8.sq8_case(plat, budget, rng)[0]
         for r in (r for r in rows if r["budget"] == budget):
@@ -678,6 +683,8 @@ def networks_and_ranking(args) -> int:
     """--networks: the imported networks node by node; --ranking: the tiler's candidates of three
     layers on GVSoC (both on the platform as defined, with its fitted compute table)."""
     work = Path(tempfile.mkdtemp(prefix="calib-net-"))
+    if args.kernels_rev:   # one commit for the whole run, whatever is committed meanwhile
+        args.kernels_rev = SQ8.revision(args.kernels_rev)
     sources = SQ8.kernel_sources(args.kernels_rev, work / "kernels")
     try:
         if args.networks:
@@ -752,6 +759,8 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     rows, skipped = [], []
     kernels_dir = Path(tempfile.mkdtemp(prefix="calib-kernels-"))
+    if args.kernels_rev:   # one commit for the whole run, whatever is committed meanwhile
+        args.kernels_rev = SQ8.revision(args.kernels_rev)
     sq8 = SQ8.kernel_sources(args.kernels_rev, kernels_dir) if args.fit_sq8 else None
     for name, make in cases(examples, plat, args.quick, rng, sq8):
         work = Path(tempfile.mkdtemp(prefix="calib-"))

@@ -106,8 +106,9 @@ SHAPES = {
                             f"{_LEFT}*Fy*Fx*((GroupIn + 3)/4)", f"{_LEFT}*Fy*Fx", f"{_BLK}*{_PIX}", _LEFT,
                             f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)", _BLK],
     # per output: the new input columns (1 at stride 1, 2 at 2: Sx of 3 taps) and the requantisation;
-    # per line the window's set-up (3x3, the kernel's fast path: the networks' only filter)
-    "KerParConvDW_TFLM_SQ8": [f"{_UNITS}*Wo*Sx", f"{_UNITS}*Wo", _UNITS],
+    # per line the window's set-up, per channel of the core its weights' (3x3, the kernel's fast
+    # path: the networks' only filter)
+    "KerParConvDW_TFLM_SQ8": [f"{_UNITS}*Wo*Sx", f"{_UNITS}*Wo", _UNITS, f"(({_UNITS} + Ho - 1)/Ho)"],
     "KerParAvgPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParMaxPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParLinear_TFLM_SQ8": [f"({_LIN}/4)*(InDim/4)", f"({_LIN} % 4)*(InDim/4)", f"{_LIN}*(InDim % 4)", _LIN],
