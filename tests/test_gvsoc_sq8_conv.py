@@ -249,6 +249,9 @@ SWEEP = [
     C("s_tiles", 20, 13, 16, 24, act="RELU", budget=6000, seed=8),         # several tiles and channel chunks
     C("s_single_rounding", 6, 5, 16, 8, f=(1, 1), single_rounding=True, seed=9),
     C("s_wide_zp", 5, 9, 32, 4, in_zp=127, out_zp=127, seed=10),
+    # rows of 9 bytes padded to 12 (zero filter bytes): the last pairs would read past the tile
+    C("s_padded_rows_valid", 6, 7, 3, 8, padding="VALID", seed=11),
+    C("s_padded_rows_tiles", 14, 9, 3, 8, stride=(2, 2), act="RELU", budget=2500, seed=12),
 ]
 
 

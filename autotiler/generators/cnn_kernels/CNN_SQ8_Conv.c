@@ -520,23 +520,55 @@ static void at_sq8_conv_border_col(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_c
 }
 
 #if defined(at_gap_xpulpv2)
-/* Can at_sq8_conv_pairs_fast take this block's interior pixels: B->Fast, and every filter row one
- * run of whole words. */
-static inline int at_sq8_conv_fast_ok(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B)
+/* The filters of at_sq8_conv_pairs_fast: W (the 4 filters Stride bytes apart), rows of Words
+ * words, the input pointers stepping RSkip from a row's end to the next; Over: the bytes read past
+ * a row's run (its filter bytes there are 0). */
+typedef struct {
+	const signed char *W;
+	int Words, Stride, RSkip, Over;
+} at_sq8_conv_rows;
+
+/* Runs shorter than whole words (3x3 on 3 channels: 9 bytes) are padded with zeros into a copy of
+ * the block's 4 filters of at most this many bytes (per core, on the stack). */
+#define AT_SQ8_CONV_PAD_MAX 192
+
+/* Can at_sq8_conv_pairs_fast take this block's interior pixels (B->Fast, each filter row one run):
+ * then *G, from the filters at W, or from their copy in Pad with each row padded to whole words. */
+static int at_sq8_conv_fast_rows(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+				 const signed char *W, signed char *Pad, at_sq8_conv_rows *G)
 {
-	return B->Fast && K->Runs == 1 && (K->RunLen & 3) == 0 && K->RunLen > 0;
+	int Len = (K->RunLen + 3) & ~3, j, ky, i;
+
+	if (!B->Fast || K->Runs != 1 || K->RunLen == 0 || (Len != K->RunLen && 4 * Arg->Fy * Len > AT_SQ8_CONV_PAD_MAX))
+		return 0;
+	G->Words = Len >> 2;
+	G->RSkip = K->RowIn - Len;
+	G->Over = Len - K->RunLen;
+	G->W = W;
+	G->Stride = K->Size;
+	if (G->Over == 0)
+		return 1;
+	for (j = 0; j < 4; j++)
+		for (ky = 0; ky < Arg->Fy; ky++)
+			for (i = 0; i < Len; i++)
+				Pad[(j * Arg->Fy + ky) * Len + i] = (i < K->RunLen) ? W[j * K->Size + ky * K->RunLen + i] : 0;
+	G->W = Pad;
+	G->Stride = Arg->Fy * Len;
+	return 1;
 }
 
 /* Pairs pairs of consecutive interior pixels StepX apart in the input (the first's tap (0, 0) at
- * X, its outputs at O) for a block of at_sq8_conv_fast_ok: the geometry and the constants read
- * once, each pair's sums straight into the requantisation (no structure between them). */
+ * X, its outputs at O) on the filters of G (at_sq8_conv_fast_rows): the geometry and the constants
+ * read once, each pair's sums straight into the requantisation (no structure between them). */
 static inline __attribute__((always_inline)) void at_sq8_conv_pairs_fast(const KerConv_TFLM_SQ8_T *Arg,
 									const at_sq8_conv_ctx *K,
 									const at_sq8_conv_chans *B,
-									const signed char *W, const signed char *X, signed char *O, int Pairs)
+									const at_sq8_conv_rows *G, const signed char *X,
+									signed char *O, int Pairs)
 {
-	int Words = K->RunLen >> 2, S1 = K->Size, S2 = 2 * K->Size, S3 = 3 * K->Size, Rows = Arg->Fy;
-	int RSkip = K->RowIn - K->RunLen, Step = K->StepX, OStep = Arg->OutFeat, p;
+	const signed char *W = G->W;
+	int Words = G->Words, S1 = G->Stride, S2 = 2 * G->Stride, S3 = 3 * G->Stride, Rows = Arg->Fy;
+	int RSkip = G->RSkip, Step = K->StepX, OStep = Arg->OutFeat, p;
 	int32_t Lo = K->ActMin, Hi = K->ActMax;
 
 	for (p = 0; p < Pairs; p++, X += 2 * Step, O += 2 * OStep) {
@@ -563,10 +595,12 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 	int p = Wk->P0;
 
 #if defined(at_gap_xpulpv2)
-	if (at_sq8_conv_fast_ok(K, B)) {
+	at_sq8_conv_rows G;
+
+	if (at_sq8_conv_fast_rows(Arg, K, B, W, 0, &G) && G.Over == 0) {
 		int Pairs = (Wk->P1 - Wk->P0) >> 1;
 
-		at_sq8_conv_pairs_fast(Arg, K, B, W, X, O, Pairs);
+		at_sq8_conv_pairs_fast(Arg, K, B, &G, X, O, Pairs);
 		p += 2 * Pairs;
 		X += 2 * Pairs * K->StepX;
 		O += 2 * Pairs * Arg->OutFeat;
@@ -594,7 +628,11 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 	signed char *O = Arg->Out + Wk->P0 * Arg->OutFeat + K->Off + c, *PendO = 0;
 	at_sq8_conv_sums R;
 #if defined(at_gap_xpulpv2)
-	int Fast = at_sq8_conv_fast_ok(K, B);
+	int Pad[AT_SQ8_CONV_PAD_MAX / 4];
+	at_sq8_conv_rows G;
+	int Fast = at_sq8_conv_fast_rows(Arg, K, B, W, (signed char *) Pad, &G);
+	/* the last offset of a pair's second pixel whose reads (Over bytes past its last run) stay in the tile */
+	int End = Arg->H * Arg->W * Arg->InFeat - (Arg->Fy - 1) * K->RowIn - K->RunLen - G.Over;
 #endif
 
 	if (K->OyA == 0 && K->OyB == Arg->Ho && K->OxA == 0 && K->OxB == Arg->Wo && Base == InOff &&
@@ -615,7 +653,9 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 			if (Fast) {	/* the pairs of this line's interior run from here */
 				int Pairs = gap_min(K->OxB - ox, Wk->P1 - p) >> 1;
 
-				at_sq8_conv_pairs_fast(Arg, K, B, W, PendX, O, Pairs);
+				while (Pairs > 0 && (PendX - Arg->In) + (2 * Pairs - 1) * K->StepX > End)
+					Pairs--;
+				at_sq8_conv_pairs_fast(Arg, K, B, &G, PendX, O, Pairs);
 				if (Pairs > 0) {
 					PendO = 0;
 					p += 2 * Pairs - 1;
