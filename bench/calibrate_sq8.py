@@ -79,12 +79,17 @@ _PIX = f"((Ho*Wo + {_M} - 1)/{_M})"
 # argument: a padded first tile counts up to a line too many).
 _IX = "((W - (Fx - 1)*Dx - 1 + PadLeft + Sx)/Sx - (PadLeft + Sx - 1)/Sx)"
 _IY = "((H - (Fy - 1)*Dy - 1 + Sy)/Sy)"
-_PIX_IN = f"(({_IX}*{_IY} + {_M} - 1)/{_M})"
+# The busiest member's border: the border columns of its lines, and the border lines at one end of
+# the tile (a member's pixels are consecutive lines: the first member has the top ones, the last
+# the bottom ones); the rest of its pixels are interior.
+_BX, _BY, _LINES = f"(Wo - {_IX})", f"(Ho - {_IY})", f"((Ho + {_M} - 1)/{_M})"
+_PIX_BORDER = f"({_BX}*{_LINES} + (({_BY} + {_M} - 1)/{_M})*(Wo - {_BX}))"
+_PIX_IN = f"({_PIX} - {_PIX_BORDER})"
 # the block path: blocks x interior pixels; the border path (4 channels, the in-tile taps): blocks
 # x border pixels; the general path (one output at a time, each tap tested): the Chunk % 4 channels
 # left over from the blocks, every pixel
 _BLOCK = f"{_BLK}*{_PIX_IN}"
-_BORDER = f"{_BLK}*({_PIX} - {_PIX_IN})"
+_BORDER = f"{_BLK}*{_PIX_BORDER}"
 _LEFT = f"(Chunk % 4)*{_PIX}"
 # depth wise (CNN_SQ8_ConvDW.c): the (channel, output line) units shared evenly by the cores
 _UNITS = "((OutFeat*Ho + ncores - 1)/ncores)"
@@ -98,10 +103,14 @@ SHAPES = {
     # contiguous bytes), its tail bytes (8 scalar MACs each) and, when there is a tail, each row's
     # own loop (rows of whole words run on two nested hardware loops); the border path per block and
     # border pixel: each tap row's words (at most Fy), its rows and taps; the general path per output
-    # likewise; per block and pixel the 4 requantisations and stores, and the pixel's tests but in
-    # a 1x1 stride 1 layer; per block of the core the filter sums and the channels' set-up
+    # likewise; per block and pixel the 4 requantisations and stores, per interior pixel its tests
+    # unless the rows are whole words (then pairs run along each line's interior, per line, an odd
+    # interior costing a whole pair's words, but in 1x1 stride 1 layers: their pairs run across
+    # lines); per
+    # block of the core the filter sums and the channels' set-up
     "KerParConv_TFLM_SQ8": [f"{_BLOCK}*Fy*((Fx*GroupIn)/4)", f"{_BLOCK}*Fy*((Fx*GroupIn) % 4)", f"{_BLOCK}*Fy",
-                            f"{_BLOCK}*Fy*(1 - 1/((Fx*GroupIn) % 4 + 1))", f"{_BLK}*{_PIX}*(1 - 1/(Fx*Fy*Sx*Sy))",
+                            f"{_BLOCK}*Fy*(1 - 1/((Fx*GroupIn) % 4 + 1))", f"{_BLOCK}*(1 - 1/((Fx*GroupIn) % 4 + 1))",
+                            f"{_BLK}*{_LINES}", f"{_BLK}*{_LINES}*({_IX} % 2)*Fy*((Fx*GroupIn)/4)*(1 - 1/(Fx*Fy*Sx*Sy))",
                             f"{_BORDER}*Fy*((Fx*GroupIn + 3)/4)", f"{_BORDER}*Fy", f"{_BORDER}*Fy*Fx",
                             f"{_LEFT}*Fy*Fx*((GroupIn + 3)/4)", f"{_LEFT}*Fy*Fx", f"{_BLK}*{_PIX}", _LEFT,
                             f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)", _BLK],
@@ -241,7 +250,8 @@ LAYERS = [
     conv(12, 12, 16, 16, (5, 5)), conv(28, 28, 16, 24, (3, 3)), conv(32, 24, 8, 16, (3, 3)),
     conv(40, 40, 8, 8, (3, 3), 2), conv(64, 64, 3, 8, (3, 3), 2), conv(24, 24, 32, 32, (1, 1)),
     conv(41, 12, 1, 64, (8, 4), 2), conv(33, 10, 1, 48, (10, 4), 2), conv(24, 24, 16, 32, (1, 1), 2),
-    conv(12, 12, 32, 48, (1, 1), 2),
+    conv(12, 12, 32, 48, (1, 1), 2), conv(28, 28, 16, 32, (3, 3), 2), conv(14, 14, 32, 48, (3, 3), 2),
+    conv(3, 3, 96, 192, (1, 1)), conv(5, 5, 48, 64, (1, 1)), conv(1, 1, 256, 100, (1, 1)), conv(21, 7, 48, 48, (1, 1)),
     conv(16, 16, 16, 16, (3, 3), dw=True), conv(8, 8, 64, 64, (3, 3), dw=True), conv(24, 24, 8, 8, (3, 3), dw=True),
     conv(16, 16, 32, 32, (3, 3), 2, dw=True), conv(24, 24, 8, 8, (3, 3), 2, dw=True),
     conv(20, 4, 48, 48, (3, 3), dw=True), conv(30, 6, 32, 32, (3, 3), dw=True), conv(40, 40, 16, 16, (3, 3), dw=True),
