@@ -532,6 +532,23 @@ typedef struct {
  * the block's 4 filters of at most this many bytes (per core, on the stack). */
 #define AT_SQ8_CONV_PAD_MAX 192
 
+/* The 8 sums of a pair (R) requantised into O0[0 .. 3], O1[0 .. 3] with the fast constants F: a
+ * function of its own and a loop over the channels, so that the pairs' loop and this stay small
+ * (the cluster's instruction caches: 512 bytes per core, 2 KiB shared, in GVSoC's pulp-open). */
+static __attribute__((noinline)) void at_sq8_conv_rq8(const at_tflm_rq_fast_t *F, const at_sq8_conv_sums *R, int32_t Lo,
+						      int32_t Hi, signed char *O0, signed char *O1)
+{
+	int j;
+
+	for (j = 0; j < 4; j++) {
+		int32_t a0 = R->S[j][0], a1 = R->S[j][1];
+		uint32_t h0 = (uint32_t) gap_mulh_i32(a0, F[j].M), h1 = (uint32_t) gap_mulh_i32(a1, F[j].M);
+
+		O0[j] = at_tflm_rq_fast_end(&F[j], (uint32_t) a0 * (uint32_t) F[j].M, h0, Lo, Hi);
+		O1[j] = at_tflm_rq_fast_end(&F[j], (uint32_t) a1 * (uint32_t) F[j].M, h1, Lo, Hi);
+	}
+}
+
 /* Can at_sq8_conv_pairs_fast take this block's interior pixels (B->Fast, each filter row one run):
  * then *G, from the filters at W, or from their copy in Pad with each row padded to whole words. */
 static int at_sq8_conv_fast_rows(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
@@ -557,29 +574,70 @@ static int at_sq8_conv_fast_rows(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_con
 	return 1;
 }
 
-/* Pairs pairs of consecutive interior pixels StepX apart in the input (the first's tap (0, 0) at
- * X, its outputs at O) on the filters of G (at_sq8_conv_fast_rows): the geometry and the constants
- * read once, each pair's sums straight into the requantisation (no structure between them). */
+/* Pairs pairs of consecutive pixels StepX apart in the input (the first's tap (KyA, 0) at X, its
+ * outputs at O) on Rows filter rows from W (G's filters, at_sq8_conv_fast_rows, from row KyA), the
+ * sums starting from Init: the geometry and the constants read once, each pair's sums straight
+ * into the requantisation (no structure between them). Small: the requantisation through
+ * at_sq8_conv_rq8 (less code: where border pixels take other code in the same lines). */
 static inline __attribute__((always_inline)) void at_sq8_conv_pairs_fast(const KerConv_TFLM_SQ8_T *Arg,
 									const at_sq8_conv_ctx *K,
 									const at_sq8_conv_chans *B,
-									const at_sq8_conv_rows *G, const signed char *X,
-									signed char *O, int Pairs)
+									const at_sq8_conv_rows *G, const int32_t *Init,
+									const signed char *W, int Rows, const signed char *X,
+									signed char *O, int Pairs, int Small)
 {
-	const signed char *W = G->W;
-	int Words = G->Words, S1 = G->Stride, S2 = 2 * G->Stride, S3 = 3 * G->Stride, Rows = Arg->Fy;
+	int Words = G->Words, S1 = G->Stride, S2 = 2 * G->Stride, S3 = 3 * G->Stride;
 	int RSkip = G->RSkip, Step = K->StepX, OStep = Arg->OutFeat, p;
 	int32_t Lo = K->ActMin, Hi = K->ActMax;
+	at_sq8_conv_sums R;
 
 	for (p = 0; p < Pairs; p++, X += 2 * Step, O += 2 * OStep) {
-		int s00 = B->Inner[0], s01 = B->Inner[0], s10 = B->Inner[1], s11 = B->Inner[1];
-		int s20 = B->Inner[2], s21 = B->Inner[2], s30 = B->Inner[3], s31 = B->Inner[3];
+		int s00 = Init[0], s01 = Init[0], s10 = Init[1], s11 = Init[1];
+		int s20 = Init[2], s21 = Init[2], s30 = Init[3], s31 = Init[3];
 		const signed char *x0 = X, *x1 = X + Step, *w0 = W;
 
 		AT_SQ8_CONV_ROWS_WORDS(Rows, Words, RSkip, S1, S2, S3);
-		at_sq8_conv_rq_pair(&B->F[0], s00, s01, s10, s11, Lo, Hi, O, O + OStep);
-		at_sq8_conv_rq_pair(&B->F[2], s20, s21, s30, s31, Lo, Hi, O + 2, O + OStep + 2);
+		if (Small) {
+			R.S[0][0] = s00; R.S[0][1] = s01; R.S[1][0] = s10; R.S[1][1] = s11;
+			R.S[2][0] = s20; R.S[2][1] = s21; R.S[3][0] = s30; R.S[3][1] = s31;
+			at_sq8_conv_rq8(B->F, &R, Lo, Hi, O, O + OStep);
+		} else {
+			at_sq8_conv_rq_pair(&B->F[0], s00, s01, s10, s11, Lo, Hi, O, O + OStep);
+			at_sq8_conv_rq_pair(&B->F[2], s20, s21, s30, s31, Lo, Hi, O + 2, O + OStep + 2);
+		}
 	}
+}
+#endif
+
+#if defined(at_gap_xpulpv2)
+/* Up to Pairs pairs of a top or bottom border line's pixels (oy, ox ..) whose columns are interior
+ * (every tap along x inside the tile): their in-tile filter rows [KyA, KyB) are the same for all,
+ * so they take at_sq8_conv_pairs_fast on those rows, the sums starting from Bias - IN_ZP times
+ * those rows' filter sums. Returns the pairs done (0: none, the general path goes on). */
+static int at_sq8_conv_edge_pairs(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+				  const at_sq8_conv_rows *G, const signed char *W, int oy, int ox, int Pairs, int Small,
+				  signed char *O)
+{
+	int y0 = oy * Arg->Sy - Arg->Pad[2], KyA, KyB, Len = G->Words * 4, Off, End, j;
+	int32_t Init[4];
+
+	at_sq8_conv_taps(y0, Arg->H, Arg->Fy, Arg->Dy, &KyA, &KyB);
+	if (KyB <= KyA)
+		return 0;
+	Off = ((y0 + KyA * Arg->Dy) * Arg->W + ox * Arg->Sx - Arg->PadLeft) * Arg->InFeat;
+	/* the second pixel of the last pair reads Len bytes of each row: inside the tile */
+	End = Arg->H * Arg->W * Arg->InFeat - (KyB - KyA - 1) * K->RowIn - Len;
+	while (Pairs > 0 && Off + (2 * Pairs - 1) * K->StepX > End)
+		Pairs--;
+	if (Pairs == 0)
+		return 0;
+	for (j = 0; j < 4; j++) {
+		int Z = at_sq8_conv_sum(W + j * K->Size + KyA * K->RunLen, (KyB - KyA) * K->RunLen, 0);
+
+		Init[j] = (int32_t) ((uint32_t) B->Bias[j] - (uint32_t) K->InZp * (uint32_t) Z);
+	}
+	at_sq8_conv_pairs_fast(Arg, K, B, G, Init, G->W + KyA * Len, KyB - KyA, Arg->In + Off, O, Pairs, Small);
+	return Pairs;
 }
 #endif
 
@@ -600,7 +658,7 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 	if (at_sq8_conv_fast_rows(Arg, K, B, W, 0, &G) && G.Over == 0) {
 		int Pairs = (Wk->P1 - Wk->P0) >> 1;
 
-		at_sq8_conv_pairs_fast(Arg, K, B, &G, X, O, Pairs);
+		at_sq8_conv_pairs_fast(Arg, K, B, &G, B->Inner, G.W, Arg->Fy, X, O, Pairs, 0);
 		p += 2 * Pairs;
 		X += 2 * Pairs * K->StepX;
 		O += 2 * Pairs * Arg->OutFeat;
@@ -631,6 +689,8 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 	int Pad[AT_SQ8_CONV_PAD_MAX / 4];
 	at_sq8_conv_rows G;
 	int Fast = at_sq8_conv_fast_rows(Arg, K, B, W, (signed char *) Pad, &G);
+	/* first layers: their border pixels' column code and the pairs' alternate in every line */
+	int Small = G.Over != 0 || (K->RunLen < 8 && K->Size <= AT_SQ8_CONV_COL_MAX);
 	/* the last offset of a pair's second pixel whose reads (Over bytes past its last run) stay in the tile */
 	int End = Arg->H * Arg->W * Arg->InFeat - (Arg->Fy - 1) * K->RowIn - K->RunLen - G.Over;
 #endif
@@ -641,6 +701,22 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 		return;
 	}
 	for (p = Wk->P0; p < Wk->P1; p++, O += Arg->OutFeat) {
+#if defined(at_gap_xpulpv2)
+		if (Fast && (oy < K->OyA || oy >= K->OyB) && ox >= K->OxA && ox + 1 < K->OxB && p + 1 < Wk->P1) {
+			int Pairs = at_sq8_conv_edge_pairs(Arg, K, B, &G, W, oy, ox, gap_min(K->OxB - ox, Wk->P1 - p) >> 1, Small, O);
+
+			if (Pairs > 0) {
+				p += 2 * Pairs - 1;
+				O += (2 * Pairs - 1) * Arg->OutFeat;
+				ox += 2 * Pairs - 1;
+				if (++ox == Arg->Wo) {
+					ox = 0;
+					oy++;
+				}
+				continue;
+			}
+		}
+#endif
 		if (oy < K->OyA || oy >= K->OyB || ox < K->OxA || ox >= K->OxB) {
 			if (K->RunLen < 8 && K->Size <= AT_SQ8_CONV_COL_MAX)
 				at_sq8_conv_border_col(Arg, K, B, oy, ox, c, InOff, O);
@@ -655,7 +731,7 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 
 				while (Pairs > 0 && (PendX - Arg->In) + (2 * Pairs - 1) * K->StepX > End)
 					Pairs--;
-				at_sq8_conv_pairs_fast(Arg, K, B, &G, PendX, O, Pairs);
+				at_sq8_conv_pairs_fast(Arg, K, B, &G, B->Inner, G.W, Arg->Fy, PendX, O, Pairs, Small);
 				if (Pairs > 0) {
 					PendO = 0;
 					p += 2 * Pairs - 1;
