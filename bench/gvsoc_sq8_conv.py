@@ -81,6 +81,7 @@ class Case:
     out_zp: int = -128
     single_rounding: bool = False
     seed: int = 0
+    out_scale: float = 0.5      # the output's scale (0.0005: effective scales near 1, shifts -1 .. 1)
     budget: int = IMPORT_L1
 
     @property
@@ -112,7 +113,7 @@ def declare(c: Case) -> None:
 def reference(c: Case) -> tuple[dict, np.ndarray]:
     """(the kernel's inputs, sq8_tflm's output) on random int8 data."""
     rng = np.random.default_rng(c.seed)
-    in_q, out_q = T.QParams(0.05, c.in_zp), T.QParams(0.5, c.out_zp)
+    in_q, out_q = T.QParams(0.05, c.in_zp), T.QParams(c.out_scale, c.out_zp)
     w_q = T.FilterQParams(tuple(float(s) for s in rng.uniform(0.002, 0.02, c.cout)))
     x = rng.integers(-128, 128, (1, c.h, c.w, c.cin)).astype(np.int8)
     w = rng.integers(-127, 128, (c.cout, c.f[0], c.f[1], c.gin)).astype(np.int8)

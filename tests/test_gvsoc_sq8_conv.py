@@ -252,6 +252,8 @@ SWEEP = [
     # rows of 9 bytes padded to 12 (zero filter bytes): the last pairs would read past the tile
     C("s_padded_rows_valid", 6, 7, 3, 8, padding="VALID", seed=11),
     C("s_padded_rows_tiles", 14, 9, 3, 8, stride=(2, 2), act="RELU", budget=2500, seed=12),
+    # effective scales near 1 (shifts -1 .. 1): the double rounding without at_tflm_rq_int8_fast
+    C("s_large_scales", 6, 7, 16, 8, out_scale=0.0005, seed=13),
 ]
 
 
