@@ -221,11 +221,11 @@ def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool
 def run_case_warm(m, files, calls, sources, includes, plat, work: Path, profile: bool = True,
                   shapes: Optional[dict] = None) -> list:
     """As :func:`run_case` for user kernels of one basic kernel (the SQ8 layers), each run twice
-    in one application (``GvsocProgram.sequence``, forks profiled): ``gvsoc`` is the first (cold)
-    call's cycles, ``forks`` the second (warm) call's fork cycles with the calls and summed Cost=
-    the schedules give (:func:`call_sums`), ``forks_cold`` the first call's. A graph's node
-    mostly follows nodes that leave its code cached (the same kernels, or the runtime's), so the
-    compute model is fitted warm; entering the kernel cold is ``kernel_call_cycles``."""
+    in one application (``GvsocProgram.sequence``, forks profiled): ``gvsoc`` is the first call's
+    cycles, ``forks`` (and ``forks_cold``) its fork cycles with the calls and summed Cost= the
+    schedules give (:func:`call_sums`), ``forks_warm`` the second call's, its code cached. The
+    model charges every call as a first call (``kernel_call_cycles``, the compute fitted on first
+    calls, as the other kernels'): fitted on ``forks``; ``--refit --warm`` fits the warm calls."""
     gen_dir = work / "gen"
     write_files(files, str(gen_dir))
     host = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat)
@@ -244,7 +244,7 @@ def run_case_warm(m, files, calls, sources, includes, plat, work: Path, profile:
                 raise WrongTermSums(f"'{c.kernel}' calls {sorted(kernels)}: the warm runs need one basic kernel")
             kernel = kernels.pop()
             n, cost = call_sums(ts, m.libs, plat, kernel)
-            forks = {kernel: (n, warm["fork_cycles"], cost)}
+            forks = {kernel: (n, cold["fork_cycles"], cost)}
             terms = shape_sums(ts, m.libs, plat, {k: v for k, v in (shapes or {}).items() if k in forks}, forks)
             rows.append({"case": c.case, "kernel": c.kernel, "label": getattr(c, "label", ""), "budget": c.budget,
                          "tiling": "; ".join(t.describe() for t in ts), "host": counters["cycles"],
@@ -252,7 +252,8 @@ def run_case_warm(m, files, calls, sources, includes, plat, work: Path, profile:
                          "gvsoc_warm": warm["cycles"], "compute": counters["compute_cycles"],
                          "dma": counters["dma_busy_cycles"]["cluster"],
                          "dma_bound": counters["dma_busy_cycles"]["cluster"] > counters["compute_cycles"],
-                         "forks": {kernel: list(forks[kernel])}, "forks_cold": {kernel: [n, cold["fork_cycles"], cost]},
+                         "forks": {kernel: list(forks[kernel])}, "forks_cold": {kernel: list(forks[kernel])},
+                         "forks_warm": {kernel: [n, warm["fork_cycles"], cost]},
                          "terms": terms})
     finally:
         target.close()
@@ -636,8 +637,8 @@ def parse_args(argv):
                    help="no simulation: a --fit-sq8 results file fitted again with the current terms "
                         "(calibrate_sq8.SHAPES: the layers are declared again and their schedules walked for the term "
                         "sums); prints the fit, each run's error and the out-of-sample check, writes --json")
-    p.add_argument("--cold", action="store_true",
-                   help="with --refit: fit the first (cold) calls' fork cycles instead of the warm ones")
+    p.add_argument("--warm", action="store_true",
+                   help="with --refit: fit the second (warm) calls' fork cycles instead of the first calls'")
     p.add_argument("--networks", action="store_true",
                    help="the four imported networks (tests/models/import) on the host simulator and on GVSoC, node by "
                         "node: bench/results/calibration_networks.json and .md")
@@ -653,9 +654,8 @@ def refit_sq8(args) -> int:
     data = json.loads(Path(args.refit).read_text())
     plat = model_platform(data["platform"], False, True)
     shapes, rows, rng = dict(SQ8.SHAPES), data["rows"], np.random.default_rng(0)
-    for r in rows:   # the warm calls' forks are kept beside the cold ones, whichever is fitted
-        r.setdefault("forks_warm", r["forks"])
-        r["forks"] = r["forks_cold"] if args.cold else r["forks_warm"]
+    for r in rows:   # the first and the warm calls' forks are both kept, whichever is fitted
+        r["forks"] = r["forks_warm"] if args.warm else r["forks_cold"]
     for budget in sorted({r["budget"] for r in rows}, reverse=True):
         m = SQ8.sq8_case(plat, budget, rng)[0]
         for r in (r for r in rows if r["budget"] == budget):

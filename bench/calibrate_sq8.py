@@ -89,6 +89,7 @@ _PIX_IN = f"({_PIX} - {_PIX_BORDER})"
 # x border pixels; the general path (one output at a time, each tap tested): the Chunk % 4 channels
 # left over from the blocks, every pixel
 _BLOCK = f"{_BLK}*{_PIX_IN}"
+_NOT_FLAT = "(1 - 1/(Fx*Fy*Sx*Sy))"     # 0 for a 1x1 stride 1 layer, else 1
 _BORDER = f"{_BLK}*{_PIX_BORDER}"
 _LEFT = f"(Chunk % 4)*{_PIX}"
 # depth wise (CNN_SQ8_ConvDW.c): the (channel, output line) units shared evenly by the cores
@@ -100,19 +101,16 @@ _POOL_OUT = "((Ho*C + ncores - 1)/ncores)*Wo"
 _LIN = "((OutDim + ncores - 1)/ncores)"
 SHAPES = {
     # the block path per block and interior pixel: the words of each filter row (Fx GroupIn
-    # contiguous bytes), its tail bytes (8 scalar MACs each) and, when there is a tail, each row's
-    # own loop (rows of whole words run on two nested hardware loops); the border path per block and
-    # border pixel: each tap row's words (at most Fy), its rows and taps; the general path per output
-    # likewise; per block and pixel the 4 requantisations and stores, per interior pixel its tests
-    # unless the rows are whole words (then pairs run along each line's interior, per line, an odd
-    # interior costing a whole pair's words, but in 1x1 stride 1 layers: their pairs run across
-    # lines); per
-    # block of the core the filter sums and the channels' set-up
-    "KerParConv_TFLM_SQ8": [f"{_BLOCK}*Fy*((Fx*GroupIn)/4)", f"{_BLOCK}*Fy*((Fx*GroupIn) % 4)", f"{_BLOCK}*Fy",
-                            f"{_BLOCK}*Fy*(1 - 1/((Fx*GroupIn) % 4 + 1))", f"{_BLOCK}*(1 - 1/((Fx*GroupIn) % 4 + 1))",
-                            f"{_BLK}*{_LINES}", f"{_BLK}*{_LINES}*({_IX} % 2)*Fy*((Fx*GroupIn)/4)*(1 - 1/(Fx*Fy*Sx*Sy))",
+    # contiguous bytes, a row not of whole words padded to them, or its tail bytes one by one),
+    # per row and pixel its loops and tests; per line its interior run's set-up (but in 1x1 stride
+    # 1 layers: their pairs run across lines); the border path per block and border pixel: each tap row's words (at most Fy), its rows
+    # and taps; the general path (the channels left over from the blocks) per output likewise; per
+    # block and pixel the 4 requantisations and stores; per block of the core the filter sums and
+    # the channels' set-up
+    "KerParConv_TFLM_SQ8": [f"{_BLOCK}*Fy*((Fx*GroupIn + 3)/4)", f"{_BLOCK}*Fy*((Fx*GroupIn) % 4)",
+                            f"{_BLOCK}*Fy*(1 - 1/((Fx*GroupIn) % 4 + 1))", _BLOCK, f"{_BLK}*{_LINES}*{_NOT_FLAT}",
                             f"{_BORDER}*Fy*((Fx*GroupIn + 3)/4)", f"{_BORDER}*Fy", f"{_BORDER}*Fy*Fx",
-                            f"{_LEFT}*Fy*Fx*((GroupIn + 3)/4)", f"{_LEFT}*Fy*Fx", f"{_BLK}*{_PIX}", _LEFT,
+                            f"{_LEFT}*Fy*Fx*((GroupIn + 3)/4)", f"{_LEFT}*Fy*Fx", _LEFT, f"{_BLK}*{_PIX}",
                             f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)", _BLK],
     # per output: the new input columns (1 at stride 1, 2 at 2: Sx of 3 taps) and the requantisation;
     # per line the window's set-up, per channel of the core its weights' (3x3, the kernel's fast
@@ -266,6 +264,8 @@ LAYERS = [
     add(16, 16, 16), add(8, 8, 32), add(32, 32, 8), add(6, 6, 64),
     mean(3, 3, 256), mean(6, 6, 64), mean(12, 12, 16), mean(1, 1, 512),
     softmax(12), softmax(100), softmax(35), softmax(256), softmax(1000),
+    # appended (a --refit of an earlier run finds its layers at their indices)
+    conv(30, 30, 3, 16, (3, 3)), conv(80, 80, 3, 8, (3, 3), 2), conv(18, 18, 24, 64, (3, 3), 2),
 ]
 
 
