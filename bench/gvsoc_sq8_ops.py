@@ -105,6 +105,8 @@ class Case:
     rounding: str = "double"
     bias_bits: int = 14            # biases in [-2^bias_bits, 2^bias_bits); 31: within 2^17 of the int32
                                    # limits, so that bias + sum wraps (TFLM's int32 arithmetic)
+    out_scale: float = 0.08        # the output's scale: small ones give effective scales near 1 (left
+                                   # shifts, Right < 2: the requantisation's general forms)
 
     def work(self) -> int:
         """MACs (dw, fc), input taps read (pooling: outputs times window) or elements (add)."""
@@ -157,7 +159,7 @@ def declare(c: Case) -> None:
 def reference(c: Case) -> tuple[dict, np.ndarray]:
     """(the kernel's inputs, sq8_tflm's output) on random int8 data."""
     rng = np.random.default_rng(c.seed)
-    in_q, out_q = T.QParams(0.05, c.in_zp), T.QParams(0.08, c.out_zp)
+    in_q, out_q = T.QParams(0.05, c.in_zp), T.QParams(c.out_scale, c.out_zp)
     if c.kind in ("dw", "fc"):
         return _reference_weighted(c, rng, in_q, out_q)
     x = rng.integers(-128, 128, (1, c.h, c.w, c.cin)).astype(np.int8)

@@ -49,7 +49,9 @@ def _cases() -> list:
               (9, 7, 5, 5, (5, 3), 1, "SAME", "NONE", 9, None),         # any filter: tap by tap
           ])] + [C("dw_single", "dw", h=7, w=9, cin=6, cout=6, stride=2, in_zp=-50, out_zp=4, rounding="single",
                    seed=9),
-                 C("dw_wrap", "dw", h=6, w=7, cin=9, cout=9, in_zp=-128, seed=10, bias_bits=31)]  # bias + sum wraps
+                 C("dw_wrap", "dw", h=6, w=7, cin=9, cout=9, in_zp=-128, seed=10, bias_bits=31),  # bias + sum wraps
+                 # effective scales 0.12 .. 1.25: per channel, the fast requantisation or the general one
+                 C("dw_near1", "dw", h=5, w=9, cin=11, cout=11, in_zp=3, out_zp=-100, seed=11, out_scale=0.0008)]
     fc = [C(f"fc_{i}", "fc", cin=cin, cout=cout, act=act, in_zp=zp, seed=20 + i)
           for i, (cin, cout, act, zp) in enumerate([
               (13, 7, "NONE", 5), (37, 9, "RELU", -128), (64, 12, "NONE", 0), (3, 5, "RELU6", 127),

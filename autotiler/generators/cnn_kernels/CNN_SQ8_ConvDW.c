@@ -238,6 +238,27 @@ static inline void at_dw_requant(const int32_t *Acc, int n, signed char *Out, in
 		*Out = (signed char) at_tflm_rq_int8_double(&Q, Acc[i], OutZp, ActMin, ActMax);
 }
 
+/* The same through at_tflm_rq_int8_fast (its conditions hold for the channel: f): two outputs per
+ * step, both products before either end, hiding the mulh's latency. */
+static inline void at_dw_requant_fast(const int32_t *Acc, int n, signed char *Out, int Step,
+				      const at_tflm_rq_fast_t *f, const at_dw_consts *k)
+{
+	at_tflm_rq_fast_t F = *f;
+	int32_t ActMin = k->ActMin, ActMax = k->ActMax;
+	int i;
+
+	for (i = 0; i + 1 < n; i += 2, Out += 2 * Step) {
+		int32_t a0 = Acc[i], a1 = Acc[i + 1];
+		uint32_t h0 = (uint32_t) gap_mulh_i32(a0, F.M), h1 = (uint32_t) gap_mulh_i32(a1, F.M);
+		uint32_t l0 = (uint32_t) a0 * (uint32_t) F.M, l1 = (uint32_t) a1 * (uint32_t) F.M;
+
+		Out[0] = (signed char) at_tflm_rq_fast_end(&F, l0, h0, ActMin, ActMax);
+		Out[Step] = (signed char) at_tflm_rq_fast_end(&F, l1, h1, ActMin, ActMax);
+	}
+	if (i < n)
+		*Out = (signed char) at_tflm_rq_int8_fast(&F, Acc[i], ActMin, ActMax);
+}
+
 /* The same for any rounding mode (single rounding, or a multiplier of INT32_MIN). */
 static __attribute__((noinline)) void at_dw_requant_any(const int32_t *Acc, int n, signed char *Out, int Step,
 							 const at_tflm_rq_t *q, const at_dw_consts *k)
@@ -251,9 +272,11 @@ static __attribute__((noinline)) void at_dw_requant_any(const int32_t *Acc, int 
 /* Requantises the fill accumulators of Acc into Out, Out[i OutFeat] (consecutive outputs of one
  * channel: the output pixels of a tile are consecutive across its lines). */
 static inline void at_dw_flush(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_tflm_rq_t *q,
-			       const int32_t *Acc, int fill, signed char *Out)
+			       const at_tflm_rq_fast_t *f, int Fast, const int32_t *Acc, int fill, signed char *Out)
 {
-	if (at_tflm_rq_is_double(q))
+	if (Fast)
+		at_dw_requant_fast(Acc, fill, Out, Arg->OutFeat, f, k);
+	else if (at_tflm_rq_is_double(q))
 		at_dw_requant(Acc, fill, Out, Arg->OutFeat, q, k);
 	else
 		at_dw_requant_any(Acc, fill, Out, Arg->OutFeat, q, k);
@@ -269,11 +292,13 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 	int32_t Acc[AT_DW_SEG];
 	at_dw_win win, Edge;
 	at_tflm_rq_t q;
-	int Wo = Arg->Wo, fill = 0, y;
+	at_tflm_rq_fast_t f;
+	int Wo = Arg->Wo, fill = 0, y, Fast;
 	signed char *Out = Arg->Out + oy * Wo * Arg->OutFeat + c;	/* the first output not yet stored */
 
 	at_dw_win_weights(Arg, c, k->InZp, &win);
 	at_tflm_rq_prep(&q, Arg->Scale[c], Arg->ScaleN[c], k->Flags);
+	Fast = at_tflm_rq_fast_of(&q, k->OutZp, &f);	/* decided once per channel */
 	for (y = oy; y < oy + n; y++) {
 		const at_dw_win *w = &Edge;
 		int o0, m;
@@ -292,14 +317,14 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 				at_dw_seg_s2(w, o0 * 2 - Arg->PadLeft, m, Arg->W, Arg->InFeat, k->InZp, Acc + fill);
 			fill += m;
 			if (fill == AT_DW_SEG) {
-				at_dw_flush(Arg, k, &q, Acc, fill, Out);
+				at_dw_flush(Arg, k, &q, &f, Fast, Acc, fill, Out);
 				Out += fill * Arg->OutFeat;
 				fill = 0;
 			}
 		}
 	}
 	if (fill)
-		at_dw_flush(Arg, k, &q, Acc, fill, Out);
+		at_dw_flush(Arg, k, &q, &f, Fast, Acc, fill, Out);
 }
 
 /* Output lines [oy, oy + n) of channel c. */
