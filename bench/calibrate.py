@@ -222,10 +222,11 @@ def run_case_warm(m, files, calls, sources, includes, plat, work: Path, profile:
                   shapes: Optional[dict] = None) -> list:
     """As :func:`run_case` for user kernels of one basic kernel (the SQ8 layers), each run twice
     in one application (``GvsocProgram.sequence``, forks profiled): ``gvsoc`` is the first call's
-    cycles, ``forks`` (and ``forks_cold``) its fork cycles with the calls and summed Cost= the
-    schedules give (:func:`call_sums`), ``forks_warm`` the second call's, its code cached. The
-    model charges every call as a first call (``kernel_call_cycles``, the compute fitted on first
-    calls, as the other kernels'): fitted on ``forks``; ``--refit --warm`` fits the warm calls."""
+    cycles; ``forks_cold`` the first call's fork cycles (the basic kernel's code fetched cold),
+    ``forks_warm`` the second's (cached), each with the calls and summed Cost= the schedules give
+    (:func:`call_sums`); ``forks`` (what is fitted) their midpoint. In a graph a node's basic kernel
+    is cold after a node of another kernel and warm after one of its own kind, which the per-call
+    model cannot tell: the midpoint halves the worst of the two errors (``--refit --calls``)."""
     gen_dir = work / "gen"
     write_files(files, str(gen_dir))
     host = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat)
@@ -244,7 +245,8 @@ def run_case_warm(m, files, calls, sources, includes, plat, work: Path, profile:
                 raise WrongTermSums(f"'{c.kernel}' calls {sorted(kernels)}: the warm runs need one basic kernel")
             kernel = kernels.pop()
             n, cost = call_sums(ts, m.libs, plat, kernel)
-            forks = {kernel: (n, cold["fork_cycles"], cost)}
+            # the midpoint of the first (cold) and second (warm) calls: see calls_forks
+            forks = {kernel: (n, (cold["fork_cycles"] + warm["fork_cycles"]) // 2, cost)}
             terms = shape_sums(ts, m.libs, plat, {k: v for k, v in (shapes or {}).items() if k in forks}, forks)
             rows.append({"case": c.case, "kernel": c.kernel, "label": getattr(c, "label", ""), "budget": c.budget,
                          "tiling": "; ".join(t.describe() for t in ts), "host": counters["cycles"],
@@ -252,7 +254,7 @@ def run_case_warm(m, files, calls, sources, includes, plat, work: Path, profile:
                          "gvsoc_warm": warm["cycles"], "compute": counters["compute_cycles"],
                          "dma": counters["dma_busy_cycles"]["cluster"],
                          "dma_bound": counters["dma_busy_cycles"]["cluster"] > counters["compute_cycles"],
-                         "forks": {kernel: list(forks[kernel])}, "forks_cold": {kernel: list(forks[kernel])},
+                         "forks": {kernel: list(forks[kernel])}, "forks_cold": {kernel: [n, cold["fork_cycles"], cost]},
                          "forks_warm": {kernel: [n, warm["fork_cycles"], cost]},
                          "terms": terms})
     finally:
@@ -637,8 +639,9 @@ def parse_args(argv):
                    help="no simulation: a --fit-sq8 results file fitted again with the current terms "
                         "(calibrate_sq8.SHAPES: the layers are declared again and their schedules walked for the term "
                         "sums); prints the fit, each run's error and the out-of-sample check, writes --json")
-    p.add_argument("--warm", action="store_true",
-                   help="with --refit: fit the second (warm) calls' fork cycles instead of the first calls'")
+    p.add_argument("--calls", choices=("mean", "first", "warm"), default="mean",
+                   help="with --refit: fit the midpoint of the first and second calls' fork cycles (default), the "
+                        "first (cold) calls' or the second (warm) calls'")
     p.add_argument("--networks", action="store_true",
                    help="the four imported networks (tests/models/import) on the host simulator and on GVSoC, node by "
                         "node: bench/results/calibration_networks.json and .md")
@@ -648,6 +651,13 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+def calls_forks(row: dict, which: str) -> dict:
+    """A --fit-sq8 row's forks to fit: the first calls', the warm ones', or their midpoint."""
+    if which != "mean":
+        return row["forks_cold" if which == "first" else "forks_warm"]
+    return {k: [v[0], (v[1] + row["forks_warm"][k][1]) // 2, v[2]] for k, v in row["forks_cold"].items()}
+
+
 def refit_sq8(args) -> int:
     """--refit: the SQ8 fit of a --fit-sq8 file again with the current terms, no simulation (the
     profiled fork cycles do not depend on the terms; their sums come from the schedules)."""
@@ -655,7 +665,7 @@ def refit_sq8(args) -> int:
     plat = model_platform(data["platform"], False, True)
     shapes, rows, rng = dict(SQ8.SHAPES), data["rows"], np.random.default_rng(0)
     for r in rows:   # the first and the warm calls' forks are both kept, whichever is fitted
-        r["forks"] = r["forks_warm"] if args.warm else r["forks_cold"]
+        r["forks"] = calls_forks(r, args.calls)
     for budget in sorted({r["budget"] for r in rows}, reverse=True):
         m = SQ8.sq8_case(plat, budget, rng)[0]
         for r in (r for r in rows if r["budget"] == budget):
