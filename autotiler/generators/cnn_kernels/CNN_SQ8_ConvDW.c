@@ -32,7 +32,25 @@ static inline int32_t at_dw_lb_rr(const signed char *p, int o)
 	__asm__(".insn r 0x03, 7, 0, %0, %1, %2" : "=r"(v) : "r"(p), "r"(o));
 	return v;
 }
+
+/* *p, then p += inc: p.lb rd, rs2(rs1!) (LB_RR_POSTINC, R-type on opcode 0x0b, funct3 7, funct7
+ * 0). To move to Gap.h. */
+static inline int32_t at_dw_lb_postinc(const signed char **p, int inc)
+{
+	int32_t v;
+
+	__asm__(".insn r 0x0b, 7, 0, %0, %1, %2" : "=r"(v), "+r"(*p) : "r"(inc));
+	return v;
+}
 #else
+static inline int32_t at_dw_lb_postinc(const signed char **p, int inc)
+{
+	int32_t v = **p;
+
+	*p += inc;
+	return v;
+}
+
 static inline int32_t at_dw_mac(int32_t acc, int32_t x, int32_t y)
 {
 	return (int32_t) ((uint32_t) acc + (uint32_t) (x * y));
@@ -327,6 +345,142 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 		at_dw_flush(Arg, k, &q, &f, Fast, Acc, fill, Out);
 }
 
+/* ---- small planes of many channels: channels inner ------------------------------------------ */
+
+/* On a plane of a few pixels per channel, setting a channel up costs more than its outputs (MobileNet's
+ * 6x6 and 3x3 planes of 128-256 channels), so each core takes a run of channels and, pixel by pixel,
+ * loops over them: the window's nine input taps are InFeat-strided bases (the padding's taps point to
+ * a buffer of IN_ZP, read as x - IN_ZP = 0), a channel is c + offset from each, and its weights are
+ * OutFeat apart (p.lb with register post-increment). */
+
+/* Output planes of at most this many pixels take the channels-inner form. */
+#ifndef AT_DW_SMALL
+#define AT_DW_SMALL 16
+#endif
+
+/* Channels per run (the IN_ZP buffer's and the run constants' size: 19 bytes each, on the stack). */
+#define AT_DW_RUN 16
+
+/* The nine tap bases of output pixel (oy, ox), channel c0 at offset 0 of each. */
+static inline void at_dw_taps(const KerConv_TFLM_SQ8_T *Arg, int oy, int ox, int c0, const signed char *ZpBuf,
+			      const signed char **T)
+{
+	int y0 = oy * Arg->Sy - Arg->Pad[2], x0 = ox * Arg->Sx - Arg->PadLeft, ky, kx;
+
+	for (ky = 0; ky < 3; ky++)
+		for (kx = 0; kx < 3; kx++) {
+			int y = y0 + ky, x = x0 + kx;
+			int in = ((unsigned int) y < (unsigned int) Arg->H) && ((unsigned int) x < (unsigned int) Arg->W);
+
+			T[ky * 3 + kx] = in ? Arg->In + (y * Arg->W + x) * Arg->InFeat + c0 : ZpBuf;
+		}
+}
+
+/* Requantisation of channel c's accumulator (the bias in it) where the fast form does not apply. */
+static __attribute__((noinline)) signed char at_dw_out_any(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c,
+							   int32_t Acc)
+{
+	return (signed char) at_tflm_requant_int8_mode(Acc, Arg->Scale[c], Arg->ScaleN[c], k->OutZp, k->ActMin,
+						       k->ActMax, k->Flags);
+}
+
+/* A run's per-channel constants: Start = Bias - IN_ZP sum w (the padding's taps read IN_ZP, so they
+ * add w IN_ZP - w IN_ZP = 0), and at_tflm_rq_int8_fast's M, Round and Right - 1 where its conditions
+ * hold (Right1 < 0 where they do not: the general form). Computed once per run, not per pixel. */
+typedef struct {
+	int32_t Start[AT_DW_RUN], M[AT_DW_RUN], Round[AT_DW_RUN];
+	signed char Right1[AT_DW_RUN];
+} at_dw_run;
+
+static void at_dw_run_prep(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c0, int n, at_dw_run *R)
+{
+	int j, t;
+
+	for (j = 0; j < n; j++) {
+		int c = c0 + j, Sum = 0;
+		at_tflm_rq_t q;
+		at_tflm_rq_fast_t f;
+
+		for (t = 0; t < 9; t++)
+			Sum += Arg->Filter[t * Arg->OutFeat + c];
+		R->Start[j] = at_dw_start(Arg->Bias[c], k->InZp, Sum);
+		at_tflm_rq_prep(&q, Arg->Scale[c], Arg->ScaleN[c], k->Flags);
+		R->Right1[j] = -1;
+		if (at_tflm_rq_fast_of(&q, k->OutZp, &f)) {
+			R->M[j] = f.M;
+			R->Round[j] = f.Round;
+			R->Right1[j] = (signed char) f.Right1;
+		}
+	}
+}
+
+/* Outputs of channels [c0, c0 + n) at pixel (oy, ox), n <= AT_DW_RUN. The pointers and constants
+ * are locals: the byte stores cannot alias them. */
+static inline void at_dw_pixel_run(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_dw_run *R, int oy,
+				   int ox, int c0, int n, const signed char *ZpBuf)
+{
+	const signed char *T[9];
+	const signed char *T0, *T1, *T2, *T3, *T4, *T5, *T6, *T7, *T8, *Filter = Arg->Filter + c0;
+	signed char *Out = Arg->Out + (oy * Arg->Wo + ox) * Arg->OutFeat + c0;
+	int OutFeat = Arg->OutFeat, j;
+	int32_t ActMin = k->ActMin, ActMax = k->ActMax;
+
+	at_dw_taps(Arg, oy, ox, c0, ZpBuf, T);
+	T0 = T[0]; T1 = T[1]; T2 = T[2]; T3 = T[3]; T4 = T[4]; T5 = T[5]; T6 = T[6]; T7 = T[7]; T8 = T[8];
+	for (j = 0; j < n; j++) {
+		const signed char *w = Filter + j;
+		int32_t Acc = R->Start[j];
+
+		Acc = at_dw_mac(Acc, at_dw_lb_postinc(&w, OutFeat), at_dw_lb_rr(T0, j));
+		Acc = at_dw_mac(Acc, at_dw_lb_postinc(&w, OutFeat), at_dw_lb_rr(T1, j));
+		Acc = at_dw_mac(Acc, at_dw_lb_postinc(&w, OutFeat), at_dw_lb_rr(T2, j));
+		Acc = at_dw_mac(Acc, at_dw_lb_postinc(&w, OutFeat), at_dw_lb_rr(T3, j));
+		Acc = at_dw_mac(Acc, at_dw_lb_postinc(&w, OutFeat), at_dw_lb_rr(T4, j));
+		Acc = at_dw_mac(Acc, at_dw_lb_postinc(&w, OutFeat), at_dw_lb_rr(T5, j));
+		Acc = at_dw_mac(Acc, at_dw_lb_postinc(&w, OutFeat), at_dw_lb_rr(T6, j));
+		Acc = at_dw_mac(Acc, at_dw_lb_postinc(&w, OutFeat), at_dw_lb_rr(T7, j));
+		Acc = at_dw_mac(Acc, at_dw_lb_postinc(&w, OutFeat), at_dw_lb_rr(T8, j));
+		if (R->Right1[j] >= 0) {
+			at_tflm_rq_fast_t f;
+
+			f.M = R->M[j];
+			f.Round = R->Round[j];
+			f.Right1 = R->Right1[j];
+			Out[j] = (signed char) at_tflm_rq_int8_fast(&f, Acc, ActMin, ActMax);
+		} else {
+			Out[j] = at_dw_out_any(Arg, k, c0 + j, Acc);
+		}
+	}
+}
+
+/* Every output of channels [First, Last), in runs. */
+static void at_dw_small_range(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int First, int Last,
+			      const signed char *ZpBuf)
+{
+	at_dw_run R;
+	int c0, n, oy, ox;
+
+	for (c0 = First; c0 < Last; c0 += n) {
+		n = (Last - c0 < AT_DW_RUN) ? Last - c0 : AT_DW_RUN;
+		at_dw_run_prep(Arg, k, c0, n, &R);
+		for (oy = 0; oy < Arg->Ho; oy++)
+			for (ox = 0; ox < Arg->Wo; ox++)
+				at_dw_pixel_run(Arg, k, &R, oy, ox, c0, n, ZpBuf);
+	}
+}
+
+/* Every output of this core's channels (3x3, dilation 1, depth multiplier 1). */
+static void at_dw_small(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k)
+{
+	signed char ZpBuf[AT_DW_RUN];
+	int First, Last, i;
+
+	for (i = 0; i < AT_DW_RUN; i++)
+		ZpBuf[i] = (signed char) k->InZp;
+	CNN_Chunk(Arg->OutFeat, &First, &Last);
+	at_dw_small_range(Arg, k, First, Last, ZpBuf);
+}
+
 /* Output lines [oy, oy + n) of channel c. */
 static void at_dw_lines(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int oy, int n, int Fast)
 {
@@ -353,6 +507,12 @@ void KerParConvDW_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 	k.ActMax = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
 	k.Flags = at_inf_tflm(Arg->Infos, AT_INF_TFLM_FLAGS);
 	k.Mult = Arg->OutFeat / Arg->InFeat;
+	/* Small planes: channels inner (the same test on every core: the work splits alike). */
+	if (Fast && k.Mult == 1 && Arg->Wo * Ho <= AT_DW_SMALL) {
+		at_dw_small(Arg, &k);
+		gap_waitbarrier(0);
+		return;
+	}
 	/* The units (channel, line), channel major, are shared evenly by the cores: a core keeps a
 	 * channel's weights over consecutive lines, and few lines (a tile's last) still use them all. */
 	CNN_Chunk(Arg->OutFeat * Ho, &First, &Last);
