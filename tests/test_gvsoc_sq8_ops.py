@@ -52,15 +52,17 @@ def _cases() -> list:
                  C("dw_wrap", "dw", h=6, w=7, cin=9, cout=9, in_zp=-128, seed=10, bias_bits=31),  # bias + sum wraps
                  # effective scales 0.12 .. 1.25: per channel, the fast requantisation or the general one
                  C("dw_near1", "dw", h=5, w=9, cin=11, cout=11, in_zp=3, out_zp=-100, seed=11, out_scale=0.0008),
-                 # planes of <= 16 outputs: channels inner (runs of 16 channels, a last short one)
+                 # planes of <= 36 outputs, >= 16 channels per core: channels inner (runs of 32 channels,
+                 # a last short one; pixel pairs at stride 1, a last single one on odd widths)
                  C("dw_small_s1", "dw", h=3, w=3, cin=130, cout=130, in_zp=-20, out_zp=5, seed=12, act="RELU6"),
-                 C("dw_small_s2", "dw", h=7, w=7, cin=20, cout=20, stride=2, padding="VALID", in_zp=100, seed=13,
+                 C("dw_small_s2", "dw", h=7, w=7, cin=136, cout=136, stride=2, padding="VALID", in_zp=100, seed=13,
                    bias_bits=31),
-                 C("dw_small_few", "dw", h=8, w=7, cin=7, cout=7, stride=2, in_zp=-128, out_zp=0, seed=14),
-                 C("dw_small_near1", "dw", h=4, w=3, cin=37, cout=37, in_zp=9, out_zp=-128, seed=15,
+                 C("dw_small_6x5", "dw", h=6, w=5, cin=264, cout=264, in_zp=-128, out_zp=0, seed=14),
+                 C("dw_small_4x4", "dw", h=8, w=7, cin=128, cout=128, stride=2, in_zp=7, out_zp=-9, seed=15),
+                 C("dw_small_near1", "dw", h=4, w=3, cin=133, cout=133, in_zp=9, out_zp=-128, seed=16,
                    out_scale=0.0008),
-                 C("dw_small_single", "dw", h=2, w=5, cin=19, cout=19, in_zp=-1, out_zp=3, rounding="single",
-                   seed=16)]
+                 C("dw_small_single", "dw", h=2, w=5, cin=129, cout=129, in_zp=-1, out_zp=3, rounding="single",
+                   seed=17)]
     fc = [C(f"fc_{i}", "fc", cin=cin, cout=cout, act=act, in_zp=zp, seed=20 + i)
           for i, (cin, cout, act, zp) in enumerate([
               (13, 7, "NONE", 5), (37, 9, "RELU", -128), (64, 12, "NONE", 0), (3, 5, "RELU6", 127),
