@@ -94,6 +94,12 @@ _BORDER = f"{_BLK}*{_PIX_BORDER}"
 _LEFT = f"(Chunk % 4)*{_PIX}"
 # depth wise (CNN_SQ8_ConvDW.c): the (channel, output line) units shared evenly by the cores
 _UNITS = "((OutFeat*Ho + ncores - 1)/ncores)"
+# its channels-inner form for a small plane (at most AT_DW_SMALL = 36 output pixels) of at least 16
+# channels per core ([a <= 36] = 1/(a/37 + 1), [b >= 16 ncores] = 1 - 1/(b/(16 ncores) + 1)): the
+# cores share the channels
+_DW_SMALL = "(1/((Wo*Ho)/37 + 1))*(1 - 1/(OutFeat/(16*ncores) + 1))"
+_DW_LINES = f"(1 - {_DW_SMALL})"
+_DW_CHANS = "((OutFeat + ncores - 1)/ncores)"
 # pooling (CNN_SQ8_Pooling.c): the (output line, channel) units shared evenly by the cores
 _POOL_OUT = "((Ho*C + ncores - 1)/ncores)*Wo"
 # linear (CNN_SQ8_Linear.c): a core's outputs, 4 at a time (one input word feeds 4 filter words),
@@ -112,10 +118,13 @@ SHAPES = {
                             f"{_BORDER}*Fy*((Fx*GroupIn + 3)/4)", f"{_BORDER}*Fy", f"{_BORDER}*Fy*Fx",
                             f"{_LEFT}*Fy*Fx*((GroupIn + 3)/4)", f"{_LEFT}*Fy*Fx", _LEFT, f"{_BLK}*{_PIX}",
                             f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)", _BLK],
-    # per output: the new input columns (1 at stride 1, 2 at 2: Sx of 3 taps) and the requantisation;
-    # per line the window's set-up, per channel of the core its weights' (3x3, the kernel's fast
-    # path: the networks' only filter)
-    "KerParConvDW_TFLM_SQ8": [f"{_UNITS}*Wo*Sx", f"{_UNITS}*Wo", _UNITS, f"(({_UNITS} + Ho - 1)/Ho)"],
+    # the lines form per output: the new input columns (1 at stride 1, 2 at 2: Sx of 3 taps) and the
+    # requantisation; per line the window's set-up, per channel of the core its weights' (3x3, the
+    # kernel's fast path: the networks' only filter); the channels-inner form of a small plane per
+    # pixel of the core's channels (Sx as above) and per channel
+    "KerParConvDW_TFLM_SQ8": [f"{_UNITS}*Wo*Sx*{_DW_LINES}", f"{_UNITS}*Wo*{_DW_LINES}", f"{_UNITS}*{_DW_LINES}",
+                              f"(({_UNITS} + Ho - 1)/Ho)*{_DW_LINES}", f"{_DW_SMALL}*{_DW_CHANS}*Wo*Ho*Sx",
+                              f"{_DW_SMALL}*{_DW_CHANS}*Wo*Ho", f"{_DW_SMALL}*{_DW_CHANS}"],
     "KerParAvgPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParMaxPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParLinear_TFLM_SQ8": [f"({_LIN}/4)*(InDim/4)", f"({_LIN} % 4)*(InDim/4)", f"{_LIN}*(InDim % 4)", _LIN],
@@ -266,6 +275,8 @@ LAYERS = [
     softmax(12), softmax(100), softmax(35), softmax(256), softmax(1000),
     # appended (a --refit of an earlier run finds its layers at their indices)
     conv(30, 30, 3, 16, (3, 3)), conv(80, 80, 3, 8, (3, 3), 2), conv(18, 18, 24, 64, (3, 3), 2),
+    conv(5, 5, 160, 160, (3, 3), dw=True), conv(6, 6, 144, 144, (3, 3), dw=True),
+    conv(8, 8, 128, 128, (3, 3), 2, dw=True), conv(4, 4, 256, 256, (3, 3), dw=True),
 ]
 
 

@@ -69,6 +69,14 @@ def test_convolution_split_is_the_c_one(chunk):
         assert _eval(S._PIX, Chunk=chunk, Ho=ho, Wo=wo) == -(-ho * wo // members)
 
 
+@pytest.mark.parametrize("wo, ho, feat", [(6, 6, 128), (6, 6, 127), (7, 6, 128), (1, 1, 512), (3, 3, 256),
+                                          (12, 3, 200), (37, 1, 128), (16, 16, 16)])
+def test_depth_wise_small_plane_test_is_the_c_one(wo, ho, feat):
+    """CNN_SQ8_ConvDW.c's channels-inner form: Wo Ho <= AT_DW_SMALL (36) and OutFeat >=
+    AT_DW_SMALL_CHUNK (16) x the cores."""
+    assert _eval(S._DW_SMALL, Wo=wo, Ho=ho, OutFeat=feat) == int(wo * ho <= 36 and feat >= 16 * 8)
+
+
 def test_layers_are_bit_exact_on_the_host_simulator(tmp_path):
     """A few of the calibration's layers (one per kind) against numpy, as the calibration checks
     every one of them on both back-ends."""
