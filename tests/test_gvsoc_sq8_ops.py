@@ -52,13 +52,14 @@ def _cases() -> list:
                  C("dw_wrap", "dw", h=6, w=7, cin=9, cout=9, in_zp=-128, seed=10, bias_bits=31),  # bias + sum wraps
                  # effective scales 0.12 .. 1.25: per channel, the fast requantisation or the general one
                  C("dw_near1", "dw", h=5, w=9, cin=11, cout=11, in_zp=3, out_zp=-100, seed=11, out_scale=0.0008),
-                 # planes of <= 36 outputs, >= 16 channels per core: channels inner (runs of 32 channels,
-                 # a last short one; pixel pairs at stride 1, a last single one on odd widths)
+                 # planes of <= 36 outputs, >= 8 channels per core: channels inner (runs of 32 channels,
+                 # a last short one; pixel pairs at strides 1 and 2, a last single one on odd widths)
                  C("dw_small_s1", "dw", h=3, w=3, cin=130, cout=130, in_zp=-20, out_zp=5, seed=12, act="RELU6"),
                  C("dw_small_s2", "dw", h=7, w=7, cin=136, cout=136, stride=2, padding="VALID", in_zp=100, seed=13,
                    bias_bits=31),
                  C("dw_small_6x5", "dw", h=6, w=5, cin=264, cout=264, in_zp=-128, out_zp=0, seed=14),
                  C("dw_small_4x4", "dw", h=8, w=7, cin=128, cout=128, stride=2, in_zp=7, out_zp=-9, seed=15),
+                 C("dw_small_64", "dw", h=12, w=11, cin=64, cout=64, stride=2, in_zp=-5, out_zp=2, seed=18),
                  C("dw_small_near1", "dw", h=4, w=3, cin=133, cout=133, in_zp=9, out_zp=-128, seed=16,
                    out_scale=0.0008),
                  C("dw_small_single", "dw", h=2, w=5, cin=129, cout=129, in_zp=-1, out_zp=3, rounding="single",

@@ -354,10 +354,10 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
  * OutFeat apart (p.lb with register post-increment). */
 
 /* Output planes of at most AT_DW_SMALL pixels take the channels-inner form where each core has at
- * least AT_DW_SMALL_CHUNK channels (a pixel's tap bases serve them all). GVSoC: 6x6 and 3x3 planes
- * of 128-256 channels 1.3-1.9x faster; 6x6 of 64 channels and planes of 12x12 and more slower. */
+ * least AT_DW_SMALL_CHUNK channels (a pixel's tap bases serve them all). GVSoC: MobileNet's 6x6 and
+ * 3x3 planes of 64-256 channels 1.06-2x faster; planes of 12x12 and more slower. */
 #define AT_DW_SMALL 36
-#define AT_DW_SMALL_CHUNK 16
+#define AT_DW_SMALL_CHUNK 8
 
 /* Channels per run (the IN_ZP buffer's and the run constants' size: 14 bytes each, on the stack). */
 #define AT_DW_RUN 32
@@ -455,6 +455,27 @@ static inline void at_dw_pixel_run(const KerConv_TFLM_SQ8_T *Arg, const at_dw_co
 	}
 }
 
+/* Out[0] and Out[Step]: run channel j's accumulators a0 and a1 requantised (both products first). */
+static inline void at_dw_out_pair(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_dw_run *R, int j,
+				  int c0, int32_t a0, int32_t a1, signed char *Out, int Step, int32_t ActMin, int32_t ActMax)
+{
+	if (R->Right1[j] >= 0) {
+		at_tflm_rq_fast_t f;
+		uint32_t h0, h1;
+
+		f.M = R->M[j];
+		f.Round = R->Round[j];
+		f.Right1 = R->Right1[j];
+		h0 = (uint32_t) gap_mulh_i32(a0, f.M);
+		h1 = (uint32_t) gap_mulh_i32(a1, f.M);
+		Out[0] = (signed char) at_tflm_rq_fast_end(&f, (uint32_t) a0 * (uint32_t) f.M, h0, ActMin, ActMax);
+		Out[Step] = (signed char) at_tflm_rq_fast_end(&f, (uint32_t) a1 * (uint32_t) f.M, h1, ActMin, ActMax);
+	} else {
+		Out[0] = at_dw_out_any(Arg, k, c0 + j, a0);
+		Out[Step] = at_dw_out_any(Arg, k, c0 + j, a1);
+	}
+}
+
 /* acc + w0 t0 + w1 t1 + w2 t2: one filter column on one input column's three taps. */
 static inline int32_t at_dw_col3(int32_t acc, int32_t w0, int32_t w1, int32_t w2, int32_t t0, int32_t t1, int32_t t2)
 {
@@ -491,22 +512,41 @@ static inline void at_dw_pair_run(const KerConv_TFLM_SQ8_T *Arg, const at_dw_con
 		a1 = at_dw_col3(a1, w01, w11, w21, t0, t1, t2);
 		t0 = at_dw_lb_rr(T[3], j); t1 = at_dw_lb_rr(T[7], j); t2 = at_dw_lb_rr(T[11], j);
 		a1 = at_dw_col3(a1, w02, w12, w22, t0, t1, t2);
-		if (R->Right1[j] >= 0) {
-			at_tflm_rq_fast_t f;
-			uint32_t h0, h1;
+		at_dw_out_pair(Arg, k, R, j, c0, a0, a1, Out + j, OutFeat, ActMin, ActMax);
+	}
+}
 
-			f.M = R->M[j];
-			f.Round = R->Round[j];
-			f.Right1 = R->Right1[j];
-			h0 = (uint32_t) gap_mulh_i32(a0, f.M);
-			h1 = (uint32_t) gap_mulh_i32(a1, f.M);
-			Out[j] = (signed char) at_tflm_rq_fast_end(&f, (uint32_t) a0 * (uint32_t) f.M, h0, ActMin, ActMax);
-			Out[j + OutFeat] = (signed char) at_tflm_rq_fast_end(&f, (uint32_t) a1 * (uint32_t) f.M, h1, ActMin,
-									      ActMax);
-		} else {
-			Out[j] = at_dw_out_any(Arg, k, c0 + j, a0);
-			Out[j + OutFeat] = at_dw_out_any(Arg, k, c0 + j, a1);
-		}
+/* The same at stride 2: five input columns, the middle one shared. */
+static inline void at_dw_pair2_run(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_dw_run *R, int oy,
+				   int ox, int c0, int n, const signed char *ZpBuf)
+{
+	const signed char *T[15], *Filter = Arg->Filter + c0;
+	signed char *Out = Arg->Out + (oy * Arg->Wo + ox) * Arg->OutFeat + c0;
+	int OutFeat = Arg->OutFeat, j;
+	int32_t ActMin = k->ActMin, ActMax = k->ActMax;
+
+	at_dw_taps(Arg, oy, ox, c0, ZpBuf, T, 5);
+	for (j = 0; j < n; j++) {
+		const signed char *w = Filter + j;
+		int32_t w00 = at_dw_lb_postinc(&w, OutFeat), w01 = at_dw_lb_postinc(&w, OutFeat);
+		int32_t w02 = at_dw_lb_postinc(&w, OutFeat), w10 = at_dw_lb_postinc(&w, OutFeat);
+		int32_t w11 = at_dw_lb_postinc(&w, OutFeat), w12 = at_dw_lb_postinc(&w, OutFeat);
+		int32_t w20 = at_dw_lb_postinc(&w, OutFeat), w21 = at_dw_lb_postinc(&w, OutFeat);
+		int32_t w22 = at_dw_lb_postinc(&w, OutFeat);
+		int32_t a0 = R->Start[j], a1 = a0, t0, t1, t2;
+
+		t0 = at_dw_lb_rr(T[0], j); t1 = at_dw_lb_rr(T[5], j); t2 = at_dw_lb_rr(T[10], j);
+		a0 = at_dw_col3(a0, w00, w10, w20, t0, t1, t2);
+		t0 = at_dw_lb_rr(T[1], j); t1 = at_dw_lb_rr(T[6], j); t2 = at_dw_lb_rr(T[11], j);
+		a0 = at_dw_col3(a0, w01, w11, w21, t0, t1, t2);
+		t0 = at_dw_lb_rr(T[2], j); t1 = at_dw_lb_rr(T[7], j); t2 = at_dw_lb_rr(T[12], j);
+		a0 = at_dw_col3(a0, w02, w12, w22, t0, t1, t2);
+		a1 = at_dw_col3(a1, w00, w10, w20, t0, t1, t2);
+		t0 = at_dw_lb_rr(T[3], j); t1 = at_dw_lb_rr(T[8], j); t2 = at_dw_lb_rr(T[13], j);
+		a1 = at_dw_col3(a1, w01, w11, w21, t0, t1, t2);
+		t0 = at_dw_lb_rr(T[4], j); t1 = at_dw_lb_rr(T[9], j); t2 = at_dw_lb_rr(T[14], j);
+		a1 = at_dw_col3(a1, w02, w12, w22, t0, t1, t2);
+		at_dw_out_pair(Arg, k, R, j, c0, a0, a1, Out + j, OutFeat, ActMin, ActMax);
 	}
 }
 
@@ -525,6 +565,9 @@ static void at_dw_small_range(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts 
 			if (Arg->Sx == 1)
 				for (; ox + 1 < Arg->Wo; ox += 2)
 					at_dw_pair_run(Arg, k, &R, oy, ox, c0, n, ZpBuf);
+			else
+				for (; ox + 1 < Arg->Wo; ox += 2)
+					at_dw_pair2_run(Arg, k, &R, oy, ox, c0, n, ZpBuf);
 			for (; ox < Arg->Wo; ox++)
 				at_dw_pixel_run(Arg, k, &R, oy, ox, c0, n, ZpBuf);
 		}
