@@ -44,7 +44,7 @@ def _cases() -> list:
               (11, 9, 7, 7, (3, 3), 2, "SAME", "NONE", 5, None),
               (10, 9, 7, 7, (3, 3), 2, "VALID", "RELU", -7, None),
               (8, 5, 3, 6, (3, 3), 1, "SAME", "NONE", 17, None),        # depth multiplier 2
-              (12, 45, 8, 8, (3, 3), 1, "SAME", "RELU6", -128, None),   # segments of 32 outputs + 13
+              (12, 45, 8, 8, (3, 3), 1, "SAME", "RELU6", -128, None),   # segments of 128 outputs: lines split
               (25, 5, 64, 64, (3, 3), 1, "SAME", "RELU", -20, 3000),    # tiles of a few lines
               (9, 7, 5, 5, (5, 3), 1, "SAME", "NONE", 9, None),         # any filter: tap by tap
           ])] + [C("dw_single", "dw", h=7, w=9, cin=6, cout=6, stride=2, in_zp=-50, out_zp=4, rounding="single",
