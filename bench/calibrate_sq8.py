@@ -94,10 +94,10 @@ _BORDER = f"{_BLK}*{_PIX_BORDER}"
 _LEFT = f"(Chunk % 4)*{_PIX}"
 # depth wise (CNN_SQ8_ConvDW.c): the (channel, output line) units shared evenly by the cores
 _UNITS = "((OutFeat*Ho + ncores - 1)/ncores)"
-# its channels-inner form for a small plane (at most AT_DW_SMALL = 36 output pixels) of at least 16
-# channels per core ([a <= 36] = 1/(a/37 + 1), [b >= 16 ncores] = 1 - 1/(b/(16 ncores) + 1)): the
-# cores share the channels
-_DW_SMALL = "(1/((Wo*Ho)/37 + 1))*(1 - 1/(OutFeat/(16*ncores) + 1))"
+# its channels-inner form for a small plane (at most AT_DW_SMALL = 36 output pixels) of at least
+# AT_DW_SMALL_CHUNK = 8 channels per core ([a <= 36] = 1/(a/37 + 1), [b >= 8 ncores] =
+# 1 - 1/(b/(8 ncores) + 1)): the cores share the channels
+_DW_SMALL = "(1/((Wo*Ho)/37 + 1))*(1 - 1/(OutFeat/(8*ncores) + 1))"
 _DW_LINES = f"(1 - {_DW_SMALL})"
 _DW_CHANS = "((OutFeat + ncores - 1)/ncores)"
 # pooling (CNN_SQ8_Pooling.c): the (output line, channel) units shared evenly by the cores

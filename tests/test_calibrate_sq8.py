@@ -5,6 +5,7 @@ and the ranking summary's statistics."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 import host_harness
 from autotiler import Model
 from autotiler.codegen import write_files
+from autotiler.generators import CNN_KERNELS_DIR
 from autotiler.generators.sq8_library import LoadCNN_SQ8_Library
 from autotiler.platforms import ComputeScale, get_platform
 from autotiler.schedule.cost import check_platform_cost, cost_to_expr
@@ -69,12 +71,19 @@ def test_convolution_split_is_the_c_one(chunk):
         assert _eval(S._PIX, Chunk=chunk, Ho=ho, Wo=wo) == -(-ho * wo // members)
 
 
-@pytest.mark.parametrize("wo, ho, feat", [(6, 6, 128), (6, 6, 127), (7, 6, 128), (1, 1, 512), (3, 3, 256),
-                                          (12, 3, 200), (37, 1, 128), (16, 16, 16)])
+def _c_define(source: str, name: str) -> int:
+    """The value of ``#define name N`` in a kernel source of cnn_kernels/."""
+    text = (CNN_KERNELS_DIR / source).read_text(encoding="utf-8")
+    return int(re.search(rf"^#define {name} (\d+)$", text, re.M).group(1))
+
+
+@pytest.mark.parametrize("wo, ho, feat", [(6, 6, 128), (6, 6, 64), (6, 6, 63), (7, 6, 128), (1, 1, 512), (3, 3, 256),
+                                          (12, 3, 200), (37, 1, 128), (16, 16, 16), (2, 2, 8)])
 def test_depth_wise_small_plane_test_is_the_c_one(wo, ho, feat):
-    """CNN_SQ8_ConvDW.c's channels-inner form: Wo Ho <= AT_DW_SMALL (36) and OutFeat >=
-    AT_DW_SMALL_CHUNK (16) x the cores."""
-    assert _eval(S._DW_SMALL, Wo=wo, Ho=ho, OutFeat=feat) == int(wo * ho <= 36 and feat >= 16 * 8)
+    """CNN_SQ8_ConvDW.c's channels-inner form: Wo Ho <= AT_DW_SMALL and OutFeat >=
+    AT_DW_SMALL_CHUNK x the cores, both read from the C (the Cost= must follow the kernel)."""
+    small, chunk = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_SMALL"), _c_define("CNN_SQ8_ConvDW.c", "AT_DW_SMALL_CHUNK")
+    assert _eval(S._DW_SMALL, Wo=wo, Ho=ho, OutFeat=feat) == int(wo * ho <= small and feat >= chunk * 8)
 
 
 def test_layers_are_bit_exact_on_the_host_simulator(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from autotiler import *
 from autotiler.codegen import generate, write_files
 from autotiler.errors import PlatformError
-from autotiler.generators import LoadCNNLibrary
+from autotiler.generators import LoadCNN_SQ8_Library, LoadCNNLibrary
 from autotiler.model.cost import LinearCost, linear_cost
 from autotiler.model.session import current_model
 from autotiler.platforms import PLATFORMS, ComputeScale
@@ -110,10 +110,10 @@ def _library(loader):
 
 
 def test_every_platform_cost_names_the_formals_of_the_kernels_it_models():
-    """pulp_open's shaped convolutions: the CNN library's and cnn_conv_v3's own basic kernels
-    (ConvV3_*) take the formals their costs read."""
+    """pulp_open's shaped costs: the CNN library's, cnn_conv_v3's own (ConvV3_*) and the SQ8
+    library's basic kernels take the formals their costs read."""
     conv_v3 = load_module(EXAMPLES / "cnn_conv_v3" / "model.py", "shape_conv_v3_model")
-    libraries = [_library(LoadCNNLibrary), _library(conv_v3.LoadConvV3Library)]
+    libraries = [_library(LoadCNNLibrary), _library(conv_v3.LoadConvV3Library), _library(LoadCNN_SQ8_Library)]
     shaped = [(p, k) for p in PLATFORMS.values() for k, s in p.compute.items() if s.cost]
     assert {k for _, k in shaped} >= {"KerParConv5x5Stride1_DP_fp", "ConvV3_KerParConvNxMStrideSxSy_DP_fp"}
     for plat, kernel in shaped:
