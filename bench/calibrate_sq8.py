@@ -358,14 +358,8 @@ def sq8_case(plat, budget: int, rng, layers=None, sources=None) -> tuple:
 
 def _graph_run(prog, d, x: dict) -> tuple:
     """(outputs {name: array}, counters) of one Construct + run + Destruct of the import's graph."""
-    outs = {p.name: np.full(p.items, SENTINEL, dtype=p.dtype) for p in d.outputs}
-    g = prog.graph(d.graph)
-    g.construct()
-    try:
-        counters = g.run(**{k: np.ascontiguousarray(v).ravel() for k, v in x.items()}, **outs)
-    finally:
-        g.destruct()
-    return {p.name: outs[p.name].reshape(p.shape) for p in d.outputs}, counters
+    outs, counters = V.run_graph(prog, d, [x])
+    return outs[0], counters
 
 
 def network_rows(name: str, work: Path, sources=None) -> dict:

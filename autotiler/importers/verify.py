@@ -304,8 +304,14 @@ def generate(d: ImportDir, gen_dir: str, platform: Optional[str] = None):
 
 def run_generated(d: ImportDir, gen_dir: str, runs: Sequence[Mapping[str, np.ndarray]]):
     """The generated graph's outputs on each run ({output name: array of its descriptor shape}) and
-    the counters of the last run."""
+    the counters of the last run, on the host simulator."""
     prog = host_harness.build(gen_dir, sources=CNN_SQ8_SOURCES, include_dirs=[CNN_KERNELS_DIR], platform=d.platform)
+    return run_graph(prog, d, runs)
+
+
+def run_graph(prog, d: ImportDir, runs: Sequence[Mapping[str, np.ndarray]]):
+    """run_generated on a built program (host or GVSoC back-end): one Construct, the runs (outputs
+    pre-filled with SENTINEL), one Destruct."""
     graph = prog.graph(d.graph)
     graph.construct()
     outs, counters = [], {}
