@@ -174,3 +174,19 @@ float CoverFloat(f16 x, f16a y, v2h *vh, v2ah *vah, V2S *cmp)
     return FIX2FP(fix, 15) + x * y + (float)M_PI + s + d + h + ha
            + Absf32(Maxf32(Minf32(y, 1.0f), Sqrtf32(2.0f))) + Clipf32(x, 127.0f, -128.0f);
 }
+
+/* The target helpers of issue 25 (not SDK names): plain C on the host, Xpulpv2 on the cluster. */
+int CoverTargetHelpers(const signed char *p, int32_t a, int32_t b)
+{
+    int w = gap_lw_any(p);
+    w += gap_lw_postinc(p);
+    w += gap_clamp_i32(a, -128, 127) + gap_mulh_i32(a, b) + gap_add_sra_i32(a, b, 3) + gap_add_sra1_i32(a, b);
+    return w + (int)gap_add_srl30_u32((uint32_t)a, (uint32_t)b);
+}
+
+#if defined(at_gap_xpulpv2)
+/* The hardware-loop asm strings exist only for the cluster core (a loop body is one asm statement). */
+const char *const CoverAsmStrings = AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("a0", 1) AT_GAP_ASM_LP_SETUP1("a1", 2)
+    AT_GAP_ASM_PLW_PI("t0", "a2") AT_GAP_ASM_PLW_RR("t1", "a2", "a3") AT_GAP_ASM_SDOTSP_B("a4", "t0", "t1")
+    AT_GAP_ASM_NORVC_END;
+#endif
