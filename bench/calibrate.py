@@ -186,18 +186,30 @@ def kernel_tilings(m, name: str) -> list:
     return [m.tilings[c.name] for c in m.groups[name].calls]
 
 
-def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool = False,
-             shapes: Optional[dict] = None) -> list:
+def _host_and_target(files, sources, includes, plat, work: Path) -> tuple:
+    """The generated files written to work/gen and built for the host simulator and for GVSoC."""
     gen_dir = work / "gen"
     write_files(files, str(gen_dir))
     host = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat)
-    target = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat, backend="gvsoc")
+    return host, host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat, backend="gvsoc")
+
+
+def _host_call(host, c) -> dict:
+    """c's call on the host simulator, its outputs checked; its counters."""
+    args = _copy_args(c.args)
+    counters = host.call(c.kernel, **args)
+    check_outputs(args, c.expected, f"{c.case}/{c.kernel} on the host simulator")
+    return counters
+
+
+def run_case(m, files, calls, sources, includes, plat, work: Path, profile: bool = False,
+             shapes: Optional[dict] = None) -> list:
+    host, target = _host_and_target(files, sources, includes, plat, work)
     rows = []
     try:
         for c in calls:
-            a_host, a_gv = _copy_args(c.args), _copy_args(c.args)
-            counters = host.call(c.kernel, **a_host)
-            check_outputs(a_host, c.expected, f"{c.case}/{c.kernel} on the host simulator")
+            a_gv = _copy_args(c.args)
+            counters = _host_call(host, c)
             got = target.call(c.kernel, **a_gv)
             check_outputs(a_gv, c.expected, f"{c.case}/{c.kernel} on GVSoC")
             forks = target.profile(c.kernel, **_copy_args(c.args))["forks"] if profile else {}
@@ -227,16 +239,12 @@ def run_case_warm(m, files, calls, sources, includes, plat, work: Path, profile:
     (:func:`call_sums`); ``forks`` (what is fitted) their midpoint. In a graph a node's basic kernel
     is cold after a node of another kernel and warm after one of its own kind, which the per-call
     model cannot tell: the midpoint halves the worst of the two errors (``--refit --calls``)."""
-    gen_dir = work / "gen"
-    write_files(files, str(gen_dir))
-    host = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat)
-    target = host_harness.build(gen_dir, sources=sources, include_dirs=includes, platform=plat, backend="gvsoc")
+    host, target = _host_and_target(files, sources, includes, plat, work)
     rows = []
     try:
         for c in calls:
-            a_host, a_gv = _copy_args(c.args), _copy_args(c.args)
-            counters = host.call(c.kernel, **a_host)
-            check_outputs(a_host, c.expected, f"{c.case}/{c.kernel} on the host simulator")
+            a_gv = _copy_args(c.args)
+            counters = _host_call(host, c)
             cold, warm = target.sequence([c.kernel, c.kernel], {c.kernel: a_gv}, profile=True)
             check_outputs(a_gv, c.expected, f"{c.case}/{c.kernel} on GVSoC")
             ts = kernel_tilings(m, c.kernel)
