@@ -62,15 +62,17 @@ def _filter_qparams(t: Tensor) -> R.FilterQParams:
 
 
 def _mean_int8(x: np.ndarray, axes: Tuple[int, ...], keep_dims: bool, in_q: R.QParams, out_q: R.QParams,
-               out_shape: Tuple[int, ...]) -> np.ndarray:
-    """reduce.h ``QuantizedMeanOrSum`` over ``axes``: ``MBQM(sum - zp_in * n, mean_multiplier(n)) + zp_out``."""
+               out_shape: Tuple[int, ...], single_rounding: bool = False) -> np.ndarray:
+    """reduce.h ``QuantizedMeanOrSum`` over ``axes``: ``MBQM(sum - zp_in * n, mean_multiplier(n)) + zp_out``;
+    with ``single_rounding``, QLinearGlobalAveragePool / ReduceMean in onnxruntime's arithmetic (rounded once)."""
     if x.ndim == 4 and axes == (1, 2):
-        return R.mean_hw(x, in_q, out_q).reshape(out_shape)
+        return R.mean_hw(x, in_q, out_q, "single" if single_rounding else "double").reshape(out_shape)
     count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     s = R.wrap32(x.astype(np.int64).sum(axis=axes, keepdims=keep_dims))
     r = R.mean_multiplier(in_q, out_q, count)
     shifted = R.wrap32(s - int(in_q.zero_point) * count)
-    res = R.multiply_by_quantized_multiplier(shifted, r.multiplier, r.shift) + int(out_q.zero_point)
+    multiply = R.single_rounding_multiply if single_rounding else R.multiply_by_quantized_multiplier
+    res = multiply(shifted, r.multiplier, r.shift) + int(out_q.zero_point)
     return np.clip(res, R.INT8_MIN, R.INT8_MAX).astype(np.int8).reshape(out_shape)
 
 
@@ -109,17 +111,6 @@ def ort_table(graph: Graph, op: Op) -> np.ndarray:
                               _qparams(graph.tensor(op.outputs[0])), alpha)
 
 
-def _mean_int8_ort(x: np.ndarray, axes: Tuple[int, ...], keep_dims: bool, in_q: R.QParams, out_q: R.QParams,
-                   out_shape: Tuple[int, ...]) -> np.ndarray:
-    """QLinearGlobalAveragePool / ReduceMean in onnxruntime's arithmetic: :func:`_mean_int8` rounded once."""
-    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    s = R.wrap32(x.astype(np.int64).sum(axis=axes, keepdims=keep_dims))
-    r = R.mean_multiplier(in_q, out_q, count)
-    shifted = R.wrap32(s - int(in_q.zero_point) * count)
-    res = R.single_rounding_multiply(shifted, r.multiplier, r.shift) + int(out_q.zero_point)
-    return np.clip(res, R.INT8_MIN, R.INT8_MAX).astype(np.int8).reshape(out_shape)
-
-
 def _int8_ort(graph: Graph, op: Op, xs: Arrays) -> np.ndarray:
     """One int8 operator of :data:`ORT_SPECIFIC` (not float -> int8 QUANTIZE), onnxruntime's arithmetic."""
     k, o = op.kind, op.options
@@ -142,7 +133,7 @@ def _int8_ort(graph: Graph, op: Op, xs: Arrays) -> np.ndarray:
         f = {OpKind.ADD: R.add, OpKind.SUB: R.sub, OpKind.MUL: R.mul}[k]
         return f(x, xs[1], iq, _qparams(ins[1]), oq, o.activation.value, rounding="single")
     if k == OpKind.MEAN:
-        return _mean_int8_ort(x, o.axes, o.keep_dims, iq, oq, out.shape)
+        return _mean_int8(x, o.axes, o.keep_dims, iq, oq, out.shape, single_rounding=True)
     return R.ort_softmax(x, iq, oq)       # SOFTMAX (beta 1: onnxruntime's Softmax has none)
 
 

@@ -50,11 +50,6 @@ from . import verify as V
 from .ir import Graph, Op, op_macs
 from .script import read_model
 
-try:  # tflite-micro: TFLM's arena for the same model (optional: the report says when it is missing)
-    from tflite_micro.python.tflite_micro import runtime as tflm_runtime
-except ImportError:  # pragma: no cover - depends on the environment
-    tflm_runtime = None
-
 CLOCK_MHZ = {"gap8": 175.0, "gap9": 370.0, "pulp_open": 100.0}
 CLOCK_SOURCE = {"gap8": "gap_sdk benchmarks/gap8/cnn: cluster 175 MHz",
                 "gap9": "GreenWaves MLPerf Tiny v1.0: 370 MHz",
@@ -118,9 +113,9 @@ class TflmArena:
 def tflm_arena(model_bytes: bytes) -> Optional[TflmArena]:
     """TFLM's arena for ``model_bytes`` (a .tflite model) after one inference on zeros; None when
     tflite-micro is not installed or does not report it."""
-    if tflm_runtime is None:
+    if V.tflm_runtime is None:     # optional (verify's import): the report says when it is missing
         return None
-    interp = tflm_runtime.Interpreter.from_bytes(model_bytes, arena_size=TFLM_ARENA)
+    interp = V.tflm_runtime.Interpreter.from_bytes(model_bytes, arena_size=TFLM_ARENA)
     for i in range(tflite.Model.GetRootAsModel(model_bytes, 0).Subgraphs(0).InputsLength()):
         det = interp.get_input_details(i)
         interp.set_input(np.zeros([int(d) for d in det["shape"]], dtype=det["dtype"]), i)
