@@ -16,8 +16,6 @@ Marked ``gvsoc`` and skipped when GVSOC_HOME is not set, as tests/test_gvsoc.py.
 
 from __future__ import annotations
 
-import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +42,7 @@ from autotiler.generators import sq8_gen_tflm_dense as TD
 from autotiler.generators import sq8_tflm as T
 from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library
 from host_harness import gvsoc
+from tests import gvsoc_probe as P
 
 needs_gvsoc = pytest.mark.skipif(not gvsoc.available(), reason="GVSoC not installed (GVSOC_HOME unset): "
                                  + gvsoc.INSTALL_HINT)
@@ -87,36 +86,6 @@ void PROBE_NAME(unsigned int out[12][N_OPS])
 }
 """
 
-MAIN = r"""
-#include <pulp.h>
-#include <stdio.h>
-#include "operands.h"
-
-void probe_insn(unsigned int out[12][N_OPS]);
-void probe_plain(unsigned int out[12][N_OPS]);
-static unsigned int res_insn[12][N_OPS], res_plain[12][N_OPS];
-
-static int cluster_entry(void)
-{
-    if (get_core_id() != 0)
-        return 0;
-    probe_insn(res_insn);
-    probe_plain(res_plain);
-    for (int b = 0; b < 12; b++)
-        for (int i = 0; i < N_OPS; i++)
-            printf("@R %d %d %08x %08x\n", b, i, res_insn[b][i], res_plain[b][i]);
-    printf("@DONE\n");
-    return 0;
-}
-
-int main(void)
-{
-    cluster_start(0, cluster_entry);
-    return cluster_wait(0);
-}
-"""
-
-
 def _operands(rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """N words x, y, acc: random bytes, with the edge lanes (0, -1, -128/127, -32768/32767 as
     bytes 0x00/0xff/0x80/0x7f) over-represented, and accumulators near the 32-bit wrap."""
@@ -151,46 +120,22 @@ def _c_words(name: str, words: np.ndarray) -> str:
     return f"static const unsigned int {name}[N_OPS] = {{{body}}};\n"
 
 
-def _run_app(work: Path) -> str:
-    cmd = f'source "{gvsoc.gvsoc_home()}/env.sh" >/dev/null && make -s all run "${{RT_MAKE_ARGS[@]}}"'
-    proc = subprocess.run(["bash", "-c", cmd], cwd=work, capture_output=True, text=True, timeout=600)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0 and "@DONE" in out, out[-3000:]
-    return out
-
-
 def test_each_builtin_is_its_instruction_and_equals_the_plain_c(tmp_path):
     x, y, acc = _operands(np.random.default_rng(25))
-    inc = gvsoc.stage_headers(tmp_path / "include")
-    (tmp_path / "operands.h").write_text(f"#define N_OPS {N}\n" + _c_words("op_x", x) + _c_words("op_y", y)
-                                         + _c_words("op_acc", acc))
-    (tmp_path / "probe_insn.c").write_text("#define PROBE_NAME probe_insn\n" + PROBE_BODY)
-    (tmp_path / "probe_plain.c").write_text("#define AT_GAP_PLAIN_C\n#define PROBE_NAME probe_plain\n" + PROBE_BODY)
-    (tmp_path / "main.c").write_text(MAIN)
-    (tmp_path / "Makefile").write_text(
-        "PULP_APP = simd\nPULP_APP_SRCS = main.c probe_insn.c probe_plain.c\n"
-        f"PULP_CFLAGS = -O2 -Wall -DAT_SIM_NCORES={gvsoc.CORES} -D__EMUL__ -I{tmp_path} -I{inc}\n"
-        "include $(PULPRT_HOME)/rules/pulp.mk\n")
-    out = _run_app(tmp_path)
-    got = np.zeros((2, len(BUILTINS), N), dtype=np.uint64)
-    for b, i, insn, plain in re.findall(r"@R (\d+) (\d+) ([0-9a-f]{8}) ([0-9a-f]{8})", out):
-        got[:, int(b), int(i)] = int(insn, 16), int(plain, 16)
+    operands = f"#define N_OPS {N}\n" + _c_words("op_x", x) + _c_words("op_y", y) + _c_words("op_acc", acc)
+    got, _ = P.run_probe(tmp_path, "simd", operands, PROBE_BODY, len(BUILTINS), N, "unsigned int")
+    got = got.astype(np.uint64)
     expected = _expected(x, y, acc)
     for b, (name, *_) in enumerate(BUILTINS):
         np.testing.assert_array_equal(got[1, b], expected[b], err_msg=f"{name}: the plain C form")
         np.testing.assert_array_equal(got[0, b], expected[b], err_msg=f"{name}: the Xpulpv2 instruction")
     # The instructions are really there: the insn unit's code has no multiplications left.
-    dump = subprocess.run(["bash", "-c", f'source "{gvsoc.gvsoc_home()}/env.sh" >/dev/null && '
-                           f'riscv64-unknown-elf-objdump -d build/simd/simd'], cwd=tmp_path,
-                          capture_output=True, text=True).stdout
-    assert _pulp_simd_words(dump, "probe_insn") == 12 and _pulp_simd_words(dump, "probe_plain") == 0
+    assert _pulp_simd_words(tmp_path, "probe_insn") == 12 and _pulp_simd_words(tmp_path, "probe_plain") == 0
 
 
-def _pulp_simd_words(dump: str, function: str) -> int:
-    """How many instruction words of ``function`` in an objdump -d are on PULP's SIMD opcode 0x57
-    (shown as .4byte: the assembler knows them only by their encoding)."""
-    code = dump.split(f"<{function}>:")[1].split("\n\n")[0]
-    return sum(int(w, 16) & 0x7F == 0x57 for w in re.findall(r"\t([0-9a-f]{8}) +\t\.4byte", code))
+def _pulp_simd_words(work: Path, function: str) -> int:
+    """How many instruction words of ``function`` are on PULP's SIMD opcode 0x57."""
+    return sum(w & 0x7F == 0x57 for w in P.code_words(work, "simd", function))
 
 
 # ---- SQ8 layers with and without the instructions --------------------------------------------

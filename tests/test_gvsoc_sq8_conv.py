@@ -17,7 +17,6 @@ GVSoC tests are marked ``gvsoc`` and skipped when GVSOC_HOME is not set, as test
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import pytest
 from autotiler.generators import CNN_KERNELS_DIR
 from autotiler.generators import sq8_tflm as T
 from host_harness import gvsoc
+from tests import gvsoc_probe as P
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import gvsoc_sq8_conv as B  # noqa: E402
@@ -75,36 +75,6 @@ void PROBE_NAME(int out[15][N_OPS])
     }
 }
 """
-
-MAIN = r"""
-#include <pulp.h>
-#include <stdio.h>
-#include "operands.h"
-
-void probe_insn(int out[15][N_OPS]);
-void probe_plain(int out[15][N_OPS]);
-static int res_insn[15][N_OPS], res_plain[15][N_OPS];
-
-static int cluster_entry(void)
-{
-    if (get_core_id() != 0)
-        return 0;
-    probe_insn(res_insn);
-    probe_plain(res_plain);
-    for (int b = 0; b < 15; b++)
-        for (int i = 0; i < N_OPS; i++)
-            printf("@R %d %d %08x %08x\n", b, i, (unsigned)res_insn[b][i], (unsigned)res_plain[b][i]);
-    printf("@DONE\n");
-    return 0;
-}
-
-int main(void)
-{
-    cluster_start(0, cluster_entry);
-    return cluster_wait(0);
-}
-"""
-
 
 def _operands(rng) -> dict:
     """Random bytes; accumulators (with the int32 edges), TFLM multipliers in [2^30, 2^31) (a few
@@ -167,33 +137,15 @@ def _header(ops: dict) -> str:
     return text
 
 
-def _run_app(work: Path) -> str:
-    cmd = f'source "{gvsoc.gvsoc_home()}/env.sh" >/dev/null && make -s all run "${{RT_MAKE_ARGS[@]}}"'
-    proc = subprocess.run(["bash", "-c", cmd], cwd=work, capture_output=True, text=True, timeout=600)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0 and "@DONE" in out, out[-3000:]
-    return out
-
-
 @needs_gvsoc
 @pytest.mark.gvsoc
 @pytest.mark.usefixtures("private_harness_cache")
 def test_helpers_target_form_equals_plain_c_and_numpy(tmp_path):
     ops = _operands(np.random.default_rng(251))
-    inc = gvsoc.stage_headers(tmp_path / "include")
-    (tmp_path / "operands.h").write_text(_header(ops))
-    (tmp_path / "probe_insn.c").write_text("#define PROBE_NAME probe_insn\n" + PROBE_BODY)
-    (tmp_path / "probe_plain.c").write_text("#define AT_GAP_PLAIN_C\n#define PROBE_NAME probe_plain\n" + PROBE_BODY)
-    (tmp_path / "main.c").write_text(MAIN)
-    (tmp_path / "Makefile").write_text(
-        "PULP_APP = conv_helpers\nPULP_APP_SRCS = main.c probe_insn.c probe_plain.c\n"
-        f"PULP_CFLAGS = -O2 -Wall -Wextra -DAT_SIM_NCORES={gvsoc.CORES} -D__EMUL__ -I{tmp_path} -I{inc} "
-        f"-I{CNN_KERNELS_DIR}\ninclude $(PULPRT_HOME)/rules/pulp.mk\n")
-    out = _run_app(tmp_path)
+    got, out = P.run_probe(tmp_path, "conv_helpers", _header(ops), PROBE_BODY, 15, N, "int",
+                           f"-Wextra -I{CNN_KERNELS_DIR}")
     assert not re.search(r"(probe_\w+\.c|Gap\.h|CNN_SQ8_Requant\.h):\d+:\d+: warning", out), out[:3000]
-    got = np.zeros((2, 15, N), dtype=np.int64)
-    for b, i, insn, plain in re.findall(r"@R (\d+) (\d+) ([0-9a-f]{8}) ([0-9a-f]{8})", out):
-        got[:, int(b), int(i)] = [np.int64(np.uint32(int(v, 16)).astype(np.int32)) for v in (insn, plain)]
+    got = got.view(np.int32).astype(np.int64)
     words = np.frombuffer(ops["bytes"].tobytes(), np.uint8)
     rq = _expected_rq(ops)
     double = (ops["flags"] == 0) & (ops["mult"] != -(1 << 31))
@@ -223,12 +175,8 @@ def test_helpers_target_form_equals_plain_c_and_numpy(tmp_path):
 
 
 def _words(work: Path, function: str, opcode: int) -> int:
-    """Instruction words of ``function`` on ``opcode`` (p.lw post-increment: 0x0b), from objdump -d."""
-    dump = subprocess.run(["bash", "-c", f'source "{gvsoc.gvsoc_home()}/env.sh" >/dev/null && '
-                           'riscv64-unknown-elf-objdump -d build/conv_helpers/conv_helpers'], cwd=work,
-                          capture_output=True, text=True).stdout
-    code = dump.split(f"<{function}>:")[1].split("\n\n")[0]
-    return sum(int(w, 16) & 0x7F == opcode for w in re.findall(r"\t([0-9a-f]{8}) +\t", code))
+    """Instruction words of ``function`` on ``opcode`` (p.lw post-increment: 0x0b)."""
+    return sum(w & 0x7F == opcode for w in P.code_words(work, "conv_helpers", function))
 
 
 # ---- the convolution over a sweep of shapes --------------------------------------------------
