@@ -42,7 +42,6 @@ import argparse
 import json
 import math
 import platform as pyplatform
-import subprocess
 import sys
 import tempfile
 import time
@@ -52,6 +51,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from run import git_state  # noqa: E402  (bench/run.py: the commit and whether the tree is dirty)
 
 import host_harness  # noqa: E402
 from autotiler.errors import AutoTilerError  # noqa: E402
@@ -81,17 +82,6 @@ def sources() -> list:
     which need calibration), then the ONNX QDQ models."""
     tfl = sorted(p for p in TFLITE_DIR.glob("*.tflite") if not p.stem.endswith("_float"))
     return [(p.stem, p) for p in tfl] + [(p.stem, p) for p in sorted(ONNX_DIR.glob("*_qdq.onnx"))]
-
-
-def git_state() -> dict:
-    def git(*args):
-        proc = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-        return proc.stdout.strip() if proc.returncode == 0 else None
-
-    try:
-        return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
-    except OSError:
-        return {"commit": None, "dirty": None}
 
 
 def reference_seconds() -> float:

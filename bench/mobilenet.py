@@ -30,7 +30,6 @@ import argparse
 import importlib.util
 import json
 import platform as pyplatform
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +39,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from run import git_state  # noqa: E402  (bench/run.py: the commit and whether the tree is dirty)
 
 import host_harness  # noqa: E402
 from autotiler import Model, SetTilingObjective  # noqa: E402
@@ -76,17 +77,6 @@ class Example:
         macs = {c.name: c.macs for c in self.net.CONVS}
         macs.update({n: self.net.POOL_FEAT * self.net.PART for n in self.net.LINEARS})
         return macs
-
-
-def git_state() -> dict:
-    def git(*args):
-        proc = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-        return proc.stdout.strip() if proc.returncode == 0 else None
-
-    try:
-        return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
-    except OSError:
-        return {"commit": None, "dirty": None}
 
 
 def generation(ex: Example, l2: int, tmp: str) -> tuple:
