@@ -3,6 +3,9 @@
 Run by hand, never by the tests (TensorFlow is not a dependency of autotiler)::
 
     /tmp/tfvenv/bin/python tests/models/make_import_models.py     # writes tests/models/import/
+    /tmp/tfvenv/bin/python tests/models/make_import_models.py --only mobilenet_v2_035_96   # just that one
+
+(``--only``, repeatable, rebuilds the named models and leaves the other committed files as they are.)
 
 Every int8 model is a Keras network converted by TensorFlow's converter with full-integer
 quantisation from a representative dataset and int8 input and output (``float_interface`` keeps a
@@ -18,6 +21,7 @@ converter's own parameters. README.md lists the models.
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -212,6 +216,14 @@ def mobilenet_v1_025_96():
                                            dropout=0.0)
 
 
+def mobilenet_v2_035_96():
+    """MobileNet v2 alpha 0.35 at 96x96x3 with 2 classes, Keras' own definition: inverted residuals
+    (1x1 expand, 3x3 depth wise, 1x1 project, ADD when the shape is kept), ReLU6, ZeroPadding2D before
+    each stride-2 depth wise convolution, global average pooling, Dense and softmax (issue 26's
+    fused-layer target)."""
+    return tf.keras.applications.MobileNetV2(input_shape=(96, 96, 3), alpha=0.35, weights=None, classes=2)
+
+
 def seq(shape, layers: Sequence[Callable]) -> tf.keras.Model:
     x = inp = tf.keras.Input(shape)
     for layer in layers:
@@ -348,13 +360,19 @@ def build(fn, seed: int, last_gain: float = 0.3):
     return model
 
 
-def main() -> int:
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", action="append", metavar="NAME",
+                        help="build only this model (repeatable); default: every model")
+    only = parser.parse_args(argv).only
     nets: Dict[str, Tuple] = {}
 
     def shapes_of(model) -> List[Tuple[int, ...]]:
         return [tuple(int(d) for d in t.shape[1:]) for t in model.inputs]
 
     def add(name, fn, seed, note, *, expect=(), float_too=True, lo=-1.0, hi=1.0, **kw):
+        if only and name not in only:
+            return
         model = build(fn, seed)
         shapes = shapes_of(model)
         both(name, model, shapes, calibration(shapes, seed, lo, hi), note, expect=expect, float_too=float_too,
@@ -389,6 +407,12 @@ def main() -> int:
         expect=["QUANTIZE", "DEQUANTIZE"], float_io=True)
     add("int16_activations", int16_activations, 30, "16x8 quantisation (int16 activations, int8 weights)",
         float_too=False, int16=True)
+    add("mobilenet_v2_035_96", mobilenet_v2_035_96, 31,
+        "Keras MobileNet v2 alpha 0.35, 96x96x3 -> 2 (inverted residuals), random weights",
+        expect=["CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "MEAN", "FULLY_CONNECTED", "SOFTMAX"], float_too=False)
+    unknown = sorted(set(only or ()) - set(nets))
+    if unknown:
+        raise SystemExit(f"--only: no model named {unknown}")
     return 0
 
 
