@@ -21,11 +21,13 @@ from ..model.ir import caller_where
 from . import sq8_gen_original as OG
 from . import sq8_gen_tflm_conv as TC
 from . import sq8_gen_tflm_dense as TD
+from . import sq8_gen_tflm_fused as TF
 from . import sq8_gen_tflm_ops as TO
 from . import sq8_gen_tflm_pad as TP
 from .cnn_checks import Checker
 from .cnn_ctrl import gen_control
 from .sq8_common import Requant, sq8_setup
+from .sq8_gen_tflm_fused import CNN_FusedConv, CNN_FusedLayers
 
 
 def _gen(generator: str, where: str, Name, Ctrl, scale_datasize, tflm, original, *args) -> int:
@@ -157,6 +159,20 @@ def CNN_Pad_SQ8(Name, Ctrl, Feat, Width, Height, PadTop, PadBottom, PadLeft, Pad
                 PadTop, PadBottom, PadLeft, PadRight, PadFront, PadBack)
 
 
+def _fused_original(setup, *args) -> int:
+    setup.chk.fail("fused layers are built with TensorFlow Lite Micro's requantisation only (HWC feature maps, "
+                   "Scale_DataSize 4)", "set the Ctrl field SCALE_DATASIZE to 4, or generate the layers one by one")
+
+
+def CNN_FusedConvAct_SQ8(Name, Ctrl, InFeat, Width, Height, Layers, AddOper, AddActOper) -> int:
+    """Ours (issue 26): a chain of convolutions and depth-wise convolutions (``CNN_FusedLayers(N,
+    CNN_FusedConv(...), ...)``), optionally ending with TFLite's ADD of a residual, as one user kernel whose
+    intermediates stay in L1: ``Name(In, Filter0, Bias0, Scale0, ScaleN0, Infos0, ..., [Res, AddInfos,] Out)``
+    (TFLM's requantisation: the Ctrl field SCALE_DATASIZE 4)."""
+    return _gen("CNN_FusedConvAct_SQ8", caller_where(), Name, Ctrl, None, TF.fused_conv_act, _fused_original,
+                InFeat, Width, Height, Layers, AddOper, AddActOper)
+
+
 def _copy(generator: str, where: str, Name, Ctrl, impl, *args) -> int:
     chk = Checker(generator, Name, where)
     if not isinstance(Name, str) or not Name.isidentifier():
@@ -195,4 +211,4 @@ __all__ = ["CNN_ConvolutionPoolAct_SQ8", "CNN_GroupedConvolutionPoolAct_SQ8", "C
            "CNN_GlobalPoolAct_SQ8", "CNN_SoftMax_SQ8", "CNN_SoftMax2D_SQ8",
            "CNN_LinearAct_SQ8", "CNN_MatAddAct_SQ8", "CNN_MatSubAct_SQ8",
            "CNN_MatEltMulAct_SQ8", "CNN_TensorVectMultAct_SQ8", "CNN_MatMulAct_SQ8", "CNN_ConcatChannels_SQ8",
-           "CNN_Pad_SQ8", "CNN_3DTensorPermute", "CNN_3DTensorPermute_SQ8", "CNN_MatTranspose", "CNN_MatTranspose_SQ8"]
+           "CNN_Pad_SQ8", "CNN_FusedConvAct_SQ8", "CNN_FusedConv", "CNN_FusedLayers", "CNN_3DTensorPermute", "CNN_3DTensorPermute_SQ8", "CNN_MatTranspose", "CNN_MatTranspose_SQ8"]

@@ -1,0 +1,302 @@
+"""Fused layers (ours, issue 26): a chain of TFLM SQ8 convolutions as ONE user kernel whose
+intermediates live only in L1.
+
+``CNN_FusedConvAct_SQ8(Name, Ctrl, InFeat, Width, Height, Layers, AddOper, AddActOper)`` with
+``Layers = CNN_FusedLayers(N, CNN_FusedConv(ConvOper, OutFeat, Fcx, Fcy, Scx, Scy, ConvPad, ActOper),
+...)`` computes, bit for bit, what the same layers generated one by one with
+``CNN_ConvolutionPoolAct_SQ8`` (Scale_DataSize 4, no pooling, no dilation) compute, then with
+``AddOper`` KOP_MATADD TFLite's ADD of the last layer's output and a second input ``Res`` of the same
+shape (MobileNet v2's inverted residual: ``Res`` is the block's input), clamped by ``AddActOper``.
+
+The user kernel is ``Name(In, Filter0, Bias0, Scale0, ScaleN0, Infos0, ..., [Res, AddInfos,] Out)``
+(per layer the constants of :func:`.sq8_gen_tflm_conv.conv_constants`; AddInfos from
+:func:`.sq8_gen_tflm_dense.add_infos` with the last layer's output as the first input).
+
+How it tiles (the public API only, so the tiler, the verifier, codegen and the simulator treat it like
+any other kernel): one tiled space over the LAST layer's output lines (whole HWC lines, every
+channel). Each intermediate ``T<k>`` (layer k's output) is an ``O_BUFF | O_ONETILE`` ``KerArgP``:
+one tile of it in L1, never in L2. Going back from the output, each argument's tile is what the layer
+reading it needs: along the lines its overlap is ``F - S + S * overlap(next)``, its padding for the
+tiling ``pad + S * padding(next)`` (the composition :func:`.cnn_conv.conv_pool_geometry` does for a
+convolution and its pooling), so that every tile of every intermediate holds exactly the lines the
+next layer reads, padding included. Overlapping lines are recomputed by each tile (the tiler's cost of
+a tile counts them, so it weighs recomputation against L1 and the number of tiles). The constants of
+every layer stay in L1 for the whole kernel (loaded once).
+
+Refused (stated, not silent): dilations, grouped convolutions other than depth wise, poolings inside
+the chain, the Ctrl fields the single-layer TFLM generator refuses, an ``AddOper`` other than
+KOP_NONE / KOP_MATADD, and a residual whose shape differs from the last layer's output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..api import (
+    AddKernelArgDim,
+    AddKernelInfos,
+    Bindings,
+    Call,
+    Calls,
+    CArgs,
+    Imm,
+    IterTiledSpace,
+    K_Arg,
+    K_ArgOp,
+    KerArg,
+    KerArgP,
+    KerArgs,
+    KerArgSpace,
+    KernelIterSpace,
+    TCArg,
+    UserKernel,
+)
+from ..api.common import counted
+from ..constants import (
+    AT_KernelInfo_T,
+    KernelArgSelect_T,
+    KernelCallLocationT,
+    KernelIteratorT,
+    KernelOper_T,
+    Object_Type_T,
+    Tile_Orientation_T,
+)
+from ..model.ir import caller_where
+from . import sq8_gen_tflm_conv as TC
+from .sq8_infos import AT_INF_TFLM_DIM
+
+K = KernelOper_T
+S = KernelArgSelect_T
+O = Object_Type_T
+T0 = KernelIteratorT.KER_ITER_TILE0
+LOOP = KernelCallLocationT.LOC_LOOP
+PS = TC.PS
+SC = "signed char" + PS
+FUSED_OPERS = (K.KOP_CONV, K.KOP_CONV_DW)
+ADD_OPERS = (K.KOP_NONE, K.KOP_MATADD)
+MAX_LAYERS = 16
+
+
+@dataclass(frozen=True)
+class FusedConv:
+    """One layer of a fused chain, as given (checked by the generator, which knows its input)."""
+
+    conv_oper: object
+    out_feat: object
+    fcx: object
+    fcy: object
+    scx: object
+    scy: object
+    conv_pad: object
+    act_oper: object
+
+
+def CNN_FusedConv(ConvOper, OutFeat, Fcx, Fcy, Scx, Scy, ConvPad, ActOper) -> FusedConv:
+    """Ours: one convolution (KOP_CONV) or depth-wise convolution (KOP_CONV_DW) of a fused chain,
+    with CNN_ConvolutionPoolAct_SQ8's meaning of each argument (no dilation, no pooling)."""
+    return FusedConv(ConvOper, OutFeat, Fcx, Fcy, Scx, Scy, ConvPad, ActOper)
+
+
+def CNN_FusedLayers(*args) -> tuple:
+    """Ours: the count-prefixed list of a chain's layers, ``CNN_FusedLayers(N, CNN_FusedConv(...), ...)``."""
+    return counted("CNN_FusedLayers", args, FusedConv, caller_where())
+
+
+# ----------------------------------------------------------------------------------------------
+# The chain's geometry
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A layer of the chain, checked: its single-layer description (:class:`.sq8_gen_tflm_conv.Layer`)
+    and, along the lines, what its INPUT argument is tiled with."""
+
+    lay: TC.Layer
+    used_in: int        # input lines it reads (all of what the next stages need)
+    pad_exec: tuple     # (top, bottom) padding of its input it applies
+    pad_tile: tuple     # (top, bottom) padding of its input for the tiling (composed with the next stages)
+    overlap: int        # lines shared by adjacent tiles of its input
+
+
+def _layer(chk, k: int, spec, in_feat: int, width: int, height: int) -> TC.Layer:
+    if not isinstance(spec, FusedConv):
+        chk.fail(f"layer {k} is not a CNN_FusedConv(...)", "build each layer with CNN_FusedConv")
+    conv = chk.oper(spec.conv_oper, f"layer {k} ConvOper", FUSED_OPERS, "a convolution (KOP_CONV or KOP_CONV_DW)")
+    out_feat = TC._dim(chk, spec.out_feat, f"layer {k} OutFeat")
+    cwin = TC._conv_window(chk, spec.fcx, spec.fcy, 1, 1, spec.scx, spec.scy, spec.conv_pad)
+    TC._features(chk, in_feat, out_feat, conv)
+    group_in, group_out = TC._groups(chk, conv, in_feat, out_feat, None)
+    act = TC._act(chk, spec.act_oper)
+    g = TC._geometry(chk, width, height, conv, cwin, None, None)
+    return TC.Layer(in_feat, out_feat, width, height, group_in, group_out, conv, cwin, None, (1, 1, 1, 1, 0), act, g)
+
+
+def _stages(layers: list) -> tuple:
+    """Back from the last output (every line used, no overlap): each layer's input lines, paddings
+    and overlap (see the module's documentation)."""
+    used, pt_next, pb_next, ov_next = layers[-1].g.ho, 0, 0, 0
+    out = []
+    for lay in reversed(layers):
+        fy, sy = lay.cwin[1], lay.cwin[5]
+        top = lay.g.pad_inc[2]
+        reach = (used - 1) * sy + fy - top           # input lines [-top, reach) are read
+        used_in = min(lay.height, reach)
+        bottom = reach - used_in
+        stage = Stage(lay, used_in, (top, bottom), (top + sy * pt_next, bottom + sy * pb_next), fy - sy + sy * ov_next)
+        out.append(stage)
+        used, pt_next, pb_next, ov_next = used_in, stage.pad_tile[0], stage.pad_tile[1], stage.overlap
+    return tuple(reversed(out))
+
+
+# ----------------------------------------------------------------------------------------------
+# The user kernel
+
+
+def _const_args(k: int, lay: TC.Layer) -> list:
+    flags = O.O_IN | O.O_CONST | O.O_BUFF | O.O_NTILED
+    filt = lay.cwin[0] * lay.cwin[1] * (lay.out_feat if lay.dw else lay.group_in) * (1 if lay.dw else lay.out_feat)
+    space = KerArgSpace(1, T0)
+    return [KerArg(f"Filter{k}", space, flags, 1, 1, filt, 0, 0, 0, f"Filter{k}"),
+            KerArg(f"Bias{k}", space, flags, 1, 1, 4 * lay.out_feat, 0, 0, 0, f"Bias{k}"),
+            KerArg(f"Scale{k}", space, flags, 1, 1, 4 * lay.out_feat, 0, 0, 0, f"Scale{k}"),
+            KerArg(f"ScaleN{k}", space, flags, 1, 1, lay.out_feat, 0, 0, 0, f"ScaleN{k}"),
+            KerArg(f"Infos{k}", space, flags, 1, 1, AT_INF_TFLM_DIM, 0, 0, 0, f"Infos{k}")]
+
+
+def _line_arg(name: str, st: Stage, flags, cname: str):
+    """The input of stage ``st`` (In, or an intermediate T<k>), tiled over whole lines."""
+    lay = st.lay
+    row = lay.width * lay.in_feat
+    return KerArgP(name, KerArgSpace(1, T0), flags, row, lay.height, row, st.used_in, (0, 0) + st.pad_tile,
+                   (0, 0) + st.pad_exec, 1, st.overlap, 0, 0, cname)
+
+
+def _call(k: int, lay: TC.Layer, src: str, tgt: str) -> Call:
+    """Layer k: KerParConv(DW)_TFLM_SQ8 from src's tile into tgt's, every output channel."""
+    fcx, fcy, _, _, scx, scy, _ = lay.cwin
+    kernel = "KerParConvDW_TFLM_SQ8" if lay.dw else "KerParConv_TFLM_SQ8"
+    chunk = (Imm(lay.out_feat), Imm(0), Imm(1))                 # Chunk, ChunkIndex, NChunks: every channel
+    return Call(kernel, LOOP, Bindings(26,
+        K_Arg(src, S.KER_ARG_TILE),                             # In: this tile's lines of the layer's input
+        K_Arg(f"Filter{k}", S.KER_ARG_TILE),
+        K_Arg(f"Bias{k}", S.KER_ARG_TILE),
+        K_Arg(tgt, S.KER_ARG_TILE),                             # Out: the lines the next layer reads
+        K_Arg(f"Scale{k}", S.KER_ARG_TILE),
+        K_Arg(f"ScaleN{k}", S.KER_ARG_TILE),
+        K_Arg(f"Infos{k}", S.KER_ARG_TILE),
+        Imm(lay.width),                                         # W
+        K_Arg(src, S.KER_ARG_TILE_H),                           # H: input lines of this tile
+        Imm(lay.in_feat),                                       # InFeat
+        Imm(lay.g.wc),                                          # Wo
+        K_Arg(tgt, S.KER_ARG_TILE_H),                           # Ho: output lines of this tile
+        Imm(lay.out_feat),                                      # OutFeat
+        Imm(lay.group_in), Imm(lay.group_out),                  # GroupIn, GroupOut
+        *chunk,
+        Imm(fcx), Imm(fcy), Imm(scx), Imm(scy), Imm(1), Imm(1),
+        Imm(lay.g.pad_inc[0]),                                  # PadLeft
+        K_Arg(src, S.KER_ARG_TILE_PAD)))                        # Pad: this tile's, [2] read
+
+
+def _add_call(src: str, items: int) -> Call:
+    return Call("KerParAdd_TFLM_SQ8", LOOP, Bindings(5,
+        K_Arg(src, S.KER_ARG_TILE),                             # In1: the last layer's output lines
+        K_Arg("Res", S.KER_ARG_TILE),                           # In2: the residual's same lines
+        K_Arg("Out", S.KER_ARG_TILE),
+        K_ArgOp("Out", S.KER_ARG_TILE_H, "*", items),           # items of this tile
+        K_Arg("AddInfos", S.KER_ARG_TILE)))
+
+
+def _kernel(name: str, stages: tuple, add: bool, db: int):
+    """The fused user kernel; db: O_DB to double buffer In, Res and Out, 0 for one buffer each."""
+    last = stages[-1].lay
+    out_row = last.g.wo * last.out_feat
+    n = len(stages)
+    args = [_line_arg("In", stages[0], O.O_IN | db, "In")]
+    cargs = [TCArg(SC, "In")]
+    calls = []
+    for k, st in enumerate(stages):
+        args += _const_args(k, st.lay)
+        cargs += [TCArg(SC, f"Filter{k}"), TCArg("int" + PS, f"Bias{k}"), TCArg("int" + PS, f"Scale{k}"),
+                  TCArg(SC, f"ScaleN{k}"), TCArg(SC, f"Infos{k}")]
+        src = "In" if k == 0 else f"T{k - 1}"
+        tgt = "Out" if k == n - 1 and not add else f"T{k}"
+        if k < n - 1:
+            args.append(_line_arg(f"T{k}", stages[k + 1], O.O_BUFF | O.O_ONETILE, ""))
+        calls.append(_call(k, st.lay, src, tgt))
+    if add:
+        args += [KerArg(f"T{n - 1}", KerArgSpace(1, T0), O.O_BUFF | O.O_ONETILE, out_row, last.g.ho, 1, 0, 0, 0, ""),
+                 KerArg("Res", KerArgSpace(1, T0), O.O_IN | db, out_row, last.g.ho, 1, 0, 0, 0, "Res"),
+                 KerArg("AddInfos", KerArgSpace(1, T0), O.O_IN | O.O_CONST | O.O_BUFF | O.O_NTILED, 1, 1,
+                        AT_INF_TFLM_DIM, 0, 0, 0, "AddInfos")]
+        cargs += [TCArg(SC, "Res"), TCArg(SC, "AddInfos")]
+        calls.append(_add_call(f"T{n - 1}", out_row))
+    args.append(KerArg("Out", KerArgSpace(1, T0), O.O_OUT | db, out_row, last.g.ho, 1, 0, 0, 0, "Out"))
+    cargs.append(TCArg(SC, "Out"))
+    return UserKernel(name, KernelIterSpace(1, IterTiledSpace(T0)), Tile_Orientation_T.TILE_HOR,
+                      CArgs(len(cargs), *cargs), Calls(len(calls), *calls), KerArgs(len(args), *args))
+
+
+def _infos(name: str, stages: tuple, add: bool) -> None:
+    """Operations (each layer's MACs once, the recomputed lines not counted), bandwidth (In, Out,
+    Res and the constants: what crosses L2) and the arguments' dimensions (HWC)."""
+    first, last = stages[0].lay, stages[-1].lay
+    op = bandwidth = 0
+    for k, st in enumerate(stages):
+        lay = st.lay
+        fcx, fcy = lay.cwin[0], lay.cwin[1]
+        per_out = fcx * fcy * (1 if lay.dw else lay.group_in)
+        op += lay.g.wc * lay.g.hc * lay.out_feat * per_out
+        bandwidth += per_out * lay.out_feat + 9 * lay.out_feat + AT_INF_TFLM_DIM
+        if lay.dw:
+            AddKernelArgDim(name, f"Filter{k}", 4, fcy, fcx, lay.out_feat, 1)
+        else:
+            AddKernelArgDim(name, f"Filter{k}", 5, lay.out_feat, fcy, fcx, lay.group_in, 1)
+        AddKernelArgDim(name, f"Bias{k}", 2, lay.out_feat, 4)
+        AddKernelArgDim(name, f"Scale{k}", 2, lay.out_feat, 4)
+        AddKernelArgDim(name, f"ScaleN{k}", 2, lay.out_feat, 1)
+        AddKernelArgDim(name, f"Infos{k}", 2, AT_INF_TFLM_DIM, 1)
+    out_items = last.g.wo * last.g.ho * last.out_feat
+    bandwidth += first.width * first.height * first.in_feat + out_items * (3 if add else 1)
+    AddKernelArgDim(name, "In", 4, first.height, first.width, first.in_feat, 1)
+    if add:
+        op += out_items
+        AddKernelArgDim(name, "Res", 4, last.g.ho, last.g.wo, last.out_feat, 1)
+        AddKernelArgDim(name, "AddInfos", 2, AT_INF_TFLM_DIM, 1)
+    AddKernelArgDim(name, "Out", 4, last.g.ho, last.g.wo, last.out_feat, 1)
+    AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, op, 0)
+    AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, bandwidth, 0)
+
+
+def fused_conv_act(setup, InFeat, Width, Height, Layers, AddOper, AddActOper) -> int:
+    """CNN_FusedConvAct_SQ8 (see the module's documentation)."""
+    chk = setup.chk
+    TC._check_ctrl(setup)
+    in_feat, width, height = TC._dim(chk, InFeat, "InFeat"), TC._dim(chk, Width, "Width"), TC._dim(chk, Height, "Height")
+    specs = Layers if isinstance(Layers, (tuple, list)) else None
+    if not specs:
+        chk.fail(f"Layers must be a non-empty CNN_FusedLayers(N, CNN_FusedConv(...), ...), got {Layers!r}",
+                 "list the chain's layers with CNN_FusedLayers")
+    if len(specs) > MAX_LAYERS:
+        chk.fail(f"{len(specs)} layers in one fused kernel: at most {MAX_LAYERS} are supported",
+                 "split the chain into several fused kernels")
+    add = chk.oper(AddOper, "AddOper", ADD_OPERS, "KOP_NONE or KOP_MATADD") == K.KOP_MATADD
+    TC._act(chk, AddActOper)
+    if len(specs) < 2 and not add:
+        chk.fail("a fused chain of one layer without a residual ADD fuses nothing",
+                 "use CNN_ConvolutionPoolAct_SQ8 for a single layer")
+    layers = []
+    for k, spec in enumerate(specs):
+        lay = _layer(chk, k, spec, in_feat, width, height)
+        layers.append(lay)
+        in_feat, width, height = lay.out_feat, lay.g.wo, lay.g.ho
+    TC._lib(chk, "KerParAdd_TFLM_SQ8" if add else None,
+            *{"KerParConvDW_TFLM_SQ8" if lay.dw else "KerParConv_TFLM_SQ8" for lay in layers})
+    stages = _stages(layers)
+    name = chk.name
+    kernel = TC._solve([lambda: _kernel(name, stages, add, O.O_DB), lambda: _kernel(name, stages, add, 0)])
+    if kernel:
+        _infos(name, stages, add)
+    return 1 if kernel else 0
+
+
+__all__ = ["CNN_FusedConv", "CNN_FusedLayers", "FusedConv", "fused_conv_act"]
