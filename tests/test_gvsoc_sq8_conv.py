@@ -202,6 +202,10 @@ SWEEP = [
     C("s_padded_rows_tiles", 14, 9, 3, 8, stride=(2, 2), act="RELU", budget=2500, seed=12),
     # effective scales near 1 (shifts -1 .. 1): the double rounding without at_tflm_rq_int8_fast
     C("s_large_scales", 6, 7, 16, 8, out_scale=0.0005, seed=13),
+    # border columns of interior lines in vertical pairs: two per side (5x5), an odd number of
+    # interior lines, and the cores' pixel ranges cut inside lines (one block of 4 channels)
+    C("s_5x5_border_cols", 9, 8, 12, 8, f=(5, 5), seed=14),
+    C("s_3x3_odd_lines", 7, 10, 16, 4, act="RELU", seed=15),
 ]
 
 

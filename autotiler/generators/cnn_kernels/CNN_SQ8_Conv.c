@@ -211,6 +211,30 @@ typedef struct {
 		: [n] "r"(Words), [rows] "r"(Rows), [skip] "r"(Skip), [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3) \
 		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
 
+/* AT_SQ8_CONV_ROWS_WORDS on filter rows cut short: the filter pointer steps WSkip bytes more from
+ * a row's run to the next (a border column's taps are part of each filter row). Loop 1 ends 3
+ * words after loop 0. */
+#define AT_SQ8_CONV_ROWS_WORDS_CUT(Rows, Words, Skip, WSkip, S1, S2, S3)                                \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP1("%[rows]", 18)                     \
+		AT_GAP_ASM_LP_SETUP0("%[n]", 14)                                                        \
+		AT_GAP_ASM_PLW_PI("t0", "%[x0]") AT_GAP_ASM_PLW_PI("t1", "%[x1]")                        \
+		AT_GAP_ASM_PLW_RR("t3", "%[w0]", "%[s1]") AT_GAP_ASM_PLW_RR("t4", "%[w0]", "%[s2]")      \
+		AT_GAP_ASM_PLW_RR("t5", "%[w0]", "%[s3]") AT_GAP_ASM_PLW_PI("t2", "%[w0]")               \
+		AT_GAP_ASM_SDOTSP_B("%[s10]", "t0", "t3") AT_GAP_ASM_SDOTSP_B("%[s11]", "t1", "t3")      \
+		AT_GAP_ASM_SDOTSP_B("%[s00]", "t0", "t2") AT_GAP_ASM_SDOTSP_B("%[s01]", "t1", "t2")      \
+		AT_GAP_ASM_SDOTSP_B("%[s20]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[s21]", "t1", "t4")      \
+		AT_GAP_ASM_SDOTSP_B("%[s30]", "t0", "t5") AT_GAP_ASM_SDOTSP_B("%[s31]", "t1", "t5")      \
+		"add %[x0], %[x0], %[skip]\n\t"                                                         \
+		"add %[x1], %[x1], %[skip]\n\t"                                                         \
+		"add %[w0], %[w0], %[wskip]\n\t"                                                        \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11),                    \
+		  [s20] "+r"(s20), [s21] "+r"(s21), [s30] "+r"(s30), [s31] "+r"(s31),                    \
+		  [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0)                                           \
+		: [n] "r"(Words), [rows] "r"(Rows), [skip] "r"(Skip), [wskip] "r"(WSkip), [s1] "r"(S1),   \
+		  [s2] "r"(S2), [s3] "r"(S3)                                                            \
+		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
+
 /* One run of Len bytes (x0, x1 in the input, w0 .. w3 the 4 filters) into the 8 sums: words,
  * then the last Len % 4 bytes one by one. */
 #define AT_SQ8_CONV_RUN_TAIL(Len)                                                                       \
@@ -639,6 +663,76 @@ static int at_sq8_conv_edge_pairs(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_co
 	at_sq8_conv_pairs_fast(Arg, K, B, G, Init, G->W + KyA * Len, KyB - KyA, Arg->In + Off, O, Pairs, Small);
 	return Pairs;
 }
+
+/* Border columns per side whose pairs' constant terms a block keeps (3x3 SAME: 1, 5x5 SAME: 2). */
+#define AT_SQ8_CONV_EDGE_COLS 2
+
+/* A block's border columns: Init[i] the constant term of column i's pairs (Bias - IN_ZP times the
+ * filter sums over that column's in-tile taps), computed once per block (Known: bit i). Left
+ * columns ox are i = ox, right ones i = AT_SQ8_CONV_EDGE_COLS + Wo - 1 - ox. */
+typedef struct {
+	int32_t Init[2 * AT_SQ8_CONV_EDGE_COLS][4];
+	unsigned int Known;
+} at_sq8_conv_cols;
+
+/* The index of border column ox in at_sq8_conv_cols; -1: an interior column, or too far in. */
+static inline int at_sq8_conv_col_index(const at_sq8_conv_ctx *K, int Wo, int ox)
+{
+	if (ox < K->OxA)
+		return (ox < AT_SQ8_CONV_EDGE_COLS) ? ox : -1;
+	if (ox >= K->OxB && Wo - 1 - ox < AT_SQ8_CONV_EDGE_COLS)
+		return AT_SQ8_CONV_EDGE_COLS + Wo - 1 - ox;
+	return -1;
+}
+
+/* Border column ox's pixels on lines oy and oy + 1, both interior lines (every filter row inside
+ * the tile), column index i: their in-tile taps along x, [KxA, KxB), are the same, so they are a
+ * pair StepY apart in the input on the block path's loops, each filter row cut to those taps (a
+ * run of (KxB - KxA) GroupIn bytes). Filters W (the block's, Runs 1, B->Fast); outputs at O and one
+ * line below. Returns 0 (nothing done) when the cut run is not whole words. */
+static int at_sq8_conv_col_pair(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+				const signed char *W, at_sq8_conv_cols *C, int i, int oy, int ox, int InOff, int Small,
+				signed char *O)
+{
+	int x = ox * Arg->Sx - Arg->PadLeft, G = Arg->GroupIn, KxA, KxB, Len, j, ky;
+	int S1 = K->Size, S2 = 2 * K->Size, S3 = 3 * K->Size, Rows = Arg->Fy, Words, RSkip, WSkip;
+	int s00, s01, s10, s11, s20, s21, s30, s31;
+	const signed char *x0, *x1, *w0;
+	signed char *O1 = O + Arg->Wo * Arg->OutFeat;
+	at_sq8_conv_sums R;
+
+	at_sq8_conv_taps(x, Arg->W, Arg->Fx, Arg->Dx, &KxA, &KxB);
+	Len = (KxB - KxA) * G;
+	if (Len == 0 || (Len & 3))
+		return 0;
+	if (!((C->Known >> i) & 1)) {
+		for (j = 0; j < 4; j++) {
+			int Z = 0;
+
+			for (ky = 0; ky < Rows; ky++)
+				Z = at_sq8_conv_sum(W + j * K->Size + ky * K->RunLen + KxA * G, Len, Z);
+			C->Init[i][j] = (int32_t) ((uint32_t) B->Bias[j] - (uint32_t) K->InZp * (uint32_t) Z);
+		}
+		C->Known |= 1u << i;
+	}
+	s00 = s01 = C->Init[i][0]; s10 = s11 = C->Init[i][1]; s20 = s21 = C->Init[i][2]; s30 = s31 = C->Init[i][3];
+	Words = Len >> 2;
+	RSkip = K->RowIn - Len;
+	WSkip = K->RunLen - Len;
+	x0 = Arg->In + InOff + ((oy * Arg->Sy - Arg->Pad[2]) * Arg->W + x + KxA) * Arg->InFeat;
+	x1 = x0 + K->StepY;
+	w0 = W + KxA * G;
+	AT_SQ8_CONV_ROWS_WORDS_CUT(Rows, Words, RSkip, WSkip, S1, S2, S3);
+	if (Small) {
+		R.S[0][0] = s00; R.S[0][1] = s01; R.S[1][0] = s10; R.S[1][1] = s11;
+		R.S[2][0] = s20; R.S[2][1] = s21; R.S[3][0] = s30; R.S[3][1] = s31;
+		at_sq8_conv_rq8(B->F, &R, K->ActMin, K->ActMax, O, O1);
+	} else {
+		at_sq8_conv_rq_pair(&B->F[0], s00, s01, s10, s11, K->ActMin, K->ActMax, O, O1);
+		at_sq8_conv_rq_pair(&B->F[2], s20, s21, s30, s31, K->ActMin, K->ActMax, O + 2, O1 + 2);
+	}
+	return 1;
+}
 #endif
 
 /* Channels [c, c + 4) of pixels [P0, P1) when every output pixel is interior and consecutive
@@ -674,6 +768,36 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 	}
 }
 
+#if defined(at_gap_xpulpv2)
+/* Channels [c, c + 4) of pixels [P0, P1) (outputs from O) when every output pixel is interior but
+ * the lines are not consecutive in the input (a strided 1x1 convolution, VALID): each line's part
+ * in pairs on at_sq8_conv_pairs_fast (G without padded rows), an odd last pixel on the block path;
+ * no test per pixel. */
+static void at_sq8_conv_block4_lines(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
+				     const at_sq8_conv_chans *B, const at_sq8_conv_rows *G, const signed char *W, int Base,
+				     signed char *O)
+{
+	at_sq8_conv_sums R;
+	int p = Wk->P0;
+
+	while (p < Wk->P1) {
+		int oy = p / Arg->Wo, ox = p - oy * Arg->Wo, n = gap_min(Arg->Wo - ox, Wk->P1 - p), Pairs = n >> 1;
+		const signed char *X = Arg->In + Base + oy * K->StepY + ox * K->StepX;
+
+		at_sq8_conv_pairs_fast(Arg, K, B, G, B->Inner, G->W, Arg->Fy, X, O, Pairs, 0);
+		if (n & 1) {
+			const signed char *X1 = X + 2 * Pairs * K->StepX;
+			signed char *O1 = O + 2 * Pairs * Arg->OutFeat;
+
+			at_sq8_conv_block(Arg, K, X1, X1, W, B->Inner, &R);
+			at_sq8_conv_store(K, B, &R, 0, O1, O1);
+		}
+		p += n;
+		O += n * Arg->OutFeat;
+	}
+}
+#endif
+
 /* Channels [c, c + 4) of this core's pixels: interior pixels in pairs (consecutive interior pixels,
  * not necessarily on one line) on the block path, border pixels on the general one. */
 static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
@@ -693,6 +817,14 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 	int Small = G.Over != 0 || (K->RunLen < 8 && K->Size <= AT_SQ8_CONV_COL_MAX);
 	/* the last offset of a pair's second pixel whose reads (Over bytes past its last run) stay in the tile */
 	int End = Arg->H * Arg->W * Arg->InFeat - (Arg->Fy - 1) * K->RowIn - K->RunLen - G.Over;
+	/* border columns of interior lines go in vertical pairs: Done, the columns of this line done
+	 * with the line above (bits of at_sq8_conv_col_index); Next, those of the next line */
+	unsigned int Done = 0, Next = 0;
+	/* (their cut runs are whole words when GroupIn is: not a first layer's 3 channels) */
+	int ColPairs = Fast && (Arg->GroupIn & 3) == 0;
+	at_sq8_conv_cols Cols;
+
+	Cols.Known = 0;
 #endif
 
 	if (K->OyA == 0 && K->OyB == Arg->Ho && K->OxA == 0 && K->OxB == Arg->Wo && Base == InOff &&
@@ -700,6 +832,12 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 		at_sq8_conv_block4_flat(Arg, K, Wk, B, c, InOff);
 		return;
 	}
+#if defined(at_gap_xpulpv2)
+	if (Fast && G.Over == 0 && K->OyA == 0 && K->OyB == Arg->Ho && K->OxA == 0 && K->OxB == Arg->Wo) {
+		at_sq8_conv_block4_lines(Arg, K, Wk, B, &G, W, Base, O);
+		return;
+	}
+#endif
 	for (p = Wk->P0; p < Wk->P1; p++, O += Arg->OutFeat) {
 #if defined(at_gap_xpulpv2)
 		if (Fast && (oy < K->OyA || oy >= K->OyB) && ox >= K->OxA && ox + 1 < K->OxB && p + 1 < Wk->P1) {
@@ -712,12 +850,25 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 				if (++ox == Arg->Wo) {
 					ox = 0;
 					oy++;
+					Done = Next;
+					Next = 0;
 				}
 				continue;
 			}
 		}
 #endif
 		if (oy < K->OyA || oy >= K->OyB || ox < K->OxA || ox >= K->OxB) {
+#if defined(at_gap_xpulpv2)
+			int i = (ColPairs && oy >= K->OyA && oy < K->OyB) ? at_sq8_conv_col_index(K, Arg->Wo, ox) : -1;
+
+			if (i >= 0 && ((Done >> i) & 1))
+				goto next;	/* done with the line above */
+			if (i >= 0 && oy + 1 < K->OyB && p + Arg->Wo < Wk->P1 &&
+			    at_sq8_conv_col_pair(Arg, K, B, W, &Cols, i, oy, ox, InOff, Small, O)) {
+				Next |= 1u << i;
+				goto next;
+			}
+#endif
 			if (K->RunLen < 8 && K->Size <= AT_SQ8_CONV_COL_MAX)
 				at_sq8_conv_border_col(Arg, K, B, oy, ox, c, InOff, O);
 			else
@@ -745,9 +896,16 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 			at_sq8_conv_store(K, B, &R, 1, PendO, O);
 			PendO = 0;
 		}
+#if defined(at_gap_xpulpv2)
+next:
+#endif
 		if (++ox == Arg->Wo) {
 			ox = 0;
 			oy++;
+#if defined(at_gap_xpulpv2)
+			Done = Next;
+			Next = 0;
+#endif
 		}
 	}
 	if (PendO) {	/* an odd interior pixel: the block with both pixels the same */
