@@ -9,11 +9,12 @@ reads of L1 never written; the simulated cycles of the user kernel are its predi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import host_harness
 from autotiler import *
@@ -103,14 +104,18 @@ def make_ctrl():
     return ctrl
 
 
+def declare(c: Chain) -> int:
+    SetL1MemorySize(c.budget)
+    return CNN_FusedConvAct_SQ8(c.name, make_ctrl(), *c.args())
+
+
 def build(out_dir, chains: list):
     with Model(PLATFORM) as m:
         SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
         SetGeneratedFilesNames("Fused.c", "Fused.h")
         LoadCNN_SQ8_Library()
         for c in chains:
-            SetL1MemorySize(c.budget)
-            assert CNN_FusedConvAct_SQ8(c.name, make_ctrl(), *c.args()) == 1, c
+            assert declare(c) == 1, c
         tilings = dict(m.tilings)
         files = generate(m)
     write_files(files, str(out_dir))
@@ -159,3 +164,82 @@ def test_fixed_chains_are_bit_exact(tmp_path):
     # the small budgets really tile: several tiles, the intermediates' overlaps recomputed by each
     for name in ("MbnStage", "MbnStageSmall", "InvRes", "ConvConv", "DwPw"):
         assert tilings[name].loops[0].count > 1, name
+
+
+# ---------------------------------------------------------------------------------------------
+# Hypothesis sweep: batches of drawn chains, one build per batch
+
+
+WHOLE = PLATFORM.l1_size
+
+
+@st.composite
+def chains(draw):
+    """(a fusable chain, where its L1 budget lies from the smallest that tiles it (0) to one tile's (1)).
+    The chain: 2-5 convolutions KxK (K 1..5) or depth-wise ones (multiplier 1 or 2), strides 1-2 (at
+    most one layer of stride 3), SAME or VALID (VALID where the window fits the plane, its leftover
+    lines unread), NONE/RELU/RELU6, planes 1..20 x 1..20, channels 1..24, an optional residual ADD."""
+    h0, w0, cin = draw(st.integers(1, 20)), draw(st.integers(1, 20)), draw(st.integers(1, 24))
+    n = draw(st.integers(2, 5))
+    stride3 = draw(st.integers(0, 3 * n))            # the layer of stride 3, if any (< n)
+    layers, h, w, c = [], h0, w0, cin
+    for k in range(n):
+        kind = draw(st.sampled_from(["conv", "dw"]))
+        if kind == "dw":
+            cout = c * (draw(st.integers(1, 2)) if 2 * c <= 24 else 1)
+        else:
+            cout = draw(st.integers(1, 24))
+        f = draw(st.integers(1, 5))
+        s = 3 if k == stride3 else draw(st.sampled_from([1, 2, 1]))
+        padding = draw(st.sampled_from(T.PADDINGS)) if f <= min(h, w) else "SAME"
+        layers.append(Conv(kind, cout, f, s, padding, draw(st.sampled_from(T.ACTIVATIONS[:3]))))
+        h, w, c = T.compute_out_size(padding, h, f, s, 1), T.compute_out_size(padding, w, f, s, 1), cout
+    return Chain(h0, w0, cin, tuple(layers), residual=draw(st.booleans())), draw(st.sampled_from([0, 0.5, 1]))
+
+
+def _tiling(m, c: Chain, budget: int, tag: str):
+    """The tiling of ``c`` declared under another name at ``budget`` bytes of L1, or None."""
+    name = f"{c.name}_{tag}"
+    return m.tilings[name] if declare(replace(c, budget=budget, name=name)) else None
+
+
+def budgets(c: Chain) -> tuple:
+    """(the smallest L1 budget that tiles ``c``, within 5%; the L1 bytes of one tile, the largest tile
+    the original's objective takes in the whole L1). The time objective, which the sweep's builds
+    use, can prefer several tiles even in the whole L1 (DMA overlapped with compute)."""
+    with Model(PLATFORM) as m:
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        LoadCNN_SQ8_Library()
+        SetTilingObjective("original")              # cheap, and the same tilings fit
+        AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_OFF)
+        one = _tiling(m, c, WHOLE, "one")
+        assert one is not None and one.loops[0].count == 1, c
+        lo, hi = 0, one.l1_bytes                    # lo does not fit, hi does
+        while hi - lo > max(64, hi // 20):
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if _tiling(m, c, mid, str(mid)) else (mid, hi)
+    return hi, one.l1_bytes
+
+
+def _key(drawn: tuple) -> tuple:
+    c = drawn[0]
+    return c.h, c.w, c.cin, c.layers, c.residual
+
+
+@settings(max_examples=2, **SWEEP)
+@given(batch=st.lists(chains(), min_size=8, max_size=8, unique_by=_key))
+def test_drawn_chains(tmp_path_factory, batch):
+    """Drawn chains (see ``chains``) at L1 budgets from the smallest that tiles them to the one of a
+    single tile, eight per build: bit-exact with sq8_tflm layer by layer, every output written, the
+    predicted cycles the simulated ones, the L1 budget kept; several tiles where one tile needs more
+    than twice the budget (a single buffered tile needs at least half of a double buffered one)."""
+    drawn = []
+    for i, (c, frac) in enumerate(batch):
+        low, one = budgets(c)
+        drawn.append((replace(c, budget=int(low + frac * (one - low)), seed=i, name=f"C{i}"), one))
+    tilings = check(tmp_path_factory.mktemp("fused"), [c for c, _ in drawn])
+    for c, one in drawn:
+        t = tilings[c.name]
+        assert t.l1_bytes <= c.budget, c
+        if one > 2 * c.budget:
+            assert t.loops[0].count > 1, c
