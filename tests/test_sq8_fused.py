@@ -9,6 +9,8 @@ reads of L1 never written; the simulated cycles of the user kernel are its predi
 
 from __future__ import annotations
 
+import inspect
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 import host_harness
 from autotiler import *
 from autotiler.codegen import generate, write_files
+from autotiler.errors import ModelError, TilingError
 from autotiler.generators import CNN_KERNELS_DIR
 from autotiler.generators import sq8_tflm as T
 from autotiler.generators.cnn_ctrl import CNN_GenControl_T, CNN_InitGenCtrl, CNN_SetGenCtrl
@@ -29,6 +32,7 @@ from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, Lo
 from autotiler.platforms import get_platform
 
 pytestmark = pytest.mark.usefixtures("private_harness_cache")
+THIS = "test_sq8_fused.py"
 PLATFORM = get_platform("gap8", l1_size=256 * 1024, l2_size=4 * 1024 * 1024)
 SENTINEL = -99
 SWEEP = dict(deadline=None, derandomize=True, database=None,
@@ -243,3 +247,154 @@ def test_drawn_chains(tmp_path_factory, batch):
         assert t.l1_bytes <= c.budget, c
         if one > 2 * c.budget:
             assert t.loops[0].count > 1, c
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors: typed, naming this file's line, the kernel and the parameter
+
+
+@pytest.fixture
+def model():
+    with Model(PLATFORM) as m:
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        SetL1MemorySize(48000)
+        LoadCNN_SQ8_Library()
+        yield m
+
+
+def conv(ConvOper=KOP_CONV, OutFeat=8, Fcx=3, Fcy=3, Scx=1, Scy=1, ConvPad=1, ActOper=KOP_RELU):
+    return CNN_FusedConv(ConvOper, OutFeat, Fcx, Fcy, Scx, Scy, ConvPad, ActOper)
+
+
+PW = conv(Fcx=1, Fcy=1)
+CHAIN = dict(InFeat=4, Width=10, Height=9, Layers=CNN_FusedLayers(2, conv(), PW), AddOper=KOP_NONE,
+             AddActOper=KOP_NONE)
+
+
+def fused(ctrl=None, **over):
+    return CNN_FusedConvAct_SQ8("E", ctrl if ctrl is not None else make_ctrl(), **dict(CHAIN, **over))
+
+
+def _line(fn) -> int:
+    lines, first = inspect.getsourcelines(fn)
+    return first + len(lines) - 1
+
+
+def fails(fn, *fragments, kernel="E"):
+    """pytest.raises(ModelError) rendered as 'THIS:LINE: kernel 'E': ...fragments...', LINE the
+    last line of fn (the generator's call)."""
+    prefix = f"{THIS}:{_line(fn)}: " + (f"kernel '{kernel}': " if kernel else "")
+    return pytest.raises(ModelError, match=re.escape(prefix) + ".*" + ".*".join(re.escape(f) for f in fragments))
+
+
+GEN = "CNN_FusedConvAct_SQ8: "
+ERRORS = [
+    (dict(Layers=()), [GEN + "Layers must be a non-empty CNN_FusedLayers(N, CNN_FusedConv(...), ...), got ()",
+                       "list the chain's layers with CNN_FusedLayers"]),
+    (dict(Layers=PW), [GEN + "Layers must be a non-empty CNN_FusedLayers(N, CNN_FusedConv(...), ...), got "
+                       "FusedConv(", "list the chain's layers with CNN_FusedLayers"]),
+    (dict(Layers=[conv(), KOP_CONV]), [GEN + "layer 1 is not a CNN_FusedConv(...)",
+                                       "build each layer with CNN_FusedConv"]),
+    (dict(Layers=(PW,) * 17), [GEN + "17 layers in one fused kernel: at most 16 are supported",
+                               "split the chain into several fused kernels"]),
+    (dict(Layers=CNN_FusedLayers(1, conv())), [GEN + "a fused chain of one layer without a residual ADD fuses nothing",
+                                               "use CNN_ConvolutionPoolAct_SQ8 for a single layer"]),
+    (dict(AddOper=KOP_MATADD_DYNADJUST), [GEN + "AddOper KOP_MATADD_DYNADJUST is not KOP_NONE or KOP_MATADD",
+                                "use one of KOP_NONE, KOP_MATADD"]),
+    (dict(AddOper=12345), [GEN + "AddOper 12345 is not a KernelOper_T (unknown KOP)", "use one of KOP_NONE"]),
+    (dict(AddActOper=KOP_HSIGMOID), [GEN + "TFLite has no fused KOP_HSIGMOID: its convolutions and poolings only "
+                                     "clamp", "generate CNN_Act_SQ8 after this layer"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(), conv(ConvOper=KOP_MAXPOOL))),
+     [GEN + "layer 1 ConvOper KOP_MAXPOOL is not a convolution (KOP_CONV or KOP_CONV_DW)",
+      "use one of KOP_CONV, KOP_CONV_DW"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(ConvOper=KOP_CONV_DP), PW)),
+     [GEN + "layer 0 ConvOper KOP_CONV_DP is not a convolution (KOP_CONV or KOP_CONV_DW)"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(ConvOper=KOP_NONE), PW)),
+     [GEN + "layer 0 ConvOper KOP_NONE is not a convolution (KOP_CONV or KOP_CONV_DW)"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(), conv(ConvOper=KOP_CONV_DW, OutFeat=12))),
+     [GEN + "a depth wise convolution needs OutFeat a multiple of InFeat (TFLite's depth multiplier), got InFeat 8 "
+      "and OutFeat 12", "use KOP_CONV to mix the features"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(ActOper=KOP_HSWISH), PW)),
+     [GEN + "TFLite has no fused KOP_HSWISH: its convolutions and poolings only clamp",
+      "generate CNN_Act_SQ8 after this layer"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(), conv(Fcx=11, ConvPad=0))),
+     [GEN + "the convolution filter (spanning 11) is larger than the width 10 with VALID padding: it has no output",
+      "or SAME padding (ConvPad = 1)"]),
+    # the planes shrink along the chain: the second layer's 5 lines are too few for a 7-line window
+    (dict(Layers=CNN_FusedLayers(2, conv(Scx=2, Scy=2), conv(Fcy=7, ConvPad=0))),
+     [GEN + "the convolution filter (spanning 7) is larger than the height 5 with VALID padding"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(OutFeat=0), PW)), [GEN + "layer 0 OutFeat must be at least 1, got 0"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(Scy=0), PW)), [GEN + "Scy (stride) must be at least 1, got 0",
+                                                        "a stride is 1 or more"]),
+]
+
+
+@pytest.mark.parametrize("over, fragments", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
+def test_errors(model, over, fragments):
+    with fails(fused, *fragments):
+        fused(**over)
+
+
+CTRL_ERRORS = [
+    (dict(PADTYPE=PAD_BALANCED_LEFT), ["PadType PAD_BALANCED_LEFT is not TFLite's SAME padding",
+                                       "set PAD_BALANCED_RIGHT"]),
+    (dict(TILEORIENTATION=TILE_VER), ["TileOrientation TILE_VER is not supported yet with HWC feature maps",
+                                      "set TILE_HOR"]),
+    (dict(FORCEDPCONV=1), ["ForceDPconv is not supported with this requantisation"]),
+]
+
+
+@pytest.mark.parametrize("fields, fragments", CTRL_ERRORS, ids=[next(iter(f)) for f, _ in CTRL_ERRORS])
+def test_ctrl_errors(model, fields, fragments):
+    ctrl = make_ctrl()
+    for k, v in fields.items():
+        CNN_SetGenCtrl(ctrl, k, v)
+    with fails(fused, GEN + fragments[0], *fragments[1:]):
+        fused(ctrl)
+
+
+def test_original_requantisation_refused(model):
+    """Scale_DataSize 1 (the Ctrl field SCALE_DATASIZE 1, or unset: the original's CHW requantisation)."""
+    text = [GEN + "fused layers are built with TensorFlow Lite Micro's requantisation only (HWC feature maps, "
+            "Scale_DataSize 4)", "set the Ctrl field SCALE_DATASIZE to 4, or generate the layers one by one"]
+    one = CNN_GenControl_T()
+    CNN_InitGenCtrl(one)
+    CNN_SetGenCtrl(one, "SCALE_DATASIZE", 1)
+    for ctrl in (one, 0):
+        with fails(fused, *text):
+            fused(ctrl)
+
+
+def test_fused_layers_count_mismatch():
+    """CNN_FusedLayers' count must match its items; its items must be CNN_FusedConv (no kernel yet:
+    the error names the CNN_FusedLayers call)."""
+    def three():
+        return CNN_FusedLayers(3, PW, PW)
+
+    def other():
+        return CNN_FusedLayers(2, PW, KOP_CONV)
+
+    with fails(three, "CNN_FusedLayers(3, ...) announces 3 item(s) but 2 follow",
+               "write CNN_FusedLayers(2, ...) or drop the count", kernel=None):
+        three()
+    with fails(other, "CNN_FusedLayers expects other items, got KOP_CONV", kernel=None):
+        other()
+
+
+def test_error_without_library():
+    with Model(PLATFORM):
+        SetUsedFilesNames(0, 1, CNN_SQ8_HEADER)
+        with fails(fused, "basic kernel 'KerParConv_TFLM_SQ8' is not declared", "call LoadCNN_SQ8_Library() before"):
+            fused()
+
+
+def test_no_tiling(model):
+    """A budget nothing fits in: TilingError, or 0 with AT_KERNEL_NOSOLUTION_ERROR off."""
+    SetL1MemorySize(256)
+    with pytest.raises(TilingError, match=re.escape(f"{THIS}:{_line(fused)}: kernel 'E': no tiling fits the L1 "
+                                                    "budget of 256 bytes")):
+        fused()
+    AT_SetKernelCtrl(AT_KERNEL_NOSOLUTION_ERROR, AT_OPT_OFF)
+    assert fused() == 0
+    SetL1MemorySize(48000)
+    assert fused() == 1
