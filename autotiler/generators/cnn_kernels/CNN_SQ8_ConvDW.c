@@ -200,6 +200,12 @@ static inline at_dw_col at_dw_col_load(const signed char *r0, const signed char 
 	return col;
 }
 
+/* acc + w0 t0 + w1 t1 + w2 t2: one filter column on one input column's three taps. */
+static inline int32_t at_dw_col3(int32_t acc, int32_t w0, int32_t w1, int32_t w2, int32_t t0, int32_t t1, int32_t t2)
+{
+	return at_dw_mac(at_dw_mac(at_dw_mac(acc, w0, t0), w1, t1), w2, t2);
+}
+
 /* acc + the column's taps times the weights of filter column kx. */
 static inline int32_t at_dw_part(const at_dw_win *win, int kx, at_dw_col col, int32_t acc)
 {
@@ -242,6 +248,102 @@ static inline void at_dw_seg_s2(const at_dw_win *win, int x, int n, int W, int S
 		a = at_dw_part(win, 1, at_dw_col_load(r0, r1, r2, x + 1, o + Step, W, Zp), a);
 		Acc[i] = at_dw_part(win, 2, col, a);
 		a = at_dw_part(win, 0, col, win->Start);
+	}
+}
+
+#if defined(at_gap_xpulpv2)
+/* at_dw_seg2_s1's columns inside the image on a hardware loop of 28 instructions per input column
+ * (4 taps by p.lb with post-increment, 18 p.mac, the two finished outputs stored by one pointer,
+ * 4 moves): xa, ya / xb, yb the two open outputs of each line (xa the older), St = Start. One asm
+ * statement (the compiler knows nothing of the loop); the taps live in t0 .. t3, clobbered. */
+#define AT_DW_LB_PI(rd, p) ".insn r 0x0b, 7, 0, " rd ", " p ", %[step]\n\t"
+#define AT_DW_MAC(rd, w, t) ".insn r 0x33, 0, 0x21, " rd ", " w ", " t "\n\t"
+#define AT_DW_SEG2_LOOP(Cols)                                                                           \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 28)                        \
+		AT_DW_LB_PI("t0", "%[r0]") AT_DW_LB_PI("t1", "%[r1]") AT_DW_LB_PI("t2", "%[r2]")        \
+		AT_DW_MAC("%[xa]", "%[w02]", "t0") AT_DW_LB_PI("t3", "%[r3]")                           \
+		AT_DW_MAC("%[xa]", "%[w12]", "t1") AT_DW_MAC("%[xa]", "%[w22]", "t2")                   \
+		AT_DW_MAC("%[xb]", "%[w02]", "t1") AT_DW_MAC("%[xb]", "%[w12]", "t2")                   \
+		AT_DW_MAC("%[xb]", "%[w22]", "t3")                                                      \
+		"sw %[xb], 4(%[p])\n\t"                                                                 \
+		".insn s 0x2b, 2, %[xa], 8(%[p])\n\t"                                                   \
+		"mv %[xa], %[ya]\n\t"                                                                   \
+		"mv %[xb], %[yb]\n\t"                                                                   \
+		AT_DW_MAC("%[xa]", "%[w01]", "t0") AT_DW_MAC("%[xa]", "%[w11]", "t1")                   \
+		AT_DW_MAC("%[xa]", "%[w21]", "t2")                                                      \
+		AT_DW_MAC("%[xb]", "%[w01]", "t1") AT_DW_MAC("%[xb]", "%[w11]", "t2")                   \
+		AT_DW_MAC("%[xb]", "%[w21]", "t3")                                                      \
+		"mv %[ya], %[st]\n\t"                                                                   \
+		AT_DW_MAC("%[ya]", "%[w00]", "t0") AT_DW_MAC("%[ya]", "%[w10]", "t1")                   \
+		AT_DW_MAC("%[ya]", "%[w20]", "t2")                                                      \
+		"mv %[yb], %[st]\n\t"                                                                   \
+		AT_DW_MAC("%[yb]", "%[w00]", "t1") AT_DW_MAC("%[yb]", "%[w10]", "t2")                   \
+		AT_DW_MAC("%[yb]", "%[w20]", "t3")                                                      \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [xa] "+r"(a2), [ya] "+r"(a1), [xb] "+r"(b2), [yb] "+r"(b1), [r0] "+r"(r0), [r1] "+r"(r1), \
+		  [r2] "+r"(r2), [r3] "+r"(r3), [p] "+r"(P)                                              \
+		: [n] "r"(Cols), [step] "r"(Step), [st] "r"(Start), [w00] "r"(w00), [w01] "r"(w01),        \
+		  [w02] "r"(w02), [w10] "r"(w10), [w11] "r"(w11), [w12] "r"(w12), [w20] "r"(w20),          \
+		  [w21] "r"(w21), [w22] "r"(w22)                                                        \
+		: "t0", "t1", "t2", "t3", "memory")
+#endif
+
+/* Two output lines at stride 1, the second one input line lower (window lines r0 .. r2 and r1 ..
+ * r3, all inside the tile): each input column is read once (4 taps) and meets the three filter
+ * columns of both lines, the same 9 weights. The accumulators of output i go to P[2 i] (first
+ * line) and P[2 i + 1] (second line). The columns inside the image go without a test; the
+ * window's first two and those past the image's right edge read IN_ZP where outside. */
+static inline void at_dw_seg2_s1(const at_dw_win *win, const signed char *r3, int x, int n, int W, int Step, int Zp,
+				 int32_t *P)
+{
+	const signed char *r0 = win->Row[0], *r1 = win->Row[1], *r2 = win->Row[2];
+	int32_t w00 = win->w[0][0], w01 = win->w[0][1], w02 = win->w[0][2];
+	int32_t w10 = win->w[1][0], w11 = win->w[1][1], w12 = win->w[1][2];
+	int32_t w20 = win->w[2][0], w21 = win->w[2][1], w22 = win->w[2][2], Start = win->Start;
+	int32_t a2, a1, b2, b1;
+	int o = x * Step, i, m;
+	at_dw_col c = at_dw_col_load(r0, r1, r2, x, o, W, Zp);
+	int32_t c3 = ((unsigned int) x < (unsigned int) W) ? at_dw_lb_rr(r3, o) : Zp;
+
+	a2 = at_dw_col3(Start, w00, w10, w20, c.t, c.m, c.b);
+	b2 = at_dw_col3(Start, w00, w10, w20, c.m, c.b, c3);
+	c = at_dw_col_load(r0, r1, r2, x + 1, o + Step, W, Zp);
+	c3 = ((unsigned int) (x + 1) < (unsigned int) W) ? at_dw_lb_rr(r3, o + Step) : Zp;
+	a2 = at_dw_col3(a2, w01, w11, w21, c.t, c.m, c.b);
+	b2 = at_dw_col3(b2, w01, w11, w21, c.m, c.b, c3);
+	a1 = at_dw_col3(Start, w00, w10, w20, c.t, c.m, c.b);
+	b1 = at_dw_col3(Start, w00, w10, w20, c.m, c.b, c3);
+	/* outputs whose last column x + 2 + i is inside the image: no test */
+	m = W - (x + 2);
+	m = (m < 0) ? 0 : ((m > n) ? n : m);
+	r0 += o + 2 * Step;
+	r1 += o + 2 * Step;
+	r2 += o + 2 * Step;
+	r3 += o + 2 * Step;
+#if defined(at_gap_xpulpv2)
+	if (m > 0)
+		AT_DW_SEG2_LOOP(m);
+	i = m;
+#else
+	for (i = 0; i < m; i++, P += 2) {
+		int32_t t0 = at_dw_lb_postinc(&r0, Step), t1 = at_dw_lb_postinc(&r1, Step);
+		int32_t t2 = at_dw_lb_postinc(&r2, Step), t3 = at_dw_lb_postinc(&r3, Step);
+
+		P[0] = at_dw_col3(a2, w02, w12, w22, t0, t1, t2);
+		P[1] = at_dw_col3(b2, w02, w12, w22, t1, t2, t3);
+		a2 = at_dw_col3(a1, w01, w11, w21, t0, t1, t2);
+		b2 = at_dw_col3(b1, w01, w11, w21, t1, t2, t3);
+		a1 = at_dw_col3(Start, w00, w10, w20, t0, t1, t2);
+		b1 = at_dw_col3(Start, w00, w10, w20, t1, t2, t3);
+	}
+#endif
+	for (; i < n; i++, P += 2) {	/* the right padding: IN_ZP columns */
+		P[0] = at_dw_col3(a2, w02, w12, w22, Zp, Zp, Zp);
+		P[1] = at_dw_col3(b2, w02, w12, w22, Zp, Zp, Zp);
+		a2 = at_dw_col3(a1, w01, w11, w21, Zp, Zp, Zp);
+		b2 = at_dw_col3(b1, w01, w11, w21, Zp, Zp, Zp);
+		a1 = at_dw_col3(Start, w00, w10, w20, Zp, Zp, Zp);
+		b1 = at_dw_col3(Start, w00, w10, w20, Zp, Zp, Zp);
 	}
 }
 
@@ -303,6 +405,37 @@ static inline void at_dw_flush(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts
 		at_dw_requant_any(Acc, fill, Out, Arg->OutFeat, q, k);
 }
 
+/* Requantises Pairs pairs of lines of Wo outputs, their accumulators interleaved as at_dw_seg2_s1
+ * leaves them (line pair j from Acc + 2 j Wo), into the consecutive lines from Out. */
+static __attribute__((noinline)) void at_dw_flush2(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
+						    const at_tflm_rq_t *q, const at_tflm_rq_fast_t *f, int Fast,
+						    const int32_t *Acc, int Pairs, int Wo, signed char *Out)
+{
+	int Step = Arg->OutFeat, j, i;
+	int32_t ActMin = k->ActMin, ActMax = k->ActMax;
+	at_tflm_rq_fast_t F = *f;
+
+	for (j = 0; j < Pairs; j++, Out += 2 * Wo * Step) {
+		signed char *OutA = Out, *OutB = Out + Wo * Step;
+
+		if (Fast) {
+			for (i = 0; i < Wo; i++, Acc += 2, OutA += Step, OutB += Step) {
+				int32_t a0 = Acc[0], a1 = Acc[1];
+				uint32_t h0 = (uint32_t) gap_mulh_i32(a0, F.M), h1 = (uint32_t) gap_mulh_i32(a1, F.M);
+				uint32_t l0 = (uint32_t) a0 * (uint32_t) F.M, l1 = (uint32_t) a1 * (uint32_t) F.M;
+
+				*OutA = (signed char) at_tflm_rq_fast_end(&F, l0, h0, ActMin, ActMax);
+				*OutB = (signed char) at_tflm_rq_fast_end(&F, l1, h1, ActMin, ActMax);
+			}
+		} else {
+			for (i = 0; i < Wo; i++, Acc += 2, OutA += Step, OutB += Step) {
+				*OutA = (signed char) at_tflm_rq_int8(q, Acc[0], k->OutZp, ActMin, ActMax);
+				*OutB = (signed char) at_tflm_rq_int8(q, Acc[1], k->OutZp, ActMin, ActMax);
+			}
+		}
+	}
+}
+
 /* Output lines [oy, oy + n) of channel c, 3x3: the channel's weights and requantisation are
  * prepared once; a line reads through win, or through Edge where the window leaves the tile.
  * Both are locals, as Acc: its stores cannot alias them, the weights stay in registers. The
@@ -314,7 +447,9 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 	at_dw_win win, Edge;
 	at_tflm_rq_t q;
 	at_tflm_rq_fast_t f;
-	int Wo = Arg->Wo, fill = 0, y, Fast;
+	int Wo = Arg->Wo, fill = 0, Pairs = 0, y, Fast, Line = Arg->W * Arg->InFeat;
+	/* two lines per step at stride 1 where both lines' accumulators fit in Acc */
+	int Two = Arg->Sx == 1 && Arg->Sy == 1 && 2 * Wo <= AT_DW_SEG;
 	signed char *Out = Arg->Out + oy * Wo * Arg->OutFeat + c;	/* the first output not yet stored */
 
 	at_dw_win_weights(Arg, c, k->InZp, &win);
@@ -329,6 +464,30 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 			win.Row[1] = Edge.Row[1];
 			win.Row[2] = Edge.Row[2];
 			w = &win;
+			if (Two && y + 1 < oy + n && (y + 1) * Arg->Sy - Arg->Pad[2] + 2 < Arg->H) {
+				/* lines y, y + 1 together (both windows inside the tile): Pairs pairs
+				 * of lines wait in Acc, never with single lines (fill == 0) */
+				if (fill) {
+					at_dw_flush(Arg, k, &q, &f, Fast, Acc, fill, Out);
+					Out += fill * Arg->OutFeat;
+					fill = 0;
+				}
+				if (2 * Wo * (Pairs + 1) > AT_DW_SEG) {
+					at_dw_flush2(Arg, k, &q, &f, Fast, Acc, Pairs, Wo, Out);
+					Out += 2 * Wo * Pairs * Arg->OutFeat;
+					Pairs = 0;
+				}
+				at_dw_seg2_s1(&win, win.Row[2] + Line, -Arg->PadLeft, Wo, Arg->W, Arg->InFeat, k->InZp,
+					      Acc + 2 * Wo * Pairs);
+				Pairs++;
+				y++;
+				continue;
+			}
+		}
+		if (Pairs) {
+			at_dw_flush2(Arg, k, &q, &f, Fast, Acc, Pairs, Wo, Out);
+			Out += 2 * Wo * Pairs * Arg->OutFeat;
+			Pairs = 0;
 		}
 		for (o0 = 0; o0 < Wo; o0 += m) {
 			m = (Wo - o0 < AT_DW_SEG - fill) ? Wo - o0 : AT_DW_SEG - fill;
@@ -344,6 +503,8 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 			}
 		}
 	}
+	if (Pairs)
+		at_dw_flush2(Arg, k, &q, &f, Fast, Acc, Pairs, Wo, Out);
 	if (fill)
 		at_dw_flush(Arg, k, &q, &f, Fast, Acc, fill, Out);
 }
@@ -477,12 +638,6 @@ static inline void at_dw_out_pair(const KerConv_TFLM_SQ8_T *Arg, const at_dw_con
 		Out[0] = at_dw_out_any(Arg, k, c0 + j, a0);
 		Out[Step] = at_dw_out_any(Arg, k, c0 + j, a1);
 	}
-}
-
-/* acc + w0 t0 + w1 t1 + w2 t2: one filter column on one input column's three taps. */
-static inline int32_t at_dw_col3(int32_t acc, int32_t w0, int32_t w1, int32_t w2, int32_t t0, int32_t t1, int32_t t2)
-{
-	return at_dw_mac(at_dw_mac(at_dw_mac(acc, w0, t0), w1, t1), w2, t2);
 }
 
 /* Outputs of channels [c0, c0 + n) at pixels (oy, ox) and (oy, ox + 1), stride 1: the two windows
