@@ -35,10 +35,13 @@ from dataclasses import dataclass
 from ..api import (
     AddKernelArgDim,
     AddKernelInfos,
+    AT_GetKernelCtrl,
+    AT_SetKernelCtrl,
     Bindings,
     Call,
     Calls,
     CArgs,
+    CopyAndPopUserKernel,
     Imm,
     IterTiledSpace,
     K_Arg,
@@ -48,6 +51,7 @@ from ..api import (
     KerArgs,
     KerArgSpace,
     KernelIterSpace,
+    PushBackUserKernel,
     TCArg,
     UserKernel,
 )
@@ -64,6 +68,7 @@ from ..constants import (
 from ..model.ir import caller_where
 from . import sq8_gen_tflm_conv as TC
 from .sq8_infos import AT_INF_TFLM_DIM
+from .sq8_kernels_tflm_fused import KEEP_KERNELS
 
 K = KernelOper_T
 S = KernelArgSelect_T
@@ -171,30 +176,37 @@ def _line_arg(name: str, st: Stage, flags, cname: str):
                    (0, 0) + st.pad_exec, 1, st.overlap, 0, 0, cname)
 
 
-def _call(k: int, lay: TC.Layer, src: str, tgt: str) -> Call:
-    """Layer k: KerParConv(DW)_TFLM_SQ8 from src's tile into tgt's, every output channel."""
+def _call(k: int, lay: TC.Layer, src: str, tgt: str, keep_out: int = 0, keep_in: int = 0) -> Call:
+    """Layer k: KerParConv(DW)_TFLM_SQ8 from src's tile into tgt's, every output channel; with a line
+    buffer (keep_out: lines of tgt the previous tile left at its front, keep_in: lines of src to move
+    to its front for the next tile) the Keep form of the kernel."""
     fcx, fcy, _, _, scx, scy, _ = lay.cwin
     kernel = "KerParConvDW_TFLM_SQ8" if lay.dw else "KerParConv_TFLM_SQ8"
     chunk = (Imm(lay.out_feat), Imm(0), Imm(1))                 # Chunk, ChunkIndex, NChunks: every channel
-    return Call(kernel, LOOP, Bindings(26,
-        K_Arg(src, S.KER_ARG_TILE),                             # In: this tile's lines of the layer's input
-        K_Arg(f"Filter{k}", S.KER_ARG_TILE),
-        K_Arg(f"Bias{k}", S.KER_ARG_TILE),
-        K_Arg(tgt, S.KER_ARG_TILE),                             # Out: the lines the next layer reads
-        K_Arg(f"Scale{k}", S.KER_ARG_TILE),
-        K_Arg(f"ScaleN{k}", S.KER_ARG_TILE),
-        K_Arg(f"Infos{k}", S.KER_ARG_TILE),
-        Imm(lay.width),                                         # W
-        K_Arg(src, S.KER_ARG_TILE_H),                           # H: input lines of this tile
-        Imm(lay.in_feat),                                       # InFeat
-        Imm(lay.g.wc),                                          # Wo
-        K_Arg(tgt, S.KER_ARG_TILE_H),                           # Ho: output lines of this tile
-        Imm(lay.out_feat),                                      # OutFeat
-        Imm(lay.group_in), Imm(lay.group_out),                  # GroupIn, GroupOut
-        *chunk,
-        Imm(fcx), Imm(fcy), Imm(scx), Imm(scy), Imm(1), Imm(1),
-        Imm(lay.g.pad_inc[0]),                                  # PadLeft
-        K_Arg(src, S.KER_ARG_TILE_PAD)))                        # Pad: this tile's, [2] read
+    conv = (K_Arg(src, S.KER_ARG_TILE),                         # In: this tile's lines of the layer's input
+            K_Arg(f"Filter{k}", S.KER_ARG_TILE),
+            K_Arg(f"Bias{k}", S.KER_ARG_TILE),
+            K_Arg(tgt, S.KER_ARG_TILE),                         # Out: the lines the next layer reads
+            K_Arg(f"Scale{k}", S.KER_ARG_TILE),
+            K_Arg(f"ScaleN{k}", S.KER_ARG_TILE),
+            K_Arg(f"Infos{k}", S.KER_ARG_TILE),
+            Imm(lay.width),                                     # W
+            K_Arg(src, S.KER_ARG_TILE_H),                       # H: input lines of this tile
+            Imm(lay.in_feat),                                   # InFeat
+            Imm(lay.g.wc),                                      # Wo
+            K_Arg(tgt, S.KER_ARG_TILE_H),                       # Ho: output lines of this tile
+            Imm(lay.out_feat),                                  # OutFeat
+            Imm(lay.group_in), Imm(lay.group_out),              # GroupIn, GroupOut
+            *chunk,
+            Imm(fcx), Imm(fcy), Imm(scx), Imm(scy), Imm(1), Imm(1),
+            Imm(lay.g.pad_inc[0]),                              # PadLeft
+            K_Arg(src, S.KER_ARG_TILE_PAD))                     # Pad: this tile's, [2] read
+    if not keep_out and not keep_in:
+        return Call(kernel, LOOP, Bindings(len(conv), *conv))
+    keep = (Imm(keep_out), Imm(keep_in),                        # KeepOut, KeepIn
+            K_Arg(tgt, S.KER_ARG_TILEINDEX),                    # TileIndex: 0 keeps nothing
+            K_Arg(tgt, S.KER_ARG_TILELAST))                     # TileLast: no next tile to keep lines for
+    return Call(KEEP_KERNELS[kernel], LOOP, Bindings(len(conv) + len(keep), *conv, *keep))
 
 
 def _add_call(src: str, items: int) -> Call:
@@ -206,8 +218,17 @@ def _add_call(src: str, items: int) -> Call:
         K_Arg("AddInfos", S.KER_ARG_TILE)))
 
 
-def _kernel(name: str, stages: tuple, add: bool, db: int):
-    """The fused user kernel; db: O_DB to double buffer In, Res and Out, 0 for one buffer each."""
+def _keeps(stages: tuple, k: int, keep: bool) -> tuple:
+    """(KeepOut, KeepIn) of layer k: the overlaps of its output and input when they are L1
+    intermediates kept from tile to tile (the line buffer), else 0."""
+    if not keep:
+        return 0, 0
+    return (stages[k + 1].overlap if k + 1 < len(stages) else 0), (stages[k].overlap if k > 0 else 0)
+
+
+def _kernel(name: str, stages: tuple, add: bool, db: int, keep: bool = False):
+    """The fused user kernel; db: O_DB to double buffer In, Res and Out, 0 for one buffer each;
+    keep: the line-buffer mode (every intermediate's overlap kept from tile to tile)."""
     last = stages[-1].lay
     out_row = last.g.wo * last.out_feat
     n = len(stages)
@@ -222,7 +243,7 @@ def _kernel(name: str, stages: tuple, add: bool, db: int):
         tgt = "Out" if k == n - 1 and not add else f"T{k}"
         if k < n - 1:
             args.append(_line_arg(f"T{k}", stages[k + 1], O.O_BUFF | O.O_ONETILE, ""))
-        calls.append(_call(k, st.lay, src, tgt))
+        calls.append(_call(k, st.lay, src, tgt, *_keeps(stages, k, keep)))
     if add:
         args += [KerArg(f"T{n - 1}", KerArgSpace(1, T0), O.O_BUFF | O.O_ONETILE, out_row, last.g.ho, 1, 0, 0, 0, ""),
                  KerArg("Res", KerArgSpace(1, T0), O.O_IN | db, out_row, last.g.ho, 1, 0, 0, 0, "Res"),
@@ -267,10 +288,90 @@ def _infos(name: str, stages: tuple, add: bool) -> None:
     AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, bandwidth, 0)
 
 
-def fused_conv_act(setup, InFeat, Width, Height, Layers, AddOper, AddActOper) -> int:
-    """CNN_FusedConvAct_SQ8 (see the module's documentation)."""
+def _keep_problem(stages: tuple, tiling) -> str | None:
+    """Why the line buffer cannot hold the overlaps of this tiling (None: it can). Tile j > 0 of an
+    intermediate must start past its top padding (its first ``overlap`` lines are then the last
+    of tile j - 1) and hold at least that overlap (the last tile may compute none)."""
+    loop = tiling.loops[0]
+    if loop.count < 2:
+        return None
+    for k in range(len(stages) - 1):
+        nxt = stages[k + 1]
+        ov, top = nxt.overlap, nxt.pad_tile[0]
+        if ov == 0:
+            continue
+        step = loop.std
+        for st in stages[k + 1:]:
+            step *= st.lay.cwin[5]
+        last = nxt.used_in - ((loop.count - 1) * step - top)
+        if step < top or last < ov:
+            return (f"T{k}: tiles of {step} line(s) past a top padding of {top}, the last {last} line(s) for an "
+                    f"overlap of {ov}")
+    return None
+
+
+def _declare(name: str, stages: tuple, add: bool, keep: bool, refuse: bool):
+    """Declare the user kernel in one mode (double buffered first), then take it out of the model:
+    (tiling, None), (None, None) when no tiling fits, or (None, why the line buffer cannot hold
+    this tiling's overlaps). refuse: no tiling raises if the script's AT_KERNEL_NOSOLUTION_ERROR
+    says so (else the attempt is a probe, and only returns)."""
+    saved = AT_GetKernelCtrl(TC.NOSOLUTION)
+    try:
+        if not refuse:
+            AT_SetKernelCtrl(TC.NOSOLUTION, 0)
+        tiling = TC._solve([lambda: _kernel(name, stages, add, O.O_DB, keep),
+                            lambda: _kernel(name, stages, add, 0, keep)])
+    finally:
+        AT_SetKernelCtrl(TC.NOSOLUTION, saved)
+    if tiling is None:
+        return None, None
+    CopyAndPopUserKernel(name)
+    problem = _keep_problem(stages, tiling) if keep else None
+    return (None, problem) if problem else (tiling, None)
+
+
+def _cycles(tiling) -> int:
+    return tiling.predicted.cycles if tiling.predicted is not None else 0
+
+
+def _choose(chk, stages: tuple, add: bool, line_buffer):
+    """The tiling of the chain in the mode with fewer predicted cycles (recompute on a tie), or the
+    forced one; put back in the model. None: no tiling (AT_KERNEL_NOSOLUTION_ERROR off)."""
+    name = chk.name
+    modes = [False, True] if line_buffer is None else [bool(line_buffer)]
+    if not any(st.overlap for st in stages[1:]):
+        modes = [False]         # no intermediate overlaps: both modes are the same kernel
+    found = {}
+    for keep in modes:
+        tiling, problem = _declare(name, stages, add, keep, refuse=line_buffer is not None or not keep)
+        if problem and line_buffer:
+            chk.fail(f"LineBuffer=1 (keep each intermediate's overlapping lines from tile to tile) does not fit "
+                     f"the tiling of this L1 budget: {problem}",
+                     "leave LineBuffer unset (the generator then recomputes the overlaps), or give the kernel "
+                     "another L1 budget (SetL1MemorySize)")
+        if tiling is not None:
+            found[keep] = tiling
+    if not found:
+        return None
+    best = min(found, key=lambda keep: (_cycles(found[keep]), keep))
+    PushBackUserKernel(found[best])
+    return found[best]
+
+
+def line_buffer_mode(tiling) -> str:
+    """How a CNN_FusedConvAct_SQ8 kernel computes the overlaps of its intermediates: "keep" (line
+    buffer: it calls the Keep kernels) or "recompute" (each tile computes them again)."""
+    return "keep" if any(c.name in KEEP_KERNELS.values() for c in tiling.kernel.calls) else "recompute"
+
+
+def fused_conv_act(setup, InFeat, Width, Height, Layers, AddOper, AddActOper, LineBuffer=None) -> int:
+    """CNN_FusedConvAct_SQ8 (see the module's documentation). LineBuffer: None chooses between the
+    two modes by predicted cycles, 0 forces recomputing the overlaps, 1 keeping them (line buffer)."""
     chk = setup.chk
     TC._check_ctrl(setup)
+    if LineBuffer not in (None, 0, 1) or isinstance(LineBuffer, float):
+        chk.fail(f"LineBuffer must be None, 0 or 1, got {LineBuffer!r}",
+                 "None: the mode with fewer predicted cycles; 0: recompute the overlaps; 1: keep them in L1")
     in_feat, width, height = TC._dim(chk, InFeat, "InFeat"), TC._dim(chk, Width, "Width"), TC._dim(chk, Height, "Height")
     specs = Layers if isinstance(Layers, (tuple, list)) else None
     if not specs:
@@ -289,14 +390,14 @@ def fused_conv_act(setup, InFeat, Width, Height, Layers, AddOper, AddActOper) ->
         lay = _layer(chk, k, spec, in_feat, width, height)
         layers.append(lay)
         in_feat, width, height = lay.out_feat, lay.g.wo, lay.g.ho
-    TC._lib(chk, "KerParAdd_TFLM_SQ8" if add else None,
-            *{"KerParConvDW_TFLM_SQ8" if lay.dw else "KerParConv_TFLM_SQ8" for lay in layers})
+    convs = {"KerParConvDW_TFLM_SQ8" if lay.dw else "KerParConv_TFLM_SQ8" for lay in layers}
+    TC._lib(chk, "KerParAdd_TFLM_SQ8" if add else None, *convs,
+            *(KEEP_KERNELS[c] for c in convs if LineBuffer != 0))
     stages = _stages(layers)
-    name = chk.name
-    kernel = TC._solve([lambda: _kernel(name, stages, add, O.O_DB), lambda: _kernel(name, stages, add, 0)])
+    kernel = _choose(chk, stages, add, LineBuffer)
     if kernel:
-        _infos(name, stages, add)
+        _infos(chk.name, stages, add)
     return 1 if kernel else 0
 
 
-__all__ = ["CNN_FusedConv", "CNN_FusedLayers", "FusedConv", "fused_conv_act"]
+__all__ = ["CNN_FusedConv", "CNN_FusedLayers", "FusedConv", "fused_conv_act", "line_buffer_mode"]

@@ -12,12 +12,14 @@ from . import (
     sq8_kernels_original,
     sq8_kernels_tflm_conv,
     sq8_kernels_tflm_dense,
+    sq8_kernels_tflm_fused,
     sq8_kernels_tflm_ops,
     sq8_kernels_tflm_pad,
 )
 
 CNN_SQ8_HEADER = "CNN_SQ8_BasicKernels.h"
-_FAMILIES = (sq8_kernels_tflm_conv, sq8_kernels_tflm_ops, sq8_kernels_tflm_dense, sq8_kernels_original, sq8_kernels_tflm_pad)
+_FAMILIES = (sq8_kernels_tflm_conv, sq8_kernels_tflm_ops, sq8_kernels_tflm_dense, sq8_kernels_original, sq8_kernels_tflm_pad,
+             sq8_kernels_tflm_fused)
 CNN_SQ8_SOURCES = [s for f in _FAMILIES for s in f.SOURCES]
 
 

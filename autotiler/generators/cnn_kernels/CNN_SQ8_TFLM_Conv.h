@@ -84,4 +84,47 @@ typedef struct {
 void KerParMaxPool_TFLM_SQ8(KerPool_TFLM_SQ8_T *Arg);
 void KerParAvgPool_TFLM_SQ8(KerPool_TFLM_SQ8_T *Arg);
 
+/* ---- A fused chain's line buffer (CNN_SQ8_Fused.c; sq8_gen_tflm_fused.py, KEEP mode) ---------
+ * The convolution of KerConv_TFLM_SQ8_T (same fields, same meaning) on tile TileIndex of a fused
+ * chain whose output Out is an L1 intermediate kept from tile to tile: its first KeepOut lines
+ * were computed by the previous tile and moved to the front of Out, so a tile other than the
+ * first computes only the last Ho - KeepOut lines (Out, its input In and top padding advanced
+ * to match). Then, unless TileLast, the last KeepIn of its H input lines (an intermediate too)
+ * are moved to the front of In for the next tile: the next tile's first KeepIn lines. */
+typedef struct {
+	signed char * __restrict__ In;		/* H x W x InFeat */
+	signed char * __restrict__ Filter;
+	int * __restrict__ Bias;
+	signed char * __restrict__ Out;		/* Ho x Wo x OutFeat: the whole tile, kept lines first */
+	int * __restrict__ Scale;
+	signed char * __restrict__ ScaleN;
+	signed char * __restrict__ Infos;
+	unsigned short int W;
+	unsigned short int H;			/* input lines of this tile, all of them */
+	unsigned short int InFeat;
+	unsigned short int Wo;
+	unsigned short int Ho;			/* output lines of this tile, kept ones included */
+	unsigned short int OutFeat;
+	unsigned short int GroupIn;
+	unsigned short int GroupOut;
+	unsigned short int Chunk;
+	unsigned short int ChunkIndex;
+	unsigned short int NChunks;
+	unsigned char Fx;
+	unsigned char Fy;
+	unsigned char Sx;
+	unsigned char Sy;
+	unsigned char Dx;
+	unsigned char Dy;
+	unsigned char PadLeft;
+	v4s Pad;				/* this tile's, for all its input lines: Pad[2] is read */
+	unsigned short int KeepOut;		/* output lines the previous tile left at the front of Out */
+	unsigned short int KeepIn;		/* input lines to move to the front of In for the next tile */
+	unsigned short int TileIndex;		/* 0: nothing kept yet, every line computed */
+	unsigned char TileLast;			/* 1: no next tile, nothing to move */
+} KerConvKeep_TFLM_SQ8_T;
+
+void KerParConvKeep_TFLM_SQ8(KerConvKeep_TFLM_SQ8_T *Arg);
+void KerParConvDWKeep_TFLM_SQ8(KerConvKeep_TFLM_SQ8_T *Arg);
+
 #endif /* __CNN_SQ8_TFLM_CONV_H__ */

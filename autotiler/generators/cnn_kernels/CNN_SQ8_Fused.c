@@ -1,0 +1,85 @@
+/*
+ * SQ8 fused chains, line-buffer (KEEP) mode (CNN_SQ8_TFLM_Conv.h, docs/cnn-sq8.md): a TFLM
+ * convolution on one tile of a chain whose L1 intermediates keep, from one tile to the next, the
+ * lines both tiles need instead of computing them twice. The code is ours.
+ */
+#include <string.h>
+#include "CNN_SQ8_BasicKernels.h"
+
+/* The convolution of this tile's new output lines: the first Kept of the tile's Ho are in Out
+ * already, so Out moves Kept lines on, and the input the Kept * Sy lines their windows start on
+ * (the top padding first: a tile that starts in it skips padded lines before real ones). */
+static void at_fused_new_lines(const KerConvKeep_TFLM_SQ8_T *Arg, int Kept, KerConv_TFLM_SQ8_T *C)
+{
+	int Skip = Kept * Arg->Sy - Arg->Pad[2];	/* input lines skipped (< 0: padded lines only) */
+	int In = gap_max(Skip, 0);
+
+	C->In = Arg->In + In * Arg->W * Arg->InFeat;
+	C->Filter = Arg->Filter;
+	C->Bias = Arg->Bias;
+	C->Out = Arg->Out + Kept * Arg->Wo * Arg->OutFeat;
+	C->Scale = Arg->Scale;
+	C->ScaleN = Arg->ScaleN;
+	C->Infos = Arg->Infos;
+	C->W = Arg->W;
+	C->H = (unsigned short int) (Arg->H - In);
+	C->InFeat = Arg->InFeat;
+	C->Wo = Arg->Wo;
+	C->Ho = (unsigned short int) (Arg->Ho - Kept);
+	C->OutFeat = Arg->OutFeat;
+	C->GroupIn = Arg->GroupIn;
+	C->GroupOut = Arg->GroupOut;
+	C->Chunk = Arg->Chunk;
+	C->ChunkIndex = Arg->ChunkIndex;
+	C->NChunks = Arg->NChunks;
+	C->Fx = Arg->Fx;
+	C->Fy = Arg->Fy;
+	C->Sx = Arg->Sx;
+	C->Sy = Arg->Sy;
+	C->Dx = Arg->Dx;
+	C->Dy = Arg->Dy;
+	C->PadLeft = Arg->PadLeft;
+	C->Pad = Arg->Pad;
+	C->Pad[2] = (signed char) (Skip < 0 ? -Skip : 0);
+}
+
+/* Move the last Keep of Buf's H lines (Row bytes each) to its front, for the next tile. Disjoint
+ * ranges are shared between the cores (runs of whole words each); overlapping ones (H < 2 Keep)
+ * are moved by core 0 alone. */
+static void at_fused_keep_lines(signed char *Buf, int H, int Row, int Keep)
+{
+	int K = gap_min(Keep, H), Bytes = K * Row, Core = gap_coreid();
+	signed char *Src = Buf + (H - K) * Row;
+
+	if (K > 0 && H - K >= K) {
+		int Per = ((Bytes + gap_ncore() - 1) / gap_ncore() + 3) & ~3;
+		int First = gap_min(Core * Per, Bytes), Last = gap_min(First + Per, Bytes);
+
+		memcpy(Buf + First, Src + First, (size_t) (Last - First));
+	} else if (K > 0 && Core == 0) {
+		memmove(Buf, Src, (size_t) Bytes);
+	}
+	gap_waitbarrier(0);
+}
+
+static void at_fused_conv(KerConvKeep_TFLM_SQ8_T *Arg, void (*Conv)(KerConv_TFLM_SQ8_T *))
+{
+	KerConv_TFLM_SQ8_T C;
+	int Kept = Arg->TileIndex ? gap_min(Arg->KeepOut, Arg->Ho) : 0;
+
+	at_fused_new_lines(Arg, Kept, &C);
+	if (C.Ho > 0)
+		Conv(&C);	/* every core calls it, as the fork would: it shares the work and waits */
+	if (Arg->KeepIn && !Arg->TileLast)
+		at_fused_keep_lines(Arg->In, Arg->H, Arg->W * Arg->InFeat, Arg->KeepIn);
+}
+
+void KerParConvKeep_TFLM_SQ8(KerConvKeep_TFLM_SQ8_T *Arg)
+{
+	at_fused_conv(Arg, KerParConv_TFLM_SQ8);
+}
+
+void KerParConvDWKeep_TFLM_SQ8(KerConvKeep_TFLM_SQ8_T *Arg)
+{
+	at_fused_conv(Arg, KerParConvDW_TFLM_SQ8);
+}
