@@ -274,7 +274,8 @@ def test_script_is_readable_and_names_its_budgets(imported):
     d, _, desc = imported["resnet8"]
     text = (d / "resnet8.py").read_text(encoding="utf-8")
     for needle in ("L1_BUDGET = 65536", "L2_BUDGET = ", "CreateGraph(", "ConstInfo(", "AddNode(",
-                   "CNN_MatAddAct_SQ8(", "LoadCNN_SQ8_Library()", "TilerParseOptions("):
+                   "CNN_FusedConvAct_SQ8(", "CNN_FusedLayers(", "KOP_MATADD", "LoadCNN_SQ8_Library()",
+                   "TilerParseOptions("):
         assert needle in text, needle
     consts = sorted(p.name for p in (d / "resnet8_tensors").iterdir())
     assert consts and all(f"{c[:-4]!r}" in text for c in consts)

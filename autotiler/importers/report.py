@@ -45,6 +45,7 @@ import tflite
 
 from ..bounds import kernel_figures
 from ..graph.lower import plan_graph
+from . import fuse as F
 from . import lower as L
 from . import verify as V
 from .ir import Graph, Op, op_macs
@@ -152,6 +153,7 @@ def layer_rows(model, plan, graph: Graph, lowered=None) -> Tuple[LayerRow, ...]:
     names = list(plan.nodes)
     ops = _ops_by_layer(graph, names, lowered)
     kinds = {layer.name: layer.kind for layer in getattr(lowered, "layers", ())}
+    macs = {layer.name: layer.macs for layer in getattr(lowered, "layers", ())}
     rows = []
     for i, name in enumerate(names):
         variant = plan.variant(i)
@@ -159,11 +161,11 @@ def layer_rows(model, plan, graph: Graph, lowered=None) -> Tuple[LayerRow, ...]:
         op = ops.get(name)
         kind = kinds.get(name) or (op.kind.value if op is not None else "-")
         if tiling is None:
-            rows.append(LayerRow(name, kind, op_macs(graph, op) if op else 0, 0, 0, 0, 0))
+            rows.append(LayerRow(name, kind, macs.get(name, op_macs(graph, op) if op else 0), 0, 0, 0, 0))
             continue
         figures = kernel_figures(tiling, model.platform)
         cycles = int(figures.get("predicted_cycles") or (tiling.predicted.cycles if tiling.predicted else 0))
-        rows.append(LayerRow(name, kind, op_macs(graph, op) if op else 0, cycles, tiling.l1_bytes,
+        rows.append(LayerRow(name, kind, macs.get(name, op_macs(graph, op) if op else 0), cycles, tiling.l1_bytes,
                              tiling.traffic, tiling.traffic_l3))
     return tuple(rows)
 
@@ -191,6 +193,13 @@ def _arena_lines(plan, descriptor: Mapping, arena: Optional[TflmArena]) -> list:
     ratio = dyn.peak / dyn.lower_bound if dyn.lower_bound else 1.0
     lines = [f"L2 for activations: {dyn.peak} B dynamic ({dyn.algorithm}), liveness lower bound {dyn.lower_bound} B "
              f"({ratio:.2f}x); static L2 {plan.static_bytes} B (constants promoted from flash)"]
+    fusion = descriptor.get("fusion")
+    if fusion:
+        lines.append(f"fused layers ({fusion['mode']}): {len(fusion['groups'])} fused kernel(s); the layer-by-layer "
+                     f"liveness lower bound is {fusion['unfused_peak_l2']} B, "
+                     f"{dyn.peak / fusion['unfused_peak_l2']:.2f}x of it used" if fusion["unfused_peak_l2"] else
+                     f"fused layers ({fusion['mode']}): {len(fusion['groups'])} fused kernel(s)")
+        lines += [f"  {g['name']} = {' + '.join(g['layers'])} ({g['reason']}: {g['detail']})" for g in fusion["groups"]]
     fmt = descriptor.get("format") or os.path.splitext(str(descriptor.get("source", "")))[1].lstrip(".")
     if fmt != "tflite":
         lines.append("TFLM arena: none (the source is not a TFLite model)")
@@ -219,6 +228,8 @@ def import_report(model, plan, graph: Graph, descriptor: Mapping, lowered=None,
     if plan is None:
         plan = plan_graph(model, model.graphs[name], model.l2_budget)
     platform = model.platform.name
+    if lowered is None and (descriptor.get("fusion") or {}).get("groups") and not descriptor.get("quantized_by_import"):
+        lowered = F.replay(L.lower(graph), descriptor)    # fused layers are named after their first layer
     rows = layer_rows(model, plan, graph, lowered)
     cycles = sum(r.cycles for r in rows)
     macs = sum(r.macs for r in rows)
@@ -250,7 +261,7 @@ def report_of_import(directory, gen_dir: Optional[str] = None) -> str:
     graph = read_model(str(d.source))
     if descriptor.get("quantized_by_import"):
         return import_report(model, None, graph, descriptor)   # the float graph: operators and MACs only
-    return import_report(model, None, graph, descriptor, lowered=L.lower(graph))
+    return import_report(model, None, graph, descriptor, lowered=F.replay(L.lower(graph), descriptor))
 
 
 __all__ = ["CLOCK_MHZ", "LayerRow", "TflmArena", "import_report", "layer_rows", "op_macs", "report_of_import", "tflm_arena"]

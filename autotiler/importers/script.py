@@ -35,6 +35,7 @@ from .. import __version__
 from ..errors import AutoTilerError, ImportModelError
 from ..model.session import current_model, reset_default_model
 from ..platforms import PLATFORMS
+from . import fuse as F
 from . import lower as L
 from . import onnx_reader, quantize, tflite_reader
 from .ir import DType, Graph, OpKind
@@ -464,11 +465,14 @@ class ImportResult:
     report: tuple          # the quantiser's lines (float models), else ()
     descriptor: dict       # NAME.json
     model: object = None   # the Model of the check's generation (tilings, graph): None unchecked
+    fusions: tuple = ()    # the fused groups (fuse.Fusion), in execution order
+    unfused_peak: int = 0  # peak L2 of the activations layer by layer (the liveness lower bound)
 
 
 def import_model(model: str, out_dir: str, name: Optional[str] = None, platform: str = "gap8",
                  l1: Optional[int] = None, l2: Optional[int] = None, l3: Optional[int] = None,
-                 calibration: Optional[str] = None, check: bool = True) -> ImportResult:
+                 calibration: Optional[str] = None, check: bool = True, fusion: str = "auto",
+                 fuse: tuple = (), no_fuse: tuple = ()) -> ImportResult:
     """Import ``model`` (.tflite or .onnx) into ``out_dir`` (see the module's documentation)."""
     if platform not in PLATFORMS:
         raise ImportModelError(f"unknown platform {platform!r}", hint="platforms: " + ", ".join(sorted(PLATFORMS)))
@@ -482,7 +486,11 @@ def import_model(model: str, out_dir: str, name: Optional[str] = None, platform:
     if report:
         lowered = _float_sources(lowered, source)
     budgets = default_budgets(platform, lowered, l1, l2, l3)
+    unfused_peak = F.peak_l2(lowered)
+    lowered, fusions = F.fuse(lowered, platform, budgets.l1, budgets.l2, fusion, fuse, no_fuse)
     desc = descriptor(name, graph, lowered, platform, bool(report))
+    desc["fusion"] = {"mode": fusion, "unfused_peak_l2": unfused_peak, "fused_peak_l2": F.peak_l2(lowered),
+                      "groups": [f.to_json() for f in fusions]}
     note = "Quantised by autotiler import from the float model with the calibration data." if report else ""
     files = {f"{name}.py": render(name, lowered, budgets, model, note).encode("utf-8"),
              f"{name}.json": (json.dumps(desc, indent=1,
@@ -492,7 +500,7 @@ def import_model(model: str, out_dir: str, name: Optional[str] = None, platform:
     write_atomic(out_dir, files, (lambda stage: generated.append(_check_generation(stage, name, out_dir)))
                  if check else None)
     return ImportResult(name, out_dir, graph, lowered, budgets, tuple(report), desc,
-                        generated[0] if generated else None)
+                        generated[0] if generated else None, fusions, unfused_peak)
 
 
 def float_interface_only(graph: Graph) -> bool:

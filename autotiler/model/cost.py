@@ -42,6 +42,19 @@ class CostProblem:
 
 
 def cost_problem(expr, scalars: Optional[frozenset]) -> Optional[CostProblem]:
+    """See :func:`_cost_problem` (memoised: the platforms' long fitted expressions are checked for every
+    kernel of every model, and the answer depends only on the text and the names)."""
+    if not isinstance(expr, str):
+        return _cost_problem(expr, scalars)
+    return _cost_problem_memo(expr, scalars)
+
+
+@lru_cache(maxsize=4096)
+def _cost_problem_memo(expr: str, scalars: Optional[frozenset]) -> Optional[CostProblem]:
+    return _cost_problem(expr, scalars)
+
+
+def _cost_problem(expr, scalars: Optional[frozenset]) -> Optional[CostProblem]:
     """The first problem of a Cost expression (None: none): not a string, not an expression, nested
     too deep, an operation or a constant outside the grammar, a division by zero, a negative
     constant; and, unless ``scalars`` is None (the names are checked later, where the kernel's

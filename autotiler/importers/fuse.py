@@ -1,0 +1,432 @@
+"""Fused layers for an imported graph (issue 26 §2): which consecutive layers of a lowered graph
+become one ``CNN_FusedConvAct_SQ8`` user kernel, chosen by the objective, not by hand.
+
+**What may fuse.** A *link* joins layer i and layer i+1 (execution order) when layer i is a
+convolution or depth-wise convolution (``CNN_ConvolutionPoolAct_SQ8`` without pooling or dilation)
+whose output is a local buffer read by layer i+1 alone, and layer i+1 is such a convolution too, or
+the ADD (``CNN_MatAddAct_SQ8``) of that output with a buffer computed before the group (MobileNet v2's
+inverted residual: the block's input); an ADD ends a group. A group is a run of linked layers; its
+intermediates live in L1 only (:mod:`autotiler.generators.sq8_gen_tflm_fused`).
+
+**The objective**, lexicographic:
+
+1. *peak L2* of the activations: the liveness lower bound of the graph's local buffers (which the
+   graph planner reaches) -- with ``auto``, as low as fusion takes it; with ``fit``, only as low as
+   the L2 budget needs (a graph that fits layer by layer is not fused for memory);
+2. *predicted cycles*: a link is then kept when the fused kernel's predicted cycles (the tiler's, on
+   the platform and L1 budget of the import) are lower than those of its two sides apart.
+
+The memory step is greedy: each round merges the link (or, when no single link helps, the pair of
+links) that lowers the peak most, or failing that leaves fewer layers at the peak; a group whose fused
+kernel finds no tiling in L1 is never formed. ``--fuse NAME`` forces the link after layer NAME,
+``--no-fuse NAME`` forbids it; ``--fusion none`` fuses nothing. Each kept link records why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..api import AT_SetKernelCtrl, SetL1MemorySize
+from ..constants import AT_GraphCtrl_T, KernelOper_T
+from ..errors import AutoTilerError, ImportModelError
+from ..generators import sq8_generators as G
+from ..generators.cnn_ctrl import CNN_GenControl_T, CNN_InitGenCtrl, CNN_SetGenCtrl
+from ..generators.sq8_gen_tflm_fused import CNN_FusedConv
+from ..generators.sq8_infos import read_tflm_infos, tflm_infos
+from ..generators.sq8_library import LoadCNN_SQ8_Library
+from ..graph.plan import Buffer, live_bytes, lower_bound
+from ..model.session import Model
+from ..platforms import get_platform
+from . import lower as L
+
+MODES = ("auto", "fit", "none")
+CONV = "CNN_ConvolutionPoolAct_SQ8"
+ADD = "CNN_MatAddAct_SQ8"
+PAIR_SPAN = 6           # a pair of links tried together lies within this many layers
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """A fused group in the report: its layers, the fused kernel, why it was kept, and figures."""
+
+    name: str
+    layers: Tuple[str, ...]
+    reason: str                 # "memory", "cycles" or "forced"
+    detail: str
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "layers": list(self.layers), "reason": self.reason, "detail": self.detail}
+
+
+# ---------------------------------------------------------------------------------------------
+# Layers and links
+
+
+def _conv_args(layer: L.Layer) -> Optional[tuple]:
+    """(cin, cout, w, h, oper, f, s, pad, act) of a fusable convolution, else None."""
+    if layer.generator != CONV:
+        return None
+    (_, _, _, cin, cout, w, h, oper, fx, fy, dx, dy, sx, sy, pad, pool, *_, act) = layer.args
+    if pool != "KOP_NONE" or (dx, dy) != (1, 1) or (fx, sx) != (fy, sy):
+        return None
+    return cin, cout, w, h, oper, fx, sx, pad, act
+
+
+def _bound(layer: L.Layer, arg: str) -> str:
+    return next(s for _, s, a in layer.bindings if a == arg)
+
+
+def _readers(layers: Sequence[L.Layer]) -> Dict[str, List[int]]:
+    out: Dict[str, List[int]] = {}
+    for i, layer in enumerate(layers):
+        for d, s, _ in layer.bindings:
+            if d == "in":
+                out.setdefault(s, []).append(i)
+    return out
+
+
+def _link_problem(lowered: L.Lowered, i: int, readers: Dict[str, List[int]]) -> Optional[str]:
+    """Why layers i and i+1 cannot be in one fused kernel (None: they can)."""
+    layers, locals_ = lowered.layers, dict(lowered.locals)
+    a, b = layers[i], layers[i + 1]
+    if _conv_args(a) is None:
+        return f"{a.name} is not a convolution without pooling or dilation"
+    out = _bound(a, "Out")
+    if out not in locals_:
+        return f"{a.name}'s output {out} is a graph output"
+    if readers.get(out, []) != [i + 1]:
+        return f"{a.name}'s output {out} is read by other layers too"
+    if _conv_args(b) is not None:
+        return None if _bound(b, "In") == out else f"{b.name} does not read {out} as its input"
+    if b.generator == ADD and b.args[-2] == "KOP_MATADD":
+        return None
+    return f"{b.name} is neither a convolution nor an ADD"
+
+
+def _residual(layers: Sequence[L.Layer], group: Tuple[int, ...]) -> Optional[str]:
+    """The residual of a group ending with an ADD (its other operand), else None."""
+    last = layers[group[-1]]
+    if last.generator != ADD:
+        return None
+    chain_out = _bound(layers[group[-2]], "Out")
+    return next(s for _, s, a in last.bindings if a in ("In1", "In2") and s != chain_out)
+
+
+def _valid_group(layers: Sequence[L.Layer], group: Tuple[int, ...]) -> bool:
+    """An ADD only ends a group of convolutions, and its residual is not computed inside it."""
+    if any(layers[i].generator == ADD for i in group[:-1]):
+        return False
+    if layers[group[0]].generator == ADD:
+        return len(group) == 1
+    res = _residual(layers, group)
+    return res is None or all(_bound(layers[i], "Out") != res for i in group[:-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Groups: peak L2 and the fused layer
+
+
+def _groups(n: int, merged: frozenset) -> List[Tuple[int, ...]]:
+    """Layers 0..n-1 cut where a link is not merged."""
+    out, cur = [], [0]
+    for i in range(1, n):
+        if i - 1 in merged:
+            cur.append(i)
+        else:
+            out.append(tuple(cur))
+            cur = [i]
+    out.append(tuple(cur))
+    return out
+
+
+def _buffers(lowered: L.Lowered, groups: Sequence[Tuple[int, ...]]) -> List[Buffer]:
+    """The local buffers of the graph with these groups as nodes (internal ones gone)."""
+    sizes = dict(lowered.locals)
+    node_of = {i: k for k, g in enumerate(groups) for i in g}
+    first: Dict[str, int] = {}
+    last: Dict[str, int] = {}
+    internal = set()
+    for g in groups:
+        inner = {_bound(lowered.layers[i], "Out") for i in g[:-1] if _conv_args(lowered.layers[i])}
+        internal |= inner
+    for i, layer in enumerate(lowered.layers):
+        k = node_of[i]
+        for d, s, _ in layer.bindings:
+            if s not in sizes or s in internal:
+                continue
+            if d == "out":
+                first[s] = min(first.get(s, k), k)
+            last[s] = max(last.get(s, k), k)
+            first.setdefault(s, k)
+    return [Buffer(s, sizes[s], first[s], max(last[s], first[s])) for s in first]
+
+
+def _profile(lowered: L.Lowered, merged: frozenset) -> Tuple[int, int]:
+    """(peak L2 of the activations, how many nodes reach it)."""
+    live = live_bytes(_buffers(lowered, _groups(len(lowered.layers), merged)))
+    peak = max(live, default=0)
+    return peak, sum(1 for v in live if v == peak)
+
+
+def peak_l2(lowered: L.Lowered) -> int:
+    """The liveness lower bound of a lowered graph's local buffers (one node per layer)."""
+    return lower_bound(_buffers(lowered, [(i,) for i in range(len(lowered.layers))]))
+
+
+def _add_infos_for(layers: Sequence[L.Layer], group: Tuple[int, ...], consts: Dict[str, L.Const]):
+    """The ADD's Infos with the chain's output as input 1 (TFLite's ADD is symmetric: swap the words
+    of its two inputs when the chain's output is its second operand)."""
+    add = layers[group[-1]]
+    infos = consts[_bound(add, "Infos")]
+    if _bound(add, "In1") == _bound(layers[group[-2]], "Out"):
+        return infos
+    w = read_tflm_infos(infos.data)
+    w["in_zp"], w["in2_zp"] = w["in2_zp"], w["in_zp"]
+    w["mult2"], w["mult3"], w["shift2"], w["shift3"] = w["mult3"], w["mult2"], w["shift3"], w["shift2"]
+    return L.Const(f"{add.name}_IF", "signed char", tflm_infos(**w))
+
+
+def _spec(layer: L.Layer) -> tuple:
+    cin, cout, w, h, oper, f, s, pad, act = _conv_args(layer)
+    return oper, cout, f, f, s, s, pad, act
+
+
+def fused_layer(lowered: L.Lowered, group: Tuple[int, ...], consts: Dict[str, L.Const]) -> Tuple[L.Layer, list]:
+    """The CNN_FusedConvAct_SQ8 layer of a group, and the constants it adds (a swapped ADD Infos)."""
+    layers = lowered.layers
+    res = _residual(layers, group)
+    convs = group[:-1] if res is not None else group
+    first = layers[convs[0]]
+    cin, _, w, h, *_ = _conv_args(first)
+    specs = ", ".join(f"CNN_FusedConv({', '.join(str(v) for v in _spec(layers[i]))})" for i in convs)
+    bindings = [("in", _bound(first, "In"), "In")]
+    for k, i in enumerate(convs):
+        for arg in ("Filter", "Bias", "Scale", "ScaleN", "Infos"):
+            bindings.append(("in", _bound(layers[i], arg), f"{arg}{k}"))
+    added = []
+    add_oper, add_act = L.Sym("KOP_NONE"), L.Sym("KOP_NONE")
+    if res is not None:
+        add = layers[group[-1]]
+        infos = _add_infos_for(layers, group, consts)
+        if infos.symbol not in consts:
+            added.append(infos)
+        bindings += [("in", res, "Res"), ("in", infos.symbol, "AddInfos")]
+        add_oper, add_act = L.Sym("KOP_MATADD"), L.Sym(add.args[-1])
+    bindings.append(("out", _bound(layers[group[-1]], "Out"), "Out"))
+    names = [layers[i].name for i in group]
+    layer = L.Layer(f"{names[0]}_F{len(group)}", "CNN_FusedConvAct_SQ8",
+                    (L.CTRL, cin, w, h, L.Sym(f"CNN_FusedLayers({len(convs)}, {specs})"), add_oper, add_act),
+                    tuple(bindings), f"{layers[group[0]].source} .. {layers[group[-1]].source}",
+                    "+".join(layers[i].kind for i in group), sum(layers[i].macs for i in group))
+    return layer, added
+
+
+# ---------------------------------------------------------------------------------------------
+# Predicted cycles: each candidate kernel generated alone on the import's platform and L1
+
+
+class _Tiler:
+    """Predicted cycles of a group's kernel (None: no tiling fits), cached."""
+
+    def __init__(self, lowered: L.Lowered, platform: str, l1: int):
+        self.lowered, self.platform, self.l1 = lowered, get_platform(platform), l1
+        self.consts = {c.symbol: c for c in lowered.consts}
+        self.memo: Dict[Tuple[int, ...], Optional[int]] = {}
+
+    def cycles(self, group: Tuple[int, ...]) -> Optional[int]:
+        if group not in self.memo:
+            layer = (self.lowered.layers[group[0]] if len(group) == 1 else
+                     fused_layer(self.lowered, group, self.consts)[0])
+            self.memo[group] = self._generate(layer)
+        return self.memo[group]
+
+    def _generate(self, layer: L.Layer) -> Optional[int]:
+        with Model(self.platform) as m:
+            LoadCNN_SQ8_Library()
+            SetL1MemorySize(self.l1)
+            AT_SetKernelCtrl(AT_GraphCtrl_T.AT_KERNEL_NOSOLUTION_ERROR, 0)
+            try:
+                ok = getattr(G, layer.generator)(layer.name, *(_value(v) for v in layer.args))
+            except AutoTilerError:
+                return None
+            return m.tilings[layer.name].predicted.cycles if ok else None
+
+
+def _ctrl():
+    ctrl = CNN_GenControl_T()
+    CNN_InitGenCtrl(ctrl)
+    CNN_SetGenCtrl(ctrl, "SCALE_DATASIZE", 4)
+    return ctrl
+
+
+def _value(v):
+    """A script argument as the generator takes it (Sym: a KOP name, the Ctrl, the fused layers)."""
+    if not isinstance(v, L.Sym):
+        return v
+    if v == L.CTRL:
+        return _ctrl()
+    if v.startswith("CNN_FusedLayers("):
+        return _fused_specs(v)
+    return KernelOper_T[v]
+
+
+def _fused_specs(text: str) -> tuple:
+    """The layers of a rendered CNN_FusedLayers(...) (the importer wrote it: names and integers only)."""
+    body = text[len("CNN_FusedLayers("):-1]
+    out = []
+    for item in body.split("CNN_FusedConv(")[1:]:
+        fields = [x.strip() for x in item.split(")")[0].split(",")]
+        out.append(CNN_FusedConv(*(KernelOper_T[x] if x.startswith("KOP_") else int(x) for x in fields)))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# The choice
+
+
+@dataclass
+class _Search:
+    lowered: L.Lowered
+    allowed: frozenset          # links that may merge
+    tiler: _Tiler
+    merged: frozenset = frozenset()
+
+    def feasible(self, merged: frozenset) -> bool:
+        n = len(self.lowered.layers)
+        for g in _groups(n, merged):
+            if len(g) > 1 and (not _valid_group(self.lowered.layers, g) or self.tiler.cycles(g) is None):
+                return False
+        return True
+
+    def memory_round(self, target: int) -> Optional[frozenset]:
+        """The best set of one (else two) more links lowering (peak, nodes at peak), feasible."""
+        base = _profile(self.lowered, self.merged)
+        if base[0] <= target:
+            return None
+        free = sorted(self.allowed - self.merged)
+        for size in (1, 2):
+            moves = [frozenset(c) for c in combinations(free, size) if max(c) - min(c) <= PAIR_SPAN]
+            scored = sorted((_profile(self.lowered, self.merged | m), sorted(m), m) for m in moves)
+            for score, _, m in scored:
+                if score >= base:
+                    break
+                if self.feasible(self.merged | m):
+                    return m
+        return None
+
+
+def _links(lowered: L.Lowered) -> Dict[int, Optional[str]]:
+    readers = _readers(lowered.layers)
+    return {i: _link_problem(lowered, i, readers) for i in range(len(lowered.layers) - 1)}
+
+
+def _by_name(lowered: L.Lowered, names: Sequence[str], what: str) -> List[int]:
+    index = {layer.name: i for i, layer in enumerate(lowered.layers)}
+    out = []
+    for name in names:
+        if name not in index:
+            raise ImportModelError(f"{what} {name}: no layer has that name",
+                                   hint="layer names: " + ", ".join(layer.name for layer in lowered.layers[:12])
+                                   + (", ..." if len(lowered.layers) > 12 else ""))
+        out.append(index[name])
+    return out
+
+
+def choose(lowered: L.Lowered, platform: str, l1: int, l2: int, mode: str = "auto", force: Sequence[str] = (),
+           forbid: Sequence[str] = ()) -> Tuple[frozenset, List[Tuple[frozenset, str, str]]]:
+    """The merged links and, per step, (links, reason, detail)."""
+    if mode not in MODES:
+        raise ImportModelError(f"--fusion {mode!r} is not a fusion mode", hint="use " + ", ".join(MODES))
+    links = _links(lowered)
+    forced = _by_name(lowered, force, "--fuse")
+    banned = set(_by_name(lowered, forbid, "--no-fuse"))
+    for i in forced:
+        problem = links.get(i, f"{lowered.layers[i].name} is the last layer")
+        if problem:
+            raise ImportModelError(f"--fuse {lowered.layers[i].name}: it cannot fuse with the next layer: {problem}",
+                                   hint="--fuse names a layer whose output only the next layer reads")
+        if i in banned:
+            raise ImportModelError(f"--fuse and --no-fuse both name {lowered.layers[i].name}", hint="keep one")
+    allowed = frozenset(i for i, p in links.items() if p is None and i not in banned)
+    search = _Search(lowered, allowed, _Tiler(lowered, platform, l1), frozenset(forced))
+    steps: List[Tuple[frozenset, str, str]] = []
+    if forced:
+        if not search.feasible(search.merged):
+            raise ImportModelError("--fuse: the forced fused kernels find no tiling in the L1 budget",
+                                   hint="fuse fewer layers, or give more L1 (--L1)")
+        steps.append((search.merged, "forced", "--fuse"))
+    if mode == "none":
+        return search.merged, steps
+    target = 0 if mode == "auto" else l2
+    while True:
+        before = _profile(lowered, search.merged)[0]
+        move = search.memory_round(target)
+        if move is None:
+            break
+        search.merged |= move
+        after = _profile(lowered, search.merged)[0]
+        steps.append((move, "memory", f"peak L2 {before} -> {after} B"))
+    _cycles_step(search, steps)
+    return search.merged, steps
+
+
+def _cycles_step(search: _Search, steps: list) -> None:
+    """Merge every remaining link whose fused kernel is predicted faster than its two sides apart."""
+    n = len(search.lowered.layers)
+    for i in sorted(search.allowed - search.merged):
+        groups = _groups(n, search.merged)
+        left = next(g for g in groups if i in g)
+        right = next(g for g in groups if i + 1 in g)
+        joined = left + right
+        if not _valid_group(search.lowered.layers, joined):
+            continue
+        apart = [search.tiler.cycles(g) for g in (left, right)]
+        fused = search.tiler.cycles(joined)
+        if fused is None or None in apart or fused >= sum(apart):
+            continue
+        search.merged |= {i}
+        steps.append((frozenset({i}), "cycles", f"predicted cycles {sum(apart)} -> {fused}"))
+
+
+def apply(lowered: L.Lowered, merged: frozenset, steps: Sequence[Tuple[frozenset, str, str]]
+          ) -> Tuple[L.Lowered, Tuple[Fusion, ...]]:
+    """The lowered graph with each group of merged links one fused layer, and the report's records."""
+    groups = _groups(len(lowered.layers), merged)
+    consts = {c.symbol: c for c in lowered.consts}
+    layers, added, internal, fusions = [], [], set(), []
+    for g in groups:
+        if len(g) == 1:
+            layers.append(lowered.layers[g[0]])
+            continue
+        layer, extra = fused_layer(lowered, g, consts)
+        layers.append(layer)
+        added += extra
+        internal |= {_bound(lowered.layers[i], "Out") for i in g[:-1]}
+        why = [(r, d) for links, r, d in steps if links & set(g[:-1])]
+        fusions.append(Fusion(layer.name, tuple(lowered.layers[i].name for i in g),
+                              "/".join(dict.fromkeys(r for r, _ in why)), "; ".join(d for _, d in why)))
+    used = {s for layer in layers for _, s, _ in layer.bindings}
+    out = replace(lowered, layers=tuple(layers),
+                  consts=tuple(c for c in lowered.consts if c.symbol in used) + tuple(added),
+                  locals=tuple((s, n) for s, n in lowered.locals if s not in internal))
+    return out, tuple(fusions)
+
+
+def replay(lowered: L.Lowered, descriptor) -> L.Lowered:
+    """The lowered graph with the fused groups an import recorded (its ``NAME.json``'s ``fusion``)."""
+    index = {layer.name: i for i, layer in enumerate(lowered.layers)}
+    groups = (descriptor.get("fusion") or {}).get("groups", [])
+    merged = frozenset(index[n] for g in groups for n in g["layers"][:-1] if n in index)
+    return apply(lowered, merged, [(merged, "recorded", "")])[0]
+
+
+def fuse(lowered: L.Lowered, platform: str, l1: int, l2: int, mode: str = "auto", force: Sequence[str] = (),
+         forbid: Sequence[str] = ()) -> Tuple[L.Lowered, Tuple[Fusion, ...]]:
+    """Choose the fusions (see the module's documentation) and apply them."""
+    merged, steps = choose(lowered, platform, l1, l2, mode, force, forbid)
+    return apply(lowered, merged, steps)
+
+
+__all__ = ["Fusion", "MODES", "apply", "choose", "fuse", "fused_layer", "peak_l2", "replay"]
