@@ -320,13 +320,13 @@ PULP_OPEN = Platform(
 # autotiler/generators/cnn_kernels/CNN_SQ8_Fused.c) run the convolution on the lines a tile computes,
 # then move the kept input lines: the convolution's Cost= on those lines plus the move's.
 _KEPT = "KeepOut*(1 - 1/(TileIndex + 1))"       # lines of Out a tile other than the first does not compute
-# The move: KeepIn lines of W*InFeat bytes at 1 cycle per 4 bytes (L1 stores a word per cycle),
-# shared by the cores when the ranges are disjoint (H >= 2 KeepIn), core 0's alone otherwise, + 20
-# of call and barrier (assumptions); nothing on the last tile. 1 - 1/(x + 1) is x > 0 for x >= 0.
-_DISJOINT = "(1 - 1/((H + 1)/(2*KeepIn + 1) + 1))"
-_MOVE_WORDS = "((KeepIn*W*InFeat + 3)/4)"
-KEEP_MOVE_COST = (f"(1 - TileLast)*(1 - 1/(KeepIn + 1))*({_DISJOINT}*(({_MOVE_WORDS} + ncores - 1)/ncores)"
-                  f" + (1 - {_DISJOINT})*{_MOVE_WORDS} + 20)")
+# The move: KeepIn lines of W*InFeat bytes at 1 cycle per 4 bytes (L1 stores a word per cycle), shared
+# by the cores, in rounds of at most H - KeepIn lines (the distance of its overlapping ranges), each
+# + 20 cycles of memcpy's call and the barrier (assumptions); nothing on the last tile.
+# 1 - 1/(x + 1) is x > 0 for x >= 0; (H - KeepIn) + 1/(H - KeepIn + 1) is never 0.
+_ROUNDS = "((KeepIn + H - KeepIn - 1 + 1/(H - KeepIn + 1))/(H - KeepIn + 1/(H - KeepIn + 1)))"
+KEEP_MOVE_COST = (f"(1 - TileLast)*(1 - 1/(KeepIn + 1))*((((KeepIn*W*InFeat + 3)/4 + ncores - 1)/ncores)"
+                  f" + 20*{_ROUNDS})")
 
 
 class _NewLines(ast.NodeTransformer):
@@ -345,7 +345,7 @@ def fused_keep_cost(conv_cost: str) -> str:
     """The Cost= of a line-buffer kernel (KerConvKeep_TFLM_SQ8_T) from its convolution's: Ho and H
     reduced by the kept lines in tiles after the first, plus the move of the kept input lines."""
     tree = _NewLines().visit(ast.parse(conv_cost, mode="eval"))
-    return f"{ast.unparse(tree)} + {KEEP_MOVE_COST}"
+    return f"({ast.unparse(tree)}) + {KEEP_MOVE_COST}"
 
 
 def _with_fused_keep(p: Platform) -> Platform:
@@ -354,9 +354,7 @@ def _with_fused_keep(p: Platform) -> Platform:
     for keep, conv in (("KerParConvKeep_TFLM_SQ8", "KerParConv_TFLM_SQ8"),
                        ("KerParConvDWKeep_TFLM_SQ8", "KerParConvDW_TFLM_SQ8")):
         scale = p.compute[conv]
-        # the platform's cost is in hundredths of a cycle (percent 100): the move's cycles scaled to match
-        own = f"{ast.unparse(_NewLines().visit(ast.parse(scale.cost, mode='eval')))} + 100*{KEEP_MOVE_COST}"
-        entries[keep] = ComputeScale(scale.percent, scale.per_call, cost=own)
+        entries[keep] = ComputeScale(scale.percent, scale.per_call, cost=fused_keep_cost(scale.cost))
     note = ("the line-buffer kernels of fused chains (KerPar*Keep_TFLM_SQ8) take their convolution's entry on the "
             "lines a tile computes (Ho, H less the kept lines after the first tile) plus an assumed move of the kept "
             "input lines (KEEP_MOVE_COST); not fitted on GVSoC.")

@@ -43,23 +43,22 @@ static void at_fused_new_lines(const KerConvKeep_TFLM_SQ8_T *Arg, int Kept, KerC
 	C->Pad[2] = (signed char) (Skip < 0 ? -Skip : 0);
 }
 
-/* Move the last Keep of Buf's H lines (Row bytes each) to its front, for the next tile. Disjoint
- * ranges are shared between the cores (runs of whole words each); overlapping ones (H < 2 Keep)
- * are moved by core 0 alone. */
+/* Move the last Keep of Buf's H lines (Row bytes each) to its front, for the next tile. The
+ * ranges overlap when H < 2 Keep: the move then goes in rounds of at most the distance between
+ * them (H - Keep lines), each round's source untouched by the earlier rounds' destinations; the
+ * cores share each round. */
 static void at_fused_keep_lines(signed char *Buf, int H, int Row, int Keep)
 {
-	int K = gap_min(Keep, H), Bytes = K * Row, Core = gap_coreid();
-	signed char *Src = Buf + (H - K) * Row;
+	int K = gap_min(Keep, H), Bytes = K * Row, Dist = (H - K) * Row, Done;
 
-	if (K > 0 && H - K >= K) {
-		int Per = ((Bytes + gap_ncore() - 1) / gap_ncore() + 3) & ~3;
-		int First = gap_min(Core * Per, Bytes), Last = gap_min(First + Per, Bytes);
+	for (Done = 0; Dist > 0 && Done < Bytes; Done += Dist) {
+		int Len = gap_min(Dist, Bytes - Done);
+		int Per = ((Len + gap_ncore() - 1) / gap_ncore() + 3) & ~3;
+		int First = gap_min(gap_coreid() * Per, Len), Last = gap_min(First + Per, Len);
 
-		memcpy(Buf + First, Src + First, (size_t) (Last - First));
-	} else if (K > 0 && Core == 0) {
-		memmove(Buf, Src, (size_t) Bytes);
+		memcpy(Buf + Done + First, Buf + Done + Dist + First, (size_t) (Last - First));
+		gap_waitbarrier(0);
 	}
-	gap_waitbarrier(0);
 }
 
 static void at_fused_conv(KerConvKeep_TFLM_SQ8_T *Arg, void (*Conv)(KerConv_TFLM_SQ8_T *))
