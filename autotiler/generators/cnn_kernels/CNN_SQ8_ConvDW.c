@@ -640,6 +640,39 @@ static inline void at_dw_out_pair(const KerConv_TFLM_SQ8_T *Arg, const at_dw_con
 	}
 }
 
+#if defined(at_gap_xpulpv2)
+/* at_dw_pair_run's sums on a hardware loop over the run's channels, 44 instructions each: 12 taps
+ * (p.lb, the 12 bases post-incremented to the next channel), 9 weights (p.lb, post-incremented by
+ * OutFeat, then back to the next channel's), 18 p.mac from Start (read from St); the two sums to
+ * P[2 j] and P[2 j + 1]. The bases are read from T into s2 .. s11, a6, a7 (12 pointers as operands
+ * would exceed GCC's 30); the sums, taps and weight live in t0 .. t6. All clobbered. */
+#define AT_DW_LB1(rd, p) ".insn i 0x0b, 0, " rd ", 1(" p ")\n\t"
+#define AT_DW_LBW(rd) ".insn r 0x0b, 7, 0, " rd ", %[w], %[of]\n\t"
+#define AT_DW_PAIR_ROW(A, B, C, D)                                                                       \
+	AT_DW_LB1("t2", A) AT_DW_LB1("t3", B) AT_DW_LBW("t6") AT_DW_LB1("t4", C)                        \
+	AT_DW_MAC("t0", "t6", "t2") AT_DW_MAC("t1", "t6", "t3") AT_DW_LBW("t6") AT_DW_LB1("t5", D)     \
+	AT_DW_MAC("t0", "t6", "t3") AT_DW_MAC("t1", "t6", "t4") AT_DW_LBW("t6")                        \
+	AT_DW_MAC("t0", "t6", "t4") AT_DW_MAC("t1", "t6", "t5")
+#define AT_DW_PAIR_LOOP(N)                                                                              \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN                                                          \
+		"lw s2, 0(%[tb])\n\t" "lw s3, 4(%[tb])\n\t" "lw s4, 8(%[tb])\n\t" "lw s5, 12(%[tb])\n\t"   \
+		"lw s6, 16(%[tb])\n\t" "lw s7, 20(%[tb])\n\t" "lw s8, 24(%[tb])\n\t" "lw s9, 28(%[tb])\n\t" \
+		"lw s10, 32(%[tb])\n\t" "lw s11, 36(%[tb])\n\t" "lw a6, 40(%[tb])\n\t" "lw a7, 44(%[tb])\n\t" \
+		AT_GAP_ASM_LP_SETUP0("%[n]", 44)                                                        \
+		AT_GAP_ASM_PLW_PI("t0", "%[st]") "mv t1, t0\n\t"                                        \
+		AT_DW_PAIR_ROW("s2", "s3", "s4", "s5")                                                  \
+		AT_DW_PAIR_ROW("s6", "s7", "s8", "s9")                                                  \
+		AT_DW_PAIR_ROW("s10", "s11", "a6", "a7")                                                \
+		"add %[w], %[w], %[back]\n\t"                                                            \
+		"sw t1, 4(%[p])\n\t"                                                                    \
+		".insn s 0x2b, 2, t0, 8(%[p])\n\t"                                                      \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [w] "+r"(w), [st] "+r"(St), [p] "+r"(P)                                                \
+		: [n] "r"(N), [of] "r"(OutFeat), [back] "r"(Back), [tb] "r"(T)                           \
+		: "t0", "t1", "t2", "t3", "t4", "t5", "t6", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", \
+		  "s10", "s11", "a6", "a7", "memory")
+#endif
+
 /* Outputs of channels [c0, c0 + n) at pixels (oy, ox) and (oy, ox + 1), stride 1: the two windows
  * share two of their four input columns, and a channel's nine weights, read once, serve both. */
 static inline void at_dw_pair_run(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_dw_run *R, int oy,
@@ -649,7 +682,17 @@ static inline void at_dw_pair_run(const KerConv_TFLM_SQ8_T *Arg, const at_dw_con
 	signed char *Out = Arg->Out + (oy * Arg->Wo + ox) * Arg->OutFeat + c0;
 	int OutFeat = Arg->OutFeat, j;
 	int32_t ActMin = k->ActMin, ActMax = k->ActMax;
+#if defined(at_gap_xpulpv2)
+	int32_t Acc[2 * AT_DW_RUN], *P = Acc;
+	const int32_t *St = R->Start;
+	const signed char *w = Filter;
+	int Back = 1 - 9 * OutFeat;
 
+	at_dw_taps(Arg, oy, ox, c0, ZpBuf, T, 4);
+	AT_DW_PAIR_LOOP(n);
+	for (j = 0; j < n; j++)
+		at_dw_out_pair(Arg, k, R, j, c0, Acc[2 * j], Acc[2 * j + 1], Out + j, OutFeat, ActMin, ActMax);
+#else
 	at_dw_taps(Arg, oy, ox, c0, ZpBuf, T, 4);
 	for (j = 0; j < n; j++) {
 		const signed char *w = Filter + j;
@@ -672,6 +715,7 @@ static inline void at_dw_pair_run(const KerConv_TFLM_SQ8_T *Arg, const at_dw_con
 		a1 = at_dw_col3(a1, w02, w12, w22, t0, t1, t2);
 		at_dw_out_pair(Arg, k, R, j, c0, a0, a1, Out + j, OutFeat, ActMin, ActMax);
 	}
+#endif
 }
 
 /* The same at stride 2: five input columns, the middle one shared. */
