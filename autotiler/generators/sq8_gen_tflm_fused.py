@@ -288,46 +288,25 @@ def _infos(name: str, stages: tuple, add: bool) -> None:
     AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_BANDWIDTH, bandwidth, 0)
 
 
-def _keep_problem(stages: tuple, tiling) -> str | None:
-    """Why the line buffer cannot hold the overlaps of this tiling (None: it can). Tile j > 0 of an
-    intermediate must start past its top padding (its first ``overlap`` lines are then the last
-    of tile j - 1) and hold at least that overlap (the last tile may compute none)."""
-    loop = tiling.loops[0]
-    if loop.count < 2:
-        return None
-    for k in range(len(stages) - 1):
-        nxt = stages[k + 1]
-        ov, top = nxt.overlap, nxt.pad_tile[0]
-        if ov == 0:
-            continue
-        step = loop.std
-        for st in stages[k + 1:]:
-            step *= st.lay.cwin[5]
-        last = nxt.used_in - ((loop.count - 1) * step - top)
-        if step < top or last < ov:
-            return (f"T{k}: tiles of {step} line(s) past a top padding of {top}, the last {last} line(s) for an "
-                    f"overlap of {ov}")
-    return None
+def _declare(name: str, stages: tuple, add: bool, keep: bool, probe: bool):
+    """Declare the user kernel in one mode (double buffered first) and take it out of the model:
+    its tiling, or None. probe: no tiling returns None whatever the script's
+    AT_KERNEL_NOSOLUTION_ERROR (another mode is tried), else that setting decides.
 
-
-def _declare(name: str, stages: tuple, add: bool, keep: bool, refuse: bool):
-    """Declare the user kernel in one mode (double buffered first), then take it out of the model:
-    (tiling, None), (None, None) when no tiling fits, or (None, why the line buffer cannot hold
-    this tiling's overlaps). refuse: no tiling raises if the script's AT_KERNEL_NOSOLUTION_ERROR
-    says so (else the attempt is a probe, and only returns)."""
+    Any tiling suits the line buffer: the tiler starts no tile but the first in the padding and
+    ends none but the last in it (tiler/geometry.py, valid_tiling), so the first ``overlap`` lines
+    of an intermediate's tile j > 0 are the last of its tile j - 1, and its last tile holds them."""
     saved = AT_GetKernelCtrl(TC.NOSOLUTION)
     try:
-        if not refuse:
+        if probe:
             AT_SetKernelCtrl(TC.NOSOLUTION, 0)
         tiling = TC._solve([lambda: _kernel(name, stages, add, O.O_DB, keep),
                             lambda: _kernel(name, stages, add, 0, keep)])
     finally:
         AT_SetKernelCtrl(TC.NOSOLUTION, saved)
-    if tiling is None:
-        return None, None
-    CopyAndPopUserKernel(name)
-    problem = _keep_problem(stages, tiling) if keep else None
-    return (None, problem) if problem else (tiling, None)
+    if tiling is not None:
+        CopyAndPopUserKernel(name)
+    return tiling
 
 
 def _cycles(tiling) -> int:
@@ -343,12 +322,7 @@ def _choose(chk, stages: tuple, add: bool, line_buffer):
         modes = [False]         # no intermediate overlaps: both modes are the same kernel
     found = {}
     for keep in modes:
-        tiling, problem = _declare(name, stages, add, keep, refuse=line_buffer is not None or not keep)
-        if problem and line_buffer:
-            chk.fail(f"LineBuffer=1 (keep each intermediate's overlapping lines from tile to tile) does not fit "
-                     f"the tiling of this L1 budget: {problem}",
-                     "leave LineBuffer unset (the generator then recomputes the overlaps), or give the kernel "
-                     "another L1 budget (SetL1MemorySize)")
+        tiling = _declare(name, stages, add, keep, probe=keep and line_buffer is None)
         if tiling is not None:
             found[keep] = tiling
     if not found:

@@ -7,12 +7,12 @@
 #include "CNN_SQ8_BasicKernels.h"
 
 /* The convolution of this tile's new output lines: the first Kept of the tile's Ho are in Out
- * already, so Out moves Kept lines on, and the input the Kept * Sy lines their windows start on
- * (the top padding first: a tile that starts in it skips padded lines before real ones). */
+ * already, so Out moves Kept lines on and the input the Kept * Sy lines their windows start on.
+ * Kept > 0 only after the first tile, and the tiler starts no tile but the first in the padding
+ * (tiler/geometry.py, valid_tiling): no top padding to skip. */
 static void at_fused_new_lines(const KerConvKeep_TFLM_SQ8_T *Arg, int Kept, KerConv_TFLM_SQ8_T *C)
 {
-	int Skip = Kept * Arg->Sy - Arg->Pad[2];	/* input lines skipped (< 0: padded lines only) */
-	int In = gap_max(Skip, 0);
+	int In = Kept * Arg->Sy;
 
 	C->In = Arg->In + In * Arg->W * Arg->InFeat;
 	C->Filter = Arg->Filter;
@@ -40,7 +40,6 @@ static void at_fused_new_lines(const KerConvKeep_TFLM_SQ8_T *Arg, int Kept, KerC
 	C->Dy = Arg->Dy;
 	C->PadLeft = Arg->PadLeft;
 	C->Pad = Arg->Pad;
-	C->Pad[2] = (signed char) (Skip < 0 ? -Skip : 0);
 }
 
 /* Move the last Keep of Buf's H lines (Row bytes each) to its front, for the next tile. The
