@@ -161,10 +161,12 @@ def command_parser() -> _CommandParser:
                          help=f"{level} budget in bytes (default: the platform's)")
     imp.add_argument("--calibration", metavar="FILE.npz", help="calibration inputs of a float model: arrays of the "
                      "input's shape with N samples, by input name")
-    imp.add_argument("--fusion", default="auto", choices=("auto", "fit", "none"),
-                     help="fused layers (one user kernel, intermediates in L1): auto (default) lowers the peak L2 of "
-                     "the activations as far as fusion can, then fuses where the predicted cycles drop; fit fuses for "
-                     "memory only as far as the L2 budget needs; none fuses nothing")
+    imp.add_argument("--fusion", default="fit", choices=("fit", "min", "none"),
+                     help="fused layers (one user kernel, intermediates in L1): fit (default) fuses until the peak L2 "
+                     "of the activations fits the L2 budget (or --fusion-l2), then where the predicted cycles drop; "
+                     "min lowers that peak as far as fusion can first; none fuses nothing")
+    imp.add_argument("--fusion-l2", type=positive_int, metavar="B",
+                     help="the peak L2 of the activations that fusion must reach (default: the L2 budget)")
     imp.add_argument("--fuse", action="append", default=[], metavar="LAYER",
                      help="force LAYER to fuse with the next layer (repeatable)")
     imp.add_argument("--no-fuse", action="append", default=[], metavar="LAYER",
@@ -586,7 +588,8 @@ def _import(ns) -> int:
     from .importers.script import import_model
 
     r = import_model(ns.model, ns.output_dir, name=ns.name, platform=ns.platform, l1=ns.l1, l2=ns.l2, l3=ns.l3,
-                     calibration=ns.calibration, fusion=ns.fusion, fuse=tuple(ns.fuse), no_fuse=tuple(ns.no_fuse))
+                     calibration=ns.calibration, fusion=ns.fusion, fuse=tuple(ns.fuse), no_fuse=tuple(ns.no_fuse),
+                     fusion_l2=ns.fusion_l2)
     for line in r.report:
         print(line)
     lw = r.lowered

@@ -11,8 +11,9 @@ intermediates live in L1 only (:mod:`autotiler.generators.sq8_gen_tflm_fused`).
 **The objective**, lexicographic:
 
 1. *peak L2* of the activations: the liveness lower bound of the graph's local buffers (which the
-   graph planner reaches) -- with ``auto``, as low as fusion takes it; with ``fit``, only as low as
-   the L2 budget needs (a graph that fits layer by layer is not fused for memory);
+   graph planner reaches) under a budget -- with ``fit`` (the default), the L2 budget (a graph that
+   fits layer by layer is not fused for memory; one that does not is fused until it fits, rather than
+   spilled to L3), or ``--fusion-l2 B``; with ``min``, as low as fusion takes it;
 2. *predicted cycles*: a link is then kept when the fused kernel's predicted cycles (the tiler's, on
    the platform and L1 budget of the import) are lower than those of its two sides apart.
 
@@ -41,7 +42,7 @@ from ..model.session import Model
 from ..platforms import get_platform
 from . import lower as L
 
-MODES = ("auto", "fit", "none")
+MODES = ("fit", "min", "none")
 CONV = "CNN_ConvolutionPoolAct_SQ8"
 ADD = "CNN_MatAddAct_SQ8"
 PAIR_SPAN = 6           # a pair of links tried together lies within this many layers
@@ -334,9 +335,10 @@ def _by_name(lowered: L.Lowered, names: Sequence[str], what: str) -> List[int]:
     return out
 
 
-def choose(lowered: L.Lowered, platform: str, l1: int, l2: int, mode: str = "auto", force: Sequence[str] = (),
-           forbid: Sequence[str] = ()) -> Tuple[frozenset, List[Tuple[frozenset, str, str]]]:
-    """The merged links and, per step, (links, reason, detail)."""
+def choose(lowered: L.Lowered, platform: str, l1: int, l2: int, mode: str = "fit", force: Sequence[str] = (),
+           forbid: Sequence[str] = (), target: Optional[int] = None) -> Tuple[frozenset, List[Tuple[frozenset, str, str]]]:
+    """The merged links and, per step, (links, reason, detail); ``target`` the activations' peak L2 to
+    reach (default: the L2 budget with ``fit``, 0 with ``min``)."""
     if mode not in MODES:
         raise ImportModelError(f"--fusion {mode!r} is not a fusion mode", hint="use " + ", ".join(MODES))
     links = _links(lowered)
@@ -359,7 +361,8 @@ def choose(lowered: L.Lowered, platform: str, l1: int, l2: int, mode: str = "aut
         steps.append((search.merged, "forced", "--fuse"))
     if mode == "none":
         return search.merged, steps
-    target = 0 if mode == "auto" else l2
+    if target is None:
+        target = 0 if mode == "min" else l2
     while True:
         before = _profile(lowered, search.merged)[0]
         move = search.memory_round(target)
@@ -422,10 +425,10 @@ def replay(lowered: L.Lowered, descriptor) -> L.Lowered:
     return apply(lowered, merged, [(merged, "recorded", "")])[0]
 
 
-def fuse(lowered: L.Lowered, platform: str, l1: int, l2: int, mode: str = "auto", force: Sequence[str] = (),
-         forbid: Sequence[str] = ()) -> Tuple[L.Lowered, Tuple[Fusion, ...]]:
+def fuse(lowered: L.Lowered, platform: str, l1: int, l2: int, mode: str = "fit", force: Sequence[str] = (),
+         forbid: Sequence[str] = (), target: Optional[int] = None) -> Tuple[L.Lowered, Tuple[Fusion, ...]]:
     """Choose the fusions (see the module's documentation) and apply them."""
-    merged, steps = choose(lowered, platform, l1, l2, mode, force, forbid)
+    merged, steps = choose(lowered, platform, l1, l2, mode, force, forbid, target)
     return apply(lowered, merged, steps)
 
 

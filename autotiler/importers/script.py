@@ -471,8 +471,8 @@ class ImportResult:
 
 def import_model(model: str, out_dir: str, name: Optional[str] = None, platform: str = "gap8",
                  l1: Optional[int] = None, l2: Optional[int] = None, l3: Optional[int] = None,
-                 calibration: Optional[str] = None, check: bool = True, fusion: str = "auto",
-                 fuse: tuple = (), no_fuse: tuple = ()) -> ImportResult:
+                 calibration: Optional[str] = None, check: bool = True, fusion: str = "fit",
+                 fuse: tuple = (), no_fuse: tuple = (), fusion_l2: Optional[int] = None) -> ImportResult:
     """Import ``model`` (.tflite or .onnx) into ``out_dir`` (see the module's documentation)."""
     if platform not in PLATFORMS:
         raise ImportModelError(f"unknown platform {platform!r}", hint="platforms: " + ", ".join(sorted(PLATFORMS)))
@@ -487,9 +487,9 @@ def import_model(model: str, out_dir: str, name: Optional[str] = None, platform:
         lowered = _float_sources(lowered, source)
     budgets = default_budgets(platform, lowered, l1, l2, l3)
     unfused_peak = F.peak_l2(lowered)
-    lowered, fusions = F.fuse(lowered, platform, budgets.l1, budgets.l2, fusion, fuse, no_fuse)
+    lowered, fusions = F.fuse(lowered, platform, budgets.l1, budgets.l2, fusion, fuse, no_fuse, fusion_l2)
     desc = descriptor(name, graph, lowered, platform, bool(report))
-    desc["fusion"] = {"mode": fusion, "unfused_peak_l2": unfused_peak, "fused_peak_l2": F.peak_l2(lowered),
+    desc["fusion"] = {"mode": fusion, "target_l2": fusion_l2, "unfused_peak_l2": unfused_peak, "fused_peak_l2": F.peak_l2(lowered),
                       "groups": [f.to_json() for f in fusions]}
     note = "Quantised by autotiler import from the float model with the calibration data." if report else ""
     files = {f"{name}.py": render(name, lowered, budgets, model, note).encode("utf-8"),
