@@ -556,12 +556,14 @@ static __attribute__((noinline)) signed char at_dw_out_any(const KerConv_TFLM_SQ
 typedef struct {
 	int32_t Start[AT_DW_RUN], M[AT_DW_RUN], Round[AT_DW_RUN];
 	signed char Right1[AT_DW_RUN];
+	int AllFast;	/* every channel of the run has its fast constants */
 } at_dw_run;
 
 static void at_dw_run_prep(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c0, int n, at_dw_run *R)
 {
 	int j, t;
 
+	R->AllFast = 1;
 	for (j = 0; j < n; j++) {
 		int c = c0 + j, Sum = 0;
 		at_tflm_rq_t q;
@@ -577,6 +579,7 @@ static void at_dw_run_prep(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 			R->Round[j] = f.Round;
 			R->Right1[j] = (signed char) f.Right1;
 		}
+		R->AllFast = R->AllFast && R->Right1[j] >= 0;
 	}
 }
 
@@ -673,6 +676,32 @@ static inline void at_dw_out_pair(const KerConv_TFLM_SQ8_T *Arg, const at_dw_con
 		  "s10", "s11", "a6", "a7", "memory")
 #endif
 
+#if defined(at_gap_xpulpv2)
+/* The requantisation of a run's pairs (the sums P[2 j], P[2 j + 1] into O[j], O[OutFeat + j]) when
+ * every channel has its fast constants (at_tflm_rq_fast_end, instruction by instruction: mulh,
+ * mul, the rounded doubling high half, then the rounding shift with the zero point in Round, the
+ * clamp) on a hardware loop of 29 instructions per channel, its constants read from Mp, Rp, Sp. */
+#define AT_DW_RQ_PAIRS(N)                                                                               \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 29)                        \
+		AT_GAP_ASM_PLW_PI("t0", "%[p]") AT_GAP_ASM_PLW_PI("t1", "%[p]")                         \
+		AT_GAP_ASM_PLW_PI("t2", "%[mp]") AT_GAP_ASM_PLW_PI("t5", "%[rp]")                       \
+		"mulh t3, t0, t2\n\t" "mulh t4, t1, t2\n\t" "mul t0, t0, t2\n\t" "mul t1, t1, t2\n\t"       \
+		AT_DW_LB1("t6", "%[sp]")                                                                \
+		"slli t3, t3, 1\n\t" "slli t4, t4, 1\n\t" "srli t0, t0, 1\n\t" "srli t1, t1, 1\n\t"         \
+		".insn r 0x5b, 2, 0x5e, t0, t0, %[c29]\n\t" ".insn r 0x5b, 2, 0x5e, t1, t1, %[c29]\n\t"     \
+		"add t3, t3, t0\n\t" "add t4, t4, t1\n\t" "srai t0, t3, 31\n\t" "srai t1, t4, 31\n\t"       \
+		".insn r 0x5b, 2, 1, t3, t3, t0\n\t" ".insn r 0x5b, 2, 1, t4, t4, t1\n\t"                   \
+		".insn r 0x5b, 2, 0x20, t3, t5, t6\n\t" ".insn r 0x5b, 2, 0x20, t4, t5, t6\n\t"             \
+		".insn r 0x33, 6, 0x02, t3, t3, %[lo]\n\t" ".insn r 0x33, 6, 0x02, t4, t4, %[lo]\n\t"       \
+		".insn r 0x33, 4, 0x02, t3, t3, %[hi]\n\t" ".insn r 0x33, 4, 0x02, t4, t4, %[hi]\n\t"       \
+		".insn r 0x23, 4, 0, %[of], %[o], t4\n\t"                                               \
+		".insn s 0x2b, 0, t3, 1(%[o])\n\t"                                                       \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [p] "+r"(P), [mp] "+r"(Mp), [rp] "+r"(Rp), [sp] "+r"(Sp), [o] "+r"(O)                   \
+		: [n] "r"(N), [of] "r"(OutFeat), [c29] "r"(C29), [lo] "r"(ActMin), [hi] "r"(ActMax)         \
+		: "t0", "t1", "t2", "t3", "t4", "t5", "t6", "memory")
+#endif
+
 /* Outputs of channels [c0, c0 + n) at pixels (oy, ox) and (oy, ox + 1), stride 1: the two windows
  * share two of their four input columns, and a channel's nine weights, read once, serve both. */
 static inline void at_dw_pair_run(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_dw_run *R, int oy,
@@ -690,6 +719,16 @@ static inline void at_dw_pair_run(const KerConv_TFLM_SQ8_T *Arg, const at_dw_con
 
 	at_dw_taps(Arg, oy, ox, c0, ZpBuf, T, 4);
 	AT_DW_PAIR_LOOP(n);
+	if (R->AllFast) {
+		const int32_t *Mp = R->M, *Rp = R->Round;
+		const signed char *Sp = R->Right1;
+		signed char *O = Out;
+		uint32_t C29 = 1u << 29;
+
+		P = Acc;
+		AT_DW_RQ_PAIRS(n);
+		return;
+	}
 	for (j = 0; j < n; j++)
 		at_dw_out_pair(Arg, k, R, j, c0, Acc[2 * j], Acc[2 * j + 1], Out + j, OutFeat, ActMin, ActMax);
 #else
