@@ -19,9 +19,22 @@ one tile of it in L1, never in L2. Going back from the output, each argument's t
 reading it needs: along the lines its overlap is ``F - S + S * overlap(next)``, its padding for the
 tiling ``pad + S * padding(next)`` (the composition :func:`.cnn_conv.conv_pool_geometry` does for a
 convolution and its pooling), so that every tile of every intermediate holds exactly the lines the
-next layer reads, padding included. Overlapping lines are recomputed by each tile (the tiler's cost of
-a tile counts them, so it weighs recomputation against L1 and the number of tiles). The constants of
-every layer stay in L1 for the whole kernel (loaded once).
+next layer reads, padding included. The constants of every layer stay in L1 for the whole kernel
+(loaded once).
+
+Overlapping lines, two modes, both declared and tiled; the one with fewer predicted cycles is kept
+(recompute on a tie), unless ``LineBuffer`` (an argument of :func:`fused_conv_act`) forces one;
+:func:`line_buffer_mode` tells which a kernel uses:
+
+* recompute (``LineBuffer=0``): every tile computes all its lines of each intermediate, the
+  overlapping ones again (the tiler's cost of a tile counts them);
+* keep, a line buffer (``LineBuffer=1``): the tiler starts no tile but the first in the padding and
+  ends none but the last in it, so the first ``overlap`` lines of ``T<k>``'s tile j are the last of its
+  tile j - 1. The layer reading ``T<k>`` moves them to the front of its buffer after use, and the
+  layer writing it computes, after the first tile, only the others (``KerParConvKeep_TFLM_SQ8``,
+  ``KerParConvDWKeep_TFLM_SQ8``: :mod:`.sq8_kernels_tflm_fused`, whose ``Cost=`` counts the lines
+  computed and the move). ``T<k>`` stays one O_BUFF | O_ONETILE buffer at a fixed L1 address, which
+  nothing else writes between two tiles.
 
 Refused (stated, not silent): dilations, grouped convolutions other than depth wise, poolings inside
 the chain, the Ctrl fields the single-layer TFLM generator refuses, an ``AddOper`` other than
