@@ -405,6 +405,29 @@ static inline void at_dw_flush(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts
 		at_dw_requant_any(Acc, fill, Out, Arg->OutFeat, q, k);
 }
 
+#if defined(at_gap_xpulpv2)
+/* The fast requantisation of N interleaved pairs (P[2 i] into OA[i Step], P[2 i + 1] into OB[i Step])
+ * of one channel (constants M, Rnd = Round, Sh = Right1 in registers) on a hardware loop of 26
+ * instructions per pair: at_tflm_rq_fast_end instruction by instruction (as AT_DW_RQ_PAIRS). */
+#define AT_DW_RQ_LINES(N)                                                                               \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 26)                        \
+		AT_GAP_ASM_PLW_PI("t0", "%[p]") AT_GAP_ASM_PLW_PI("t1", "%[p]")                         \
+		"mulh t3, t0, %[m]\n\t" "mulh t4, t1, %[m]\n\t" "mul t0, t0, %[m]\n\t" "mul t1, t1, %[m]\n\t" \
+		"slli t3, t3, 1\n\t" "slli t4, t4, 1\n\t" "srli t0, t0, 1\n\t" "srli t1, t1, 1\n\t"         \
+		".insn r 0x5b, 2, 0x5e, t0, t0, %[c29]\n\t" ".insn r 0x5b, 2, 0x5e, t1, t1, %[c29]\n\t"     \
+		"add t3, t3, t0\n\t" "add t4, t4, t1\n\t" "srai t0, t3, 31\n\t" "srai t1, t4, 31\n\t"       \
+		".insn r 0x5b, 2, 1, t3, t3, t0\n\t" ".insn r 0x5b, 2, 1, t4, t4, t1\n\t"                   \
+		".insn r 0x5b, 2, 0x20, t3, %[rnd], %[sh]\n\t" ".insn r 0x5b, 2, 0x20, t4, %[rnd], %[sh]\n\t" \
+		".insn r 0x33, 6, 0x02, t3, t3, %[lo]\n\t" ".insn r 0x33, 6, 0x02, t4, t4, %[lo]\n\t"       \
+		".insn r 0x33, 4, 0x02, t3, t3, %[hi]\n\t" ".insn r 0x33, 4, 0x02, t4, t4, %[hi]\n\t"       \
+		".insn r 0x2b, 4, 0, %[step], %[oa], t3\n\t" ".insn r 0x2b, 4, 0, %[step], %[ob], t4\n\t"   \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [p] "+r"(P), [oa] "+r"(OA), [ob] "+r"(OB)                                              \
+		: [n] "r"(N), [m] "r"(F.M), [rnd] "r"(F.Round), [sh] "r"(F.Right1), [c29] "r"(C29),        \
+		  [lo] "r"(ActMin), [hi] "r"(ActMax), [step] "r"(Step)                                  \
+		: "t0", "t1", "t3", "t4", "memory")
+#endif
+
 /* Requantises Pairs pairs of lines of Wo outputs, their accumulators interleaved as at_dw_seg2_s1
  * leaves them (line pair j from Acc + 2 j Wo), into the consecutive lines from Out. */
 static __attribute__((noinline)) void at_dw_flush2(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
@@ -418,6 +441,17 @@ static __attribute__((noinline)) void at_dw_flush2(const KerConv_TFLM_SQ8_T *Arg
 	for (j = 0; j < Pairs; j++, Out += 2 * Wo * Step) {
 		signed char *OutA = Out, *OutB = Out + Wo * Step;
 
+#if defined(at_gap_xpulpv2)
+		if (Fast) {
+			const int32_t *P = Acc;
+			signed char *OA = OutA, *OB = OutB;
+			uint32_t C29 = 1u << 29;
+
+			AT_DW_RQ_LINES(Wo);
+			Acc += 2 * Wo;
+			continue;
+		}
+#endif
 		if (Fast) {
 			for (i = 0; i < Wo; i++, Acc += 2, OutA += Step, OutB += Step) {
 				int32_t a0 = Acc[0], a1 = Acc[1];
