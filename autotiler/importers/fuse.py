@@ -11,9 +11,10 @@ intermediates live in L1 only (:mod:`autotiler.generators.sq8_gen_tflm_fused`).
 **The objective**, lexicographic:
 
 1. *peak L2* of the activations: the liveness lower bound of the graph's local buffers (which the
-   graph planner reaches) under a budget -- with ``fit`` (the default), the L2 budget (a graph that
-   fits layer by layer is not fused for memory; one that does not is fused until it fits, rather than
-   spilled to L3), or ``--fusion-l2 B``; with ``min``, as low as fusion takes it;
+   graph planner reaches) under a budget -- with ``fit`` (the default), the L2 budget, each node's
+   constants counted with the activations alive at it (a graph that fits layer by layer is not fused for
+   memory; one that does not is fused until it fits, rather than spilled to L3, and no fusion for cycles
+   takes it above), or ``--fusion-l2 B`` (the activations alone); with ``min``, as low as fusion takes it;
 2. *predicted cycles*: a link is then kept when the fused kernel's predicted cycles (the tiler's, on
    the platform and L1 budget of the import) are lower than those of its two sides apart.
 
@@ -142,7 +143,7 @@ def _groups(n: int, merged: frozenset) -> List[Tuple[int, ...]]:
     return out
 
 
-def _buffers(lowered: L.Lowered, groups: Sequence[Tuple[int, ...]]) -> List[Buffer]:
+def _buffers(lowered: L.Lowered, groups: Sequence[Tuple[int, ...]], consts: bool = False) -> List[Buffer]:
     """The local buffers of the graph with these groups as nodes (internal ones gone)."""
     sizes = dict(lowered.locals)
     node_of = {i: k for k, g in enumerate(groups) for i in g}
@@ -161,12 +162,18 @@ def _buffers(lowered: L.Lowered, groups: Sequence[Tuple[int, ...]]) -> List[Buff
                 first[s] = min(first.get(s, k), k)
             last[s] = max(last.get(s, k), k)
             first.setdefault(s, k)
-    return [Buffer(s, sizes[s], first[s], max(last[s], first[s])) for s in first]
+    out = [Buffer(s, sizes[s], first[s], max(last[s], first[s])) for s in first]
+    if consts:      # each node's constants, staged into L2 while it runs when L2 cannot keep them all
+        nbytes = {c.symbol: c.data.nbytes for c in lowered.consts}
+        for k, g in enumerate(groups):
+            used = {s for i in g for d, s, _ in lowered.layers[i].bindings if s in nbytes}
+            out.append(Buffer(f"_consts_{k}", sum(nbytes[s] for s in used), k, k))
+    return out
 
 
-def _profile(lowered: L.Lowered, merged: frozenset) -> Tuple[int, int]:
-    """(peak L2 of the activations, how many nodes reach it)."""
-    live = live_bytes(_buffers(lowered, _groups(len(lowered.layers), merged)))
+def _profile(lowered: L.Lowered, merged: frozenset, consts: bool = False) -> Tuple[int, int]:
+    """(peak L2 of the activations (with ``consts``, plus each node's constants), how many nodes reach it)."""
+    live = live_bytes(_buffers(lowered, _groups(len(lowered.layers), merged), consts))
     peak = max(live, default=0)
     return peak, sum(1 for v in live if v == peak)
 
@@ -293,6 +300,10 @@ class _Search:
     allowed: frozenset          # links that may merge
     tiler: _Tiler
     merged: frozenset = frozenset()
+    consts: bool = False        # fit to the L2 budget: a node's constants count too
+
+    def profile(self, merged: frozenset) -> Tuple[int, int]:
+        return _profile(self.lowered, merged, self.consts)
 
     def feasible(self, merged: frozenset) -> bool:
         n = len(self.lowered.layers)
@@ -303,13 +314,13 @@ class _Search:
 
     def memory_round(self, target: int) -> Optional[frozenset]:
         """The best set of one (else two) more links lowering (peak, nodes at peak), feasible."""
-        base = _profile(self.lowered, self.merged)
+        base = self.profile(self.merged)
         if base[0] <= target:
             return None
         free = sorted(self.allowed - self.merged)
         for size in (1, 2):
             moves = [frozenset(c) for c in combinations(free, size) if max(c) - min(c) <= PAIR_SPAN]
-            scored = sorted((_profile(self.lowered, self.merged | m), sorted(m), m) for m in moves)
+            scored = sorted((self.profile(self.merged | m), sorted(m), m) for m in moves)
             for score, _, m in scored:
                 if score >= base:
                     break
@@ -336,9 +347,10 @@ def _by_name(lowered: L.Lowered, names: Sequence[str], what: str) -> List[int]:
 
 
 def choose(lowered: L.Lowered, platform: str, l1: int, l2: int, mode: str = "fit", force: Sequence[str] = (),
-           forbid: Sequence[str] = (), target: Optional[int] = None) -> Tuple[frozenset, List[Tuple[frozenset, str, str]]]:
+           forbid: Sequence[str] = (), target: Optional[int] = None, cycles: bool = True
+           ) -> Tuple[frozenset, List[Tuple[frozenset, str, str]]]:
     """The merged links and, per step, (links, reason, detail); ``target`` the activations' peak L2 to
-    reach (default: the L2 budget with ``fit``, 0 with ``min``)."""
+    reach (default: the L2 budget with ``fit``, 0 with ``min``); ``cycles`` False: the memory step only."""
     if mode not in MODES:
         raise ImportModelError(f"--fusion {mode!r} is not a fusion mode", hint="use " + ", ".join(MODES))
     links = _links(lowered)
@@ -363,22 +375,27 @@ def choose(lowered: L.Lowered, platform: str, l1: int, l2: int, mode: str = "fit
         return search.merged, steps
     if target is None:
         target = 0 if mode == "min" else l2
+        search.consts = mode == "fit"
     while True:
-        before = _profile(lowered, search.merged)[0]
+        before = search.profile(search.merged)[0]
         move = search.memory_round(target)
         if move is None:
             break
         search.merged |= move
-        after = _profile(lowered, search.merged)[0]
+        after = search.profile(search.merged)[0]
         steps.append((move, "memory", f"peak L2 {before} -> {after} B"))
-    _cycles_step(search, steps)
+    if cycles:
+        _cycles_step(search, steps, target)
     return search.merged, steps
 
 
-def _cycles_step(search: _Search, steps: list) -> None:
-    """Merge every remaining link whose fused kernel is predicted faster than its two sides apart."""
+def _cycles_step(search: _Search, steps: list, target: int) -> None:
+    """Merge every remaining link whose fused kernel is predicted faster than its two sides apart, unless
+    the merged node's constants would take the L2 peak above the budget (fit)."""
     n = len(search.lowered.layers)
     for i in sorted(search.allowed - search.merged):
+        if search.consts and search.profile(search.merged | {i})[0] > max(target, search.profile(search.merged)[0]):
+            continue
         groups = _groups(n, search.merged)
         left = next(g for g in groups if i in g)
         right = next(g for g in groups if i + 1 in g)
