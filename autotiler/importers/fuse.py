@@ -101,6 +101,9 @@ def _link_problem(lowered: L.Lowered, i: int, readers: Dict[str, List[int]]) -> 
     if readers.get(out, []) != [i + 1]:
         return f"{a.name}'s output {out} is read by other layers too"
     if _conv_args(b) is not None:
+        f, stride = _conv_args(b)[5], _conv_args(b)[6]
+        if f < stride:
+            return f"{b.name}'s stride {stride} exceeds its filter {f}: its input's tiles would leave gaps"
         return None if _bound(b, "In") == out else f"{b.name} does not read {out} as its input"
     if b.generator == ADD and b.args[-2] == "KOP_MATADD":
         return None
