@@ -235,14 +235,66 @@ static inline void at_dw_seg_s1(const at_dw_win *win, int x, int n, int W, int S
 	}
 }
 
+#if defined(at_gap_xpulpv2)
+/* p.lb rd, step(p!) and p.mac rd, w, t, for the asm loops below. */
+#define AT_DW_LB_PI(rd, p) ".insn r 0x0b, 7, 0, " rd ", " p ", %[step]\n\t"
+#define AT_DW_MAC(rd, w, t) ".insn r 0x33, 0, 0x21, " rd ", " w ", " t "\n\t"
+
+/* at_dw_seg_s2's outputs whose columns are inside the image, two per step of a hardware loop of 34
+ * instructions (6 taps by p.lb with post-increment, 9 p.mac, a move and a store per output): xa
+ * the open output (its first column done), xb the next one's, their roles swapped every output. */
+#define AT_DW_S2_OUT(X, Y)                                                                               \
+	AT_DW_LB_PI("t0", "%[r0]") AT_DW_LB_PI("t1", "%[r1]") AT_DW_LB_PI("t2", "%[r2]")                \
+	AT_DW_LB_PI("t3", "%[r0]") AT_DW_MAC(X, "%[w01]", "t0") AT_DW_LB_PI("t4", "%[r1]")              \
+	AT_DW_MAC(X, "%[w11]", "t1") AT_DW_LB_PI("t5", "%[r2]") AT_DW_MAC(X, "%[w21]", "t2")            \
+	AT_DW_MAC(X, "%[w02]", "t3") AT_DW_MAC(X, "%[w12]", "t4") AT_DW_MAC(X, "%[w22]", "t5")          \
+	"mv " Y ", %[st]\n\t"                                                                           \
+	AT_DW_MAC(Y, "%[w00]", "t3") AT_DW_MAC(Y, "%[w10]", "t4") AT_DW_MAC(Y, "%[w20]", "t5")          \
+	".insn s 0x2b, 2, " X ", 4(%[p])\n\t"
+#define AT_DW_S2_LOOP(Steps)                                                                            \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 34)                        \
+		AT_DW_S2_OUT("%[xa]", "%[xb]") AT_DW_S2_OUT("%[xb]", "%[xa]")                            \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [xa] "+r"(a), [xb] "+r"(b), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [p] "+r"(Acc)  \
+		: [n] "r"(Steps), [step] "r"(Step), [st] "r"(Start), [w00] "r"(w00), [w01] "r"(w01),      \
+		  [w02] "r"(w02), [w10] "r"(w10), [w11] "r"(w11), [w12] "r"(w12), [w20] "r"(w20),          \
+		  [w21] "r"(w21), [w22] "r"(w22)                                                        \
+		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
+#endif
+
 /* The same for stride 2: two new columns per output, the second shared with the next output. */
-static inline void at_dw_seg_s2(const at_dw_win *win, int x, int n, int W, int Step, int Zp, int32_t *Acc)
+static __attribute__((noinline)) void at_dw_seg_s2(const at_dw_win *win, int x, int n, int W, int Step, int Zp,
+						  int32_t *Acc)
 {
 	const signed char *r0 = win->Row[0], *r1 = win->Row[1], *r2 = win->Row[2];
-	int o = x * Step, i;
+	int o = x * Step, i = 0;
 	int32_t a = at_dw_part(win, 0, at_dw_col_load(r0, r1, r2, x, o, W, Zp), win->Start);
 
-	for (i = 0; i < n; i++, x += 2, o += 2 * Step) {
+#if defined(at_gap_xpulpv2)
+	{
+		/* outputs i whose last column x + 2 + 2 i is inside the image, by twos */
+		int m = (W - 3 - x >= 0) ? (W - 3 - x) / 2 + 1 : 0, Steps = ((m < n) ? m : n) >> 1;
+
+		if (Steps > 0) {
+			int32_t w00 = win->w[0][0], w01 = win->w[0][1], w02 = win->w[0][2];
+			int32_t w10 = win->w[1][0], w11 = win->w[1][1], w12 = win->w[1][2];
+			int32_t w20 = win->w[2][0], w21 = win->w[2][1], w22 = win->w[2][2], Start = win->Start, b = 0;
+
+			r0 += o + Step;
+			r1 += o + Step;
+			r2 += o + Step;
+			AT_DW_S2_LOOP(Steps);
+			r0 = win->Row[0];
+			r1 = win->Row[1];
+			r2 = win->Row[2];
+			i = 2 * Steps;
+			x += 2 * i;
+			o += 2 * i * Step;
+			Acc -= i;	/* the loop stepped Acc past its outputs */
+		}
+	}
+#endif
+	for (; i < n; i++, x += 2, o += 2 * Step) {
 		at_dw_col col = at_dw_col_load(r0, r1, r2, x + 2, o + 2 * Step, W, Zp);
 
 		a = at_dw_part(win, 1, at_dw_col_load(r0, r1, r2, x + 1, o + Step, W, Zp), a);
@@ -256,8 +308,6 @@ static inline void at_dw_seg_s2(const at_dw_win *win, int x, int n, int W, int S
  * (4 taps by p.lb with post-increment, 18 p.mac, the two finished outputs stored by one pointer,
  * 4 moves): xa, ya / xb, yb the two open outputs of each line (xa the older), St = Start. One asm
  * statement (the compiler knows nothing of the loop); the taps live in t0 .. t3, clobbered. */
-#define AT_DW_LB_PI(rd, p) ".insn r 0x0b, 7, 0, " rd ", " p ", %[step]\n\t"
-#define AT_DW_MAC(rd, w, t) ".insn r 0x33, 0, 0x21, " rd ", " w ", " t "\n\t"
 #define AT_DW_SEG2_LOOP(Cols)                                                                           \
 	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 28)                        \
 		AT_DW_LB_PI("t0", "%[r0]") AT_DW_LB_PI("t1", "%[r1]") AT_DW_LB_PI("t2", "%[r2]")        \
