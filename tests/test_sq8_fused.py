@@ -70,35 +70,46 @@ class Chain:
         return (self.cin, self.w, self.h, CNN_FusedLayers(len(layers), *layers),
                 KOP_MATADD if self.residual else KOP_NONE, KOP_RELU if self.residual else KOP_NONE)
 
-    def reference(self):
-        """(C arguments, expected output): every layer by sq8_tflm, one after the other."""
+    def steps(self) -> list:
+        """The chain one layer at a time, by sq8_tflm: per layer the arguments of its single-layer
+        kernel (In, Filter, Bias, Scale, ScaleN, Infos; the ADD's In1, In2, Infos) and its output Out."""
         rng = np.random.default_rng(self.seed)
         q = T.QParams(0.02, int(rng.integers(-128, 0)))
-        x = rng.integers(-128, 128, (1, self.h, self.w, self.cin)).astype(np.int8)
-        args, y, cin = {"In": x}, x, self.cin
-        for k, c in enumerate(self.layers):
+        y = rng.integers(-128, 128, (1, self.h, self.w, self.cin)).astype(np.int8)
+        steps, cin = [], self.cin
+        for c in self.layers:
             out_q = T.QParams(float(rng.uniform(0.02, 0.08)), int(rng.integers(-128, 10)))
             reals = rng.uniform(0.001, 0.01 if c.kind == "conv" else 0.05, c.cout)
             w_q = T.FilterQParams(tuple(r * out_q.scale / q.scale for r in reals))
             b = rng.integers(-(1 << 12), 1 << 12, c.cout).astype(np.int32)
             kw = dict(stride=(c.s, c.s), padding=c.padding, activation=c.act)
+            x = y
             if c.kind == "dw":
                 wt = rng.integers(-127, 128, (1, c.f, c.f, c.cout)).astype(np.int8)
-                y = T.depthwise_conv2d(y, wt, b, q, w_q, out_q, depth_multiplier=c.cout // cin, **kw)
+                y = T.depthwise_conv2d(x, wt, b, q, w_q, out_q, depth_multiplier=c.cout // cin, **kw)
             else:
                 wt = rng.integers(-127, 128, (c.cout, c.f, c.f, cin)).astype(np.int8)
-                y = T.conv2d(y, wt, b, q, w_q, out_q, **kw)
+                y = T.conv2d(x, wt, b, q, w_q, out_q, **kw)
             scale, scale_n, infos = conv_constants(q, w_q, out_q, c.act, c.cout)
-            args.update({f"Filter{k}": wt, f"Bias{k}": b, f"Scale{k}": scale, f"ScaleN{k}": scale_n,
-                         f"Infos{k}": infos})
+            steps.append(dict(In=x, Filter=wt, Bias=b, Scale=scale, ScaleN=scale_n, Infos=infos, Out=y))
             q, cin = out_q, c.cout
         if self.residual:
             res = rng.integers(-128, 128, y.shape).astype(np.int8)
             res_q = T.QParams(0.03, int(rng.integers(-128, 128)))
             out_q = T.QParams(0.05, int(rng.integers(-128, 0)))
-            args.update(Res=res, AddInfos=add_infos(q, res_q, out_q, "RELU"))
-            y = T.add(y, res, q, res_q, out_q, "RELU")
-        return args, y[0]
+            steps.append(dict(In1=y, In2=res, Infos=add_infos(q, res_q, out_q, "RELU"),
+                              Out=T.add(y, res, q, res_q, out_q, "RELU")))
+        return steps
+
+    def reference(self):
+        """(C arguments of the fused kernel, expected output): every layer by sq8_tflm, one after the other."""
+        steps = self.steps()
+        args = {"In": steps[0]["In"]}
+        for k, step in enumerate(steps[:len(self.layers)]):
+            args.update({f"{a}{k}": step[a] for a in ("Filter", "Bias", "Scale", "ScaleN", "Infos")})
+        if self.residual:
+            args.update(Res=steps[-1]["In2"], AddInfos=steps[-1]["Infos"])
+        return args, steps[-1]["Out"][0]
 
 
 def make_ctrl():
