@@ -3063,51 +3063,6 @@ int MobileNet(
 	AT_HYPERFLASH_FS_CL_EVENT _UchanHF2, *UchanHF2 = &_UchanHF2;
 	AT_HYPERFLASH_FS_CL_EVENT _UchanHF3, *UchanHF3 = &_UchanHF3;
 	AT_HYPERFLASH_FS_CL_EVENT _UchanHF4, *UchanHF4 = &_UchanHF4;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF5, *UchanHF5 = &_UchanHF5;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF6, *UchanHF6 = &_UchanHF6;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF7, *UchanHF7 = &_UchanHF7;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF8, *UchanHF8 = &_UchanHF8;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF9, *UchanHF9 = &_UchanHF9;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF10, *UchanHF10 = &_UchanHF10;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF11, *UchanHF11 = &_UchanHF11;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF12, *UchanHF12 = &_UchanHF12;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF13, *UchanHF13 = &_UchanHF13;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF14, *UchanHF14 = &_UchanHF14;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF15, *UchanHF15 = &_UchanHF15;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF16, *UchanHF16 = &_UchanHF16;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF17, *UchanHF17 = &_UchanHF17;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF18, *UchanHF18 = &_UchanHF18;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF19, *UchanHF19 = &_UchanHF19;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF20, *UchanHF20 = &_UchanHF20;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF21, *UchanHF21 = &_UchanHF21;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF22, *UchanHF22 = &_UchanHF22;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF23, *UchanHF23 = &_UchanHF23;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF24, *UchanHF24 = &_UchanHF24;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF25, *UchanHF25 = &_UchanHF25;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF26, *UchanHF26 = &_UchanHF26;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF27, *UchanHF27 = &_UchanHF27;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF28, *UchanHF28 = &_UchanHF28;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF29, *UchanHF29 = &_UchanHF29;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF30, *UchanHF30 = &_UchanHF30;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF31, *UchanHF31 = &_UchanHF31;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF32, *UchanHF32 = &_UchanHF32;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF33, *UchanHF33 = &_UchanHF33;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF34, *UchanHF34 = &_UchanHF34;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF35, *UchanHF35 = &_UchanHF35;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF36, *UchanHF36 = &_UchanHF36;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF37, *UchanHF37 = &_UchanHF37;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF38, *UchanHF38 = &_UchanHF38;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF39, *UchanHF39 = &_UchanHF39;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF40, *UchanHF40 = &_UchanHF40;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF41, *UchanHF41 = &_UchanHF41;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF42, *UchanHF42 = &_UchanHF42;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF43, *UchanHF43 = &_UchanHF43;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF44, *UchanHF44 = &_UchanHF44;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF45, *UchanHF45 = &_UchanHF45;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF46, *UchanHF46 = &_UchanHF46;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF47, *UchanHF47 = &_UchanHF47;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF48, *UchanHF48 = &_UchanHF48;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF49, *UchanHF49 = &_UchanHF49;
 
 	AT_SIM_NODE_BEGIN(0);
 	/* Prefetching Conv0_B (first used by node 0), size 8 from HyperFlash at 467320 to (size 8) dynamic L2 at 32984..32991 */
@@ -3126,15 +3081,15 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)) /* Out: Conv0_Out, dynamic L2 */
 	);
 	/* Prefetching DW1_B (first used by node 1), size 8 from HyperFlash at 467328 to (size 8) dynamic L2 at 32840..32847 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467328), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32840), 8, 0, UchanHF2);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467328), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32840), 8, 0, UchanHF0);
 	/* Prefetching DW1_W (first used by node 1), size 72 from HyperFlash at 466832 to (size 72) dynamic L2 at 32768..32839 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466832), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 72, 0, UchanHF3);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466832), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 72, 0, UchanHF1);
 	AT_SIM_NODE_END(0);
 	AT_SIM_NODE_BEGIN(1);
 	/* Waiting completion of transfer of DW1_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW1_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Node 1: user kernel DW1 */
 	DW1(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)), /* In: Conv0_Out, dynamic L2 */
@@ -3152,15 +3107,15 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)) /* Out: PW1_Out, dynamic L2 */
 	);
 	/* Prefetching DW2_B (first used by node 3), size 16 from HyperFlash at 467288 to (size 16) dynamic L2 at 82432..82447 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467288), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 82432), 16, 0, UchanHF4);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467288), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 82432), 16, 0, UchanHF0);
 	/* Prefetching PW2_B (first used by node 4), size 32 from HyperFlash at 467224 to (size 32) dynamic L2 at 82720..82751 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 82720), 32, 0, UchanHF5);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 82720), 32, 0, UchanHF1);
 	/* Prefetching PW2_W (first used by node 4), size 512 from HyperFlash at 461952 to (size 512) dynamic L2 at 81920..82431 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 461952), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 81920), 512, 0, UchanHF6);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 461952), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 81920), 512, 0, UchanHF2);
 	AT_SIM_NODE_END(2);
 	AT_SIM_NODE_BEGIN(3);
 	/* Waiting completion of transfer of DW2_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Node 3: user kernel DW2 */
 	DW2(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)), /* In: PW1_Out, dynamic L2 */
@@ -3169,13 +3124,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 65536)) /* Out: DW2_Out, dynamic L2 */
 	);
 	/* Prefetching DW3_W (first used by node 5), size 288 from HyperFlash at 462464 to (size 288) dynamic L2 at 82432..82719 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 462464), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 82432), 288, 0, UchanHF7);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 462464), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 82432), 288, 0, UchanHF0);
 	AT_SIM_NODE_END(3);
 	AT_SIM_NODE_BEGIN(4);
 	/* Waiting completion of transfer of PW2_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of PW2_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 4: user kernel PW2 */
 	PW2(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 65536)), /* In: DW2_Out, dynamic L2 */
@@ -3184,13 +3139,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)) /* Out: PW2_Out, dynamic L2 */
 	);
 	/* Prefetching PW3_B (first used by node 6), size 32 from HyperFlash at 467256 to (size 32) dynamic L2 at 66848..66879 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467256), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 66848), 32, 0, UchanHF8);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467256), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 66848), 32, 0, UchanHF1);
 	/* Prefetching PW3_W (first used by node 6), size 1024 from HyperFlash at 459776 to (size 1024) dynamic L2 at 65536..66559 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 459776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 65536), 1024, 0, UchanHF9);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 459776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 65536), 1024, 0, UchanHF2);
 	AT_SIM_NODE_END(4);
 	AT_SIM_NODE_BEGIN(5);
 	/* Waiting completion of transfer of DW3_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Node 5: user kernel DW3 */
 	DW3(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)), /* In: PW2_Out, dynamic L2 */
@@ -3199,15 +3154,15 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 32768)) /* Out: DW3_Out, dynamic L2 */
 	);
 	/* Prefetching DW4_B (first used by node 7), size 32 from HyperFlash at 467192 to (size 32) dynamic L2 at 66880..66911 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467192), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 66880), 32, 0, UchanHF10);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467192), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 66880), 32, 0, UchanHF0);
 	/* Prefetching DW4_W (first used by node 7), size 288 from HyperFlash at 462752 to (size 288) dynamic L2 at 66560..66847 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 462752), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 66560), 288, 0, UchanHF11);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 462752), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 66560), 288, 0, UchanHF3);
 	AT_SIM_NODE_END(5);
 	AT_SIM_NODE_BEGIN(6);
 	/* Waiting completion of transfer of PW3_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of PW3_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 6: user kernel PW3 */
 	PW3(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 32768)), /* In: DW3_Out, dynamic L2 */
@@ -3216,15 +3171,15 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)) /* Out: PW3_Out, dynamic L2 */
 	);
 	/* Prefetching PW4_B (first used by node 8), size 64 from HyperFlash at 467032 to (size 64) dynamic L2 at 43008..43071 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467032), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 43008), 64, 0, UchanHF12);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467032), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 43008), 64, 0, UchanHF1);
 	/* Prefetching PW4_W (first used by node 8), size 2048 from HyperFlash at 450816 to (size 2048) dynamic L2 at 40960..43007 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 450816), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 40960), 2048, 0, UchanHF13);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 450816), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 40960), 2048, 0, UchanHF2);
 	AT_SIM_NODE_END(6);
 	AT_SIM_NODE_BEGIN(7);
 	/* Waiting completion of transfer of DW4_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF10);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW4_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF11);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Node 7: user kernel DW4 */
 	DW4(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)), /* In: PW3_Out, dynamic L2 */
@@ -3233,13 +3188,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 32768)) /* Out: DW4_Out, dynamic L2 */
 	);
 	/* Prefetching DW5_B (first used by node 9), size 64 from HyperFlash at 466904 to (size 64) dynamic L2 at 45056..45119 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466904), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 45056), 64, 0, UchanHF14);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466904), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 45056), 64, 0, UchanHF0);
 	AT_SIM_NODE_END(7);
 	AT_SIM_NODE_BEGIN(8);
 	/* Waiting completion of transfer of PW4_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF12);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of PW4_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF13);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 8: user kernel PW4 */
 	PW4(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 32768)), /* In: DW4_Out, dynamic L2 */
@@ -3248,13 +3203,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)) /* Out: PW4_Out, dynamic L2 */
 	);
 	/* Prefetching PW5_B (first used by node 10), size 64 from HyperFlash at 467096 to (size 64) dynamic L2 at 45632..45695 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467096), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 45632), 64, 0, UchanHF15);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467096), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 45632), 64, 0, UchanHF1);
 	/* Prefetching PW5_W (first used by node 10), size 4096 from HyperFlash at 444416 to (size 4096) dynamic L2 at 40960..45055 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 444416), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 40960), 4096, 0, UchanHF16);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 444416), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 40960), 4096, 0, UchanHF2);
 	AT_SIM_NODE_END(8);
 	AT_SIM_NODE_BEGIN(9);
 	/* Waiting completion of transfer of DW5_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF14);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Node 9: user kernel DW5 */
 	DW5(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)), /* In: PW4_Out, dynamic L2 */
@@ -3263,17 +3218,17 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)) /* Out: DW5_Out, dynamic L2 */
 	);
 	/* Prefetching DW6_B (first used by node 11), size 64 from HyperFlash at 466968 to (size 64) dynamic L2 at 45696..45759 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466968), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 45696), 64, 0, UchanHF17);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466968), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 45696), 64, 0, UchanHF0);
 	/* Prefetching DW6_W (first used by node 11), size 576 from HyperFlash at 461376 to (size 576) dynamic L2 at 45056..45631 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 461376), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 45056), 576, 0, UchanHF18);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 461376), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 45056), 576, 0, UchanHF3);
 	/* Prefetching PW6_W (first used by node 12), size 8192 from HyperFlash at 436224 to (size 8192) dynamic L2 at 32768..40959 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 436224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 8192, 0, UchanHF20);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 436224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 8192, 0, UchanHF4);
 	AT_SIM_NODE_END(9);
 	AT_SIM_NODE_BEGIN(10);
 	/* Waiting completion of transfer of PW5_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF15);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of PW5_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF16);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 10: user kernel PW5 */
 	PW5(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)), /* In: DW5_Out, dynamic L2 */
@@ -3282,13 +3237,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)) /* Out: PW5_Out, dynamic L2 */
 	);
 	/* Prefetching PW6_B (first used by node 12), size 128 from HyperFlash at 466320 to (size 128) dynamic L2 at 29824..29951 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466320), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 29824), 128, 0, UchanHF19);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466320), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 29824), 128, 0, UchanHF1);
 	AT_SIM_NODE_END(10);
 	AT_SIM_NODE_BEGIN(11);
 	/* Waiting completion of transfer of DW6_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF17);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW6_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF18);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Node 11: user kernel DW6 */
 	DW6(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)), /* In: PW5_Out, dynamic L2 */
@@ -3297,17 +3252,17 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 24576)) /* Out: DW6_Out, dynamic L2 */
 	);
 	/* Prefetching DW7_B (first used by node 13), size 128 from HyperFlash at 465552 to (size 128) dynamic L2 at 29952..30079 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465552), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 29952), 128, 0, UchanHF21);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465552), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 29952), 128, 0, UchanHF0);
 	/* Prefetching DW7_W (first used by node 13), size 1152 from HyperFlash at 456320 to (size 1152) dynamic L2 at 28672..29823 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 456320), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 28672), 1152, 0, UchanHF22);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 456320), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 28672), 1152, 0, UchanHF2);
 	/* Prefetching PW7_W (first used by node 14), size 16384 from HyperFlash at 387072 to (size 16384) dynamic L2 at 0..16383 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 387072), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 0), 16384, 0, UchanHF24);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 387072), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 0), 16384, 0, UchanHF3);
 	AT_SIM_NODE_END(11);
 	AT_SIM_NODE_BEGIN(12);
 	/* Waiting completion of transfer of PW6_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF19);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of PW6_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF20);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Node 12: user kernel PW6 */
 	PW6(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 24576)), /* In: DW6_Out, dynamic L2 */
@@ -3316,13 +3271,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)) /* Out: PW6_Out, dynamic L2 */
 	);
 	/* Prefetching PW7_B (first used by node 14), size 128 from HyperFlash at 466448 to (size 128) dynamic L2 at 50304..50431 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466448), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 50304), 128, 0, UchanHF23);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466448), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 50304), 128, 0, UchanHF1);
 	AT_SIM_NODE_END(12);
 	AT_SIM_NODE_BEGIN(13);
 	/* Waiting completion of transfer of DW7_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF21);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW7_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF22);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 13: user kernel DW7 */
 	DW7(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)), /* In: PW6_Out, dynamic L2 */
@@ -3331,17 +3286,17 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 32768)) /* Out: DW7_Out, dynamic L2 */
 	);
 	/* Prefetching DW8_B (first used by node 15), size 128 from HyperFlash at 465680 to (size 128) dynamic L2 at 50432..50559 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465680), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 50432), 128, 0, UchanHF25);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465680), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 50432), 128, 0, UchanHF0);
 	/* Prefetching DW8_W (first used by node 15), size 1152 from HyperFlash at 457472 to (size 1152) dynamic L2 at 49152..50303 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 457472), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 49152), 1152, 0, UchanHF26);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 457472), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 49152), 1152, 0, UchanHF2);
 	/* Prefetching PW8_W (first used by node 16), size 16384 from HyperFlash at 403456 to (size 16384) dynamic L2 at 16384..32767 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 403456), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 16384), 16384, 0, UchanHF28);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 403456), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 16384), 16384, 0, UchanHF4);
 	AT_SIM_NODE_END(13);
 	AT_SIM_NODE_BEGIN(14);
 	/* Waiting completion of transfer of PW7_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF23);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of PW7_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF24);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Node 14: user kernel PW7 */
 	PW7(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 32768)), /* In: DW7_Out, dynamic L2 */
@@ -3350,13 +3305,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 40960)) /* Out: PW7_Out, dynamic L2 */
 	);
 	/* Prefetching PW8_B (first used by node 16), size 128 from HyperFlash at 466576 to (size 128) dynamic L2 at 50304..50431 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466576), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 50304), 128, 0, UchanHF27);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466576), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 50304), 128, 0, UchanHF1);
 	AT_SIM_NODE_END(14);
 	AT_SIM_NODE_BEGIN(15);
 	/* Waiting completion of transfer of DW8_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF25);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW8_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF26);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 15: user kernel DW8 */
 	DW8(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 40960)), /* In: PW7_Out, dynamic L2 */
@@ -3365,17 +3320,17 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 32768)) /* Out: DW8_Out, dynamic L2 */
 	);
 	/* Prefetching DW9_B (first used by node 17), size 128 from HyperFlash at 465808 to (size 128) dynamic L2 at 50432..50559 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465808), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 50432), 128, 0, UchanHF29);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465808), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 50432), 128, 0, UchanHF0);
 	/* Prefetching DW9_W (first used by node 17), size 1152 from HyperFlash at 458624 to (size 1152) dynamic L2 at 49152..50303 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 458624), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 49152), 1152, 0, UchanHF30);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 458624), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 49152), 1152, 0, UchanHF2);
 	/* Prefetching PW9_W (first used by node 18), size 16384 from HyperFlash at 419840 to (size 16384) dynamic L2 at 0..16383 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 419840), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 0), 16384, 0, UchanHF32);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 419840), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 0), 16384, 0, UchanHF3);
 	AT_SIM_NODE_END(15);
 	AT_SIM_NODE_BEGIN(16);
 	/* Waiting completion of transfer of PW8_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF27);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of PW8_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF28);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Node 16: user kernel PW8 */
 	PW8(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 32768)), /* In: DW8_Out, dynamic L2 */
@@ -3384,13 +3339,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 40960)) /* Out: PW8_Out, dynamic L2 */
 	);
 	/* Prefetching PW9_B (first used by node 18), size 128 from HyperFlash at 466704 to (size 128) dynamic L2 at 32768..32895 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466704), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 128, 0, UchanHF31);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466704), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 128, 0, UchanHF1);
 	AT_SIM_NODE_END(16);
 	AT_SIM_NODE_BEGIN(17);
 	/* Waiting completion of transfer of DW9_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF29);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW9_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF30);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 17: user kernel DW9 */
 	DW9(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 40960)), /* In: PW8_Out, dynamic L2 */
@@ -3399,13 +3354,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)) /* Out: DW9_Out, dynamic L2 */
 	);
 	/* Prefetching DW10_B (first used by node 19), size 128 from HyperFlash at 465168 to (size 128) dynamic L2 at 32896..33023 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465168), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32896), 128, 0, UchanHF33);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465168), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32896), 128, 0, UchanHF0);
 	AT_SIM_NODE_END(17);
 	AT_SIM_NODE_BEGIN(18);
 	/* Waiting completion of transfer of PW9_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF31);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of PW9_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF32);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Node 18: user kernel PW9 */
 	PW9(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)), /* In: DW9_Out, dynamic L2 */
@@ -3414,11 +3369,11 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 24576)) /* Out: PW9_Out, dynamic L2 */
 	);
 	/* Prefetching PW10_B (first used by node 20), size 128 from HyperFlash at 465936 to (size 128) dynamic L2 at 33920..34047 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465936), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 33920), 128, 0, UchanHF34);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465936), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 33920), 128, 0, UchanHF1);
 	AT_SIM_NODE_END(18);
 	AT_SIM_NODE_BEGIN(19);
 	/* Waiting completion of transfer of DW10_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF33);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Node 19: user kernel DW10 */
 	DW10(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 24576)), /* In: PW9_Out, dynamic L2 */
@@ -3427,15 +3382,15 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)) /* Out: DW10_Out, dynamic L2 */
 	);
 	/* Prefetching DW11_B (first used by node 21), size 128 from HyperFlash at 465296 to (size 128) dynamic L2 at 34048..34175 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465296), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 34048), 128, 0, UchanHF35);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465296), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 34048), 128, 0, UchanHF0);
 	/* Prefetching DW11_W (first used by node 21), size 1152 from HyperFlash at 454016 to (size 1152) dynamic L2 at 32768..33919 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 454016), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 1152, 0, UchanHF36);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 454016), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 1152, 0, UchanHF2);
 	/* Prefetching PW11_W (first used by node 22), size 16384 from HyperFlash at 370688 to (size 16384) dynamic L2 at 0..16383 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 370688), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 0), 16384, 0, UchanHF38);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 370688), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 0), 16384, 0, UchanHF3);
 	AT_SIM_NODE_END(19);
 	AT_SIM_NODE_BEGIN(20);
 	/* Waiting completion of transfer of PW10_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF34);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Node 20: user kernel PW10 */
 	PW10(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)), /* In: DW10_Out, dynamic L2 */
@@ -3444,13 +3399,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 24576)) /* Out: PW10_Out, dynamic L2 */
 	);
 	/* Prefetching PW11_B (first used by node 22), size 128 from HyperFlash at 466064 to (size 128) dynamic L2 at 33920..34047 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466064), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 33920), 128, 0, UchanHF37);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466064), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 33920), 128, 0, UchanHF1);
 	AT_SIM_NODE_END(20);
 	AT_SIM_NODE_BEGIN(21);
 	/* Waiting completion of transfer of DW11_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF35);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW11_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF36);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 21: user kernel DW11 */
 	DW11(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 24576)), /* In: PW10_Out, dynamic L2 */
@@ -3459,15 +3414,15 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)) /* Out: DW11_Out, dynamic L2 */
 	);
 	/* Prefetching DW12_B (first used by node 23), size 128 from HyperFlash at 465424 to (size 128) dynamic L2 at 34048..34175 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465424), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 34048), 128, 0, UchanHF39);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465424), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 34048), 128, 0, UchanHF0);
 	/* Prefetching DW12_W (first used by node 23), size 1152 from HyperFlash at 455168 to (size 1152) dynamic L2 at 32768..33919 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 455168), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 1152, 0, UchanHF40);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 455168), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 32768), 1152, 0, UchanHF2);
 	AT_SIM_NODE_END(21);
 	AT_SIM_NODE_BEGIN(22);
 	/* Waiting completion of transfer of PW11_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF37);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of PW11_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF38);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Node 22: user kernel PW11 */
 	PW11(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 16384)), /* In: DW11_Out, dynamic L2 */
@@ -3476,13 +3431,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 24576)) /* Out: PW11_Out, dynamic L2 */
 	);
 	/* Prefetching PW12_B (first used by node 24), size 256 from HyperFlash at 463296 to (size 256) dynamic L2 at 6144..6399 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 463296), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 6144), 256, 0, UchanHF41);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 463296), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 6144), 256, 0, UchanHF1);
 	AT_SIM_NODE_END(22);
 	AT_SIM_NODE_BEGIN(23);
 	/* Waiting completion of transfer of DW12_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF39);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW12_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF40);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 23: user kernel DW12 */
 	DW12(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 24576)), /* In: PW11_Out, dynamic L2 */
@@ -3491,13 +3446,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 4096)) /* Out: DW12_Out, dynamic L2 */
 	);
 	/* Prefetching DW13_B (first used by node 25), size 256 from HyperFlash at 463040 to (size 256) dynamic L2 at 10496..10751 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 463040), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 10496), 256, 0, UchanHF42);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 463040), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 10496), 256, 0, UchanHF0);
 	/* Prefetching DW13_W (first used by node 25), size 2304 from HyperFlash at 448512 to (size 2304) dynamic L2 at 8192..10495 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 448512), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 8192), 2304, 0, UchanHF43);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 448512), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 8192), 2304, 0, UchanHF2);
 	AT_SIM_NODE_END(23);
 	AT_SIM_NODE_BEGIN(24);
 	/* Waiting completion of transfer of PW12_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF41);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Node 24: user kernel PW12 */
 	PW12(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 4096)), /* In: DW12_Out, dynamic L2 */
@@ -3506,13 +3461,13 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)) /* Out: PW12_Out, dynamic L2 */
 	);
 	/* Prefetching PW13_B (first used by node 26), size 256 from HyperFlash at 463552 to (size 256) dynamic L2 at 10752..11007 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 463552), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 10752), 256, 0, UchanHF44);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 463552), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 10752), 256, 0, UchanHF1);
 	AT_SIM_NODE_END(24);
 	AT_SIM_NODE_BEGIN(25);
 	/* Waiting completion of transfer of DW13_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF42);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW13_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF43);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 25: user kernel DW13 */
 	DW13(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)), /* In: PW12_Out, dynamic L2 */
@@ -3523,7 +3478,7 @@ int MobileNet(
 	AT_SIM_NODE_END(25);
 	AT_SIM_NODE_BEGIN(26);
 	/* Waiting completion of transfer of PW13_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF44);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Node 26: user kernel PW13 */
 	PW13(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 4096)), /* In: DW13_Out, dynamic L2 */
@@ -3532,7 +3487,7 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)) /* Out: PW13_Out, dynamic L2 */
 	);
 	/* Prefetching Linear0_B (first used by node 28), size 200 from HyperFlash at 464024 to (size 200) dynamic L2 at 4352..4551 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464024), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 4352), 200, 0, UchanHF45);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464024), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 4352), 200, 0, UchanHF0);
 	AT_SIM_NODE_END(26);
 	AT_SIM_NODE_BEGIN(27);
 	/* Node 27: user kernel Pool */
@@ -3541,11 +3496,11 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 4096)) /* Out: Pool_Out, dynamic L2 */
 	);
 	/* Prefetching Linear1_B (first used by node 29), size 200 from HyperFlash at 464224 to (size 200) dynamic L2 at 1000..1199 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 1000), 200, 0, UchanHF46);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 1000), 200, 0, UchanHF1);
 	AT_SIM_NODE_END(27);
 	AT_SIM_NODE_BEGIN(28);
 	/* Waiting completion of transfer of Linear0_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF45);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Node 28: user kernel Linear0 */
 	Linear0(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 4096)), /* In: Pool_Out, dynamic L2 */
@@ -3554,11 +3509,11 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 0)) /* Out: Linear0_Out, dynamic L2 */
 	);
 	/* Prefetching Linear2_B (first used by node 30), size 200 from HyperFlash at 464424 to (size 200) dynamic L2 at 1200..1399 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464424), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 1200), 200, 0, UchanHF47);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464424), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 1200), 200, 0, UchanHF0);
 	AT_SIM_NODE_END(28);
 	AT_SIM_NODE_BEGIN(29);
 	/* Waiting completion of transfer of Linear1_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF46);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Node 29: user kernel Linear1 */
 	Linear1(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 4096)), /* In: Pool_Out, dynamic L2 */
@@ -3567,11 +3522,11 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 200)) /* Out: Linear1_Out, dynamic L2 */
 	);
 	/* Prefetching Linear3_B (first used by node 31), size 200 from HyperFlash at 464624 to (size 200) dynamic L2 at 1000..1199 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464624), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 1000), 200, 0, UchanHF48);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464624), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 1000), 200, 0, UchanHF1);
 	AT_SIM_NODE_END(29);
 	AT_SIM_NODE_BEGIN(30);
 	/* Waiting completion of transfer of Linear2_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF47);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Node 30: user kernel Linear2 */
 	Linear2(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 4096)), /* In: Pool_Out, dynamic L2 */
@@ -3580,11 +3535,11 @@ int MobileNet(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 400)) /* Out: Linear2_Out, dynamic L2 */
 	);
 	/* Prefetching Linear4_B (first used by node 32), size 200 from HyperFlash at 464824 to (size 200) dynamic L2 at 1200..1399 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464824), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 1200), 200, 0, UchanHF49);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464824), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNet_L2_Memory_Dyn + 1200), 200, 0, UchanHF0);
 	AT_SIM_NODE_END(30);
 	AT_SIM_NODE_BEGIN(31);
 	/* Waiting completion of transfer of Linear3_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF48);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Node 31: user kernel Linear3 */
 	Linear3(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 4096)), /* In: Pool_Out, dynamic L2 */
@@ -3595,7 +3550,7 @@ int MobileNet(
 	AT_SIM_NODE_END(31);
 	AT_SIM_NODE_BEGIN(32);
 	/* Waiting completion of transfer of Linear4_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF49);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Node 32: user kernel Linear4 */
 	Linear4(
 		((signed char * __restrict__) (MobileNet_L2_Memory_Dyn + 4096)), /* In: Pool_Out, dynamic L2 */

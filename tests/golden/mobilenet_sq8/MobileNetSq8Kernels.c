@@ -3258,141 +3258,6 @@ int MobileNetSq8(
 	AT_HYPERFLASH_FS_CL_EVENT _UchanHF7, *UchanHF7 = &_UchanHF7;
 	AT_HYPERFLASH_FS_CL_EVENT _UchanHF8, *UchanHF8 = &_UchanHF8;
 	AT_HYPERFLASH_FS_CL_EVENT _UchanHF9, *UchanHF9 = &_UchanHF9;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF10, *UchanHF10 = &_UchanHF10;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF11, *UchanHF11 = &_UchanHF11;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF12, *UchanHF12 = &_UchanHF12;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF13, *UchanHF13 = &_UchanHF13;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF14, *UchanHF14 = &_UchanHF14;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF15, *UchanHF15 = &_UchanHF15;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF16, *UchanHF16 = &_UchanHF16;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF17, *UchanHF17 = &_UchanHF17;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF18, *UchanHF18 = &_UchanHF18;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF19, *UchanHF19 = &_UchanHF19;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF20, *UchanHF20 = &_UchanHF20;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF21, *UchanHF21 = &_UchanHF21;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF22, *UchanHF22 = &_UchanHF22;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF23, *UchanHF23 = &_UchanHF23;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF24, *UchanHF24 = &_UchanHF24;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF25, *UchanHF25 = &_UchanHF25;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF26, *UchanHF26 = &_UchanHF26;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF27, *UchanHF27 = &_UchanHF27;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF28, *UchanHF28 = &_UchanHF28;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF29, *UchanHF29 = &_UchanHF29;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF30, *UchanHF30 = &_UchanHF30;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF31, *UchanHF31 = &_UchanHF31;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF32, *UchanHF32 = &_UchanHF32;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF33, *UchanHF33 = &_UchanHF33;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF34, *UchanHF34 = &_UchanHF34;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF35, *UchanHF35 = &_UchanHF35;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF36, *UchanHF36 = &_UchanHF36;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF37, *UchanHF37 = &_UchanHF37;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF38, *UchanHF38 = &_UchanHF38;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF39, *UchanHF39 = &_UchanHF39;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF40, *UchanHF40 = &_UchanHF40;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF41, *UchanHF41 = &_UchanHF41;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF42, *UchanHF42 = &_UchanHF42;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF43, *UchanHF43 = &_UchanHF43;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF44, *UchanHF44 = &_UchanHF44;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF45, *UchanHF45 = &_UchanHF45;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF46, *UchanHF46 = &_UchanHF46;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF47, *UchanHF47 = &_UchanHF47;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF48, *UchanHF48 = &_UchanHF48;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF49, *UchanHF49 = &_UchanHF49;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF50, *UchanHF50 = &_UchanHF50;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF51, *UchanHF51 = &_UchanHF51;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF52, *UchanHF52 = &_UchanHF52;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF53, *UchanHF53 = &_UchanHF53;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF54, *UchanHF54 = &_UchanHF54;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF55, *UchanHF55 = &_UchanHF55;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF56, *UchanHF56 = &_UchanHF56;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF57, *UchanHF57 = &_UchanHF57;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF58, *UchanHF58 = &_UchanHF58;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF59, *UchanHF59 = &_UchanHF59;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF60, *UchanHF60 = &_UchanHF60;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF61, *UchanHF61 = &_UchanHF61;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF62, *UchanHF62 = &_UchanHF62;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF63, *UchanHF63 = &_UchanHF63;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF64, *UchanHF64 = &_UchanHF64;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF65, *UchanHF65 = &_UchanHF65;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF66, *UchanHF66 = &_UchanHF66;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF67, *UchanHF67 = &_UchanHF67;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF68, *UchanHF68 = &_UchanHF68;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF69, *UchanHF69 = &_UchanHF69;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF70, *UchanHF70 = &_UchanHF70;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF71, *UchanHF71 = &_UchanHF71;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF72, *UchanHF72 = &_UchanHF72;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF73, *UchanHF73 = &_UchanHF73;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF74, *UchanHF74 = &_UchanHF74;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF75, *UchanHF75 = &_UchanHF75;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF76, *UchanHF76 = &_UchanHF76;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF77, *UchanHF77 = &_UchanHF77;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF78, *UchanHF78 = &_UchanHF78;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF79, *UchanHF79 = &_UchanHF79;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF80, *UchanHF80 = &_UchanHF80;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF81, *UchanHF81 = &_UchanHF81;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF82, *UchanHF82 = &_UchanHF82;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF83, *UchanHF83 = &_UchanHF83;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF84, *UchanHF84 = &_UchanHF84;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF85, *UchanHF85 = &_UchanHF85;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF86, *UchanHF86 = &_UchanHF86;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF87, *UchanHF87 = &_UchanHF87;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF88, *UchanHF88 = &_UchanHF88;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF89, *UchanHF89 = &_UchanHF89;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF90, *UchanHF90 = &_UchanHF90;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF91, *UchanHF91 = &_UchanHF91;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF92, *UchanHF92 = &_UchanHF92;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF93, *UchanHF93 = &_UchanHF93;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF94, *UchanHF94 = &_UchanHF94;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF95, *UchanHF95 = &_UchanHF95;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF96, *UchanHF96 = &_UchanHF96;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF97, *UchanHF97 = &_UchanHF97;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF98, *UchanHF98 = &_UchanHF98;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF99, *UchanHF99 = &_UchanHF99;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF100, *UchanHF100 = &_UchanHF100;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF101, *UchanHF101 = &_UchanHF101;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF102, *UchanHF102 = &_UchanHF102;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF103, *UchanHF103 = &_UchanHF103;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF104, *UchanHF104 = &_UchanHF104;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF105, *UchanHF105 = &_UchanHF105;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF106, *UchanHF106 = &_UchanHF106;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF107, *UchanHF107 = &_UchanHF107;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF108, *UchanHF108 = &_UchanHF108;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF109, *UchanHF109 = &_UchanHF109;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF110, *UchanHF110 = &_UchanHF110;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF111, *UchanHF111 = &_UchanHF111;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF112, *UchanHF112 = &_UchanHF112;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF113, *UchanHF113 = &_UchanHF113;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF114, *UchanHF114 = &_UchanHF114;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF115, *UchanHF115 = &_UchanHF115;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF116, *UchanHF116 = &_UchanHF116;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF117, *UchanHF117 = &_UchanHF117;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF118, *UchanHF118 = &_UchanHF118;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF119, *UchanHF119 = &_UchanHF119;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF120, *UchanHF120 = &_UchanHF120;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF121, *UchanHF121 = &_UchanHF121;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF122, *UchanHF122 = &_UchanHF122;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF123, *UchanHF123 = &_UchanHF123;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF124, *UchanHF124 = &_UchanHF124;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF125, *UchanHF125 = &_UchanHF125;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF126, *UchanHF126 = &_UchanHF126;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF127, *UchanHF127 = &_UchanHF127;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF128, *UchanHF128 = &_UchanHF128;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF129, *UchanHF129 = &_UchanHF129;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF130, *UchanHF130 = &_UchanHF130;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF131, *UchanHF131 = &_UchanHF131;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF132, *UchanHF132 = &_UchanHF132;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF133, *UchanHF133 = &_UchanHF133;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF134, *UchanHF134 = &_UchanHF134;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF135, *UchanHF135 = &_UchanHF135;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF136, *UchanHF136 = &_UchanHF136;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF137, *UchanHF137 = &_UchanHF137;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF138, *UchanHF138 = &_UchanHF138;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF139, *UchanHF139 = &_UchanHF139;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF140, *UchanHF140 = &_UchanHF140;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF141, *UchanHF141 = &_UchanHF141;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF142, *UchanHF142 = &_UchanHF142;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF143, *UchanHF143 = &_UchanHF143;
-	AT_HYPERFLASH_FS_CL_EVENT _UchanHF144, *UchanHF144 = &_UchanHF144;
 
 	AT_SIM_NODE_BEGIN(0);
 	/* Prefetching Conv0_I (first used by node 0), size 64 from HyperFlash at 496408 to (size 64) dynamic L2 at 32984..33047 */
@@ -3422,27 +3287,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 32984)) /* Infos: Conv0_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW1_B (first used by node 1), size 32 from HyperFlash at 499160 to (size 32) dynamic L2 at 32904..32935 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499160), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32904), 32, 0, UchanHF4);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499160), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32904), 32, 0, UchanHF0);
 	/* Prefetching DW1_I (first used by node 1), size 64 from HyperFlash at 496728 to (size 64) dynamic L2 at 32840..32903 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496728), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32840), 64, 0, UchanHF5);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496728), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32840), 64, 0, UchanHF1);
 	/* Prefetching DW1_N (first used by node 1), size 8 from HyperFlash at 499392 to (size 8) dynamic L2 at 32968..32975 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499392), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32968), 8, 0, UchanHF6);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499392), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32968), 8, 0, UchanHF2);
 	/* Prefetching DW1_S (first used by node 1), size 32 from HyperFlash at 499192 to (size 32) dynamic L2 at 32936..32967 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499192), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32936), 32, 0, UchanHF7);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499192), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32936), 32, 0, UchanHF3);
 	/* Prefetching DW1_W (first used by node 1), size 72 from HyperFlash at 496336 to (size 72) dynamic L2 at 32768..32839 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496336), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 72, 0, UchanHF8);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496336), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 72, 0, UchanHF4);
 	AT_SIM_NODE_END(0);
 	AT_SIM_NODE_BEGIN(1);
 	/* Waiting completion of transfer of DW1_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW1_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW1_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW1_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of DW1_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Node 1: user kernel DW1 */
 	DW1(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: Conv0_Out, dynamic L2 */
@@ -3466,33 +3331,33 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory + 372544)) /* Infos: PW1_I, promoted constant, static L2 */
 	);
 	/* Prefetching DW2_B (first used by node 3), size 64 from HyperFlash at 496792 to (size 64) dynamic L2 at 82576..82639 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496792), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82576), 64, 0, UchanHF9);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496792), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82576), 64, 0, UchanHF0);
 	/* Prefetching DW2_I (first used by node 3), size 64 from HyperFlash at 496856 to (size 64) dynamic L2 at 82640..82703 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496856), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82640), 64, 0, UchanHF10);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496856), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82640), 64, 0, UchanHF1);
 	/* Prefetching DW2_S (first used by node 3), size 64 from HyperFlash at 496920 to (size 64) dynamic L2 at 82976..83039 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496920), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82976), 64, 0, UchanHF11);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496920), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82976), 64, 0, UchanHF2);
 	/* Prefetching DW2_W (first used by node 3), size 144 from HyperFlash at 493504 to (size 144) dynamic L2 at 82432..82575 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493504), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82432), 144, 0, UchanHF12);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493504), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82432), 144, 0, UchanHF3);
 	/* Prefetching PW2_B (first used by node 4), size 128 from HyperFlash at 495312 to (size 128) dynamic L2 at 82720..82847 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495312), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82720), 128, 0, UchanHF13);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495312), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82720), 128, 0, UchanHF4);
 	/* Prefetching PW2_I (first used by node 4), size 64 from HyperFlash at 498328 to (size 64) dynamic L2 at 83232..83295 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498328), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83232), 64, 0, UchanHF14);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498328), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83232), 64, 0, UchanHF5);
 	/* Prefetching PW2_N (first used by node 4), size 32 from HyperFlash at 499288 to (size 32) dynamic L2 at 83360..83391 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499288), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83360), 32, 0, UchanHF15);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499288), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83360), 32, 0, UchanHF6);
 	/* Prefetching PW2_S (first used by node 4), size 128 from HyperFlash at 495440 to (size 128) dynamic L2 at 82848..82975 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495440), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82848), 128, 0, UchanHF16);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495440), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82848), 128, 0, UchanHF7);
 	/* Prefetching PW2_W (first used by node 4), size 512 from HyperFlash at 484288 to (size 512) dynamic L2 at 81920..82431 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 484288), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 81920), 512, 0, UchanHF17);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 484288), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 81920), 512, 0, UchanHF8);
 	AT_SIM_NODE_END(2);
 	AT_SIM_NODE_BEGIN(3);
 	/* Waiting completion of transfer of DW2_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW2_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF10);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW2_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF11);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW2_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF12);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Node 3: user kernel DW2 */
 	DW2(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: PW1_Out, dynamic L2 */
@@ -3504,27 +3369,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 82640)) /* Infos: DW2_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW3_B (first used by node 5), size 128 from HyperFlash at 494032 to (size 128) dynamic L2 at 82976..83103 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494032), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82976), 128, 0, UchanHF18);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494032), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82976), 128, 0, UchanHF0);
 	/* Prefetching DW3_I (first used by node 5), size 64 from HyperFlash at 496984 to (size 64) dynamic L2 at 83296..83359 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496984), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83296), 64, 0, UchanHF19);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496984), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83296), 64, 0, UchanHF1);
 	/* Prefetching DW3_N (first used by node 5), size 32 from HyperFlash at 499224 to (size 32) dynamic L2 at 83392..83423 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83392), 32, 0, UchanHF20);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83392), 32, 0, UchanHF2);
 	/* Prefetching DW3_S (first used by node 5), size 128 from HyperFlash at 494160 to (size 128) dynamic L2 at 83104..83231 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494160), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83104), 128, 0, UchanHF21);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494160), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 83104), 128, 0, UchanHF3);
 	/* Prefetching DW3_W (first used by node 5), size 288 from HyperFlash at 488896 to (size 288) dynamic L2 at 82432..82719 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 488896), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82432), 288, 0, UchanHF22);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 488896), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 82432), 288, 0, UchanHF9);
 	AT_SIM_NODE_END(3);
 	AT_SIM_NODE_BEGIN(4);
 	/* Waiting completion of transfer of PW2_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF13);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW2_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF14);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW2_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF15);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of PW2_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF16);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of PW2_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF17);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 4: user kernel PW2 */
 	PW2(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 65536)), /* In: DW2_Out, dynamic L2 */
@@ -3536,27 +3401,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 83232)) /* Infos: PW2_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW3_B (first used by node 6), size 128 from HyperFlash at 495568 to (size 128) dynamic L2 at 66848..66975 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495568), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 66848), 128, 0, UchanHF23);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495568), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 66848), 128, 0, UchanHF4);
 	/* Prefetching PW3_I (first used by node 6), size 64 from HyperFlash at 498392 to (size 64) dynamic L2 at 67360..67423 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498392), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67360), 64, 0, UchanHF24);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498392), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67360), 64, 0, UchanHF5);
 	/* Prefetching PW3_N (first used by node 6), size 32 from HyperFlash at 499320 to (size 32) dynamic L2 at 67488..67519 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499320), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67488), 32, 0, UchanHF25);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499320), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67488), 32, 0, UchanHF6);
 	/* Prefetching PW3_S (first used by node 6), size 128 from HyperFlash at 495696 to (size 128) dynamic L2 at 66976..67103 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495696), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 66976), 128, 0, UchanHF26);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495696), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 66976), 128, 0, UchanHF7);
 	/* Prefetching PW3_W (first used by node 6), size 1024 from HyperFlash at 465920 to (size 1024) dynamic L2 at 65536..66559 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465920), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 65536), 1024, 0, UchanHF27);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 465920), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 65536), 1024, 0, UchanHF8);
 	AT_SIM_NODE_END(4);
 	AT_SIM_NODE_BEGIN(5);
 	/* Waiting completion of transfer of DW3_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF18);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW3_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF19);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW3_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF20);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW3_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF21);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of DW3_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF22);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
 	/* Node 5: user kernel DW3 */
 	DW3(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: PW2_Out, dynamic L2 */
@@ -3568,27 +3433,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 83296)) /* Infos: DW3_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW4_B (first used by node 7), size 128 from HyperFlash at 494288 to (size 128) dynamic L2 at 67104..67231 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494288), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67104), 128, 0, UchanHF28);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494288), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67104), 128, 0, UchanHF0);
 	/* Prefetching DW4_I (first used by node 7), size 64 from HyperFlash at 497048 to (size 64) dynamic L2 at 67424..67487 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497048), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67424), 64, 0, UchanHF29);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497048), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67424), 64, 0, UchanHF1);
 	/* Prefetching DW4_N (first used by node 7), size 32 from HyperFlash at 499256 to (size 32) dynamic L2 at 67520..67551 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499256), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67520), 32, 0, UchanHF30);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499256), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67520), 32, 0, UchanHF2);
 	/* Prefetching DW4_S (first used by node 7), size 128 from HyperFlash at 494416 to (size 128) dynamic L2 at 67232..67359 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494416), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67232), 128, 0, UchanHF31);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494416), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 67232), 128, 0, UchanHF3);
 	/* Prefetching DW4_W (first used by node 7), size 288 from HyperFlash at 489184 to (size 288) dynamic L2 at 66560..66847 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 489184), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 66560), 288, 0, UchanHF32);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 489184), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 66560), 288, 0, UchanHF9);
 	AT_SIM_NODE_END(5);
 	AT_SIM_NODE_BEGIN(6);
 	/* Waiting completion of transfer of PW3_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF23);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW3_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF24);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW3_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF25);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of PW3_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF26);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of PW3_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF27);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 6: user kernel PW3 */
 	PW3(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 32768)), /* In: DW3_Out, dynamic L2 */
@@ -3600,27 +3465,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 67360)) /* Infos: PW3_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW4_B (first used by node 8), size 256 from HyperFlash at 491264 to (size 256) dynamic L2 at 43584..43839 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 491264), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 43584), 256, 0, UchanHF33);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 491264), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 43584), 256, 0, UchanHF4);
 	/* Prefetching PW4_I (first used by node 8), size 64 from HyperFlash at 498456 to (size 64) dynamic L2 at 44608..44671 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498456), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44608), 64, 0, UchanHF34);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498456), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44608), 64, 0, UchanHF5);
 	/* Prefetching PW4_N (first used by node 8), size 64 from HyperFlash at 498520 to (size 64) dynamic L2 at 44672..44735 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498520), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44672), 64, 0, UchanHF35);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498520), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44672), 64, 0, UchanHF6);
 	/* Prefetching PW4_S (first used by node 8), size 256 from HyperFlash at 491520 to (size 256) dynamic L2 at 43840..44095 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 491520), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 43840), 256, 0, UchanHF36);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 491520), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 43840), 256, 0, UchanHF7);
 	/* Prefetching PW4_W (first used by node 8), size 2048 from HyperFlash at 450816 to (size 2048) dynamic L2 at 40960..43007 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 450816), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40960), 2048, 0, UchanHF37);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 450816), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40960), 2048, 0, UchanHF8);
 	AT_SIM_NODE_END(6);
 	AT_SIM_NODE_BEGIN(7);
 	/* Waiting completion of transfer of DW4_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF28);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW4_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF29);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW4_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF30);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW4_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF31);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of DW4_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF32);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
 	/* Node 7: user kernel DW4 */
 	DW4(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: PW3_Out, dynamic L2 */
@@ -3632,27 +3497,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 67424)) /* Infos: DW4_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW5_B (first used by node 9), size 256 from HyperFlash at 489728 to (size 256) dynamic L2 at 44096..44351 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 489728), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44096), 256, 0, UchanHF38);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 489728), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44096), 256, 0, UchanHF0);
 	/* Prefetching DW5_I (first used by node 9), size 64 from HyperFlash at 497112 to (size 64) dynamic L2 at 44736..44799 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497112), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44736), 64, 0, UchanHF39);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497112), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44736), 64, 0, UchanHF1);
 	/* Prefetching DW5_N (first used by node 9), size 64 from HyperFlash at 497176 to (size 64) dynamic L2 at 44800..44863 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497176), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44800), 64, 0, UchanHF40);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497176), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44800), 64, 0, UchanHF2);
 	/* Prefetching DW5_S (first used by node 9), size 256 from HyperFlash at 489984 to (size 256) dynamic L2 at 44352..44607 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 489984), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44352), 256, 0, UchanHF41);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 489984), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 44352), 256, 0, UchanHF3);
 	/* Prefetching DW5_W (first used by node 9), size 576 from HyperFlash at 474944 to (size 576) dynamic L2 at 43008..43583 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 474944), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 43008), 576, 0, UchanHF42);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 474944), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 43008), 576, 0, UchanHF9);
 	AT_SIM_NODE_END(7);
 	AT_SIM_NODE_BEGIN(8);
 	/* Waiting completion of transfer of PW4_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF33);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW4_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF34);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW4_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF35);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of PW4_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF36);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of PW4_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF37);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 8: user kernel PW4 */
 	PW4(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 32768)), /* In: DW4_Out, dynamic L2 */
@@ -3664,27 +3529,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 44608)) /* Infos: PW4_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW5_B (first used by node 10), size 256 from HyperFlash at 491776 to (size 256) dynamic L2 at 37440..37695 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 491776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 37440), 256, 0, UchanHF43);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 491776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 37440), 256, 0, UchanHF4);
 	/* Prefetching PW5_I (first used by node 10), size 64 from HyperFlash at 498584 to (size 64) dynamic L2 at 37952..38015 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498584), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 37952), 64, 0, UchanHF44);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498584), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 37952), 64, 0, UchanHF5);
 	/* Prefetching PW5_N (first used by node 10), size 64 from HyperFlash at 498648 to (size 64) dynamic L2 at 38016..38079 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498648), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 38016), 64, 0, UchanHF45);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498648), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 38016), 64, 0, UchanHF6);
 	/* Prefetching PW5_S (first used by node 10), size 256 from HyperFlash at 492032 to (size 256) dynamic L2 at 37696..37951 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 492032), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 37696), 256, 0, UchanHF46);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 492032), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 37696), 256, 0, UchanHF7);
 	/* Prefetching PW5_W (first used by node 10), size 4096 from HyperFlash at 444416 to (size 4096) dynamic L2 at 32768..36863 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 444416), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 4096, 0, UchanHF47);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 444416), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 4096, 0, UchanHF8);
 	AT_SIM_NODE_END(8);
 	AT_SIM_NODE_BEGIN(9);
 	/* Waiting completion of transfer of DW5_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF38);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW5_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF39);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW5_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF40);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW5_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF41);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of DW5_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF42);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
 	/* Node 9: user kernel DW5 */
 	DW5(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: PW4_Out, dynamic L2 */
@@ -3696,27 +3561,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 44736)) /* Infos: DW5_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW6_B (first used by node 11), size 256 from HyperFlash at 490240 to (size 256) dynamic L2 at 39040..39295 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 490240), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39040), 256, 0, UchanHF48);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 490240), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39040), 256, 0, UchanHF0);
 	/* Prefetching DW6_I (first used by node 11), size 64 from HyperFlash at 497240 to (size 64) dynamic L2 at 39552..39615 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497240), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39552), 64, 0, UchanHF49);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497240), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39552), 64, 0, UchanHF1);
 	/* Prefetching DW6_N (first used by node 11), size 64 from HyperFlash at 497304 to (size 64) dynamic L2 at 39616..39679 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497304), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39616), 64, 0, UchanHF50);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497304), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39616), 64, 0, UchanHF2);
 	/* Prefetching DW6_S (first used by node 11), size 256 from HyperFlash at 490496 to (size 256) dynamic L2 at 39296..39551 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 490496), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39296), 256, 0, UchanHF51);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 490496), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39296), 256, 0, UchanHF3);
 	/* Prefetching DW6_W (first used by node 11), size 576 from HyperFlash at 475520 to (size 576) dynamic L2 at 36864..37439 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 475520), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36864), 576, 0, UchanHF52);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 475520), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36864), 576, 0, UchanHF9);
 	AT_SIM_NODE_END(9);
 	AT_SIM_NODE_BEGIN(10);
 	/* Waiting completion of transfer of PW5_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF43);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW5_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF44);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW5_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF45);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of PW5_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF46);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of PW5_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF47);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 10: user kernel PW5 */
 	PW5(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 16384)), /* In: DW5_Out, dynamic L2 */
@@ -3728,27 +3593,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 37952)) /* Infos: PW5_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW6_B (first used by node 12), size 512 from HyperFlash at 484800 to (size 512) dynamic L2 at 38016..38527 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 484800), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 38016), 512, 0, UchanHF53);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 484800), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 38016), 512, 0, UchanHF4);
 	/* Prefetching PW6_I (first used by node 12), size 64 from HyperFlash at 498712 to (size 64) dynamic L2 at 40320..40383 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498712), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40320), 64, 0, UchanHF54);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498712), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40320), 64, 0, UchanHF5);
 	/* Prefetching PW6_N (first used by node 12), size 128 from HyperFlash at 495824 to (size 128) dynamic L2 at 40064..40191 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495824), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40064), 128, 0, UchanHF55);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495824), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40064), 128, 0, UchanHF6);
 	/* Prefetching PW6_S (first used by node 12), size 512 from HyperFlash at 485312 to (size 512) dynamic L2 at 38528..39039 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 485312), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 38528), 512, 0, UchanHF56);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 485312), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 38528), 512, 0, UchanHF7);
 	/* Prefetching PW6_W (first used by node 12), size 8192 from HyperFlash at 436224 to (size 8192) dynamic L2 at 16384..24575 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 436224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 16384), 8192, 0, UchanHF57);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 436224), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 16384), 8192, 0, UchanHF8);
 	AT_SIM_NODE_END(10);
 	AT_SIM_NODE_BEGIN(11);
 	/* Waiting completion of transfer of DW6_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF48);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW6_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF49);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW6_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF50);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW6_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF51);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of DW6_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF52);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
 	/* Node 11: user kernel DW6 */
 	DW6(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: PW5_Out, dynamic L2 */
@@ -3760,27 +3625,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 39552)) /* Infos: DW6_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW7_B (first used by node 13), size 512 from HyperFlash at 479168 to (size 512) dynamic L2 at 39040..39551 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 479168), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39040), 512, 0, UchanHF58);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 479168), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39040), 512, 0, UchanHF0);
 	/* Prefetching DW7_I (first used by node 13), size 64 from HyperFlash at 497368 to (size 64) dynamic L2 at 40384..40447 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497368), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40384), 64, 0, UchanHF59);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497368), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40384), 64, 0, UchanHF1);
 	/* Prefetching DW7_N (first used by node 13), size 128 from HyperFlash at 494544 to (size 128) dynamic L2 at 40192..40319 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494544), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40192), 128, 0, UchanHF60);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494544), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 40192), 128, 0, UchanHF2);
 	/* Prefetching DW7_S (first used by node 13), size 512 from HyperFlash at 479680 to (size 512) dynamic L2 at 39552..40063 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 479680), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39552), 512, 0, UchanHF61);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 479680), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 39552), 512, 0, UchanHF3);
 	/* Prefetching DW7_W (first used by node 13), size 1152 from HyperFlash at 456320 to (size 1152) dynamic L2 at 36864..38015 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 456320), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36864), 1152, 0, UchanHF62);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 456320), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36864), 1152, 0, UchanHF9);
 	AT_SIM_NODE_END(11);
 	AT_SIM_NODE_BEGIN(12);
 	/* Waiting completion of transfer of PW6_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF53);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW6_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF54);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW6_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF55);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of PW6_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF56);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of PW6_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF57);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 12: user kernel PW6 */
 	PW6(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 32768)), /* In: DW6_Out, dynamic L2 */
@@ -3792,27 +3657,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 40320)) /* Infos: PW6_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW7_B (first used by node 14), size 512 from HyperFlash at 485824 to (size 512) dynamic L2 at 33920..34431 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 485824), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF63);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 485824), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF4);
 	/* Prefetching PW7_I (first used by node 14), size 64 from HyperFlash at 498776 to (size 64) dynamic L2 at 36224..36287 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF64);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF5);
 	/* Prefetching PW7_N (first used by node 14), size 128 from HyperFlash at 495952 to (size 128) dynamic L2 at 35968..36095 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495952), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF65);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495952), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF6);
 	/* Prefetching PW7_S (first used by node 14), size 512 from HyperFlash at 486336 to (size 512) dynamic L2 at 34432..34943 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 486336), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF66);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 486336), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF7);
 	/* Prefetching PW7_W (first used by node 14), size 16384 from HyperFlash at 387072 to (size 16384) dynamic L2 at 0..16383 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 387072), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 0), 16384, 0, UchanHF67);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 387072), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 0), 16384, 0, UchanHF8);
 	AT_SIM_NODE_END(12);
 	AT_SIM_NODE_BEGIN(13);
 	/* Waiting completion of transfer of DW7_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF58);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW7_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF59);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW7_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF60);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW7_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF61);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of DW7_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF62);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
 	/* Node 13: user kernel DW7 */
 	DW7(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 24576)), /* In: PW6_Out, dynamic L2 */
@@ -3824,27 +3689,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 40384)) /* Infos: DW7_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW8_B (first used by node 15), size 512 from HyperFlash at 480192 to (size 512) dynamic L2 at 34944..35455 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 480192), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34944), 512, 0, UchanHF68);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 480192), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34944), 512, 0, UchanHF0);
 	/* Prefetching DW8_I (first used by node 15), size 64 from HyperFlash at 497432 to (size 64) dynamic L2 at 36288..36351 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497432), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36288), 64, 0, UchanHF69);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497432), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36288), 64, 0, UchanHF1);
 	/* Prefetching DW8_N (first used by node 15), size 128 from HyperFlash at 494672 to (size 128) dynamic L2 at 36096..36223 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494672), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36096), 128, 0, UchanHF70);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494672), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36096), 128, 0, UchanHF2);
 	/* Prefetching DW8_S (first used by node 15), size 512 from HyperFlash at 480704 to (size 512) dynamic L2 at 35456..35967 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 480704), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35456), 512, 0, UchanHF71);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 480704), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35456), 512, 0, UchanHF3);
 	/* Prefetching DW8_W (first used by node 15), size 1152 from HyperFlash at 457472 to (size 1152) dynamic L2 at 32768..33919 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 457472), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 1152, 0, UchanHF72);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 457472), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 1152, 0, UchanHF9);
 	AT_SIM_NODE_END(13);
 	AT_SIM_NODE_BEGIN(14);
 	/* Waiting completion of transfer of PW7_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF63);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW7_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF64);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW7_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF65);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of PW7_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF66);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of PW7_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF67);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 14: user kernel PW7 */
 	PW7(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 16384)), /* In: DW7_Out, dynamic L2 */
@@ -3856,27 +3721,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 36224)) /* Infos: PW7_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW8_B (first used by node 16), size 512 from HyperFlash at 486848 to (size 512) dynamic L2 at 33920..34431 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 486848), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF73);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 486848), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF4);
 	/* Prefetching PW8_I (first used by node 16), size 64 from HyperFlash at 498840 to (size 64) dynamic L2 at 36224..36287 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498840), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF74);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498840), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF5);
 	/* Prefetching PW8_N (first used by node 16), size 128 from HyperFlash at 496080 to (size 128) dynamic L2 at 35968..36095 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496080), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF75);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496080), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF6);
 	/* Prefetching PW8_S (first used by node 16), size 512 from HyperFlash at 487360 to (size 512) dynamic L2 at 34432..34943 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 487360), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF76);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 487360), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF7);
 	/* Prefetching PW8_W (first used by node 16), size 16384 from HyperFlash at 403456 to (size 16384) dynamic L2 at 0..16383 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 403456), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 0), 16384, 0, UchanHF77);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 403456), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 0), 16384, 0, UchanHF8);
 	AT_SIM_NODE_END(14);
 	AT_SIM_NODE_BEGIN(15);
 	/* Waiting completion of transfer of DW8_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF68);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW8_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF69);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW8_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF70);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW8_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF71);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of DW8_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF72);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
 	/* Node 15: user kernel DW8 */
 	DW8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 24576)), /* In: PW7_Out, dynamic L2 */
@@ -3888,27 +3753,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 36288)) /* Infos: DW8_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW9_B (first used by node 17), size 512 from HyperFlash at 481216 to (size 512) dynamic L2 at 34944..35455 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 481216), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34944), 512, 0, UchanHF78);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 481216), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34944), 512, 0, UchanHF0);
 	/* Prefetching DW9_I (first used by node 17), size 64 from HyperFlash at 497496 to (size 64) dynamic L2 at 36288..36351 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497496), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36288), 64, 0, UchanHF79);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497496), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36288), 64, 0, UchanHF1);
 	/* Prefetching DW9_N (first used by node 17), size 128 from HyperFlash at 494800 to (size 128) dynamic L2 at 36096..36223 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494800), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36096), 128, 0, UchanHF80);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494800), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36096), 128, 0, UchanHF2);
 	/* Prefetching DW9_S (first used by node 17), size 512 from HyperFlash at 481728 to (size 512) dynamic L2 at 35456..35967 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 481728), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35456), 512, 0, UchanHF81);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 481728), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35456), 512, 0, UchanHF3);
 	/* Prefetching DW9_W (first used by node 17), size 1152 from HyperFlash at 458624 to (size 1152) dynamic L2 at 32768..33919 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 458624), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 1152, 0, UchanHF82);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 458624), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 1152, 0, UchanHF9);
 	AT_SIM_NODE_END(15);
 	AT_SIM_NODE_BEGIN(16);
 	/* Waiting completion of transfer of PW8_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF73);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW8_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF74);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW8_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF75);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of PW8_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF76);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of PW8_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF77);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 16: user kernel PW8 */
 	PW8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 16384)), /* In: DW8_Out, dynamic L2 */
@@ -3920,27 +3785,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 36224)) /* Infos: PW8_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW9_B (first used by node 18), size 512 from HyperFlash at 487872 to (size 512) dynamic L2 at 33920..34431 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 487872), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF83);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 487872), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF4);
 	/* Prefetching PW9_I (first used by node 18), size 64 from HyperFlash at 498904 to (size 64) dynamic L2 at 36224..36287 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498904), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF84);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498904), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF5);
 	/* Prefetching PW9_N (first used by node 18), size 128 from HyperFlash at 496208 to (size 128) dynamic L2 at 35968..36095 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496208), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF85);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496208), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF6);
 	/* Prefetching PW9_S (first used by node 18), size 512 from HyperFlash at 488384 to (size 512) dynamic L2 at 34432..34943 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 488384), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF86);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 488384), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF7);
 	/* Prefetching PW9_W (first used by node 18), size 16384 from HyperFlash at 419840 to (size 16384) dynamic L2 at 0..16383 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 419840), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 0), 16384, 0, UchanHF87);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 419840), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 0), 16384, 0, UchanHF8);
 	AT_SIM_NODE_END(16);
 	AT_SIM_NODE_BEGIN(17);
 	/* Waiting completion of transfer of DW9_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF78);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW9_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF79);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW9_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF80);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW9_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF81);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of DW9_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF82);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
 	/* Node 17: user kernel DW9 */
 	DW9(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 24576)), /* In: PW8_Out, dynamic L2 */
@@ -3952,23 +3817,23 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 36288)) /* Infos: DW9_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW10_I (first used by node 19), size 64 from HyperFlash at 496472 to (size 64) dynamic L2 at 33408..33471 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496472), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33408), 64, 0, UchanHF88);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496472), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33408), 64, 0, UchanHF0);
 	/* Prefetching DW10_N (first used by node 19), size 128 from HyperFlash at 493648 to (size 128) dynamic L2 at 33280..33407 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493648), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33280), 128, 0, UchanHF89);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493648), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33280), 128, 0, UchanHF1);
 	/* Prefetching DW10_S (first used by node 19), size 512 from HyperFlash at 476608 to (size 512) dynamic L2 at 32768..33279 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 476608), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 512, 0, UchanHF90);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 476608), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 512, 0, UchanHF2);
 	AT_SIM_NODE_END(17);
 	AT_SIM_NODE_BEGIN(18);
 	/* Waiting completion of transfer of PW9_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF83);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW9_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF84);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW9_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF85);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of PW9_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF86);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of PW9_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF87);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 18: user kernel PW9 */
 	PW9(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 16384)), /* In: DW9_Out, dynamic L2 */
@@ -3980,21 +3845,21 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 36224)) /* Infos: PW9_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW10_B (first used by node 20), size 512 from HyperFlash at 482240 to (size 512) dynamic L2 at 8192..8703 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 482240), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 8192), 512, 0, UchanHF91);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 482240), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 8192), 512, 0, UchanHF3);
 	/* Prefetching PW10_I (first used by node 20), size 64 from HyperFlash at 497880 to (size 64) dynamic L2 at 9344..9407 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497880), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 9344), 64, 0, UchanHF92);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497880), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 9344), 64, 0, UchanHF4);
 	/* Prefetching PW10_N (first used by node 20), size 128 from HyperFlash at 494928 to (size 128) dynamic L2 at 9216..9343 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494928), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 9216), 128, 0, UchanHF93);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 494928), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 9216), 128, 0, UchanHF5);
 	/* Prefetching PW10_S (first used by node 20), size 512 from HyperFlash at 482752 to (size 512) dynamic L2 at 8704..9215 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 482752), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 8704), 512, 0, UchanHF94);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 482752), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 8704), 512, 0, UchanHF6);
 	AT_SIM_NODE_END(18);
 	AT_SIM_NODE_BEGIN(19);
 	/* Waiting completion of transfer of DW10_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF88);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW10_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF89);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW10_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF90);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Node 19: user kernel DW10 */
 	DW10(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 24576)), /* In: PW9_Out, dynamic L2 */
@@ -4006,25 +3871,25 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 33408)) /* Infos: DW10_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW11_B (first used by node 21), size 512 from HyperFlash at 477120 to (size 512) dynamic L2 at 33920..34431 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 477120), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF95);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 477120), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF0);
 	/* Prefetching DW11_I (first used by node 21), size 64 from HyperFlash at 496536 to (size 64) dynamic L2 at 36224..36287 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496536), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF96);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496536), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF1);
 	/* Prefetching DW11_N (first used by node 21), size 128 from HyperFlash at 493776 to (size 128) dynamic L2 at 35968..36095 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF97);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF2);
 	/* Prefetching DW11_S (first used by node 21), size 512 from HyperFlash at 477632 to (size 512) dynamic L2 at 34432..34943 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 477632), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF98);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 477632), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF7);
 	/* Prefetching DW11_W (first used by node 21), size 1152 from HyperFlash at 454016 to (size 1152) dynamic L2 at 32768..33919 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 454016), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 1152, 0, UchanHF99);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 454016), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 1152, 0, UchanHF8);
 	AT_SIM_NODE_END(19);
 	AT_SIM_NODE_BEGIN(20);
 	/* Waiting completion of transfer of PW10_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF91);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of PW10_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF92);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW10_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF93);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW10_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF94);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Node 20: user kernel PW10 */
 	PW10(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: DW10_Out, dynamic L2 */
@@ -4036,27 +3901,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 9344)) /* Infos: PW10_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW11_B (first used by node 22), size 512 from HyperFlash at 483264 to (size 512) dynamic L2 at 34944..35455 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 483264), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34944), 512, 0, UchanHF100);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 483264), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34944), 512, 0, UchanHF3);
 	/* Prefetching PW11_I (first used by node 22), size 64 from HyperFlash at 497944 to (size 64) dynamic L2 at 36288..36351 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497944), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36288), 64, 0, UchanHF101);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497944), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36288), 64, 0, UchanHF4);
 	/* Prefetching PW11_N (first used by node 22), size 128 from HyperFlash at 495056 to (size 128) dynamic L2 at 36096..36223 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495056), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36096), 128, 0, UchanHF102);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 495056), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36096), 128, 0, UchanHF5);
 	/* Prefetching PW11_S (first used by node 22), size 512 from HyperFlash at 483776 to (size 512) dynamic L2 at 35456..35967 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 483776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35456), 512, 0, UchanHF103);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 483776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35456), 512, 0, UchanHF6);
 	/* Prefetching PW11_W (first used by node 22), size 16384 from HyperFlash at 370688 to (size 16384) dynamic L2 at 0..16383 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 370688), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 0), 16384, 0, UchanHF104);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 370688), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 0), 16384, 0, UchanHF9);
 	AT_SIM_NODE_END(20);
 	AT_SIM_NODE_BEGIN(21);
 	/* Waiting completion of transfer of DW11_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF95);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW11_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF96);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW11_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF97);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW11_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF98);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of DW11_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF99);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 21: user kernel DW11 */
 	DW11(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 16384)), /* In: PW10_Out, dynamic L2 */
@@ -4068,27 +3933,27 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 36224)) /* Infos: DW11_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW12_B (first used by node 23), size 512 from HyperFlash at 478144 to (size 512) dynamic L2 at 33920..34431 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 478144), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF105);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 478144), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 33920), 512, 0, UchanHF0);
 	/* Prefetching DW12_I (first used by node 23), size 64 from HyperFlash at 496600 to (size 64) dynamic L2 at 36224..36287 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496600), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF106);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496600), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 36224), 64, 0, UchanHF1);
 	/* Prefetching DW12_N (first used by node 23), size 128 from HyperFlash at 493904 to (size 128) dynamic L2 at 35968..36095 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493904), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF107);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493904), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 35968), 128, 0, UchanHF2);
 	/* Prefetching DW12_S (first used by node 23), size 512 from HyperFlash at 478656 to (size 512) dynamic L2 at 34432..34943 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 478656), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF108);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 478656), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 34432), 512, 0, UchanHF7);
 	/* Prefetching DW12_W (first used by node 23), size 1152 from HyperFlash at 455168 to (size 1152) dynamic L2 at 32768..33919 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 455168), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 1152, 0, UchanHF109);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 455168), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 32768), 1152, 0, UchanHF8);
 	AT_SIM_NODE_END(21);
 	AT_SIM_NODE_BEGIN(22);
 	/* Waiting completion of transfer of PW11_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF100);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of PW11_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF101);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW11_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF102);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW11_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF103);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of PW11_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF104);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF9);
 	/* Node 22: user kernel PW11 */
 	PW11(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 24576)), /* In: DW11_Out, dynamic L2 */
@@ -4100,25 +3965,25 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 36288)) /* Infos: PW11_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW12_B (first used by node 24), size 1024 from HyperFlash at 461824 to (size 1024) dynamic L2 at 6144..7167 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 461824), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 6144), 1024, 0, UchanHF110);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 461824), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 6144), 1024, 0, UchanHF3);
 	/* Prefetching PW12_I (first used by node 24), size 64 from HyperFlash at 498008 to (size 64) dynamic L2 at 12800..12863 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498008), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 12800), 64, 0, UchanHF111);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498008), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 12800), 64, 0, UchanHF4);
 	/* Prefetching PW12_N (first used by node 24), size 256 from HyperFlash at 490752 to (size 256) dynamic L2 at 12544..12799 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 490752), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 12544), 256, 0, UchanHF112);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 490752), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 12544), 256, 0, UchanHF5);
 	/* Prefetching PW12_S (first used by node 24), size 1024 from HyperFlash at 462848 to (size 1024) dynamic L2 at 7168..8191 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 462848), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 7168), 1024, 0, UchanHF113);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 462848), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 7168), 1024, 0, UchanHF6);
 	AT_SIM_NODE_END(22);
 	AT_SIM_NODE_BEGIN(23);
 	/* Waiting completion of transfer of DW12_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF105);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW12_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF106);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW12_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF107);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW12_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF108);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of DW12_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF109);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 23: user kernel DW12 */
 	DW12(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 16384)), /* In: PW11_Out, dynamic L2 */
@@ -4130,25 +3995,25 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 36224)) /* Infos: DW12_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching DW13_B (first used by node 25), size 1024 from HyperFlash at 459776 to (size 1024) dynamic L2 at 10496..11519 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 459776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 10496), 1024, 0, UchanHF114);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 459776), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 10496), 1024, 0, UchanHF0);
 	/* Prefetching DW13_I (first used by node 25), size 64 from HyperFlash at 496664 to (size 64) dynamic L2 at 15104..15167 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496664), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 15104), 64, 0, UchanHF115);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 496664), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 15104), 64, 0, UchanHF1);
 	/* Prefetching DW13_N (first used by node 25), size 256 from HyperFlash at 489472 to (size 256) dynamic L2 at 14592..14847 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 489472), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 14592), 256, 0, UchanHF116);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 489472), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 14592), 256, 0, UchanHF2);
 	/* Prefetching DW13_S (first used by node 25), size 1024 from HyperFlash at 460800 to (size 1024) dynamic L2 at 11520..12543 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 460800), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 11520), 1024, 0, UchanHF117);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 460800), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 11520), 1024, 0, UchanHF7);
 	/* Prefetching DW13_W (first used by node 25), size 2304 from HyperFlash at 448512 to (size 2304) dynamic L2 at 8192..10495 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 448512), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 8192), 2304, 0, UchanHF118);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 448512), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 8192), 2304, 0, UchanHF8);
 	AT_SIM_NODE_END(23);
 	AT_SIM_NODE_BEGIN(24);
 	/* Waiting completion of transfer of PW12_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF110);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of PW12_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF111);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW12_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF112);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW12_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF113);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Node 24: user kernel PW12 */
 	PW12(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 4096)), /* In: DW12_Out, dynamic L2 */
@@ -4160,25 +4025,25 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 12800)) /* Infos: PW12_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching PW13_B (first used by node 26), size 1024 from HyperFlash at 463872 to (size 1024) dynamic L2 at 12544..13567 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 463872), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 12544), 1024, 0, UchanHF119);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 463872), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 12544), 1024, 0, UchanHF3);
 	/* Prefetching PW13_I (first used by node 26), size 64 from HyperFlash at 498072 to (size 64) dynamic L2 at 15168..15231 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498072), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 15168), 64, 0, UchanHF120);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498072), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 15168), 64, 0, UchanHF4);
 	/* Prefetching PW13_N (first used by node 26), size 256 from HyperFlash at 491008 to (size 256) dynamic L2 at 14848..15103 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 491008), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 14848), 256, 0, UchanHF121);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 491008), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 14848), 256, 0, UchanHF5);
 	/* Prefetching PW13_S (first used by node 26), size 1024 from HyperFlash at 464896 to (size 1024) dynamic L2 at 13568..14591 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464896), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 13568), 1024, 0, UchanHF122);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 464896), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 13568), 1024, 0, UchanHF6);
 	AT_SIM_NODE_END(24);
 	AT_SIM_NODE_BEGIN(25);
 	/* Waiting completion of transfer of DW13_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF114);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of DW13_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF115);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of DW13_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF116);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of DW13_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF117);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Waiting completion of transfer of DW13_W */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF118);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF8);
 	/* Node 25: user kernel DW13 */
 	DW13(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: PW12_Out, dynamic L2 */
@@ -4190,17 +4055,17 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 15104)) /* Infos: DW13_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching Pool_I (first used by node 27), size 64 from HyperFlash at 498968 to (size 64) dynamic L2 at 8192..8255 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498968), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 8192), 64, 0, UchanHF123);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 498968), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 8192), 64, 0, UchanHF0);
 	AT_SIM_NODE_END(25);
 	AT_SIM_NODE_BEGIN(26);
 	/* Waiting completion of transfer of PW13_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF119);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of PW13_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF120);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Waiting completion of transfer of PW13_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF121);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of PW13_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF122);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Node 26: user kernel PW13 */
 	PW13(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 4096)), /* In: DW13_Out, dynamic L2 */
@@ -4212,17 +4077,17 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 15168)) /* Infos: PW13_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching Linear0_B (first used by node 28), size 800 from HyperFlash at 466944 to (size 800) dynamic L2 at 4096..4895 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466944), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4096), 800, 0, UchanHF124);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 466944), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4096), 800, 0, UchanHF1);
 	/* Prefetching Linear0_I (first used by node 28), size 64 from HyperFlash at 497560 to (size 64) dynamic L2 at 6352..6415 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497560), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 6352), 64, 0, UchanHF125);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497560), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 6352), 64, 0, UchanHF2);
 	/* Prefetching Linear0_N (first used by node 28), size 200 from HyperFlash at 492504 to (size 200) dynamic L2 at 5952..6151 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 492504), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 5952), 200, 0, UchanHF126);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 492504), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 5952), 200, 0, UchanHF3);
 	/* Prefetching Linear0_S (first used by node 28), size 800 from HyperFlash at 467744 to (size 800) dynamic L2 at 4896..5695 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467744), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4896), 800, 0, UchanHF127);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 467744), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4896), 800, 0, UchanHF4);
 	AT_SIM_NODE_END(26);
 	AT_SIM_NODE_BEGIN(27);
 	/* Waiting completion of transfer of Pool_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF123);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Node 27: user kernel Pool */
 	Pool(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: PW13_Out, dynamic L2 */
@@ -4230,23 +4095,23 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 8192)) /* Infos: Pool_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching Linear1_B (first used by node 29), size 800 from HyperFlash at 468544 to (size 800) dynamic L2 at 1000..1799 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 468544), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1000), 800, 0, UchanHF128);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 468544), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1000), 800, 0, UchanHF0);
 	/* Prefetching Linear1_I (first used by node 29), size 64 from HyperFlash at 497624 to (size 64) dynamic L2 at 6416..6479 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497624), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 6416), 64, 0, UchanHF129);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497624), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 6416), 64, 0, UchanHF5);
 	/* Prefetching Linear1_N (first used by node 29), size 200 from HyperFlash at 492704 to (size 200) dynamic L2 at 6152..6351 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 492704), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 6152), 200, 0, UchanHF130);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 492704), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 6152), 200, 0, UchanHF6);
 	/* Prefetching Linear1_S (first used by node 29), size 800 from HyperFlash at 469344 to (size 800) dynamic L2 at 1800..2599 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 469344), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1800), 800, 0, UchanHF131);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 469344), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1800), 800, 0, UchanHF7);
 	AT_SIM_NODE_END(27);
 	AT_SIM_NODE_BEGIN(28);
 	/* Waiting completion of transfer of Linear0_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF124);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of Linear0_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF125);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of Linear0_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF126);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of Linear0_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF127);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Node 28: user kernel Linear0 */
 	Linear0(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 5696)), /* In: Pool_Out, dynamic L2 */
@@ -4258,23 +4123,23 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 6352)) /* Infos: Linear0_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching Linear2_B (first used by node 30), size 800 from HyperFlash at 470144 to (size 800) dynamic L2 at 2600..3399 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 470144), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 2600), 800, 0, UchanHF132);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 470144), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 2600), 800, 0, UchanHF1);
 	/* Prefetching Linear2_I (first used by node 30), size 64 from HyperFlash at 497688 to (size 64) dynamic L2 at 4600..4663 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497688), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4600), 64, 0, UchanHF133);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497688), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4600), 64, 0, UchanHF2);
 	/* Prefetching Linear2_N (first used by node 30), size 200 from HyperFlash at 492904 to (size 200) dynamic L2 at 4200..4399 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 492904), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4200), 200, 0, UchanHF134);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 492904), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4200), 200, 0, UchanHF3);
 	/* Prefetching Linear2_S (first used by node 30), size 800 from HyperFlash at 470944 to (size 800) dynamic L2 at 3400..4199 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 470944), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 3400), 800, 0, UchanHF135);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 470944), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 3400), 800, 0, UchanHF4);
 	AT_SIM_NODE_END(28);
 	AT_SIM_NODE_BEGIN(29);
 	/* Waiting completion of transfer of Linear1_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF128);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of Linear1_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF129);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of Linear1_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF130);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of Linear1_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF131);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Node 29: user kernel Linear1 */
 	Linear1(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 5696)), /* In: Pool_Out, dynamic L2 */
@@ -4286,23 +4151,23 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 6416)) /* Infos: Linear1_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching Linear3_B (first used by node 31), size 800 from HyperFlash at 471744 to (size 800) dynamic L2 at 1000..1799 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 471744), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1000), 800, 0, UchanHF136);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 471744), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1000), 800, 0, UchanHF0);
 	/* Prefetching Linear3_I (first used by node 31), size 64 from HyperFlash at 497752 to (size 64) dynamic L2 at 4664..4727 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497752), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4664), 64, 0, UchanHF137);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497752), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4664), 64, 0, UchanHF5);
 	/* Prefetching Linear3_N (first used by node 31), size 200 from HyperFlash at 493104 to (size 200) dynamic L2 at 4400..4599 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493104), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4400), 200, 0, UchanHF138);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493104), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4400), 200, 0, UchanHF6);
 	/* Prefetching Linear3_S (first used by node 31), size 800 from HyperFlash at 472544 to (size 800) dynamic L2 at 1800..2599 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 472544), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1800), 800, 0, UchanHF139);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 472544), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1800), 800, 0, UchanHF7);
 	AT_SIM_NODE_END(29);
 	AT_SIM_NODE_BEGIN(30);
 	/* Waiting completion of transfer of Linear2_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF132);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of Linear2_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF133);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of Linear2_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF134);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of Linear2_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF135);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Node 30: user kernel Linear2 */
 	Linear2(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 5696)), /* In: Pool_Out, dynamic L2 */
@@ -4314,23 +4179,23 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 4600)) /* Infos: Linear2_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching Linear4_B (first used by node 32), size 800 from HyperFlash at 473344 to (size 800) dynamic L2 at 2600..3399 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 473344), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 2600), 800, 0, UchanHF140);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 473344), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 2600), 800, 0, UchanHF1);
 	/* Prefetching Linear4_I (first used by node 32), size 64 from HyperFlash at 497816 to (size 64) dynamic L2 at 4600..4663 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497816), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4600), 64, 0, UchanHF141);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 497816), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4600), 64, 0, UchanHF2);
 	/* Prefetching Linear4_N (first used by node 32), size 200 from HyperFlash at 493304 to (size 200) dynamic L2 at 4200..4399 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493304), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4200), 200, 0, UchanHF142);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 493304), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 4200), 200, 0, UchanHF3);
 	/* Prefetching Linear4_S (first used by node 32), size 800 from HyperFlash at 474144 to (size 800) dynamic L2 at 3400..4199 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 474144), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 3400), 800, 0, UchanHF143);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 474144), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 3400), 800, 0, UchanHF4);
 	AT_SIM_NODE_END(30);
 	AT_SIM_NODE_BEGIN(31);
 	/* Waiting completion of transfer of Linear3_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF136);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Waiting completion of transfer of Linear3_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF137);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF5);
 	/* Waiting completion of transfer of Linear3_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF138);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF6);
 	/* Waiting completion of transfer of Linear3_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF139);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF7);
 	/* Node 31: user kernel Linear3 */
 	Linear3(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 5696)), /* In: Pool_Out, dynamic L2 */
@@ -4342,17 +4207,17 @@ int MobileNetSq8(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 4664)) /* Infos: Linear3_I, constant fetched from flash, dynamic L2 */
 	);
 	/* Prefetching SoftMax_I (first used by node 33), size 64 from HyperFlash at 499032 to (size 64) dynamic L2 at 1000..1063 */
-	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499032), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1000), 64, 0, UchanHF144);
+	AT_HYPERFLASH_FS_CL_COPY(&HyperFlash, ((AT_HYPERFLASH_FS_EXT_ADDR_TYPE) 0 + 499032), ((AT_HYPERFLASH_FS_INT_ADDR_TYPE) MobileNetSq8_L2_Memory_Dyn + 1000), 64, 0, UchanHF0);
 	AT_SIM_NODE_END(31);
 	AT_SIM_NODE_BEGIN(32);
 	/* Waiting completion of transfer of Linear4_B */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF140);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF1);
 	/* Waiting completion of transfer of Linear4_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF141);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF2);
 	/* Waiting completion of transfer of Linear4_N */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF142);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF3);
 	/* Waiting completion of transfer of Linear4_S */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF143);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF4);
 	/* Node 32: user kernel Linear4 */
 	Linear4(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 5696)), /* In: Pool_Out, dynamic L2 */
@@ -4366,7 +4231,7 @@ int MobileNetSq8(
 	AT_SIM_NODE_END(32);
 	AT_SIM_NODE_BEGIN(33);
 	/* Waiting completion of transfer of SoftMax_I */
-	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF144);
+	AT_HYPERFLASH_FS_CL_WAIT(&HyperFlash, UchanHF0);
 	/* Node 33: user kernel SoftMax */
 	SoftMax(
 		((signed char * __restrict__) (MobileNetSq8_L2_Memory_Dyn + 0)), /* In: Logits, dynamic L2 */
