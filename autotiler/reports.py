@@ -66,6 +66,7 @@ class GraphReport:
 
     name: str
     plan: dict
+    fusions: tuple = ()     # the fused layers CNN_FuseGraph_SQ8 chose: {"name", "layers", "reason", "detail"}
 
     def symbol(self, name: str) -> dict:
         return next(s for s in self.plan["symbols"] if s["name"] == name)
@@ -112,6 +113,8 @@ class GraphReport:
                      + f"; flash image {fl['bytes']} B"
                      + (" (" + ", ".join(f"{d} {b} B" for d, b in fl["devices"].items()) + ")"
                         if len(fl.get("devices") or {}) > 1 else ""))
+        for f in self.fusions:
+            lines.append(f"{indent}  fused {f['name']} = {' + '.join(f['layers'])} ({f['reason']}: {f['detail']})")
         l3 = p.get("l3") or {}
         if l3.get("spilled"):
             lines.append(f"{indent}  L3 RAM {l3['bytes']} B: {', '.join(l3['spilled'])} spilled, "
@@ -128,7 +131,8 @@ class GraphReport:
 
 def graph_reports(manifest: dict) -> tuple:
     """The GraphReport of each graph of a manifest (JSON data) that carries a plan."""
-    return tuple(GraphReport(g["name"], g["plan"]) for g in manifest.get("graphs") or () if g.get("plan"))
+    return tuple(GraphReport(g["name"], g["plan"], tuple(g.get("fusions") or ())) for g in manifest.get("graphs") or ()
+                 if g.get("plan"))
 
 
 @dataclass(frozen=True)
@@ -180,7 +184,8 @@ def _graphs(model, files) -> tuple:
             with open(path, encoding="utf-8") as f:
                 return graph_reports(json.load(f))
     return tuple(GraphReport(g.name, plan_json(plan_graph(model, g, model.l2_budget),
-                                               g.options.l2_static_memory_budget)) for g in model.graphs.values())
+                                               g.options.l2_static_memory_budget),
+                             tuple(f.to_json() for f in model.fusions.get(g.name, ()))) for g in model.graphs.values())
 
 
 def _extra(model, t: KernelTiling) -> dict:

@@ -314,7 +314,8 @@ def manifest(model, l1_size: int, l2_size: int, specs: Optional[dict] = None, gr
     if graphs:
         out["graphs"] = [{**graph_json(r, interface_shapes(model, model.graphs[r.name], graph_args_json(
                               model, model.graphs[r.name], specs, _arg_json, _plain_spec))),
-                          "plan": plan_json(p, model.graphs[r.name].options.l2_static_memory_budget)}
+                          "plan": plan_json(p, model.graphs[r.name].options.l2_static_memory_budget),
+                          "fusions": [f.to_json() for f in model.fusions.get(r.name, ())]}
                          for r, p in graphs]
     libraries = [LIBRARIES[h] for h in files.lib_headers if h in LIBRARIES]
     if libraries:

@@ -25,10 +25,11 @@ from .cnn_dense import CNN_GlobalPool, CNN_LinearReLU, CNN_MatAdd, CNN_MatAddDyn
 from .cnn_library import CNN_HEADER, CNN_KERNELS_DIR, CNN_SOURCES, LoadCNNLibrary
 from .sq8_generators import *  # noqa: F403
 from .sq8_generators import __all__ as _sq8_all
+from .sq8_fusion import CNN_FuseGraph_SQ8
 from .sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library
 
 __all__ = ["CNN_HEADER", "CNN_KERNELS_DIR", "CNN_SOURCES", "LoadCNNLibrary", "CNN_GenControl_T", "CNN_InitGenCtrl",
            "CNN_SetGenCtrl", "CNN_SetGenCtrlList", "CNN_ConvolutionPoolReLU", "CNN_PoolReLU",
-           "CNN_GroupedConvolutionPoolReLU", "CNN_LinearReLU", "CNN_SoftMax", "CNN_MatAdd", "CNN_MatAddRelu",
+           "CNN_GroupedConvolutionPoolReLU", "CNN_FuseGraph_SQ8", "CNN_LinearReLU", "CNN_SoftMax", "CNN_MatAdd", "CNN_MatAddRelu",
            "CNN_MatAddDynAdjust", "CNN_GlobalPool", "CNN_SQ8_HEADER", "CNN_SQ8_SOURCES", "LoadCNN_SQ8_Library",
            *_sq8_all]

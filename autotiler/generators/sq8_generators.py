@@ -18,6 +18,7 @@ requantise. Semantics: ``docs/cnn-sq8.md`` (TFLM) and ``docs/cnn-sq8-original.md
 from __future__ import annotations
 
 from ..model.ir import caller_where
+from ..model.session import current_model
 from . import sq8_gen_original as OG
 from . import sq8_gen_tflm_conv as TC
 from . import sq8_gen_tflm_dense as TD
@@ -33,7 +34,10 @@ from .sq8_gen_tflm_fused import CNN_FusedConv, CNN_FusedLayers
 def _gen(generator: str, where: str, Name, Ctrl, scale_datasize, tflm, original, *args) -> int:
     setup = sq8_setup(generator, where, Name, Ctrl, scale_datasize)
     impl = tflm if setup.requant == Requant.TFLM else original
-    return impl(setup, *args)
+    made = impl(setup, *args)
+    if made and setup.requant == Requant.TFLM:
+        current_model().kernel_origins[Name] = (generator, (Ctrl, *args))   # what a graph fusion re-generates
+    return made
 
 
 def CNN_ConvolutionPoolAct_SQ8(Name, Ctrl, Bias_DataSize, Scale_DataSize, InFeat, OutFeat, Width, Height,

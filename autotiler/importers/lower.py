@@ -43,13 +43,14 @@ naming the operator and the tensor.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
 from ..errors import ImportModelError
 from ..generators import sq8_tflm as T
+from ..generators.sq8_fusion import CTRL, Const, Layer, Sym
 from ..generators.sq8_gen_tflm_conv import conv_constants, ort_avg_pool_infos, pool_infos
 from ..generators.sq8_gen_tflm_dense import add_infos, linear_constants, mul_infos, sub_infos
 from ..generators.sq8_gen_tflm_ops import act_infos, concat_infos, mean_infos, ort_softmax_constants, softmax_infos
@@ -69,40 +70,6 @@ ACTIVATIONS = {OpKind.RELU: "KOP_RELU", OpKind.RELU6: "KOP_RELUN", OpKind.LEAKY_
                OpKind.QUANTIZE: "KOP_ACT_NONE"}
 ALIASES = (OpKind.RESHAPE, OpKind.SQUEEZE)
 SUPPORTED = ", ".join(k.value for k in OpKind)
-
-
-class Sym(str):
-    """An identifier of the model API (``KOP_CONV``, the Ctrl variable): printed bare in the script."""
-
-
-CTRL = Sym("TFLM_CTRL")   # the script's Ctrl with SCALE_DATASIZE 4
-
-
-@dataclass(frozen=True)
-class Const:
-    """A constant of the graph: its C symbol, C element type and bytes (little endian)."""
-
-    symbol: str
-    ctype: str                       # "signed char" or "int"
-    data: np.ndarray = field(compare=False, repr=False)
-
-    @property
-    def bits(self) -> int:
-        return 32 if self.ctype == "int" else 8
-
-
-@dataclass(frozen=True)
-class Layer:
-    """One SQ8 generator call and its graph node: ``generator(name, *args)`` and ``AddNode(name,
-    bindings)``, bindings (``"in"``/``"out"``, symbol, user kernel argument) in the user kernel's argument order."""
-
-    name: str
-    generator: str
-    args: tuple
-    bindings: Tuple[Tuple[str, str, str], ...]
-    source: str                      # the operator it lowers ("operator 3 (CONV_2D)")
-    kind: str                        # TFLite operator name
-    macs: int = 0
 
 
 @dataclass(frozen=True)

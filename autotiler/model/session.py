@@ -90,6 +90,8 @@ class Model:
         self.per_kernel_objective: dict = {}
         self.per_kernel_objective_where: dict = {}  # kernel name -> where SetTilingObjective named it
         self.kernel_infos: dict = {}    # kernel -> {info name: (number, value)}
+        self.kernel_origins: dict = {}  # kernel -> (generator, args after Name) of the SQ8 TFLM call that made it
+        self.fusions: dict = {}         # graph -> the fused layers CNN_FuseGraph_SQ8 chose (reports)
         self.arg_dims: dict = {}        # (kernel, arg) -> (dims outer to inner incl. item size, float?)
         self.memory_devices: dict = {}  # AT_MemLocation_T -> (size, base name, const file, ext managed)
         self.used_objects: set = set()  # ids of KerArg objects already part of a user kernel
