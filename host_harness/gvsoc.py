@@ -67,13 +67,18 @@ INSTALL_HINT = ("build GVSoC's pulp-open target and pulp-runtime with ../shared/
                 "`source ~/.cache/gvsoc/env.sh` (it sets GVSOC_HOME) before running Python")
 CORES = 8   # pulp-open's cluster (ARCHI_CLUSTER_NB_PE; at_target.c checks it)
 L1_BASE, L1_TCDM = 0x10000000, 64 * 1024   # pulp-open's cluster TCDM (properties.h, README)
-STACKS = CORES * 0x800                     # cluster_start's stacks: CLUSTER_STACK_SIZE (pulp.h) per core
+STACK = 0x800                              # cluster_start's stack per core: CLUSTER_STACK_SIZE (pulp.h)
+STACKS = CORES * STACK
 RUN_TIMEOUT = 600  # seconds for one compile + simulation
 DUMP_STRIDE = 1000  # a sequence's dumps: kernel j's argument i is printed as DUMP_STRIDE * j + i
 # The lines an application prints: @ATC cycles, @ATD dump, @ATE end, @ATK fork profile, @ATG graph
 # step (construct/run/destruct: status, cycles), @ATN node cycles, @ATR one call of a sequence
-# (index, cycles, profiled fork cycles), @ATF fault, @ATW warning.
-_RESULT = re.compile(r"^@AT([CDEKGNRFW]) (.*)$")
+# (index, cycles, profiled fork cycles), @ATF fault, @ATW warning, @ATS cluster core 0's stack
+# (bytes used, bytes it has).
+_RESULT = re.compile(r"^@AT([CDEKGNRFWS]) (.*)$")
+# A load or store of a cluster core outside every memory (GVSoC's ISS, lsu.cpp): it stops the run.
+_INVALID_ACCESS = re.compile(r"Invalid access \(pc: 0x([0-9a-f]+), offset: 0x([0-9a-f]+), size: 0x[0-9a-f]+, "
+                             r"is_write: (\d)\)")
 _L2_OVERFLOW = re.compile(r"region `L2' overflowed by (\d+) bytes")
 # GVSoC's warning on a semihosting call that failed on the host (its configuration makes warnings
 # fatal: the simulation stops there, before the target sees the failure).
@@ -456,7 +461,8 @@ class GvsocProgram(KernelTable):
         heap, arena = heap_bytes(sizes.get("L2", 0), sizes.get("L2_DYN", 0)), heap_bytes(sizes.get("L3", 0))
         self._check_l2(spec.name, {"arguments": _pointer_bytes(spec.args, values, ("L2", "L3")),
                                    "L3 area (the emulated L3 RAM)": arena, "static and dynamic L2 areas": heap})
-        out = self._application(spec.name, graph_source(self._manifests, spec, values, heap, arena), images, 0)
+        out = self._application(spec.name, graph_source(self._manifests, spec, values, heap, arena), images, 0,
+                                sizes.get("L2", 0) + sizes.get("L2_DYN", 0))
         result = _parse(out)
         result.update(heap=heap, arena=arena)
         return result
@@ -476,14 +482,17 @@ class GvsocProgram(KernelTable):
                                     "host and take none): generate smaller arguments, L3 and L2 areas for it, or "
                                     f"{HOST_HINT}")
 
-    def _application(self, what: str, main: str, images: list, l1_area: int) -> str:
+    def _application(self, what: str, main: str, images: list, l1_area: int, l2_areas: int = 0) -> str:
         """Write main.c and at_flash.c, compile (make rebuilds what changed) and simulate; the
         combined output."""
         (self.work / "main.c").write_text(main)
         _write_if_changed(self.work / "at_flash.c", flash_source(images))
-        return self._run(what, l1_area)
+        return self._run(what, l1_area, l2_areas)
 
-    def _run(self, what: str, l1_area: int) -> str:
+    def _run(self, what: str, l1_area: int, l2_areas: int = 0) -> str:
+        """Compile and simulate the application in the work directory; its output. ``l2_areas``:
+        a graph's static + dynamic L2 bytes (what its L2 budget bounds), for the hint when the
+        linker finds no room."""
         cmd = f'source "{self.home}/env.sh" >/dev/null && make -s all run "${{RT_MAKE_ARGS[@]}}"'
         try:
             proc = subprocess.run(["bash", "-c", cmd], cwd=self.work, capture_output=True, text=True,
@@ -504,12 +513,17 @@ class GvsocProgram(KernelTable):
                                f"failed ({why})", kernel=what,
                                hint="the flash images are read from the generated directory while GVSoC runs: "
                                     "keep it in place, or regenerate the model")
+        self._check_stack(what, out)
         overflow = _L2_OVERFLOW.search(out)
         if overflow:
-            raise HarnessError(f"the application does not fit in pulp-open's L2: the linker is {overflow.group(1)} "
+            short = int(overflow.group(1))
+            budget = (f"import or generate the graph with an L2 budget of at most {l2_areas - short - 2 * ARENA_ALIGN} "
+                      f"bytes (its static and dynamic L2 areas take {l2_areas}; autotiler import --L2), "
+                      if l2_areas > short else "")
+            raise HarnessError(f"the application does not fit in pulp-open's L2: the linker is {short} "
                                "bytes short (code, runtime and data together)", kernel=what,
-                               hint="on GVSoC the L3 RAM is emulated in L2: generate smaller arguments and L2 "
-                                    f"areas for it, or {HOST_HINT}")
+                               hint=f"{budget}on GVSoC the L3 RAM is emulated in L2: generate smaller arguments and "
+                                    f"L2 areas for it, or {HOST_HINT}")
         if proc.returncode != 0:
             raise HarnessError(f"the GVSoC build or run failed: {first_error_lines(out)}", kernel=what, hint=hint)
         if "@ATE done" not in out:
@@ -517,6 +531,31 @@ class GvsocProgram(KernelTable):
             raise HarnessError("the application ran on GVSoC but did not finish the call (no results printed)",
                                kernel=what, hint=hint)
         return out
+
+    def _check_stack(self, what: str, out: str) -> None:
+        """Cluster core 0 runs the application on pulp-runtime's stack (STACK bytes), the
+        cluster's static L1 data and then the end of the TCDM below it: a run whose stack went
+        past the TCDM stops GVSoC on an invalid access, one that only overwrote the static data
+        leaves at_target.c's fill below the stack overwritten (its @ATS line says the whole
+        stack). Either is said as a stack overflow, with the function GVSoC stopped in."""
+        access = _INVALID_ACCESS.search(out)
+        if access and L1_BASE - STACKS <= int(access.group(2), 16) < L1_BASE:
+            pc, addr = int(access.group(1), 16), int(access.group(2), 16)
+            raise stack_overflow(what, f"GVSoC stopped on a {'write' if access.group(3) == '1' else 'read'} at "
+                                 f"{addr:#x}, {L1_BASE - addr} bytes below the TCDM, in "
+                                 f"{self._function_at(pc)} (pc {pc:#x})")
+        used = _parse(out)["stack"]
+        if used and used[0] >= used[1]:
+            raise stack_overflow(what, "the words below it, the cluster's static L1 data, were overwritten")
+
+    def _function_at(self, pc: int) -> str:
+        """The ELF's function holding ``pc`` (its hex address when no symbol does)."""
+        best = None
+        for line in self._tool("nm", "-S").splitlines():
+            parts = line.split()
+            if len(parts) == 4 and parts[2] in "Tt" and int(parts[0], 16) <= pc < int(parts[0], 16) + int(parts[1], 16):
+                best = parts[3]
+        return best or hex(pc)
 
     def _check_l1(self, what: str, l1_area: int) -> None:
         """pulp-runtime's cluster_start allocates the cores' stacks in L1 after the static L1
@@ -644,6 +683,8 @@ class GvsocGraph(GraphBase):
         self.counters = {"cycles": cycles, "backend": "gvsoc", "nodes": nodes,
                          "construct": {"status": 0, "cycles": construct[1]},
                          "destruct": {"status": 0, "cycles": destruct[1]}}
+        if result["stack"]:
+            self.counters["stack"] = {"used": result["stack"][0], "size": result["stack"][1]}
         return self.counters
 
     def _step(self, result: dict, step: str) -> tuple:
@@ -699,6 +740,16 @@ class GvsocGraph(GraphBase):
         return f"GvsocGraph({self.name!r}, {self.warm_mode}, constructed={self._constructed})"
 
 
+def stack_overflow(what: str, how: str) -> HarnessError:
+    """Cluster core 0's stack overflow (GvsocProgram._check_stack), ``how``: what showed it."""
+    return HarnessError(f"cluster core 0's stack overflowed pulp-runtime's {STACK} bytes (CLUSTER_STACK_SIZE): "
+                        f"{how}; core 0 runs the graph's runner, its user kernels and its share of every basic "
+                        "kernel on it", kernel=what,
+                        hint="the host simulator does not model the stacks: look for large locals in the "
+                             "generated code and the basic kernels (riscv64-unknown-elf-gcc -fstack-usage), "
+                             f"or {HOST_HINT}")
+
+
 def _app_main() -> str:
     """The fabric controller's main: start the cluster on every core, wait for it."""
     return "\n".join(["#include <pulp.h>", "int at_target_cluster_main(void);",
@@ -722,8 +773,10 @@ def _parse(out: str) -> dict:
     """The application's printed lines: ``cycles`` (None: not printed), ``dumps`` {argument index:
     bytes}, ``forks`` {entry address: (calls, cycles, cost)} (cost: the sum of the calls' Cost=
     values), ``graph`` {step: (status, cycles)}, ``nodes`` {node: cycles}, ``calls`` [(cycles,
-    fork cycles)] of a sequence, ``faults`` and ``warnings`` (text)."""
-    res = {"cycles": None, "forks": {}, "graph": {}, "nodes": {}, "calls": [], "faults": [], "warnings": []}
+    fork cycles)] of a sequence, ``faults`` and ``warnings`` (text), ``stack`` (bytes cluster core 0
+    used of its stack, bytes it has; None: not printed)."""
+    res = {"cycles": None, "forks": {}, "graph": {}, "nodes": {}, "calls": [], "faults": [], "warnings": [],
+           "stack": None}
     parts: dict = {}
     for line in out.splitlines():
         m = _RESULT.match(line.strip())
@@ -747,6 +800,8 @@ def _parse(out: str) -> dict:
         elif kind == "R":
             _, cyc, forks = rest.split(" ")
             res["calls"].append((int(cyc), int(forks)))
+        elif kind == "S":
+            res["stack"] = tuple(int(v) for v in rest.split(" "))
         elif kind in "FW":
             res["faults" if kind == "F" else "warnings"].append(rest)
     res["dumps"] = {i: b"".join(d for _, d in sorted(chunks)) for i, chunks in parts.items()}

@@ -15,8 +15,13 @@ everywhere (a stand-in GVSOC_HOME).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import shutil
+import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -108,6 +113,7 @@ def test_network_on_gvsoc_is_bit_exact_with_tflm_and_host(nets, name):
     assert counters["nodes"] and all(n["cycles"] > 0 for n in counters["nodes"])
     assert [n["name"] for n in counters["nodes"]] == [n["name"] for n in host["nodes"]]
     assert sum(n["cycles"] for n in counters["nodes"]) <= counters["cycles"]
+    assert 0 < counters["stack"]["used"] < counters["stack"]["size"] == gvsoc.STACK   # cluster core 0's
 
 
 @needs_gvsoc
@@ -186,5 +192,72 @@ def test_a_flash_image_that_does_not_read_stops_the_application(nets, monkeypatc
             with pytest.raises(HarnessError, match=text):
                 graph.run(Input_1=net["x"].copy(), Output_1=y)
             graph.destruct()
+    finally:
+        prog.close()
+
+
+def _deep_runner(net: dict, root: Path) -> Path:
+    """A copy of the network's generated code whose runner has a 4 KiB local (declared as
+    generated: the manifest's hash follows), deeper than cluster core 0's stack."""
+    gen = root / "deep"
+    shutil.copytree(net["gen"], gen)
+    c = gen / "netKernels.c"
+    text = c.read_text(encoding="utf-8")
+    head = re.search(r"\nint net\(\n[^{]*\{\n", text)
+    text = text[:head.end()] + "\tvolatile char Deep[4096];\n\tDeep[0] = 0;\n" + text[head.end():]
+    c.write_text(text, encoding="utf-8")
+    manifest = json.loads((gen / "netKernels.json").read_text(encoding="utf-8"))
+    manifest["set"]["files"]["netKernels.c"] = hashlib.sha256(text.encode()).hexdigest()
+    (gen / "netKernels.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return gen
+
+
+@needs_gvsoc
+@pytest.mark.gvsoc
+def test_a_stack_overflow_of_cluster_core_0_is_said(nets, tmp_path):
+    """A runner deeper than pulp-runtime's 2 KiB stack: GVSoC stops on a write below the TCDM,
+    said as core 0's stack overflow in the runner (not GVSoC's bare invalid access)."""
+    net = nets["autoencoder"]
+    prog = _build({**net, "gen": _deep_runner(net, tmp_path)}, "gvsoc")
+    try:
+        with pytest.raises(HarnessError, match=r"kernel 'net': cluster core 0's stack overflowed pulp-runtime's 2048 "
+                                               r"bytes \(CLUSTER_STACK_SIZE\): GVSoC stopped on a write at 0x[0-9a-f]+, "
+                                               r"\d+ bytes below the TCDM, in net \(pc 0x[0-9a-f]+\); core 0 runs "
+                                               r"the graph's runner"):
+            _run(prog, net)
+    finally:
+        prog.close()
+
+
+def test_a_stack_that_overwrote_the_l1_data_below_it_is_said():
+    """at_target.c fills core 0's free stack before the application; an @ATS line saying all of
+    it was used means the fill below it went too (the static L1 data): refused as an overflow."""
+    check = gvsoc.GvsocProgram._check_stack
+    program = SimpleNamespace(_function_at=lambda pc: "KerParConv_TFLM_SQ8")
+    check(program, "net", "@ATE done\n@ATS 1520 2048\n")                    # within: nothing said
+    with pytest.raises(HarnessError, match=r"kernel 'net': cluster core 0's stack overflowed pulp-runtime's 2048 "
+                                           r"bytes \(CLUSTER_STACK_SIZE\): the words below it, the cluster's static "
+                                           r"L1 data, were overwritten; core 0 runs"):
+        check(program, "net", "@ATE done\n@ATS 2048 2048\n")
+    with pytest.raises(HarnessError, match=r"GVSoC stopped on a write at 0xfffff40, 192 bytes below the TCDM, in "
+                                           r"KerParConv_TFLM_SQ8 \(pc 0x1c008a2c\)"):
+        check(program, "net", "[...] Invalid access (pc: 0x1c008a2c, offset: 0x0fffff40, size: 0x4, is_write: 1)\n")
+
+
+def test_a_graph_the_linker_cannot_place_is_told_the_l2_budget_that_fits(nets, stand_in_gvsoc, monkeypatch):
+    """The linker's "region `L2' overflowed by N bytes" (the code did not fit beside the graph's
+    areas): the hint gives the L2 budget that leaves N bytes more."""
+    net = nets["autoencoder"]
+    prog = _build(net, "gvsoc")
+    sizes = prog.graph("net").spec.sizes
+    areas = sizes.get("L2", 0) + sizes.get("L2_DYN", 0)
+    done = subprocess.CompletedProcess([], 2, "", "ld: region `L2' overflowed by 24980 bytes\n")
+    monkeypatch.setattr(gvsoc.subprocess, "run", lambda *a, **k: done)
+    try:
+        with pytest.raises(HarnessError, match=r"the linker is 24980 bytes short \(code, runtime and data together\) "
+                                               rf"\(import or generate the graph with an L2 budget of at most "
+                                               rf"{areas - 24980 - 16} bytes \(its static and dynamic L2 areas take "
+                                               rf"{areas}; autotiler import --L2\)"):
+            _run(prog, net)
     finally:
         prog.close()

@@ -230,11 +230,28 @@ void at_target_print_nodes(int count)
 
 void at_target_master(void); /* the back-end's application (main.c) */
 
+/* Core 0 runs the application (a graph's runner, its user kernels, its share of every basic
+ * kernel) on pulp-runtime's stack of CLUSTER_STACK_SIZE bytes, the first of cluster_stacks, with
+ * the cluster's static L1 data below it and the end of the TCDM below that. The free part is
+ * filled with a pattern before the application and scanned after it, so that the back-end can
+ * say how deep the stack went and refuse a run whose stack overwrote the data below: one line
+ * "@ATS <bytes used> <bytes of the stack>". */
+#define AT_TARGET_STACK_FILL 0x5ac3a55au
+
 int at_target_cluster_main(void)
 {
     if (get_core_id() == 0) {
+        unsigned int *bottom = (unsigned int *)cluster_stacks, *w;
+        char *sp;
+        /* below sp nothing is live (no red zone in the RISC-V ABI); no call until the fill ends */
+        __asm__ volatile("mv %0, sp" : "=r"(sp));
+        for (w = bottom; (char *)w < sp; w++)
+            *w = AT_TARGET_STACK_FILL;
         fork_quit = 0;
         at_target_master();
+        for (w = bottom; (char *)w < sp && *w == AT_TARGET_STACK_FILL; w++)
+            ;
+        printf("@ATS %d %d\n", (int)((char *)bottom + CLUSTER_STACK_SIZE - (char *)w), CLUSTER_STACK_SIZE);
         fork_quit = 1;
         synch_barrier(); /* release the workers for good */
     } else {
