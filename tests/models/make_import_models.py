@@ -350,6 +350,23 @@ def int16_activations():
     return seq((6, 6, 2), [L.Conv2D(4, 3, padding="same", activation="relu"), L.Flatten(), L.Dense(3)])
 
 
+def patch_stage_128():
+    """A MobileNet v1-like stage at 128x128x3 with narrow channels (issue 26's "fits L2 only fused"):
+    the activations (64x64x24 = 96 KB at the widest) dominate its L2 need, every weight tensor is at
+    most 1.5 KB. Conv 3x3 s2 to 64x64x16, dw 3x3, 1x1 to 24, dw s2, 1x1 to 32, dw s2, 1x1 to 48 (each
+    with a batch norm and ReLU6), global average pooling, Dense 2, softmax. The 16x16x48 features are a
+    second output: on random inputs the pooled softmax hardly moves (about [17, -17] whatever the
+    input), so a check of it alone would say little about the convolutions."""
+    def unit(x, layer):
+        return L.ReLU(6.0)(L.BatchNormalization()(layer(x)))
+    x = inp = tf.keras.Input((128, 128, 3))
+    x = unit(x, L.Conv2D(16, 3, strides=2, padding="same", use_bias=False))
+    for filters, strides in ((24, 1), (32, 2), (48, 2)):
+        x = unit(x, L.DepthwiseConv2D(3, strides=strides, padding="same", use_bias=False))
+        x = unit(x, L.Conv2D(filters, 1, use_bias=False))
+    return tf.keras.Model(inp, [L.Softmax()(L.Dense(2)(L.GlobalAveragePooling2D()(x))), x])
+
+
 # ---- main -----------------------------------------------------------------------------------------
 
 
@@ -410,6 +427,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     add("mobilenet_v2_035_96", mobilenet_v2_035_96, 31,
         "Keras MobileNet v2 alpha 0.35, 96x96x3 -> 2 (inverted residuals), random weights",
         expect=["CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "MEAN", "FULLY_CONNECTED", "SOFTMAX"], float_too=False)
+    add("patch_stage_128", patch_stage_128, 32,
+        "activation-heavy MobileNet-like stage, 128x128x3 -> 2 and its 16x16x48 features, weights <= 1.5 KB each "
+        "(fits L2 only fused)",
+        expect=["CONV_2D", "DEPTHWISE_CONV_2D", "MEAN", "FULLY_CONNECTED", "SOFTMAX"], float_too=False)
     unknown = sorted(set(only or ()) - set(nets))
     if unknown:
         raise SystemExit(f"--only: no model named {unknown}")
