@@ -11,6 +11,7 @@ import pytest
 
 from autotiler.errors import ImportModelError
 from autotiler.generators import sq8_fusion as S
+from autotiler.graph.lower import plan_graph
 from autotiler.importers import fuse as F
 from autotiler.importers import lower as L
 from autotiler.importers import verify as V
@@ -108,6 +109,19 @@ def test_fit_counts_each_nodes_constants_against_the_l2_budget():
     memory = frozenset().union(*(m for m, r, _ in steps if r == "memory"))
     assert memory and S._profile(lw, memory, consts=True) < start     # (peak, nodes at it) lowered
     assert S._profile(lw, merged, consts=True)[0] <= max(14000, S._profile(lw, memory, consts=True)[0])
+
+
+def test_a_network_that_fits_l2_only_fused_is_generated_fused(tmp_path):
+    """patch_stage_128 (160 KB of activations layer by layer, small weights) in 90000 B of L2: layer by layer
+    the plan spills activations to L3 RAM; with fit the import fuses until they fit, and nothing goes to L3."""
+    path = MODELS / "patch_stage_128.tflite"
+    plans = {}
+    for mode in ("none", "fit"):
+        r = import_model(str(path), str(tmp_path / mode), name="ps", platform="gap8", l2=90000, fusion=mode)
+        plans[mode] = plan_graph(r.model, r.model.graphs["ps"], r.model.l2_budget)
+    assert plans["none"].l3 is not None and plans["none"].l3_traffic > 0
+    assert plans["fit"].l3 is None and plans["fit"].l3_traffic == 0
+    assert plans["fit"].dyn.peak < plans["none"].dyn.peak
 
 
 @pytest.mark.skipif(V.tflm_runtime is None, reason="tflite-micro is not installed")
