@@ -320,13 +320,17 @@ PULP_OPEN = Platform(
 # autotiler/generators/cnn_kernels/CNN_SQ8_Fused.c) run the convolution on the lines a tile computes,
 # then move the kept input lines: the convolution's Cost= on those lines plus the move's.
 _KEPT = "KeepOut*(1 - 1/(TileIndex + 1))"       # lines of Out a tile other than the first does not compute
-# The move: KeepIn lines of W*InFeat bytes at 1 cycle per 4 bytes (L1 stores a word per cycle), shared
-# by the cores, in rounds of at most H - KeepIn lines (the distance of its overlapping ranges), each
-# + 20 cycles of memcpy's call and the barrier (assumptions); nothing on the last tile.
-# 1 - 1/(x + 1) is x > 0 for x >= 0; (H - KeepIn) + 1/(H - KeepIn + 1) is never 0.
-_ROUNDS = "((KeepIn + H - KeepIn - 1 + 1/(H - KeepIn + 1))/(H - KeepIn + 1/(H - KeepIn + 1)))"
-KEEP_MOVE_COST = (f"(1 - TileLast)*(1 - 1/(KeepIn + 1))*((((KeepIn*W*InFeat + 3)/4 + ncores - 1)/ncores)"
-                  f" + 20*{_ROUNDS})")
+# The move: K = min(KeepIn, H) lines of W*InFeat bytes at 1 cycle per 4 bytes (L1 stores a word per
+# cycle), shared by the cores, in rounds of at most D = H - K lines (the distance of its ranges; D = 0:
+# nothing to move), each + 20 cycles of memcpy's call and the barrier (assumptions); nothing on the
+# last tile. Every divisor is >= 1 (the grammar has no comparison; the expression is evaluated even
+# where a factor is 0): 1 - 1/(x + 1) is x > 0 for x >= 0.
+_GE = "(1 - 1/((H + 1)/(KeepIn + 1) + 1))"                       # H >= KeepIn
+_K = f"(KeepIn*{_GE} + H*(1 - {_GE}))"
+_D = f"(H - {_K})"
+_MOVES = f"(1 - 1/({_D} + 1))"                                    # D > 0
+_ROUNDS = f"(({_K} + {_D} - 1 + 1/({_D} + 1))/({_D} + 1/({_D} + 1)))"
+KEEP_MOVE_COST = (f"(1 - TileLast)*{_MOVES}*((({_K}*W*InFeat + 3)/4 + ncores - 1)/ncores + 20*{_ROUNDS})")
 
 
 class _NewLines(ast.NodeTransformer):

@@ -236,7 +236,8 @@ def _keeps(stages: tuple, k: int, keep: bool) -> tuple:
     intermediates kept from tile to tile (the line buffer), else 0."""
     if not keep:
         return 0, 0
-    return (stages[k + 1].overlap if k + 1 < len(stages) else 0), (stages[k].overlap if k > 0 else 0)
+    out = stages[k + 1].overlap if k + 1 < len(stages) else 0
+    return max(out, 0), max(stages[k].overlap, 0) if k > 0 else 0     # < 0: a gap between tiles, none shared
 
 
 def _kernel(name: str, stages: tuple, add: bool, db: int, keep: bool = False):
@@ -331,7 +332,7 @@ def _choose(chk, stages: tuple, add: bool, line_buffer):
     forced one; put back in the model. None: no tiling (AT_KERNEL_NOSOLUTION_ERROR off)."""
     name = chk.name
     modes = [False, True] if line_buffer is None else [bool(line_buffer)]
-    if not any(st.overlap for st in stages[1:]):
+    if not any(st.overlap > 0 for st in stages[1:]):
         modes = [False]         # no intermediate overlaps: both modes are the same kernel
     found = {}
     for keep in modes:
