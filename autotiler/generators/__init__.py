@@ -23,9 +23,9 @@ from .cnn_conv import CNN_ConvolutionPoolReLU, CNN_GroupedConvolutionPoolReLU, C
 from .cnn_ctrl import CNN_GenControl_T, CNN_InitGenCtrl, CNN_SetGenCtrl, CNN_SetGenCtrlList
 from .cnn_dense import CNN_GlobalPool, CNN_LinearReLU, CNN_MatAdd, CNN_MatAddDynAdjust, CNN_MatAddRelu, CNN_SoftMax
 from .cnn_library import CNN_HEADER, CNN_KERNELS_DIR, CNN_SOURCES, LoadCNNLibrary
+from .sq8_fusion import CNN_FuseGraph_SQ8
 from .sq8_generators import *  # noqa: F403
 from .sq8_generators import __all__ as _sq8_all
-from .sq8_fusion import CNN_FuseGraph_SQ8
 from .sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library
 
 __all__ = ["CNN_HEADER", "CNN_KERNELS_DIR", "CNN_SOURCES", "LoadCNNLibrary", "CNN_GenControl_T", "CNN_InitGenCtrl",

@@ -49,7 +49,6 @@ from ..platforms import get_platform
 from . import sq8_generators as G
 from .cnn_ctrl import CNN_GenControl_T, CNN_InitGenCtrl, CNN_SetGenCtrl
 from .sq8_gen_tflm_fused import CNN_FusedConv
-from .sq8_infos import read_tflm_infos, tflm_infos
 from .sq8_library import LoadCNN_SQ8_Library
 
 
@@ -230,26 +229,13 @@ def peak_l2(lowered) -> int:
     return lower_bound(_buffers(lowered, [(i,) for i in range(len(lowered.layers))]))
 
 
-def _add_infos_for(layers: Sequence[Layer], group: Tuple[int, ...], consts: Dict[str, Const]):
-    """The ADD's Infos with the chain's output as input 1 (TFLite's ADD is symmetric: swap the words
-    of its two inputs when the chain's output is its second operand)."""
-    add = layers[group[-1]]
-    infos = consts[_bound(add, "Infos")]
-    if _bound(add, "In1") == _bound(layers[group[-2]], "Out"):
-        return infos
-    w = read_tflm_infos(infos.data)
-    w["in_zp"], w["in2_zp"] = w["in2_zp"], w["in_zp"]
-    w["mult2"], w["mult3"], w["shift2"], w["shift3"] = w["mult3"], w["mult2"], w["shift3"], w["shift2"]
-    return Const(f"{add.name}_IF", "signed char", tflm_infos(**w))
-
-
 def _spec(layer: Layer) -> tuple:
     cin, cout, w, h, oper, (fx, fy), (sx, sy), pad, act = _conv_args(layer)
     return oper, cout, fx, fy, sx, sy, pad, act
 
 
-def fused_layer(lowered, group: Tuple[int, ...], consts: Dict[str, Const]) -> Tuple[Layer, list]:
-    """The CNN_FusedConvAct_SQ8 layer of a group, and the constants it adds (a swapped ADD Infos)."""
+def fused_layer(lowered, group: Tuple[int, ...]) -> Layer:
+    """The CNN_FusedConvAct_SQ8 layer of a group."""
     layers = lowered.layers
     res = _residual(layers, group)
     convs = group[:-1] if res is not None else group
@@ -260,22 +246,19 @@ def fused_layer(lowered, group: Tuple[int, ...], consts: Dict[str, Const]) -> Tu
     for k, i in enumerate(convs):
         for arg in ("Filter", "Bias", "Scale", "ScaleN", "Infos"):
             bindings.append(("in", _bound(layers[i], arg), f"{arg}{k}"))
-    added = []
-    add_oper, add_act = Sym("KOP_NONE"), Sym("KOP_NONE")
+    add_oper, add_act, res_first = Sym("KOP_NONE"), Sym("KOP_NONE"), 0
     if res is not None:
         add = layers[group[-1]]
-        infos = _add_infos_for(layers, group, consts)
-        if infos.symbol not in consts:
-            added.append(infos)
-        bindings += [("in", res, "Res"), ("in", infos.symbol, "AddInfos")]
+        bindings += [("in", res, "Res"), ("in", _bound(add, "Infos"), "AddInfos")]
         add_oper, add_act = Sym("KOP_MATADD"), Sym(add.args[-1])
+        res_first = int(_bound(add, "In1") == res)     # the ADD's Infos name its operands in its order
     bindings.append(("out", _bound(layers[group[-1]], "Out"), "Out"))
     names = [layers[i].name for i in group]
     layer = Layer(f"{names[0]}_F{len(group)}", "CNN_FusedConvAct_SQ8",
-                    (CTRL, cin, w, h, Sym(f"CNN_FusedLayers({len(convs)}, {specs})"), add_oper, add_act),
+                    (CTRL, cin, w, h, Sym(f"CNN_FusedLayers({len(convs)}, {specs})"), add_oper, add_act, res_first),
                     tuple(bindings), f"{layers[group[0]].source} .. {layers[group[-1]].source}",
                     "+".join(layers[i].kind for i in group), sum(layers[i].macs for i in group))
-    return layer, added
+    return layer
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,13 +270,12 @@ class _Tiler:
 
     def __init__(self, lowered, platform: str, l1: int):
         self.lowered, self.platform, self.l1 = lowered, get_platform(platform), l1
-        self.consts = {c.symbol: c for c in lowered.consts}
         self.memo: Dict[Tuple[int, ...], Optional[int]] = {}
 
     def cycles(self, group: Tuple[int, ...]) -> Optional[int]:
         if group not in self.memo:
             layer = (self.lowered.layers[group[0]] if len(group) == 1 else
-                     fused_layer(self.lowered, group, self.consts)[0])
+                     fused_layer(self.lowered, group))
             self.memo[group] = self._generate(layer)
         return self.memo[group]
 
@@ -478,22 +460,20 @@ def apply(lowered, merged: frozenset, steps: Sequence[Tuple[frozenset, str, str]
           ) -> tuple:
     """The lowered graph with each group of merged links one fused layer, and the report's records."""
     groups = _groups(len(lowered.layers), merged)
-    consts = {c.symbol: c for c in lowered.consts}
-    layers, added, internal, fusions = [], [], set(), []
+    layers, internal, fusions = [], set(), []
     for g in groups:
         if len(g) == 1:
             layers.append(lowered.layers[g[0]])
             continue
-        layer, extra = fused_layer(lowered, g, consts)
+        layer = fused_layer(lowered, g)
         layers.append(layer)
-        added += extra
         internal |= {_bound(lowered.layers[i], "Out") for i in g[:-1]}
         why = [(r, d) for links, r, d in steps if links & set(g[:-1])]
         fusions.append(Fusion(layer.name, tuple(lowered.layers[i].name for i in g),
                               "/".join(dict.fromkeys(r for r, _ in why)), "; ".join(d for _, d in why)))
     used = {s for layer in layers for _, s, _ in layer.bindings}
     out = replace(lowered, layers=tuple(layers),
-                  consts=tuple(c for c in lowered.consts if c.symbol in used) + tuple(added),
+                  consts=tuple(c for c in lowered.consts if c.symbol in used),
                   locals=tuple((s, n) for s, n in lowered.locals if s not in internal))
     return out, tuple(fusions)
 

@@ -222,10 +222,14 @@ def _call(k: int, lay: TC.Layer, src: str, tgt: str, keep_out: int = 0, keep_in:
     return Call(KEEP_KERNELS[kernel], LOOP, Bindings(len(conv) + len(keep), *conv, *keep))
 
 
-def _add_call(src: str, items: int) -> Call:
+RES_SECOND, RES_FIRST = 1, 2      # the ADD's operands: (chain, Res) or (Res, chain), as its Infos say
+
+
+def _add_call(src: str, items: int, order: int) -> Call:
+    first, second = (src, "Res") if order == RES_SECOND else ("Res", src)
     return Call("KerParAdd_TFLM_SQ8", LOOP, Bindings(5,
-        K_Arg(src, S.KER_ARG_TILE),                             # In1: the last layer's output lines
-        K_Arg("Res", S.KER_ARG_TILE),                           # In2: the residual's same lines
+        K_Arg(first, S.KER_ARG_TILE),                           # In1: the last layer's output (or the residual)
+        K_Arg(second, S.KER_ARG_TILE),                          # In2: the other one, the same lines
         K_Arg("Out", S.KER_ARG_TILE),
         K_ArgOp("Out", S.KER_ARG_TILE_H, "*", items),           # items of this tile
         K_Arg("AddInfos", S.KER_ARG_TILE)))
@@ -264,7 +268,7 @@ def _kernel(name: str, stages: tuple, add: bool, db: int, keep: bool = False):
                  KerArg("AddInfos", KerArgSpace(1, T0), O.O_IN | O.O_CONST | O.O_BUFF | O.O_NTILED, 1, 1,
                         AT_INF_TFLM_DIM, 0, 0, 0, "AddInfos")]
         cargs += [TCArg(SC, "Res"), TCArg(SC, "AddInfos")]
-        calls.append(_add_call(f"T{n - 1}", out_row))
+        calls.append(_add_call(f"T{n - 1}", out_row, add))
     args.append(KerArg("Out", KerArgSpace(1, T0), O.O_OUT | db, out_row, last.g.ho, 1, 0, 0, 0, "Out"))
     cargs.append(TCArg(SC, "Out"))
     return UserKernel(name, KernelIterSpace(1, IterTiledSpace(T0)), Tile_Orientation_T.TILE_HOR,
@@ -352,9 +356,10 @@ def line_buffer_mode(tiling) -> str:
     return "keep" if any(c.name in KEEP_KERNELS.values() for c in tiling.kernel.calls) else "recompute"
 
 
-def fused_conv_act(setup, InFeat, Width, Height, Layers, AddOper, AddActOper, LineBuffer=None) -> int:
-    """CNN_FusedConvAct_SQ8 (see the module's documentation). LineBuffer: None chooses between the
-    two modes by predicted cycles, 0 forces recomputing the overlaps, 1 keeping them (line buffer)."""
+def fused_conv_act(setup, InFeat, Width, Height, Layers, AddOper, AddActOper, ResidualFirst=0, LineBuffer=None) -> int:
+    """CNN_FusedConvAct_SQ8 (see the module's documentation). ResidualFirst 1: the ADD's first operand
+    (its Infos' IN_ZP, MULT2, SHIFT2) is Res, the chain's output the second. LineBuffer: None chooses
+    between the two modes by predicted cycles, 0 forces recomputing the overlaps, 1 keeping them."""
     chk = setup.chk
     TC._check_ctrl(setup)
     if LineBuffer not in (None, 0, 1) or isinstance(LineBuffer, float):
@@ -370,6 +375,8 @@ def fused_conv_act(setup, InFeat, Width, Height, Layers, AddOper, AddActOper, Li
                  "split the chain into several fused kernels")
     add = chk.oper(AddOper, "AddOper", ADD_OPERS, "KOP_NONE or KOP_MATADD") == K.KOP_MATADD
     TC._act(chk, AddActOper)
+    if chk.flag(ResidualFirst, "ResidualFirst") and add:
+        add = RES_FIRST
     if len(specs) < 2 and not add:
         chk.fail("a fused chain of one layer without a residual ADD fuses nothing",
                  "use CNN_ConvolutionPoolAct_SQ8 for a single layer")

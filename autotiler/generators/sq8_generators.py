@@ -168,13 +168,16 @@ def _fused_original(setup, *args) -> int:
                    "Scale_DataSize 4)", "set the Ctrl field SCALE_DATASIZE to 4, or generate the layers one by one")
 
 
-def CNN_FusedConvAct_SQ8(Name, Ctrl, InFeat, Width, Height, Layers, AddOper, AddActOper) -> int:
+def CNN_FusedConvAct_SQ8(Name, Ctrl, InFeat, Width, Height, Layers, AddOper, AddActOper, ResidualFirst=0,
+                         LineBuffer=None) -> int:
     """Ours (issue 26): a chain of convolutions and depth-wise convolutions (``CNN_FusedLayers(N,
-    CNN_FusedConv(...), ...)``), optionally ending with TFLite's ADD of a residual, as one user kernel whose
-    intermediates stay in L1: ``Name(In, Filter0, Bias0, Scale0, ScaleN0, Infos0, ..., [Res, AddInfos,] Out)``
-    (TFLM's requantisation: the Ctrl field SCALE_DATASIZE 4)."""
+    CNN_FusedConv(...), ...)``), optionally ending with TFLite's ADD of a residual (``ResidualFirst`` 1: the
+    residual is the ADD's first operand), as one user kernel whose intermediates stay in L1:
+    ``Name(In, Filter0, Bias0, Scale0, ScaleN0, Infos0, ..., [Res, AddInfos,] Out)`` (TFLM's requantisation:
+    the Ctrl field SCALE_DATASIZE 4). ``LineBuffer`` None: recompute the overlaps or keep them in L1, whichever
+    is predicted faster; 0 / 1 forces one."""
     return _gen("CNN_FusedConvAct_SQ8", caller_where(), Name, Ctrl, None, TF.fused_conv_act, _fused_original,
-                InFeat, Width, Height, Layers, AddOper, AddActOper)
+                InFeat, Width, Height, Layers, AddOper, AddActOper, ResidualFirst, LineBuffer)
 
 
 def _copy(generator: str, where: str, Name, Ctrl, impl, *args) -> int:
