@@ -44,6 +44,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -494,13 +495,17 @@ class GvsocProgram(KernelTable):
         a graph's static + dynamic L2 bytes (what its L2 budget bounds), for the hint when the
         linker finds no room."""
         cmd = f'source "{self.home}/env.sh" >/dev/null && make -s all run "${{RT_MAKE_ARGS[@]}}"'
-        try:
-            proc = subprocess.run(["bash", "-c", cmd], cwd=self.work, capture_output=True, text=True,
-                                  timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise HarnessError(f"GVSoC did not finish in {RUN_TIMEOUT} s", kernel=what,
-                               hint=f"the application is in {self.work}") from None
-        out = proc.stdout + proc.stderr
+        # its own process group, so that a timeout ends GVSoC too (make's and gapy's children)
+        with subprocess.Popen(["bash", "-c", cmd], cwd=self.work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True) as proc:
+            try:
+                stdout, stderr = proc.communicate(timeout=RUN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                raise HarnessError(f"GVSoC did not finish in {RUN_TIMEOUT} s", kernel=what,
+                                   hint=f"the application is in {self.work}") from None
+        out = stdout + stderr
         hint = f"the application is in {self.work}; rerun `make all run` there after sourcing env.sh"
         fault = _parse(out)["faults"]
         if fault:
