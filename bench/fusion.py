@@ -369,13 +369,13 @@ def markdown(data: dict) -> str:
              "## Targets", ""]
     lines += [f"- {t['status']}: {t['target']}" for t in data["targets"]]
     lines += ["", "## Per variant", "",
-              "| model | variant | fused groups | peak L2 B | / bound | / TFLM head | L2<->L1 B (ratio) | predicted (ratio) "
-              "| host sim (ratio) | GVSoC (ratio) | bit-exact TFLM, unfused, GVSoC=host |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| model | variant | --L2 | fused groups | peak L2 B | / bound | / TFLM head | L2<->L1 B (ratio) | "
+              "predicted (ratio) | host sim (ratio) | GVSoC (ratio) | bit-exact TFLM, unfused, GVSoC=host |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for m in data["models"]:
         for v in m["variants"]:
             lines.append(
-                f"| {m['model']} ({m['role']}) | {v['variant']} | {len(v['groups'])} | {v['peak_l2']} | "
+                f"| {m['model']} ({m['role']}) | {v['variant']} | {v['l2_budget']} | {len(v['groups'])} | {v['peak_l2']} | "
                 f"{_f(v['ratio_bound'])} | {_f(v['ratio_tflm'])} | {v['traffic_l2_l1']} ({_f(v['traffic_l2_l1_ratio'])}) | "
                 f"{v['predicted_cycles']} ({_f(v['predicted_cycles_ratio'], '.3f')}) | {v['host_cycles']} "
                 f"({_f(v['host_cycles_ratio'], '.3f')}) | {_gv(v)} ({_f(v['gvsoc_cycles_ratio'], '.3f')}) | "
@@ -403,18 +403,24 @@ def _group_tables(data: dict) -> list:
     return lines + [""]
 
 
+def _need(search: dict) -> str:
+    return str(next((i.get("need") for i in search["imports"] if i["l2"] == search["failing_l2"]), None) or "-")
+
+
 def _smallest_table(data: dict) -> list:
     rows = [m for m in data["models"] if m.get("smallest_l2")]
     if not rows:
         return []
     lines = ["## The smallest L2 each network imports in (`--L2 B`, 256 B resolution)", "",
+             "Each B imports and B - 256 does not; \"needs\": the bytes the plan needs at once at B - 256 (the "
+             "import's message: activations and the node's constants staged in L2).", "",
              "| model | unfused (none) | fused (fit) | fused / unfused | unfused: activations in L3 at its smallest | "
              "fit: activations in L3 | imports tried |", "|---|---|---|---|---|---|---|"]
     for m in rows:
         s = m["smallest_l2"]
         n, f = s["none"], s["fit"]
-        lines.append(f"| {m['model']} | {n['smallest_l2']} (fails at {n['failing_l2']}) | {f['smallest_l2']} (fails at "
-                     f"{f['failing_l2']}) | {_f(_ratio(f['smallest_l2'], n['smallest_l2']))} | "
+        lines.append(f"| {m['model']} | {n['smallest_l2']} (needs {_need(n)}) | {f['smallest_l2']} (needs "
+                     f"{_need(f)}) | {_f(_ratio(f['smallest_l2'], n['smallest_l2']))} | "
                      f"{'yes, ' + str(n['l3_activations_at_smallest']) + ' B' if n['l3_activations_at_smallest'] else 'no'} | "
                      f"{'yes, ' + str(f['l3_activations_at_smallest']) + ' B' if f['l3_activations_at_smallest'] else 'no'} | "
                      f"{len(n['imports'])} + {len(f['imports'])} |")
@@ -456,7 +462,13 @@ def main(argv=None) -> int:
     ap.add_argument("--update", action="store_true",
                     help="keep the models of the existing results file that this run does not measure")
     ap.add_argument("--json", type=Path, default=RESULTS, metavar="PATH")
+    ap.add_argument("--render", action="store_true", help="only write the Markdown again from the results file")
     ns = ap.parse_args(argv)
+    if ns.render:
+        data = json.loads(ns.json.read_text())
+        data["targets"] = targets(data["models"])
+        ns.json.with_suffix(".md").write_text(markdown(data))
+        return 0
     ns.l2 = {k: int(v) for k, v in (item.split("=", 1) for item in ns.l2)}
     use_gvsoc = gvsoc.available() and not ns.no_gvsoc
     gvsoc.RUN_TIMEOUT = ns.gvsoc_timeout      # inherited by the workers (forked)

@@ -45,12 +45,14 @@ def test_targets_and_markdown(measured):
     lines = B.targets([model])
     assert lines and all(t["status"] in ("PASS", "FAIL", "n/a") for t in lines)
     assert any("GVSoC cycles" in t["target"] and t["status"] == "n/a" for t in lines)
-    smallest = {"none": {"smallest_l2": 8192, "failing_l2": 7936, "l3_activations_at_smallest": 0, "imports": [{}]},
-                "fit": {"smallest_l2": 4096, "failing_l2": 3840, "l3_activations_at_smallest": 0, "imports": [{}]}}
+    smallest = {"none": {"smallest_l2": 8192, "failing_l2": 7936, "l3_activations_at_smallest": 0,
+                         "imports": [{"l2": 7936, "ok": False, "need": 8000}, {"l2": 8192, "ok": True}]},
+                "fit": {"smallest_l2": 4096, "failing_l2": 3840, "l3_activations_at_smallest": 0,
+                        "imports": [{"l2": 4096, "ok": True}]}}
     data = {"git": {"commit": "0" * 40, "dirty": False}, "platform": "pulp_open", "targets": lines,
             "models": [{**model, "smallest_l2": smallest}]}
     text = B.markdown(data)
-    assert "## Targets" in text and "| fused_activations | 8192 (fails at 7936) | 4096 (fails at 3840) | 0.50 |" in text
+    assert "## Targets" in text and "| fused_activations | 8192 (needs 8000) | 4096 (needs -) | 0.50 |" in text
 
 
 def test_smallest_l2_follows_the_reported_need():
