@@ -340,6 +340,10 @@ ERRORS = [
     (dict(Layers=CNN_FusedLayers(2, conv(OutFeat=0), PW)), [GEN + "layer 0 OutFeat must be at least 1, got 0"]),
     (dict(Layers=CNN_FusedLayers(2, conv(Scy=0), PW)), [GEN + "Scy (stride) must be at least 1, got 0",
                                                         "a stride is 1 or more"]),
+    (dict(LineBuffer=2), [GEN + "LineBuffer must be None, 0 or 1, got 2",
+                          "None: the mode with fewer predicted cycles; 0: recompute the overlaps; 1: keep them in L1"]),
+    (dict(LineBuffer=1.0), [GEN + "LineBuffer must be None, 0 or 1, got 1.0"]),
+    (dict(ResidualFirst=2), [GEN + "ResidualFirst must be at most 1, got 2"]),
 ]
 
 
