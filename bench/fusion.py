@@ -22,12 +22,17 @@ at once, which is tried next; then 4 KiB steps, then 256 B. The answer B is a bu
 with B - 256 failing, both tried (fusion choices change with the budget, so the search does not
 assume monotony beyond that). Whether the plan at B spills activations to L3 RAM is reported.
 
-A GVSoC run that fails (e.g. MobileNet v2: cluster core 0's stack overflows with many flash-copy
-events) is reported as "not run" with its reason, not hidden.
+A GVSoC run that fails or does not finish in ``--gvsoc-timeout`` seconds is reported as "not run"
+with its reason, not hidden (the simulator a timed-out run leaves behind is killed); after a fused
+variant times out, the model's other fused variants are not tried on GVSoC. MobileNet v2's application
+is over pulp-open's L2 at the default budget: ``--l2 mobilenet_v2_035_96=401408`` imports it smaller.
 
-    python bench/fusion.py [--models NAME ...] [--platform pulp_open|gap8] [--no-gvsoc]
-                           [--smallest NAME ...] [--json PATH]
+    python bench/fusion.py [--models NAME ...] [--platform pulp_open|gap8] [--no-gvsoc] [--gvsoc-timeout S]
+                           [--smallest NAME ...] [--l2 MODEL=B ...] [--update] [--jobs N] [--json PATH]
+    python bench/fusion.py --render      # the Markdown again from the JSON
 
+The models and the smallest-L2 searches run in ``--jobs`` worker processes (default 2). ``--update``
+keeps the results file's other models.
 Writes PATH (default bench/results/fusion.json) and a Markdown summary beside it (.md).
 """
 
