@@ -52,7 +52,7 @@ def test_targets_and_markdown(measured):
     data = {"git": {"commit": "0" * 40, "dirty": False}, "platform": "pulp_open", "targets": lines,
             "models": [{**model, "smallest_l2": smallest}]}
     text = B.markdown(data)
-    assert "## Targets" in text and "| fused_activations | 8192 (needs 8000) | 4096 (needs -) | 0.50 |" in text
+    assert "## Targets" in text and "| fused_activations | 8192 (needs 8000) | 8192 | 4096 (needs -) | 4096 | 0.50 | 3 |" in text
 
 
 def test_smallest_l2_follows_the_reported_need():
