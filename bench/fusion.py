@@ -1,7 +1,7 @@
 """Fused layers measured (issue 26, "Targets"): ``autotiler import`` with ``--fusion none`` (layer
 by layer), ``fit`` at ``--fusion-l2`` = half the layer-by-layer liveness bound, and ``min``, on
-MobileNet v1 0.25 96x96 and MobileNet v2 0.35 96x96 (the targets) and on DS-CNN and ResNet-8
-(context rows), platform pulp_open (``--platform gap8`` for GAP8). Per model and variant:
+MobileNet v1 0.25 96x96 and MobileNet v2 0.35 96x96 (the targets) and on DS-CNN, ResNet-8 and
+patch_stage_128 (context rows), platform pulp_open (``--platform gap8`` for GAP8). Per model and variant:
 
 * peak L2 of the activations (the graph plan's dynamic area) against the layer-by-layer liveness
   lower bound and against TFLM's arena head (``report.tflm_arena``: activations and scratch, I/O
@@ -15,7 +15,8 @@ MobileNet v1 0.25 96x96 and MobileNet v2 0.35 96x96 (the targets) and on DS-CNN 
 * bit-exact: the outputs (one random int8 input) equal tflite-micro's, the unfused graph's, and on
   GVSoC the host simulator's; any difference makes the benchmark exit with status 2.
 
-Then the smallest ``--L2`` each target network imports in (its check generation plans the graph;
+Then the smallest ``--L2`` each target network (and patch_stage_128, a MobileNet-like stage whose
+activations are large and weights small) imports in (its check generation plans the graph;
 a budget it does not fit raises ImportModelError), for ``none`` and for ``fit`` (default target:
 the L2 budget itself), by bisection: a failed import's message says how many bytes the plan needs
 at once, which is tried next; then 4 KiB steps, then 256 B. The answer B is a budget that imports
@@ -74,6 +75,7 @@ MODELS_DIR = ROOT / "tests" / "models" / "import"
 RESULTS = ROOT / "bench" / "results" / "fusion.json"
 TARGETS = ("mobilenet_v1_025_96", "mobilenet_v2_035_96")
 CONTEXT = ("ds_cnn_kws", "resnet8", "patch_stage_128")
+SMALLEST = TARGETS + ("patch_stage_128",)   # patch_stage_128: activations fit L2 only fused
 VARIANTS = ("none", "fit", "min")
 PLATFORMS = ("pulp_open", "gap8")
 L2_RATIO = 0.5          # issue 26: peak L2 at most half the bound and half TFLM's arena
@@ -473,8 +475,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-gvsoc", action="store_true", help="do not run GVSoC even when GVSOC_HOME is set")
     ap.add_argument("--gvsoc-timeout", type=int, default=GVSOC_TIMEOUT, metavar="S",
                     help=f"seconds for one GVSoC build and run (default {GVSOC_TIMEOUT})")
-    ap.add_argument("--smallest", nargs="*", choices=TARGETS + CONTEXT, default=list(TARGETS), metavar="NAME",
-                    help="models whose smallest --L2 is searched (default: the targets; none: skip)")
+    ap.add_argument("--smallest", nargs="*", choices=TARGETS + CONTEXT, default=list(SMALLEST), metavar="NAME",
+                    help="models whose smallest --L2 is searched (default: " + ", ".join(SMALLEST) + "; none: skip)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--l2", nargs="*", default=[], metavar="MODEL=B",
                     help="import MODEL's variants with --L2 B (e.g. a budget whose application fits GVSoC's L2)")
