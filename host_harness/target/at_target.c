@@ -85,23 +85,59 @@ void at_target_free(int level, void *ptr, long long size)
         pi_l2_free(ptr, (int)size);
 }
 
+/* MCHAN has 16 transfer counters (MCHAN_NB_COUNTERS), each freed by its wait only: a 17th
+ * transfer issued before any wait blocks the core in plp_dma_counter_alloc for ever. A fused
+ * kernel issues more up front (its input and every layer's constants), so the counters in use
+ * are tracked (by counter: the event and the issue's number, in L2 as the profiling tables); an
+ * issue that would be the 17th first waits for the oldest transfer pending, whose own wait then
+ * finds it done (id -1). Only core 0 issues and waits. */
+#define AT_TARGET_DMA_COUNTERS 16
+static at_target_event_t *dma_event[AT_TARGET_DMA_COUNTERS];
+static unsigned int dma_issue[AT_TARGET_DMA_COUNTERS];
+static unsigned int dma_issued;
+static int dma_pending;
+
+static void at_target_dma_room(void)
+{
+    int c, oldest = -1;
+    if (dma_pending < AT_TARGET_DMA_COUNTERS)
+        return;
+    for (c = 0; c < AT_TARGET_DMA_COUNTERS; c++)
+        if (dma_event[c] && (oldest < 0 || (int)(dma_issue[c] - dma_issue[oldest]) < 0))
+            oldest = c;
+    plp_dma_wait((unsigned int)oldest);
+    dma_event[oldest]->id = -1;
+    dma_event[oldest] = 0;
+    dma_pending--;
+}
+
+static void at_target_dma_track(at_target_event_t *event, int counter)
+{
+    event->id = counter;
+    dma_event[counter] = event;
+    dma_issue[counter] = dma_issued++;
+    dma_pending++;
+}
+
 /* MCHAN takes at most 16 bits of length per command: longer 1D copies go in chunks, all but
  * the last waited for here (they are rare: an L1 of 64 KiB holds few such tiles). */
 #define AT_TARGET_CHUNK 32768
 
 void at_target_copy(char *ext, char *loc, int size, int dir, at_target_event_t *event)
 {
+    at_target_dma_room();
     while (size > AT_TARGET_CHUNK) {
         plp_dma_wait(plp_dma_memcpy((unsigned int)ext, (unsigned int)loc, AT_TARGET_CHUNK, dir));
         ext += AT_TARGET_CHUNK;
         loc += AT_TARGET_CHUNK;
         size -= AT_TARGET_CHUNK;
     }
-    event->id = plp_dma_memcpy((unsigned int)ext, (unsigned int)loc, (unsigned short)size, dir);
+    at_target_dma_track(event, plp_dma_memcpy((unsigned int)ext, (unsigned int)loc, (unsigned short)size, dir));
 }
 
 void at_target_copy2d(char *ext, char *loc, int size, int stride, int length, int dir, at_target_event_t *event)
 {
+    at_target_dma_room();
     /* whole lines per command so that no line is split across two commands; the division (tens
      * of cycles on rv32imc) only for the rare copy over one command's length */
     if (size > AT_TARGET_CHUNK) {
@@ -115,11 +151,18 @@ void at_target_copy2d(char *ext, char *loc, int size, int stride, int length, in
             size -= chunk;
         }
     }
-    event->id = plp_dma_memcpy_2d((unsigned int)ext, (unsigned int)loc, (unsigned short)size,
-                                  (unsigned short)stride, (unsigned short)length, dir);
+    at_target_dma_track(event, plp_dma_memcpy_2d((unsigned int)ext, (unsigned int)loc, (unsigned short)size,
+                                                 (unsigned short)stride, (unsigned short)length, dir));
 }
 
-void at_target_wait(at_target_event_t *event) { plp_dma_wait((unsigned int)event->id); }
+void at_target_wait(at_target_event_t *event)
+{
+    if (event->id < 0)
+        return; /* waited already to free its counter (at_target_dma_room) */
+    plp_dma_wait((unsigned int)event->id);
+    dma_event[event->id] = 0;
+    dma_pending--;
+}
 
 /* Per entry (basic kernel): calls, master cycles from the release to the join and the sum of
  * the Cost= values the generated code computed for those calls (AT_SIM_COMPUTE just before each
