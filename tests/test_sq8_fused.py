@@ -303,10 +303,10 @@ def fails(fn, *fragments, kernel="E"):
 
 GEN = "CNN_FusedConvAct_SQ8: "
 ERRORS = [
-    (dict(Layers=()), [GEN + "Layers must be a non-empty CNN_FusedLayers(N, CNN_FusedConv(...), ...), got ()",
+    (dict(Layers=()), [GEN + "Layers must be a non-empty CNN_FusedLayers(N, CNN_FusedConv(...), ...), got a list of 0 item(s)",
                        "list the chain's layers with CNN_FusedLayers"]),
     (dict(Layers=PW), [GEN + "Layers must be a non-empty CNN_FusedLayers(N, CNN_FusedConv(...), ...), got "
-                       "FusedConv(", "list the chain's layers with CNN_FusedLayers"]),
+                       "a FusedConv", "list the chain's layers with CNN_FusedLayers"]),
     (dict(Layers=[conv(), KOP_CONV]), [GEN + "layer 1 is not a CNN_FusedConv(...)",
                                        "build each layer with CNN_FusedConv"]),
     (dict(Layers=(PW,) * 17), [GEN + "17 layers in one fused kernel: at most 16 are supported",
@@ -316,29 +316,29 @@ ERRORS = [
     (dict(AddOper=KOP_MATADD_DYNADJUST), [GEN + "AddOper KOP_MATADD_DYNADJUST is not KOP_NONE or KOP_MATADD",
                                 "use one of KOP_NONE, KOP_MATADD"]),
     (dict(AddOper=12345), [GEN + "AddOper 12345 is not a KernelOper_T (unknown KOP)", "use one of KOP_NONE"]),
-    (dict(AddActOper=KOP_HSIGMOID), [GEN + "TFLite has no fused KOP_HSIGMOID: its convolutions and poolings only "
+    (dict(AddActOper=KOP_HSIGMOID), [GEN + "AddActOper: TFLite has no fused KOP_HSIGMOID: its convolutions and poolings only "
                                      "clamp", "generate CNN_Act_SQ8 after this layer"]),
     (dict(Layers=CNN_FusedLayers(2, conv(), conv(ConvOper=KOP_MAXPOOL))),
-     [GEN + "layer 1 ConvOper KOP_MAXPOOL is not a convolution (KOP_CONV or KOP_CONV_DW)",
+     [GEN + "layer 1: ConvOper KOP_MAXPOOL is not a convolution (KOP_CONV or KOP_CONV_DW)",
       "use one of KOP_CONV, KOP_CONV_DW"]),
     (dict(Layers=CNN_FusedLayers(2, conv(ConvOper=KOP_CONV_DP), PW)),
-     [GEN + "layer 0 ConvOper KOP_CONV_DP is not a convolution (KOP_CONV or KOP_CONV_DW)"]),
+     [GEN + "layer 0: ConvOper KOP_CONV_DP is not a convolution (KOP_CONV or KOP_CONV_DW)"]),
     (dict(Layers=CNN_FusedLayers(2, conv(ConvOper=KOP_NONE), PW)),
-     [GEN + "layer 0 ConvOper KOP_NONE is not a convolution (KOP_CONV or KOP_CONV_DW)"]),
+     [GEN + "layer 0: ConvOper KOP_NONE is not a convolution (KOP_CONV or KOP_CONV_DW)"]),
     (dict(Layers=CNN_FusedLayers(2, conv(), conv(ConvOper=KOP_CONV_DW, OutFeat=12))),
-     [GEN + "a depth wise convolution needs OutFeat a multiple of InFeat (TFLite's depth multiplier), got InFeat 8 "
+     [GEN + "layer 1: a depth wise convolution needs OutFeat a multiple of InFeat (TFLite's depth multiplier), got InFeat 8 "
       "and OutFeat 12", "use KOP_CONV to mix the features"]),
     (dict(Layers=CNN_FusedLayers(2, conv(ActOper=KOP_HSWISH), PW)),
-     [GEN + "TFLite has no fused KOP_HSWISH: its convolutions and poolings only clamp",
+     [GEN + "layer 0: ActOper: TFLite has no fused KOP_HSWISH: its convolutions and poolings only clamp",
       "generate CNN_Act_SQ8 after this layer"]),
     (dict(Layers=CNN_FusedLayers(2, conv(), conv(Fcx=11, ConvPad=0))),
-     [GEN + "the convolution filter (spanning 11) is larger than the width 10 with VALID padding: it has no output",
+     [GEN + "layer 1: the convolution filter (spanning 11) is larger than the width 10 with VALID padding: it has no output",
       "or SAME padding (ConvPad = 1)"]),
     # the planes shrink along the chain: the second layer's 5 lines are too few for a 7-line window
     (dict(Layers=CNN_FusedLayers(2, conv(Scx=2, Scy=2), conv(Fcy=7, ConvPad=0))),
-     [GEN + "the convolution filter (spanning 7) is larger than the height 5 with VALID padding"]),
-    (dict(Layers=CNN_FusedLayers(2, conv(OutFeat=0), PW)), [GEN + "layer 0 OutFeat must be at least 1, got 0"]),
-    (dict(Layers=CNN_FusedLayers(2, conv(Scy=0), PW)), [GEN + "Scy (stride) must be at least 1, got 0",
+     [GEN + "layer 1: the convolution filter (spanning 7) is larger than the height 5 with VALID padding"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(OutFeat=0), PW)), [GEN + "layer 0: OutFeat must be at least 1, got 0"]),
+    (dict(Layers=CNN_FusedLayers(2, conv(Scy=0), PW)), [GEN + "layer 0: Scy (stride) must be at least 1, got 0",
                                                         "a stride is 1 or more"]),
     (dict(LineBuffer=2), [GEN + "LineBuffer must be None, 0 or 1, got 2",
                           "None: the mode with fewer predicted cycles; 0: recompute the overlaps; 1: keep them in L1"]),
@@ -395,7 +395,7 @@ def test_fused_layers_count_mismatch():
     with fails(three, "CNN_FusedLayers(3, ...) announces 3 item(s) but 2 follow",
                "write CNN_FusedLayers(2, ...) or drop the count", kernel=None):
         three()
-    with fails(other, "CNN_FusedLayers expects other items, got KOP_CONV", kernel=None):
+    with fails(other, "CNN_FusedLayers expects fused layers, got KOP_CONV", kernel=None):
         other()
 
 

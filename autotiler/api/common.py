@@ -34,6 +34,7 @@ LIST_ITEMS = {
     "Calls": ("calls", "Call(Name, Location, Bindings(...)) (UserKernelCall(...) in a kernel group)"),
     "KernelIterSpace": ("iteration spaces", "IterTiledSpace(...), IterParSpace(...) or IterFixedSpace(...)"),
     "KerGroupArgs": ("kernel group arguments", "KerGroupArg(...)"),
+    "CNN_FusedLayers": ("fused layers", "CNN_FusedConv(ConvOper, OutFeat, Fcx, Fcy, Scx, Scy, ConvPad, ActOper)"),
 }
 
 

@@ -241,11 +241,11 @@ def _pool_window(chk, Fpx, Fpy, Dpx, Dpy, Spx, Spy, PoolPad) -> tuple:
     return fpx, fpy, spx, spy, chk.flag(PoolPad, "PoolPad")
 
 
-def _act(chk, ActOper) -> K:
-    oper = chk.oper(ActOper, "ActOper", tuple(K), "a KernelOper_T")
+def _act(chk, ActOper, param: str = "ActOper") -> K:
+    oper = chk.oper(ActOper, param, tuple(K), "a KernelOper_T")
     if oper not in ACT_OPERS:
-        chk.fail(f"TFLite has no fused {oper.name}: its convolutions and poolings only clamp (KOP_NONE, KOP_RELU, "
-                 "KOP_RELUN, KOP_RELUM, KOP_RELUMN, all the clamp [ACT_MIN, ACT_MAX] of Infos)",
+        chk.fail(f"{param}: TFLite has no fused {oper.name}: its convolutions and poolings only clamp (KOP_NONE, "
+                 "KOP_RELU, KOP_RELUN, KOP_RELUM, KOP_RELUMN, all the clamp [ACT_MIN, ACT_MAX] of Infos)",
                  "generate CNN_Act_SQ8 after this layer")
     return oper
 

@@ -68,7 +68,7 @@ from ..api import (
     TCArg,
     UserKernel,
 )
-from ..api.common import counted
+from ..api.common import counted, describe
 from ..constants import (
     AT_KernelInfo_T,
     KernelArgSelect_T,
@@ -80,6 +80,7 @@ from ..constants import (
 )
 from ..model.ir import caller_where
 from . import sq8_gen_tflm_conv as TC
+from .cnn_checks import Checker
 from .sq8_infos import AT_INF_TFLM_DIM
 from .sq8_kernels_tflm_fused import KEEP_KERNELS
 
@@ -139,8 +140,9 @@ class Stage:
 def _layer(chk, k: int, spec, in_feat: int, width: int, height: int) -> TC.Layer:
     if not isinstance(spec, FusedConv):
         chk.fail(f"layer {k} is not a CNN_FusedConv(...)", "build each layer with CNN_FusedConv")
-    conv = chk.oper(spec.conv_oper, f"layer {k} ConvOper", FUSED_OPERS, "a convolution (KOP_CONV or KOP_CONV_DW)")
-    out_feat = TC._dim(chk, spec.out_feat, f"layer {k} OutFeat")
+    chk = Checker(f"{chk.generator}: layer {k}", chk.name, chk.where)     # every message names the layer
+    conv = chk.oper(spec.conv_oper, "ConvOper", FUSED_OPERS, "a convolution (KOP_CONV or KOP_CONV_DW)")
+    out_feat = TC._dim(chk, spec.out_feat, "OutFeat")
     cwin = TC._conv_window(chk, spec.fcx, spec.fcy, 1, 1, spec.scx, spec.scy, spec.conv_pad)
     TC._features(chk, in_feat, out_feat, conv)
     group_in, group_out = TC._groups(chk, conv, in_feat, out_feat, None)
@@ -368,14 +370,15 @@ def fused_conv_act(setup, InFeat, Width, Height, Layers, AddOper, AddActOper, Re
     in_feat, width, height = TC._dim(chk, InFeat, "InFeat"), TC._dim(chk, Width, "Width"), TC._dim(chk, Height, "Height")
     specs = Layers if isinstance(Layers, (tuple, list)) else None
     if not specs:
-        chk.fail(f"Layers must be a non-empty CNN_FusedLayers(N, CNN_FusedConv(...), ...), got {Layers!r}",
+        chk.fail(f"Layers must be a non-empty CNN_FusedLayers(N, CNN_FusedConv(...), ...), got {describe(Layers)}",
                  "list the chain's layers with CNN_FusedLayers")
     if len(specs) > MAX_LAYERS:
         chk.fail(f"{len(specs)} layers in one fused kernel: at most {MAX_LAYERS} are supported",
                  "split the chain into several fused kernels")
     add = chk.oper(AddOper, "AddOper", ADD_OPERS, "KOP_NONE or KOP_MATADD") == K.KOP_MATADD
-    TC._act(chk, AddActOper)
-    if chk.flag(ResidualFirst, "ResidualFirst") and add:
+    TC._act(chk, AddActOper, "AddActOper")
+    if chk.integer(ResidualFirst, "ResidualFirst", 0, 1, hint="0: the chain's output is the ADD's first operand, "
+                   "1: the residual is") and add:
         add = RES_FIRST
     if len(specs) < 2 and not add:
         chk.fail("a fused chain of one layer without a residual ADD fuses nothing",
