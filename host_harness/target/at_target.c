@@ -88,35 +88,33 @@ void at_target_free(int level, void *ptr, long long size)
 /* MCHAN has 16 transfer counters (MCHAN_NB_COUNTERS), each freed by its wait only: a 17th
  * transfer issued before any wait blocks the core in plp_dma_counter_alloc for ever. A fused
  * kernel issues more up front (its input and every layer's constants), so the counters in use
- * are tracked (by counter: the event and the issue's number, in L2 as the profiling tables); an
- * issue that would be the 17th first waits for the oldest transfer pending, whose own wait then
- * finds it done (id -1). Only core 0 issues and waits. */
+ * are tracked: a mask of them and the last one issued in L1 (read at every issue and wait), each
+ * counter's event in L2 (read only then). An issue that would be the 17th first waits for the
+ * counter after the last one issued (MCHAN hands them out in turn: the oldest; all are pending,
+ * so any would be correct), whose own wait
+ * then finds it done (id -1). Only core 0 issues and waits. */
 #define AT_TARGET_DMA_COUNTERS 16
 static at_target_event_t *dma_event[AT_TARGET_DMA_COUNTERS];
-static unsigned int dma_issue[AT_TARGET_DMA_COUNTERS];
-static unsigned int dma_issued;
-static int dma_pending;
+static L1_DATA unsigned int dma_mask;
+static L1_DATA int dma_last;
 
 static void at_target_dma_room(void)
 {
-    int c, oldest = -1;
-    if (dma_pending < AT_TARGET_DMA_COUNTERS)
+    int c;
+    if (dma_mask != (1u << AT_TARGET_DMA_COUNTERS) - 1)
         return;
-    for (c = 0; c < AT_TARGET_DMA_COUNTERS; c++)
-        if (dma_event[c] && (oldest < 0 || (int)(dma_issue[c] - dma_issue[oldest]) < 0))
-            oldest = c;
-    plp_dma_wait((unsigned int)oldest);
-    dma_event[oldest]->id = -1;
-    dma_event[oldest] = 0;
-    dma_pending--;
+    c = (dma_last + 1) % AT_TARGET_DMA_COUNTERS;
+    plp_dma_wait((unsigned int)c);
+    dma_event[c]->id = -1;
+    dma_mask &= ~(1u << c);
 }
 
 static void at_target_dma_track(at_target_event_t *event, int counter)
 {
     event->id = counter;
     dma_event[counter] = event;
-    dma_issue[counter] = dma_issued++;
-    dma_pending++;
+    dma_mask |= 1u << counter;
+    dma_last = counter;
 }
 
 /* MCHAN takes at most 16 bits of length per command: longer 1D copies go in chunks, all but
@@ -160,8 +158,7 @@ void at_target_wait(at_target_event_t *event)
     if (event->id < 0)
         return; /* waited already to free its counter (at_target_dma_room) */
     plp_dma_wait((unsigned int)event->id);
-    dma_event[event->id] = 0;
-    dma_pending--;
+    dma_mask &= ~(1u << event->id);
 }
 
 /* Per entry (basic kernel): calls, master cycles from the release to the join and the sum of
