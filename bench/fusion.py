@@ -24,7 +24,7 @@ with B - 256 failing, both tried (fusion choices change with the budget, so the 
 assume monotony beyond that). Whether the plan at B spills activations to L3 RAM is reported.
 
 A GVSoC run that fails or does not finish in ``--gvsoc-timeout`` seconds is reported as "not run"
-with its reason, not hidden (the simulator a timed-out run leaves behind is killed); after a fused
+with its reason, not hidden; after a fused
 variant times out, the model's other fused variants are not tried on GVSoC. MobileNet v2's application
 is over pulp-open's L2 at the default budget: ``--l2 mobilenet_v2_035_96=401408`` imports it smaller.
 
@@ -40,11 +40,8 @@ Writes PATH (default bench/results/fusion.json) and a Markdown summary beside it
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import re
-import signal
 import sys
 import tempfile
 import time
@@ -82,7 +79,6 @@ L2_RATIO = 0.5          # issue 26: peak L2 at most half the bound and half TFLM
 CYCLES_RATIO = 1.05     # issue 26: fused cycles no worse than unfused by more than 5 %
 COARSE, FINE = 4096, 256
 _NEED = re.compile(r"(\d+) bytes are alive at once")
-_APP = re.compile(r"the application is in (/tmp/autotiler-gvsoc-\w+)")
 GVSOC_TIMEOUT = 300     # seconds for one GVSoC build + run (host_harness.gvsoc.RUN_TIMEOUT for this bench)
 
 
@@ -98,40 +94,6 @@ def _nodes(counters: Optional[dict]) -> dict:
     return {n["name"]: int(n["cycles"]) for n in counters["nodes"]} if counters else {}
 
 
-def _descendants(pids: set) -> set:
-    """``pids`` and every process below them (from /proc)."""
-    parent = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parent[int(stat.parent.name)] = int(fields[1])
-    out, grew = set(pids), True
-    while grew:
-        more = {p for p, pp in parent.items() if pp in out} - out
-        out |= more
-        grew = bool(more)
-    return out
-
-
-def reap(app: str) -> list:
-    """Kill the simulator a timed-out GVSoC run leaves behind (gapy and its gvsoc_launcher outlive the
-    ``make`` the harness's timeout kills): the processes whose command line names ``app``, and theirs."""
-    mine = set()
-    for cmd in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if app in cmd.read_bytes().decode("utf-8", "replace"):
-                mine.add(int(cmd.parent.name))
-        except OSError:
-            continue
-    killed = sorted(_descendants(mine) - {os.getpid()})
-    for pid in killed:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-    return killed
-
-
 def _run_gvsoc(gen: Path, d, x: dict) -> tuple:
     """(outputs, counters, None) of a GVSoC run, or (None, None, why it did not run)."""
     try:
@@ -143,11 +105,7 @@ def _run_gvsoc(gen: Path, d, x: dict) -> tuple:
         y, counters = _graph_run(prog, d, x)
         return y, counters, None
     except AutoTilerError as err:
-        why = str(err).splitlines()[0]
-        app = _APP.search(why)
-        if app:
-            reap(app.group(1))
-        return None, None, why
+        return None, None, str(err).splitlines()[0]
     finally:
         prog.close()
 
