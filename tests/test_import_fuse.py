@@ -102,13 +102,15 @@ def test_fuse_errors_name_the_layer_and_the_reason():
 
 def test_fit_counts_each_nodes_constants_against_the_l2_budget():
     """With fit, a fused node's constants count with the activations alive at it (a fused node holds every
-    layer's): the memory steps lower that profile, and no cycles merge takes it above the budget."""
+    layer's). DS-CNN's 1x1 layers need 20736 B at once with their weights: 14000 B is out of reach, the
+    memory rounds could only leave fewer layers at that peak, so they are undone (they would cost cycles
+    for nothing); no cycles merge takes the peak above where it was."""
     lw = lowered(KWS)
     start = S._profile(lw, frozenset(), consts=True)
+    assert start[0] > 14000
     merged, steps = F.choose(lw, "gap8", 65536, 14000, "fit")
-    memory = frozenset().union(*(m for m, r, _ in steps if r == "memory"))
-    assert memory and S._profile(lw, memory, consts=True) < start     # (peak, nodes at it) lowered
-    assert S._profile(lw, merged, consts=True)[0] <= max(14000, S._profile(lw, memory, consts=True)[0])
+    assert not any(r == "memory" for _, r, _ in steps)
+    assert S._profile(lw, merged, consts=True)[0] <= start[0]
 
 
 def test_a_network_that_fits_l2_only_fused_is_generated_fused(tmp_path):

@@ -422,6 +422,7 @@ def choose(lowered, platform: str, l1: int, l2: int, mode: str = "fit", force: S
     if target is None:
         target = 0 if mode == "min" else l2
         search.consts = mode == "fit"
+    start = search.profile(search.merged)[0]
     while True:
         before = search.profile(search.merged)[0]
         move = search.memory_round(target)
@@ -430,6 +431,9 @@ def choose(lowered, platform: str, l1: int, l2: int, mode: str = "fit", force: S
         search.merged |= move
         after = search.profile(search.merged)[0]
         steps.append((move, "memory", f"peak L2 {before} -> {after} B"))
+    if search.profile(search.merged)[0] >= start:       # the rounds only left fewer layers at the peak
+        search.merged = frozenset(forced)
+        steps = [s for s in steps if s[1] != "memory"]
     if cycles:
         _cycles_step(search, steps, target)
     return search.merged, steps
