@@ -12,7 +12,6 @@ autotiler/generators/cnn_kernels/CNN_SQ8_Fused.c) instead of recomputed.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import host_harness
@@ -24,7 +23,7 @@ from autotiler.generators import sq8_gen_tflm_fused as TF
 from autotiler.generators.sq8_common import sq8_setup
 from autotiler.generators.sq8_library import CNN_SQ8_HEADER, CNN_SQ8_SOURCES, LoadCNN_SQ8_Library
 from host_harness import gvsoc
-from tests.test_sq8_fused import MBN_STAGE, PLATFORM, SENTINEL, Chain, Conv, make_ctrl
+from tests.test_sq8_fused import MBN_STAGE, PLATFORM, Chain, Conv, call, make_ctrl
 
 pytestmark = pytest.mark.usefixtures("private_harness_cache")
 needs_gvsoc = pytest.mark.skipif(not gvsoc.available(), reason="GVSoC not installed (GVSOC_HOME unset): "
@@ -64,26 +63,13 @@ def build(out_dir, chains: list, line_buffer, platform=PLATFORM, backend: str = 
     return prog, tilings
 
 
-def run(prog, c: Chain) -> int:
-    """Call c's kernel on its reference inputs: the output must be sq8_tflm's; returns the cycles."""
-    inputs, expected = c.reference()
-    out = np.full(expected.size, SENTINEL, dtype=np.int8)
-    flat = {k: np.ascontiguousarray(v).reshape(-1) for k, v in inputs.items()}
-    counters = prog.call(c.name, Out=out, **flat)
-    got = out.reshape(expected.shape)
-    bad = np.argwhere(got != expected)
-    assert bad.size == 0, (f"{c.name}: {len(bad)}/{expected.size} differ, first at {bad[0].tolist()}: got "
-                           f"{got[tuple(bad[0])]} expected {expected[tuple(bad[0])]} ({c})")
-    return counters["cycles"]
-
-
 def test_keep_chains_are_bit_exact(tmp_path):
     prog, tilings = build(tmp_path, KEEP_CHAINS, 1)
     for c in KEEP_CHAINS:
         t = tilings[c.name]
         assert TF.line_buffer_mode(t) == "keep", c.name
         assert t.loops[0].count > 2, c.name            # tiles after the first keep lines, the last moves none
-        assert run(prog, c) == t.predicted.cycles, c.name
+        assert call(prog, c) == t.predicted.cycles, c.name
 
 
 def test_choice_is_the_mode_with_fewer_predicted_cycles():
@@ -141,6 +127,6 @@ def test_keep_and_recompute_are_bit_exact_on_gvsoc(tmp_path):
             for c in chains:
                 assert TF.line_buffer_mode(tilings[c.name]) == ("keep" if lb else "recompute")
                 assert tilings[c.name].loops[0].count > 2, c.name
-                run(prog, c)
+                call(prog, c)
         finally:
             prog.close()
