@@ -89,6 +89,7 @@ class Layer:
 MODES = ("fit", "min", "none")
 CONV = "CNN_ConvolutionPoolAct_SQ8"
 ADD = "CNN_MatAddAct_SQ8"
+LAYER_INDENT = len("    CNN_FusedConvAct_SQ8(") + 4
 PAIR_SPAN = 6           # a pair of links tried together lies within this many layers
 
 
@@ -241,7 +242,8 @@ def fused_layer(lowered, group: Tuple[int, ...]) -> Layer:
     convs = group[:-1] if res is not None else group
     first = layers[convs[0]]
     cin, _, w, h, *_ = _conv_args(first)
-    specs = ", ".join(f"CNN_FusedConv({', '.join(str(v) for v in _spec(layers[i]))})" for i in convs)
+    # one layer per line in the model script, under CNN_FusedLayers( (the call's arguments align there)
+    specs = "".join(f"\n{' ' * LAYER_INDENT}CNN_FusedConv({', '.join(str(v) for v in _spec(layers[i]))})," for i in convs)
     bindings = [("in", _bound(first, "In"), "In")]
     for k, i in enumerate(convs):
         for arg in ("Filter", "Bias", "Scale", "ScaleN", "Infos"):
@@ -255,7 +257,7 @@ def fused_layer(lowered, group: Tuple[int, ...]) -> Layer:
     bindings.append(("out", _bound(layers[group[-1]], "Out"), "Out"))
     names = [layers[i].name for i in group]
     layer = Layer(f"{names[0]}_F{len(group)}", "CNN_FusedConvAct_SQ8",
-                    (CTRL, cin, w, h, Sym(f"CNN_FusedLayers({len(convs)}, {specs})"), add_oper, add_act, res_first),
+                    (CTRL, cin, w, h, Sym(f"CNN_FusedLayers({len(convs)},{specs[:-1]})"), add_oper, add_act, res_first),
                     tuple(bindings), f"{layers[group[0]].source} .. {layers[group[-1]].source}",
                     "+".join(layers[i].kind for i in group), sum(layers[i].macs for i in group))
     return layer
