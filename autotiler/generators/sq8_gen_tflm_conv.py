@@ -340,36 +340,46 @@ def _pool_call(lay: Layer, src: str, loc) -> Call:
         K_Arg(src, S.KER_ARG_TILE_PAD)))                        # Pad: this tile's, [2] read
 
 
-def _conv_call(lay: Layer, tgt: str, loc) -> Call:
-    """The convolution of In into tgt (Out, or ConvOut before a pooling)."""
+def conv_bindings(lay: Layer, src: str, tgt: str, chunk: tuple, k: str = "") -> tuple:
+    """The bindings of KerParConv(DW)_TFLM_SQ8 computing tgt's tile from src's, with the constants
+    Filter<k>, Bias<k>, Scale<k>, ScaleN<k>, Infos<k>; chunk: its Chunk, ChunkIndex, NChunks."""
     g = lay.g
     fcx, fcy, dcx, dcy, scx, scy, _ = lay.cwin
+    return (K_Arg(src, S.KER_ARG_TILE),                         # In: this tile's lines, every channel
+            K_Arg(f"Filter{k}", S.KER_ARG_TILE),                # Filter: this chunk's rows
+            K_Arg(f"Bias{k}", S.KER_ARG_TILE),
+            K_Arg(tgt, S.KER_ARG_TILE),                         # Out: this tile's lines
+            K_Arg(f"Scale{k}", S.KER_ARG_TILE),
+            K_Arg(f"ScaleN{k}", S.KER_ARG_TILE),
+            K_Arg(f"Infos{k}", S.KER_ARG_TILE),
+            Imm(lay.width),                                     # W
+            K_Arg(src, S.KER_ARG_TILE_H),                       # H: input lines of this tile
+            Imm(lay.in_feat),                                   # InFeat
+            Imm(g.wc),                                          # Wo: the convolution's columns
+            K_Arg(tgt, S.KER_ARG_TILE_H),                       # Ho: its lines in this tile
+            Imm(lay.out_feat),                                  # OutFeat
+            Imm(lay.group_in), Imm(lay.group_out),              # GroupIn, GroupOut
+            *chunk,
+            Imm(fcx), Imm(fcy), Imm(scx), Imm(scy), Imm(dcx), Imm(dcy),
+            Imm(g.pad_inc[0]),                                  # PadLeft
+            K_Arg(src, S.KER_ARG_TILE_PAD))                     # Pad: this tile's, [2] read
+
+
+def every_channel(lay: Layer) -> tuple:
+    """Chunk, ChunkIndex, NChunks of one call computing every output channel."""
+    return Imm(lay.out_feat), Imm(0), Imm(1)
+
+
+def _conv_call(lay: Layer, tgt: str, loc) -> Call:
+    """The convolution of In into tgt (Out, or ConvOut before a pooling)."""
     if lay.dw:
-        kernel, chunk = "KerParConvDW_TFLM_SQ8", (Imm(lay.out_feat), Imm(0), Imm(1))
+        kernel, chunk = "KerParConvDW_TFLM_SQ8", every_channel(lay)
     else:
         kernel = "KerParConv_TFLM_SQ8"
         chunk = (K_ArgPar("Filter", S.KER_ARG_PARTILE_SIZE, D1),    # Chunk: output channels of this chunk
                  K_ArgPar("Filter", S.KER_ARG_TILEINDEX, D1),       # ChunkIndex
                  K_ArgPar("Filter", S.KER_ARG_PARTILE_DIM, D1))     # NChunks
-    return Call(kernel, loc, Bindings(26,
-        K_Arg("In", S.KER_ARG_TILE),                            # In: this tile's lines, every channel
-        K_Arg("Filter", S.KER_ARG_TILE),                        # Filter: this chunk's rows
-        K_Arg("Bias", S.KER_ARG_TILE),
-        K_Arg(tgt, S.KER_ARG_TILE),                             # Out: this tile's lines, every channel
-        K_Arg("Scale", S.KER_ARG_TILE),
-        K_Arg("ScaleN", S.KER_ARG_TILE),
-        K_Arg("Infos", S.KER_ARG_TILE),
-        Imm(lay.width),                                         # W
-        K_Arg("In", S.KER_ARG_TILE_H),                          # H: input lines of this tile
-        Imm(lay.in_feat),                                       # InFeat
-        Imm(g.wc),                                              # Wo: the convolution's columns
-        K_Arg(tgt, S.KER_ARG_TILE_H),                           # Ho: its lines in this tile
-        Imm(lay.out_feat),                                      # OutFeat
-        Imm(lay.group_in), Imm(lay.group_out),                  # GroupIn, GroupOut
-        *chunk,
-        Imm(fcx), Imm(fcy), Imm(scx), Imm(scy), Imm(dcx), Imm(dcy),
-        Imm(g.pad_inc[0]),                                      # PadLeft
-        K_Arg("In", S.KER_ARG_TILE_PAD)))                       # Pad: this tile's, [2] read
+    return Call(kernel, loc, Bindings(26, *conv_bindings(lay, "In", tgt, chunk)))
 
 
 def _conv_kernel(name: str, lay: Layer, db: int):

@@ -195,27 +195,8 @@ def _call(k: int, lay: TC.Layer, src: str, tgt: str, keep_out: int = 0, keep_in:
     """Layer k: KerParConv(DW)_TFLM_SQ8 from src's tile into tgt's, every output channel; with a line
     buffer (keep_out: lines of tgt the previous tile left at its front, keep_in: lines of src to move
     to its front for the next tile) the Keep form of the kernel."""
-    fcx, fcy, _, _, scx, scy, _ = lay.cwin
     kernel = "KerParConvDW_TFLM_SQ8" if lay.dw else "KerParConv_TFLM_SQ8"
-    chunk = (Imm(lay.out_feat), Imm(0), Imm(1))                 # Chunk, ChunkIndex, NChunks: every channel
-    conv = (K_Arg(src, S.KER_ARG_TILE),                         # In: this tile's lines of the layer's input
-            K_Arg(f"Filter{k}", S.KER_ARG_TILE),
-            K_Arg(f"Bias{k}", S.KER_ARG_TILE),
-            K_Arg(tgt, S.KER_ARG_TILE),                         # Out: the lines the next layer reads
-            K_Arg(f"Scale{k}", S.KER_ARG_TILE),
-            K_Arg(f"ScaleN{k}", S.KER_ARG_TILE),
-            K_Arg(f"Infos{k}", S.KER_ARG_TILE),
-            Imm(lay.width),                                     # W
-            K_Arg(src, S.KER_ARG_TILE_H),                       # H: input lines of this tile
-            Imm(lay.in_feat),                                   # InFeat
-            Imm(lay.g.wc),                                      # Wo
-            K_Arg(tgt, S.KER_ARG_TILE_H),                       # Ho: output lines of this tile
-            Imm(lay.out_feat),                                  # OutFeat
-            Imm(lay.group_in), Imm(lay.group_out),              # GroupIn, GroupOut
-            *chunk,
-            Imm(fcx), Imm(fcy), Imm(scx), Imm(scy), Imm(1), Imm(1),
-            Imm(lay.g.pad_inc[0]),                              # PadLeft
-            K_Arg(src, S.KER_ARG_TILE_PAD))                     # Pad: this tile's, [2] read
+    conv = TC.conv_bindings(lay, src, tgt, TC.every_channel(lay), str(k))
     if not keep_out and not keep_in:
         return Call(kernel, LOOP, Bindings(len(conv), *conv))
     keep = (Imm(keep_out), Imm(keep_in),                        # KeepOut, KeepIn
