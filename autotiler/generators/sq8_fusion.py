@@ -93,6 +93,21 @@ LAYER_INDENT = len("    CNN_FusedConvAct_SQ8(") + 4
 PAIR_SPAN = 6           # a pair of links tried together lies within this many layers
 
 
+class FusedLayersArg(Sym):
+    """A fused layer's ``CNN_FusedLayers(...)`` argument: printed in the model script as that call (one
+    layer per line, under the call's other arguments), and keeping each layer's CNN_FusedConv arguments
+    (``specs``) for the generator."""
+
+    def __new__(cls, specs: tuple):
+        body = "".join(f"\n{' ' * LAYER_INDENT}CNN_FusedConv({', '.join(str(v) for v in spec)})," for spec in specs)
+        arg = super().__new__(cls, f"CNN_FusedLayers({len(specs)},{body[:-1]})")
+        arg.specs = tuple(specs)
+        return arg
+
+    def __getnewargs__(self):
+        return (self.specs,)
+
+
 @dataclass(frozen=True)
 class Fusion:
     """A fused group in the report: its layers, the fused kernel, why it was kept, and figures."""
@@ -190,26 +205,25 @@ def _groups(n: int, merged: frozenset) -> List[Tuple[int, ...]]:
     return out
 
 
+def _internal(lowered, groups: Sequence[Tuple[int, ...]]) -> set:
+    """The buffers a fused group keeps in L1: every output of its layers but the last's."""
+    return {_bound(lowered.layers[i], "Out") for g in groups for i in g[:-1]}
+
+
 def _buffers(lowered, groups: Sequence[Tuple[int, ...]], consts: bool = False) -> List[Buffer]:
-    """The local buffers of the graph with these groups as nodes (internal ones gone)."""
+    """The local buffers of the graph with these groups as nodes (internal ones gone): each lives from
+    the first node binding it (its writer) to the last."""
     sizes = dict(lowered.locals)
-    node_of = {i: k for k, g in enumerate(groups) for i in g}
+    internal = _internal(lowered, groups)
     first: Dict[str, int] = {}
     last: Dict[str, int] = {}
-    internal = set()
-    for g in groups:
-        inner = {_bound(lowered.layers[i], "Out") for i in g[:-1] if _conv_args(lowered.layers[i])}
-        internal |= inner
-    for i, layer in enumerate(lowered.layers):
-        k = node_of[i]
-        for d, s, _ in layer.bindings:
-            if s not in sizes or s in internal:
-                continue
-            if d == "out":
-                first[s] = min(first.get(s, k), k)
-            last[s] = max(last.get(s, k), k)
-            first.setdefault(s, k)
-    out = [Buffer(s, sizes[s], first[s], max(last[s], first[s])) for s in first]
+    for k, g in enumerate(groups):
+        for i in g:
+            for _, s, _ in lowered.layers[i].bindings:
+                if s in sizes and s not in internal:
+                    first.setdefault(s, k)
+                    last[s] = k
+    out = [Buffer(s, sizes[s], first[s], last[s]) for s in first]
     if consts:      # each node's constants, staged into L2 while it runs when L2 cannot keep them all
         nbytes = {c.symbol: c.data.nbytes for c in lowered.consts}
         for k, g in enumerate(groups):
@@ -242,8 +256,6 @@ def fused_layer(lowered, group: Tuple[int, ...]) -> Layer:
     convs = group[:-1] if res is not None else group
     first = layers[convs[0]]
     cin, _, w, h, *_ = _conv_args(first)
-    # one layer per line in the model script, under CNN_FusedLayers( (the call's arguments align there)
-    specs = "".join(f"\n{' ' * LAYER_INDENT}CNN_FusedConv({', '.join(str(v) for v in _spec(layers[i]))})," for i in convs)
     bindings = [("in", _bound(first, "In"), "In")]
     for k, i in enumerate(convs):
         for arg in ("Filter", "Bias", "Scale", "ScaleN", "Infos"):
@@ -257,7 +269,8 @@ def fused_layer(lowered, group: Tuple[int, ...]) -> Layer:
     bindings.append(("out", _bound(layers[group[-1]], "Out"), "Out"))
     names = [layers[i].name for i in group]
     layer = Layer(f"{names[0]}_F{len(group)}", "CNN_FusedConvAct_SQ8",
-                    (CTRL, cin, w, h, Sym(f"CNN_FusedLayers({len(convs)},{specs[:-1]})"), add_oper, add_act, res_first),
+                    (CTRL, cin, w, h, FusedLayersArg(tuple(_spec(layers[i]) for i in convs)), add_oper, add_act,
+                     res_first),
                     tuple(bindings), f"{layers[group[0]].source} .. {layers[group[-1]].source}",
                     "+".join(layers[i].kind for i in group), sum(layers[i].macs for i in group))
     return layer
@@ -306,19 +319,9 @@ def _value(v):
         return v
     if v == CTRL:
         return _ctrl()
-    if v.startswith("CNN_FusedLayers("):
-        return _fused_specs(v)
+    if isinstance(v, FusedLayersArg):
+        return tuple(CNN_FusedConv(*(_value(x) for x in spec)) for spec in v.specs)
     return KernelOper_T[v]
-
-
-def _fused_specs(text: str) -> tuple:
-    """The layers of a rendered CNN_FusedLayers(...) (the importer wrote it: names and integers only)."""
-    body = text[len("CNN_FusedLayers("):-1]
-    out = []
-    for item in body.split("CNN_FusedConv(")[1:]:
-        fields = [x.strip() for x in item.split(")")[0].split(",")]
-        out.append(CNN_FusedConv(*(KernelOper_T[x] if x.startswith("KOP_") else int(x) for x in fields)))
-    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -466,18 +469,18 @@ def apply(lowered, merged: frozenset, steps: Sequence[Tuple[frozenset, str, str]
           ) -> tuple:
     """The lowered graph with each group of merged links one fused layer, and the report's records."""
     groups = _groups(len(lowered.layers), merged)
-    layers, internal, fusions = [], set(), []
+    layers, fusions = [], []
     for g in groups:
         if len(g) == 1:
             layers.append(lowered.layers[g[0]])
             continue
         layer = fused_layer(lowered, g)
         layers.append(layer)
-        internal |= {_bound(lowered.layers[i], "Out") for i in g[:-1]}
         why = [(r, d) for links, r, d in steps if links & set(g[:-1])]
         fusions.append(Fusion(layer.name, tuple(lowered.layers[i].name for i in g),
                               "/".join(dict.fromkeys(r for r, _ in why)), "; ".join(d for _, d in why)))
     used = {s for layer in layers for _, s, _ in layer.bindings}
+    internal = _internal(lowered, groups)
     out = replace(lowered, layers=tuple(layers),
                   consts=tuple(c for c in lowered.consts if c.symbol in used),
                   locals=tuple((s, n) for s, n in lowered.locals if s not in internal))
@@ -540,21 +543,20 @@ def graph_view(model, g) -> GraphView:
                      tuple((a.name, sizes.get(a.name, 0)) for a in g.locals))
 
 
-def _rewrite(model, g, view: GraphView, fused: GraphView, fusions: tuple, where: str) -> None:
-    """Replace each fused group's nodes (and user kernels) by its fused kernel, declared here."""
+def _rewrite(model, g, fused: GraphView, fusions: tuple, where: str) -> None:
+    """Replace each fused group's nodes (and user kernels) by its fused kernel, declared here, in the
+    place of the group's first node."""
     by_name = {layer.name: layer for layer in fused.layers}
-    order = [n.name for n in g.nodes]
     for fu in fusions:
         layer = by_name[fu.name]
         if not getattr(G, layer.generator)(layer.name, *(_value(v) for v in layer.args)):
             raise ModelError(f"CNN_FuseGraph_SQ8: the fused kernel {layer.name} finds no tiling", where=where,
                              kernel=layer.name, hint="forbid this fusion (NoFuse) or give more L1")
         binds = [GNodeArg(GraghNodeArgT.GNA_OUT if d == "out" else GraghNodeArgT.GNA_IN, s) for d, s, _ in layer.bindings]
-        first = order.index(fu.layers[0])
+        first = [n.name for n in g.nodes].index(fu.layers[0])
         g.nodes = [n for n in g.nodes if n.name not in fu.layers]
-        AddNode(layer.name, Bindings(len(binds), *binds))
-        g.nodes.insert(first - sum(1 for n in order[:first] if n in fu.layers), g.nodes.pop())
-        order = [n.name for n in g.nodes]
+        AddNode(layer.name, Bindings(len(binds), *binds))      # appended, with AddNode's checks
+        g.nodes.insert(first, g.nodes.pop())
         for name in fu.layers:
             model.drop_kernel(name)
     kept = {s for layer in fused.layers for _, s, _ in layer.bindings}
@@ -585,10 +587,10 @@ def CNN_FuseGraph_SQ8(Mode="fit", Fuse=(), NoFuse=(), FusionL2=None) -> int:
     ctl = Controls("Mode", "Fuse", "NoFuse", "SetL1MemorySize", fail)
     fused, fusions = fuse(view, model.platform, model.l1_budget, model.l2_budget, Mode, tuple(Fuse or ()),
                           tuple(NoFuse or ()), FusionL2, ctl)
-    _rewrite(model, g, view, fused, fusions, where)
+    _rewrite(model, g, fused, fusions, where)
     model.fusions[g.name] = fusions
     return len(fusions)
 
 
-__all__ = ["CNN_FuseGraph_SQ8", "CTRL", "Const", "Controls", "Fusion", "Layer", "MODES", "Sym", "apply", "choose", "fuse", "fused_layer",
-           "graph_view", "peak_l2", "replay"]
+__all__ = ["CNN_FuseGraph_SQ8", "CTRL", "Const", "Controls", "FusedLayersArg", "Fusion", "Layer", "MODES", "Sym",
+           "apply", "choose", "fuse", "fused_layer", "graph_view", "peak_l2", "replay"]
