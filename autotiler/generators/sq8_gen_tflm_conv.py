@@ -430,6 +430,18 @@ def _pool_kernel(name: str, lay: Layer, db: int):
                       Calls(1, _pool_call(lay, "In", L.LOC_LOOP)), KerArgs(len(args), *args))
 
 
+def conv_const_dims(name: str, lay: Layer, k: str = "") -> None:
+    """The dimensions of a convolution's Filter<k> (OHWI, depth wise HWC), Bias<k>, Scale<k>, ScaleN<k>."""
+    fcx, fcy = lay.cwin[0], lay.cwin[1]
+    if lay.dw:
+        AddKernelArgDim(name, f"Filter{k}", 4, fcy, fcx, lay.out_feat, 1)
+    else:
+        AddKernelArgDim(name, f"Filter{k}", 5, lay.out_feat, fcy, fcx, lay.group_in, 1)
+    AddKernelArgDim(name, f"Bias{k}", 2, lay.out_feat, 4)
+    AddKernelArgDim(name, f"Scale{k}", 2, lay.out_feat, 4)
+    AddKernelArgDim(name, f"ScaleN{k}", 2, lay.out_feat, 1)
+
+
 def _infos(name: str, lay: Layer) -> None:
     """Operations, bandwidth and the arguments' dimensions (HWC) of the tiled kernel."""
     g = lay.g
@@ -445,13 +457,7 @@ def _infos(name: str, lay: Layer) -> None:
         fcx, fcy = lay.cwin[0], lay.cwin[1]
         filt = fcx * fcy * lay.out_feat * (1 if lay.dw else lay.group_in)
         bandwidth += filt + 9 * lay.out_feat
-        if lay.dw:
-            AddKernelArgDim(name, "Filter", 4, fcy, fcx, lay.out_feat, 1)
-        else:
-            AddKernelArgDim(name, "Filter", 5, lay.out_feat, fcy, fcx, lay.group_in, 1)
-        AddKernelArgDim(name, "Bias", 2, lay.out_feat, 4)
-        AddKernelArgDim(name, "Scale", 2, lay.out_feat, 4)
-        AddKernelArgDim(name, "ScaleN", 2, lay.out_feat, 1)
+        conv_const_dims(name, lay)
     AddKernelArgDim(name, "Infos", 2, AT_INF_TFLM_DIM, 1)
     AddKernelArgDim(name, "Out", 4, g.ho, g.wo, lay.out_feat, 1)
     AddKernelInfos(name, AT_KernelInfo_T.AT_KERINFO_OPER, op, 0)

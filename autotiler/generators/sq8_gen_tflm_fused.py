@@ -269,13 +269,7 @@ def _infos(name: str, stages: tuple, add: bool) -> None:
         per_out = fcx * fcy * (1 if lay.dw else lay.group_in)
         op += lay.g.wc * lay.g.hc * lay.out_feat * per_out
         bandwidth += per_out * lay.out_feat + 9 * lay.out_feat + AT_INF_TFLM_DIM
-        if lay.dw:
-            AddKernelArgDim(name, f"Filter{k}", 4, fcy, fcx, lay.out_feat, 1)
-        else:
-            AddKernelArgDim(name, f"Filter{k}", 5, lay.out_feat, fcy, fcx, lay.group_in, 1)
-        AddKernelArgDim(name, f"Bias{k}", 2, lay.out_feat, 4)
-        AddKernelArgDim(name, f"Scale{k}", 2, lay.out_feat, 4)
-        AddKernelArgDim(name, f"ScaleN{k}", 2, lay.out_feat, 1)
+        TC.conv_const_dims(name, lay, str(k))
         AddKernelArgDim(name, f"Infos{k}", 2, AT_INF_TFLM_DIM, 1)
     out_items = last.g.wo * last.g.ho * last.out_feat
     bandwidth += first.width * first.height * first.in_feat + out_items * (3 if add else 1)
