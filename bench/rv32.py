@@ -84,6 +84,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from run import git_state  # noqa: E402  (bench/run.py: the commit and whether the tree is dirty)
 
 from host_harness.gvsoc import CORES, RUNTIME_DIR, TARGET_DIR  # noqa: E402
 from host_harness.gvsoc import stage_headers as stage_target_headers  # noqa: E402
@@ -348,16 +351,6 @@ def _run_in(work: Path, names: list[str], cc: str, size: str, runtime: str, emul
     for u in failed:
         print(f"\nFAILED {rel(u.source)} (runtime {u.runtime}):\n{_first_lines(u.output)}", file=sys.stderr)
     return (0 if results["ok"] else 1), results
-
-
-def git_state() -> dict:
-    """The commit measured and whether the tree had local changes (as bench/run.py records)."""
-    try:
-        commit = _run(["git", "-C", str(ROOT), "rev-parse", "HEAD"]).stdout.strip()
-        dirty = bool(_run(["git", "-C", str(ROOT), "status", "--porcelain"]).stdout.strip())
-    except OSError:
-        return {}
-    return {"commit": commit, "dirty": dirty} if commit else {}
 
 
 def print_table(results: dict) -> None:

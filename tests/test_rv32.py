@@ -4,7 +4,6 @@ check's failure paths (a compiler diagnostic: exit 1; no compiler: exit 2 with t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -13,23 +12,12 @@ import sys
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, bench_script
 
 SCRIPT = ROOT / "bench" / "rv32.py"
 
 
-def _load():
-    """bench/rv32.py as a module (registered: its dataclasses need their module)."""
-    name = "bench_rv32_tests"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, SCRIPT)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-RV32 = _load()
+RV32 = bench_script("rv32")
 HAVE_CC = shutil.which(RV32.default_cc()) is not None and shutil.which(RV32.size_tool_for(RV32.default_cc()))
 
 
