@@ -30,6 +30,7 @@ from autotiler.command import library_sources, main
 from autotiler.errors import ImportModelError
 from autotiler.importers import ir, lower, script
 from autotiler.importers.tflite_reader import read_tflite
+from autotiler.platforms import PLATFORMS
 
 runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime",
                               reason="tflite-micro is in the test extra: pip install tflite-micro")
@@ -405,6 +406,21 @@ def test_budgets_too_small_named_at_import(tmp_path, capsys):
     err = _bad(tmp_path, capsys, [NETS / "ds_cnn_kws.tflite", "--L1", "2048"], "does not generate",
                "kernel 'DepthwiseConv2D_1'", "no tiling fits the L1 budget of 2048 bytes")
     assert f"{tmp_path / 'out' / 'ds_cnn_kws.py'}:" in err
+
+
+def test_default_l2_budget_leaves_the_applications_code_room():
+    """The import's default L2 budget is the platform's L2 less the graph's inputs and outputs and
+    the application's code (pulp_open: 32 KiB measured on GVSoC), in 4 KiB steps; each platform
+    says where its figure comes from."""
+    path = NETS / "mobilenet_v2_035_96.tflite"
+    lowered = lower.lower(read_tflite(str(path), path.read_bytes()))
+    io = 96 * 96 * 3 + 2
+    for name, p in PLATFORMS.items():
+        assert "l2_app_bytes" in p.notes, name
+        assert script.default_budgets(name, lowered).l2 == (p.l2_size - p.l2_app_bytes - io) // 4096 * 4096
+    assert PLATFORMS["pulp_open"].l2_app_bytes == 32 * 1024
+    assert script.default_budgets("pulp_open", lowered).l2 == 397312  # 404840 B is the most that links on GVSoC
+    assert script.default_budgets("pulp_open", lowered, l2=430080).l2 == 430080
 
 
 def test_name_defaults_to_the_stem_as_a_c_identifier(tmp_path, capsys):

@@ -58,10 +58,12 @@ class Budgets:
 
 def default_budgets(platform: str, lowered: L.Lowered, l1=None, l2=None, l3=None) -> Budgets:
     """The platform's L1, its L2 less the graph's inputs and outputs (the application's buffers)
-    in 4 KiB steps, its L3 RAM and flash; each overridden where given."""
+    and the room of the application's code (``l2_app_bytes``) in 4 KiB steps, its L3 RAM and
+    flash; each overridden where given."""
     p = PLATFORMS[platform]
     io = sum(int(np.prod(port.shape)) for port in lowered.inputs + lowered.outputs)
-    return Budgets(platform, l1 or p.l1_size, l2 or max((p.l2_size - io) // (4 * KiB) * (4 * KiB), 4 * KiB),
+    free = p.l2_size - p.l2_app_bytes - io
+    return Budgets(platform, l1 or p.l1_size, l2 or max(free // (4 * KiB) * (4 * KiB), 4 * KiB),
                    l3 or p.l3_ram_size, p.l3_flash_size)
 
 
