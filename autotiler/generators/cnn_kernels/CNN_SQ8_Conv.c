@@ -137,23 +137,66 @@ static void at_sq8_conv_context(const KerConv_TFLM_SQ8_T *Arg, at_sq8_conv_ctx *
 typedef struct {
 	at_tflm_rq_t Q[4];
 	at_tflm_rq_fast_t F[4];
-	int Total[4], Fast, Double;
+	at_tflm_rq_fast2_t F2[4];
+	int Total[4], Fast, Fast2, Double;
 	int32_t Bias[4], Inner[4];
 } at_sq8_conv_chans;
+
+/* Total[j] = sum of the n bytes of filter w + j Size, j < 4. On the cluster the words of the 4
+ * filters at once on a hardware loop of 8 (4 p.lw, 4 pv.sdotsp.b against ones; no load-use stall),
+ * a block's set-up that would otherwise cost a pair's worth of cycles per block. */
+static void at_sq8_conv_sum4(const signed char *w, int Size, int n, int *Total)
+{
+	int j;
+
+#if defined(at_gap_xpulpv2)
+	int z0 = 0, z1 = 0, z2 = 0, z3 = 0, Words = n >> 2, S1 = Size, S2 = 2 * Size, S3 = 3 * Size, One = 0x01010101;
+	const signed char *w0 = w;
+
+	if (Words > 0)
+		__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 8)
+			AT_GAP_ASM_PLW_RR("t1", "%[w0]", "%[s1]") AT_GAP_ASM_PLW_RR("t2", "%[w0]", "%[s2]")
+			AT_GAP_ASM_PLW_RR("t3", "%[w0]", "%[s3]") AT_GAP_ASM_PLW_PI("t0", "%[w0]")
+			AT_GAP_ASM_SDOTSP_B("%[z1]", "%[one]", "t1") AT_GAP_ASM_SDOTSP_B("%[z2]", "%[one]", "t2")
+			AT_GAP_ASM_SDOTSP_B("%[z3]", "%[one]", "t3") AT_GAP_ASM_SDOTSP_B("%[z0]", "%[one]", "t0")
+			AT_GAP_ASM_NORVC_END
+			: [z0] "+r"(z0), [z1] "+r"(z1), [z2] "+r"(z2), [z3] "+r"(z3), [w0] "+r"(w0)
+			: [n] "r"(Words), [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3), [one] "r"(One)
+			: "t0", "t1", "t2", "t3", "memory");
+	Total[0] = at_sq8_conv_sum(w0, n & 3, z0);
+	Total[1] = at_sq8_conv_sum(w0 + S1, n & 3, z1);
+	Total[2] = at_sq8_conv_sum(w0 + S2, n & 3, z2);
+	Total[3] = at_sq8_conv_sum(w0 + S3, n & 3, z3);
+	(void) j;
+#else
+	for (j = 0; j < 4; j++)
+		Total[j] = at_sq8_conv_sum(w + j * Size, n, 0);
+#endif
+}
 
 static void at_sq8_conv_chans_of(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, int c, int n,
 				 at_sq8_conv_chans *B)
 {
 	int j;
 
-	B->Fast = B->Double = (n == 4);
+	B->Fast = B->Fast2 = B->Double = (n == 4);
+	if (n == 4)
+		at_sq8_conv_sum4(Arg->Filter + c * K->Size, K->Size, K->Size, B->Total);
 	for (j = 0; j < n; j++) {
-		B->Total[j] = at_sq8_conv_sum(Arg->Filter + (c + j) * K->Size, K->Size, 0);
+		int64_t Bound;
+
+		if (n != 4)
+			B->Total[j] = at_sq8_conv_sum(Arg->Filter + (c + j) * K->Size, K->Size, 0);
 		B->Bias[j] = Arg->Bias[c + j];
 		B->Inner[j] = (int32_t) ((uint32_t) B->Bias[j] - (uint32_t) K->InZp * (uint32_t) B->Total[j]);
 		at_tflm_rq_prep(&B->Q[j], Arg->Scale[c + j], Arg->ScaleN[c + j], K->Flags);
 		B->Fast = at_tflm_rq_fast_of(&B->Q[j], K->OutZp, &B->F[j]) && B->Fast;
 		B->Double = at_tflm_rq_is_double(&B->Q[j]) && B->Double;
+		/* any accumulator of this channel, Bias - IN_ZP sum w + sum w x over a subset of the
+		 * filter's taps, is within |Bias| + Size 2^15 (|w|, |x|, |IN_ZP| <= 128): at_tflm_rq_int8_fast2's
+		 * 2^29 holds for all of them (nothing wraps then) */
+		Bound = (B->Bias[j] < 0 ? -(int64_t) B->Bias[j] : (int64_t) B->Bias[j]) + ((int64_t) K->Size << 15);
+		B->Fast2 = at_tflm_rq_fast2_of(&B->Q[j], K->OutZp, &B->F2[j]) && Bound < ((int64_t) 1 << 29) && B->Fast2;
 	}
 }
 
@@ -361,6 +404,22 @@ static inline __attribute__((always_inline)) void at_sq8_conv_rq_pair(const at_t
 	O1[1] = at_tflm_rq_fast_end(&F[1], (uint32_t) b1 * (uint32_t) F[1].M, hb1, Lo, Hi);
 }
 
+/* at_sq8_conv_rq_pair with the constants of at_tflm_rq_int8_fast2 (B->Fast2): the 4 mulh first. */
+static inline __attribute__((always_inline)) void at_sq8_conv_rq_pair2(const at_tflm_rq_fast2_t *F, int32_t a0, int32_t a1,
+								       int32_t b0, int32_t b1, int32_t Lo, int32_t Hi,
+								       signed char *O0, signed char *O1)
+{
+	/* the constants copied first: a byte store may alias them (the compiler would reload them) */
+	at_tflm_rq_fast2_t Fa = F[0], Fb = F[1];
+	int32_t ha0 = at_tflm_rq_fast2_hi(&Fa, a0), ha1 = at_tflm_rq_fast2_hi(&Fa, a1);
+	int32_t hb0 = at_tflm_rq_fast2_hi(&Fb, b0), hb1 = at_tflm_rq_fast2_hi(&Fb, b1);
+
+	O0[0] = at_tflm_rq_fast2_end(&Fa, ha0, Lo, Hi);
+	O1[0] = at_tflm_rq_fast2_end(&Fa, ha1, Lo, Hi);
+	O0[1] = at_tflm_rq_fast2_end(&Fb, hb0, Lo, Hi);
+	O1[1] = at_tflm_rq_fast2_end(&Fb, hb1, Lo, Hi);
+}
+
 /* Requantise and store the block path's sums of pixels 0 .. Two (their output bytes at O0, O1)
  * for 4 channels: B->Fast (the common case) or B->Double straight-line, no test per output. */
 static inline __attribute__((always_inline)) void at_sq8_conv_store(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
@@ -370,6 +429,11 @@ static inline __attribute__((always_inline)) void at_sq8_conv_store(const at_sq8
 	int32_t Lo = K->ActMin, Hi = K->ActMax;
 	int j;
 
+	if (B->Fast2 && Two) {
+		at_sq8_conv_rq_pair2(&B->F2[0], R->S[0][0], R->S[0][1], R->S[1][0], R->S[1][1], Lo, Hi, O0, O1);
+		at_sq8_conv_rq_pair2(&B->F2[2], R->S[2][0], R->S[2][1], R->S[3][0], R->S[3][1], Lo, Hi, O0 + 2, O1 + 2);
+		return;
+	}
 	if (B->Fast && Two) {
 		at_sq8_conv_rq_pair(&B->F[0], R->S[0][0], R->S[0][1], R->S[1][0], R->S[1][1], Lo, Hi, O0, O1);
 		at_sq8_conv_rq_pair(&B->F[2], R->S[2][0], R->S[2][1], R->S[3][0], R->S[3][1], Lo, Hi, O0 + 2, O1 + 2);
@@ -573,6 +637,20 @@ static __attribute__((noinline)) void at_sq8_conv_rq8(const at_tflm_rq_fast_t *F
 	}
 }
 
+/* at_sq8_conv_rq8 with the constants of at_tflm_rq_int8_fast2 (B->Fast2). */
+static __attribute__((noinline)) void at_sq8_conv_rq8_2(const at_tflm_rq_fast2_t *F, const at_sq8_conv_sums *R, int32_t Lo,
+							int32_t Hi, signed char *O0, signed char *O1)
+{
+	int j;
+
+	for (j = 0; j < 4; j++) {
+		int32_t h0 = at_tflm_rq_fast2_hi(&F[j], R->S[j][0]), h1 = at_tflm_rq_fast2_hi(&F[j], R->S[j][1]);
+
+		O0[j] = at_tflm_rq_fast2_end(&F[j], h0, Lo, Hi);
+		O1[j] = at_tflm_rq_fast2_end(&F[j], h1, Lo, Hi);
+	}
+}
+
 /* Can at_sq8_conv_pairs_fast take this block's interior pixels (B->Fast, each filter row one run):
  * then *G, from the filters at W, or from their copy in Pad with each row padded to whole words. */
 static int at_sq8_conv_fast_rows(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
@@ -598,17 +676,15 @@ static int at_sq8_conv_fast_rows(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_con
 	return 1;
 }
 
-/* Pairs pairs of consecutive pixels StepX apart in the input (the first's tap (KyA, 0) at X, its
- * outputs at O) on Rows filter rows from W (G's filters, at_sq8_conv_fast_rows, from row KyA), the
- * sums starting from Init: the geometry and the constants read once, each pair's sums straight
- * into the requantisation (no structure between them). Small: the requantisation through
- * at_sq8_conv_rq8 (less code: where border pixels take other code in the same lines). */
-static inline __attribute__((always_inline)) void at_sq8_conv_pairs_fast(const KerConv_TFLM_SQ8_T *Arg,
+/* at_sq8_conv_pairs_fast's loop in one requantisation mode (a constant where inlined, so that each
+ * loop holds only its own code: the cores' 512-byte instruction caches): 0 at_sq8_conv_rq_pair,
+ * 1 through at_sq8_conv_rq8 / at_sq8_conv_rq8_2 (Small), 2 at_sq8_conv_rq_pair2 (B->Fast2). */
+static inline __attribute__((always_inline)) void at_sq8_conv_pairs_mode(const KerConv_TFLM_SQ8_T *Arg,
 									const at_sq8_conv_ctx *K,
 									const at_sq8_conv_chans *B,
 									const at_sq8_conv_rows *G, const int32_t *Init,
 									const signed char *W, int Rows, const signed char *X,
-									signed char *O, int Pairs, int Small)
+									signed char *O, int Pairs, int Mode)
 {
 	int Words = G->Words, S1 = G->Stride, S2 = 2 * G->Stride, S3 = 3 * G->Stride;
 	int RSkip = G->RSkip, Step = K->StepX, OStep = Arg->OutFeat, p;
@@ -621,15 +697,41 @@ static inline __attribute__((always_inline)) void at_sq8_conv_pairs_fast(const K
 		const signed char *x0 = X, *x1 = X + Step, *w0 = W;
 
 		AT_SQ8_CONV_ROWS_WORDS(Rows, Words, RSkip, S1, S2, S3);
-		if (Small) {
+		if (Mode == 1) {
 			R.S[0][0] = s00; R.S[0][1] = s01; R.S[1][0] = s10; R.S[1][1] = s11;
 			R.S[2][0] = s20; R.S[2][1] = s21; R.S[3][0] = s30; R.S[3][1] = s31;
-			at_sq8_conv_rq8(B->F, &R, Lo, Hi, O, O + OStep);
+			if (B->Fast2)
+				at_sq8_conv_rq8_2(B->F2, &R, Lo, Hi, O, O + OStep);
+			else
+				at_sq8_conv_rq8(B->F, &R, Lo, Hi, O, O + OStep);
+		} else if (Mode == 2) {
+			at_sq8_conv_rq_pair2(&B->F2[0], s00, s01, s10, s11, Lo, Hi, O, O + OStep);
+			at_sq8_conv_rq_pair2(&B->F2[2], s20, s21, s30, s31, Lo, Hi, O + 2, O + OStep + 2);
 		} else {
 			at_sq8_conv_rq_pair(&B->F[0], s00, s01, s10, s11, Lo, Hi, O, O + OStep);
 			at_sq8_conv_rq_pair(&B->F[2], s20, s21, s30, s31, Lo, Hi, O + 2, O + OStep + 2);
 		}
 	}
+}
+
+/* Pairs pairs of consecutive pixels StepX apart in the input (the first's tap (KyA, 0) at X, its
+ * outputs at O) on Rows filter rows from W (G's filters, at_sq8_conv_fast_rows, from row KyA), the
+ * sums starting from Init: the geometry and the constants read once, each pair's sums straight
+ * into the requantisation (no structure between them). Small: the requantisation through
+ * at_sq8_conv_rq8 (less code: where border pixels take other code in the same lines). */
+static inline __attribute__((always_inline)) void at_sq8_conv_pairs_fast(const KerConv_TFLM_SQ8_T *Arg,
+									const at_sq8_conv_ctx *K,
+									const at_sq8_conv_chans *B,
+									const at_sq8_conv_rows *G, const int32_t *Init,
+									const signed char *W, int Rows, const signed char *X,
+									signed char *O, int Pairs, int Small)
+{
+	if (Small)
+		at_sq8_conv_pairs_mode(Arg, K, B, G, Init, W, Rows, X, O, Pairs, 1);
+	else if (B->Fast2)
+		at_sq8_conv_pairs_mode(Arg, K, B, G, Init, W, Rows, X, O, Pairs, 2);
+	else
+		at_sq8_conv_pairs_mode(Arg, K, B, G, Init, W, Rows, X, O, Pairs, 0);
 }
 #endif
 
@@ -723,10 +825,13 @@ static int at_sq8_conv_col_pair(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
 	x1 = x0 + K->StepY;
 	w0 = W + KxA * G;
 	AT_SQ8_CONV_ROWS_WORDS_CUT(Rows, Words, RSkip, WSkip, S1, S2, S3);
-	if (Small) {
+	if (Small || B->Fast2) {
 		R.S[0][0] = s00; R.S[0][1] = s01; R.S[1][0] = s10; R.S[1][1] = s11;
 		R.S[2][0] = s20; R.S[2][1] = s21; R.S[3][0] = s30; R.S[3][1] = s31;
-		at_sq8_conv_rq8(B->F, &R, K->ActMin, K->ActMax, O, O1);
+		if (B->Fast2)
+			at_sq8_conv_rq8_2(B->F2, &R, K->ActMin, K->ActMax, O, O1);
+		else
+			at_sq8_conv_rq8(B->F, &R, K->ActMin, K->ActMax, O, O1);
 	} else {
 		at_sq8_conv_rq_pair(&B->F[0], s00, s01, s10, s11, K->ActMin, K->ActMax, O, O1);
 		at_sq8_conv_rq_pair(&B->F[2], s20, s21, s30, s31, K->ActMin, K->ActMax, O + 2, O1 + 2);

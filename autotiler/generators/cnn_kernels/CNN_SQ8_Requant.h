@@ -220,6 +220,56 @@ static inline int8_t at_tflm_rq_int8_fast(const at_tflm_rq_fast_t *f, int32_t ac
 				   act_max);
 }
 
+/* A channel's constants for at_tflm_rq_int8_fast2 (at_tflm_rq_fast2_of): accumulators bounded by
+ * 2^29 in magnitude (a caller's proof: bias and filter size), the low word of acc M not needed. */
+typedef struct {
+	int32_t M;		/* the Q31 multiplier */
+	int32_t K;		/* 1 + 2^Right + OUT_ZP 2^(Right + 1) */
+	int32_t Right1;		/* Right + 1 */
+} at_tflm_rq_fast2_t;
+
+/* Does at_tflm_rq_int8_fast2 apply to q with this zero point (then *f is set): TFLM's double
+ * rounding, M != INT32_MIN, no left shift, 1 <= Right <= 30 and |K| <= 2^30 - 2. */
+static inline int at_tflm_rq_fast2_of(const at_tflm_rq_t *q, int32_t out_zero_point, at_tflm_rq_fast2_t *f)
+{
+	int64_t k;
+
+	if (!at_tflm_rq_is_double(q) || q->Left != 0 || q->Right < 1 || q->Right > 30)
+		return 0;
+	k = 1 + ((int64_t) 1 << q->Right) + (int64_t) out_zero_point * ((int64_t) 1 << (q->Right + 1));
+	if (k < -(((int64_t) 1 << 30) - 2) || k > ((int64_t) 1 << 30) - 2)
+		return 0;
+	f->M = q->M;
+	f->K = (int32_t) k;
+	f->Right1 = q->Right + 1;
+	return 1;
+}
+
+/* at_tflm_rq_int8_double(q, acc, ...) for |acc| < 2^29 and an f of at_tflm_rq_fast2_of, from
+ * hi = mulh(4 acc, M) = floor(acc M / 2^30) alone (no mul, no low word): SRDHM(acc, M) =
+ * floor((acc M + 2^30) / 2^31) = floor((hi + 1) / 2) (nested floors), and RoundingDivideByPOT of
+ * that by 2^R plus OUT_ZP is floor((hi + K - 2 [h < 0]) / 2^(R + 1)) (nested again; h < 0 iff
+ * hi < -1, and at hi = -1 the term changes nothing: K - 1 and K - 3 lie in one multiple of 2^(R+1)
+ * as R >= 1), so [hi < 0] serves: 3 simple operations, the shifted add (p.addN) and the clamp.
+ * |hi| <= 2 |acc| < 2^30 and |K| <= 2^30 - 2: no overflow. at_tflm_rq_fast2_end takes hi
+ * (several mulh issued first: each holds RI5CY's pipeline 5 cycles anyway, GVSoC too). */
+static inline int32_t at_tflm_rq_fast2_hi(const at_tflm_rq_fast2_t *f, int32_t acc)
+{
+	return gap_mulh_i32((int32_t) ((uint32_t) acc << 2), f->M);
+}
+
+static inline int8_t at_tflm_rq_fast2_end(const at_tflm_rq_fast2_t *f, int32_t hi, int32_t act_min, int32_t act_max)
+{
+	int32_t s = hi >> 31;
+
+	return (int8_t) gap_clamp_i32(gap_add_sra_i32(hi + s + s, f->K, f->Right1), act_min, act_max);
+}
+
+static inline int8_t at_tflm_rq_int8_fast2(const at_tflm_rq_fast2_t *f, int32_t acc, int32_t act_min, int32_t act_max)
+{
+	return at_tflm_rq_fast2_end(f, at_tflm_rq_fast2_hi(f, acc), act_min, act_max);
+}
+
 /* The original's 1-byte requantisation (Scale_DataSize 1; docs/cnn-sq8-original.md, numpy twin
  * autotiler/generators/sq8_original.py): AT_NORM(x, n), a rounded shift half up on 32 bits
  * (gap_roundnorm_reg: no rounding term for n = 0), and AT_SCALE(x, Scale, ScaleN), the 32-bit
