@@ -911,6 +911,209 @@ static void at_dw_small(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k)
 	at_dw_small_range(Arg, k, First, Last, ZpBuf);
 }
 
+/* ---- narrow planes: a channel's padded plane on the stack, output columns in pairs ---------- */
+
+/* On a narrow plane (DS-CNN's 25x5), a line holds too few outputs to pay for its set-up (the window's
+ * first columns, the border tests, a requantisation loop). A core copies a channel's input plane with
+ * its padding (IN_ZP) into a buffer on its stack, then slides the window down the output columns, two
+ * at a time, on the line pairs' loop (at_dw_seg2_s1 with the buffer's lines as its columns: the
+ * weights transposed): every tap is inside the buffer, no border tests. The buffer's bytes and the
+ * columns' accumulators (2 Ho) fit the cluster core's 2 KiB stack with room to spare. */
+#define AT_DW_PLANE 256
+#define AT_DW_PLANE_SLACK 4
+
+/* A channel's 3x3 weights w[ky][kx], each line also packed in a word (bytes w[ky][0..2], 0), and
+ * Start = Bias - IN_ZP sum w. */
+typedef struct {
+	int32_t w[3][3], Packed[3], Start;
+} at_dw_pwin;
+
+/* The padded plane of the output's windows at stride 1: Wo + 2 columns, Ho + 2 lines. */
+static inline int at_dw_plane_fits(const KerConv_TFLM_SQ8_T *Arg)
+{
+	return Arg->Sx == 1 && Arg->Sy == 1 && (Arg->Wo + 2) * (Arg->Ho + 2) <= AT_DW_PLANE;
+}
+
+#if defined(at_gap_xpulpv2)
+/* H lines of W bytes (W, H > 0): p's pixels InFeat apart, PSkip bytes from a line's end to the next
+ * one's start; q's bytes consecutive, QSkip bytes between lines. Two nested hardware loops: 3 cycles
+ * per byte (p.lb, p.sb with post-increment, a nop in place of the load-use stall), 3 per line. */
+#define AT_DW_COPY_LOOPS(H, W)                                                                           \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP1("%[h]", 6)                         \
+		AT_GAP_ASM_LP_SETUP0("%[w]", 3)                                                          \
+		AT_DW_LB_PI("t0", "%[p]") "nop\n\t" ".insn s 0x2b, 0, t0, 1(%[q])\n\t"                  \
+		"add %[p], %[p], %[ps]\n\t" "add %[q], %[q], %[qs]\n\t"                                  \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [p] "+r"(p), [q] "+r"(q)                                                               \
+		: [h] "r"(H), [w] "r"(W), [step] "r"(InFeat), [ps] "r"(PSkip), [qs] "r"(QSkip)            \
+		: "t0", "memory")
+#endif
+
+/* Input channel ic's pixels into the buffer B (Wb columns, Hb lines), at (y + Pad top, x + PadLeft); the
+ * rest of B (the padding) holds IN_ZP from at_dw_plane. */
+static void at_dw_plane_copy(const KerConv_TFLM_SQ8_T *Arg, int ic, signed char *B, int Wb, int Hb)
+{
+	int Pl = Arg->PadLeft, Pt = Arg->Pad[2], InFeat = Arg->InFeat;
+	int W = (Arg->W < Wb - Pl) ? Arg->W : Wb - Pl, H = (Arg->H < Hb - Pt) ? Arg->H : Hb - Pt;
+	int PSkip = (Arg->W - W) * InFeat, QSkip = Wb - W;
+	const signed char *p = Arg->In + ic;
+	signed char *q = B + Pt * Wb + Pl;
+#if defined(at_gap_xpulpv2)
+
+	if (H > 0 && W > 0)
+		AT_DW_COPY_LOOPS(H, W);
+#else
+	int x, y;
+
+	for (y = 0; y < H; y++, p += PSkip, q += QSkip)
+		for (x = 0; x < W; x++)
+			*q++ = (signed char) at_dw_lb_postinc(&p, InFeat);
+#endif
+}
+
+#if defined(at_gap_xpulpv2)
+/* at_dw_plane_col's loop, 7 instructions per output: the window's new line as one word (p.lw with
+ * post-increment by the buffer's line, at any alignment), its dot products with the filter's three
+ * lines (pv.sdotsp.b, the weights' fourth byte 0), the finished output stored; xa the older open
+ * output, ya the newer. */
+#define AT_DW_COLW_LOOP(Cols)                                                                           \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 7)                         \
+		".insn r 0x0b, 7, 0x10, t0, %[r], %[step]\n\t"                                          \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w2]", "t0")                                              \
+		".insn s 0x2b, 2, %[xa], 4(%[p])\n\t"                                                   \
+		"mv %[xa], %[ya]\n\t"                                                                   \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w1]", "t0")                                              \
+		"mv %[ya], %[st]\n\t"                                                                   \
+		AT_GAP_ASM_SDOTSP_B("%[ya]", "%[w0]", "t0")                                              \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [xa] "+r"(a2), [ya] "+r"(a1), [r] "+r"(r), [p] "+r"(P)                                 \
+		: [n] "r"(Cols), [step] "r"(Step), [st] "r"(Start), [w0] "r"(win->Packed[0]),             \
+		  [w1] "r"(win->Packed[1]), [w2] "r"(win->Packed[2])                                     \
+		: "t0", "memory")
+#endif
+
+/* The accumulators of the n outputs of one output column, from r, the buffer at the column's first
+ * window (its top left tap), Step the buffer's line. The loop starts two outputs early from zero
+ * accumulators: P's first two words get partial sums to ignore, then the n outputs. */
+static void at_dw_plane_col(const at_dw_pwin *win, const signed char *r, int n, int Step, int32_t *P)
+{
+	int32_t a2 = 0, a1 = 0, Start = win->Start;
+	int Cols = n + 2;
+
+#if defined(at_gap_xpulpv2)
+	AT_DW_COLW_LOOP(Cols);
+#else
+	int i;
+
+	for (i = 0; i < Cols; i++, r += Step) {
+		*P++ = at_dw_col3(a2, win->w[2][0], win->w[2][1], win->w[2][2], r[0], r[1], r[2]);
+		a2 = at_dw_col3(a1, win->w[1][0], win->w[1][1], win->w[1][2], r[0], r[1], r[2]);
+		a1 = at_dw_col3(Start, win->w[0][0], win->w[0][1], win->w[0][2], r[0], r[1], r[2]);
+	}
+#endif
+}
+
+#if defined(at_gap_xpulpv2)
+/* Requantises n interleaved pairs (Acc[2 i] into OA[i Step], Acc[2 i + 1] into OB[i Step]) of one
+ * channel through its fast constants: AT_DW_RQ_LINES. */
+static void at_dw_rq_pairs_fast(const int32_t *Acc, int n, signed char *OA, signed char *OB, int Step,
+				const at_tflm_rq_fast_t *f, const at_dw_consts *k)
+{
+	at_tflm_rq_fast_t F = *f;
+	const int32_t *P = Acc;
+	int32_t ActMin = k->ActMin, ActMax = k->ActMax;
+	uint32_t C29 = 1u << 29;
+
+	AT_DW_RQ_LINES(n);
+}
+#endif
+
+/* The same for any requantisation (Fast: f applies). */
+static void at_dw_rq_pairs(const int32_t *Acc, int n, signed char *OA, signed char *OB, int Step,
+			   const at_tflm_rq_t *q, const at_tflm_rq_fast_t *f, int Fast, const at_dw_consts *k)
+{
+	int i;
+
+#if defined(at_gap_xpulpv2)
+	if (Fast) {
+		at_dw_rq_pairs_fast(Acc, n, OA, OB, Step, f, k);
+		return;
+	}
+#endif
+	for (i = 0; i < n; i++, Acc += 2, OA += Step, OB += Step) {
+		if (Fast) {
+			*OA = (signed char) at_tflm_rq_int8_fast(f, Acc[0], k->ActMin, k->ActMax);
+			*OB = (signed char) at_tflm_rq_int8_fast(f, Acc[1], k->ActMin, k->ActMax);
+		} else {
+			*OA = (signed char) at_tflm_rq_int8(q, Acc[0], k->OutZp, k->ActMin, k->ActMax);
+			*OB = (signed char) at_tflm_rq_int8(q, Acc[1], k->OutZp, k->ActMin, k->ActMax);
+		}
+	}
+}
+
+/* Every output of channel c from its padded plane B (Wb = Wo + 2 columns; AT_DW_PLANE_SLACK bytes
+ * after it: a window's line is read as a word, its fourth byte weighted 0), column by column; Acc:
+ * Ho + 2 words. */
+static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c,
+						      const signed char *B, int Wb, int32_t *Acc)
+{
+	at_dw_pwin win;
+	at_tflm_rq_t q;
+	at_tflm_rq_fast_t f;
+	int Wo = Arg->Wo, Ho = Arg->Ho, OutFeat = Arg->OutFeat, OStep = Wo * OutFeat, Sum = 0, Fast, ox, ky, kx;
+	signed char *Out = Arg->Out + c;
+
+	for (ky = 0; ky < 3; ky++) {
+		uint32_t Word = 0;
+
+		for (kx = 0; kx < 3; kx++) {
+			int32_t w = Arg->Filter[(ky * 3 + kx) * OutFeat + c];
+
+			win.w[ky][kx] = w;
+			Word |= ((uint32_t) w & 0xffu) << (8 * kx);
+			Sum += w;
+		}
+		win.Packed[ky] = (int32_t) Word;
+	}
+	win.Start = at_dw_start(Arg->Bias[c], k->InZp, Sum);	/* the padding's taps are IN_ZP in B */
+	at_tflm_rq_prep(&q, Arg->Scale[c], Arg->ScaleN[c], k->Flags);
+	Fast = at_tflm_rq_fast_of(&q, k->OutZp, &f);
+	for (ox = 0; ox < Wo; ox++, Out += OutFeat) {
+		at_dw_plane_col(&win, B + ox, Ho, Wb, Acc);
+		/* consecutive outputs of the column in pairs, an odd last one alone */
+		at_dw_rq_pairs(Acc + 2, Ho >> 1, Out, Out + OStep, 2 * OStep, &q, &f, Fast, k);
+		if (Ho & 1) {
+			int32_t a = Acc[Ho + 1];
+
+			Out[(Ho - 1) * OStep] = Fast ? (signed char) at_tflm_rq_int8_fast(&f, a, k->ActMin, k->ActMax)
+						     : at_dw_out_any(Arg, k, c, a);
+		}
+	}
+}
+
+/* Every output of this core's channels (3x3 of stride 1, at_dw_plane_fits). */
+static void at_dw_plane(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k)
+{
+	signed char B[AT_DW_PLANE + AT_DW_PLANE_SLACK];
+	int32_t Acc[AT_DW_PLANE / 3 + 2];	/* a column: Ho + 2 <= AT_DW_PLANE / 3 */
+	int Wb = Arg->Wo + 2, Hb = Arg->Ho + 2, First, Last, c, i, ic, j;
+
+	for (i = 0; i < Wb * Hb + AT_DW_PLANE_SLACK; i++)
+		B[i] = (signed char) k->InZp;
+	CNN_Chunk(Arg->OutFeat, &First, &Last);
+	ic = First / k->Mult;	/* input channel ic serves output channels [ic Mult, ic Mult + Mult) */
+	j = First - ic * k->Mult;
+	for (c = First; c < Last; c++) {
+		if (c == First || j == 0)	/* a depth multiplier's channels share their input */
+			at_dw_plane_copy(Arg, ic, B, Wb, Hb);
+		at_dw_plane_chan(Arg, k, c, B, Wb, Acc);
+		if (++j == k->Mult) {
+			j = 0;
+			ic++;
+		}
+	}
+}
+
 /* Output lines [oy, oy + n) of channel c. */
 static void at_dw_lines(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int oy, int n, int Fast)
 {
@@ -937,6 +1140,12 @@ void KerParConvDW_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 	k.ActMax = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
 	k.Flags = at_inf_tflm(Arg->Infos, AT_INF_TFLM_FLAGS);
 	k.Mult = Arg->OutFeat / Arg->InFeat;
+	/* Narrow planes: a channel's padded plane per step (the same test on every core). */
+	if (Fast && at_dw_plane_fits(Arg)) {
+		at_dw_plane(Arg, &k);
+		gap_waitbarrier(0);
+		return;
+	}
 	/* Small planes: channels inner (the same test on every core: the work splits alike). */
 	if (Fast && k.Mult == 1 && Arg->Wo * Ho <= AT_DW_SMALL && Arg->OutFeat >= AT_DW_SMALL_CHUNK * (int) gap_ncore()) {
 		at_dw_small(Arg, &k);
