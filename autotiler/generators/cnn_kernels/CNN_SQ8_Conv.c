@@ -138,7 +138,7 @@ typedef struct {
 	at_tflm_rq_t Q[4];
 	at_tflm_rq_fast_t F[4];
 	at_tflm_rq_fast2_t F2[4];
-	int Total[4], Fast, Fast2, Double;
+	int Total[4], Fast, Fast2, Double;	/* Fast: F set (only when not Fast2) */
 	int32_t Bias[4], Inner[4];
 } at_sq8_conv_chans;
 
@@ -183,21 +183,25 @@ static void at_sq8_conv_chans_of(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_con
 	if (n == 4)
 		at_sq8_conv_sum4(Arg->Filter + c * K->Size, K->Size, K->Size, B->Total);
 	for (j = 0; j < n; j++) {
-		int64_t Bound;
+		uint32_t Bias;
 
 		if (n != 4)
 			B->Total[j] = at_sq8_conv_sum(Arg->Filter + (c + j) * K->Size, K->Size, 0);
 		B->Bias[j] = Arg->Bias[c + j];
 		B->Inner[j] = (int32_t) ((uint32_t) B->Bias[j] - (uint32_t) K->InZp * (uint32_t) B->Total[j]);
 		at_tflm_rq_prep(&B->Q[j], Arg->Scale[c + j], Arg->ScaleN[c + j], K->Flags);
-		B->Fast = at_tflm_rq_fast_of(&B->Q[j], K->OutZp, &B->F[j]) && B->Fast;
 		B->Double = at_tflm_rq_is_double(&B->Q[j]) && B->Double;
 		/* any accumulator of this channel, Bias - IN_ZP sum w + sum w x over a subset of the
 		 * filter's taps, is within |Bias| + Size 2^15 (|w|, |x|, |IN_ZP| <= 128): at_tflm_rq_int8_fast2's
 		 * 2^29 holds for all of them (nothing wraps then) */
-		Bound = (B->Bias[j] < 0 ? -(int64_t) B->Bias[j] : (int64_t) B->Bias[j]) + ((int64_t) K->Size << 15);
-		B->Fast2 = at_tflm_rq_fast2_of(&B->Q[j], K->OutZp, &B->F2[j]) && Bound < ((int64_t) 1 << 29) && B->Fast2;
+		Bias = (B->Bias[j] < 0) ? 0u - (uint32_t) B->Bias[j] : (uint32_t) B->Bias[j];
+		B->Fast2 = B->Fast2 && K->Size < (1 << 14) && Bias + ((uint32_t) K->Size << 15) < (1u << 29) &&
+			   at_tflm_rq_fast2_of(&B->Q[j], K->OutZp, &B->F2[j]);
 	}
+	/* F only where F2 is not (every requantisation prefers F2): less set-up per block */
+	B->Fast = B->Fast && !B->Fast2;
+	for (j = 0; j < n && B->Fast; j++)
+		B->Fast = at_tflm_rq_fast_of(&B->Q[j], K->OutZp, &B->F[j]);
 }
 
 /* The 8 wrapped sums of the block path: S[j][k] = Inner[j] + the sum over the filter of channel j
@@ -421,7 +425,7 @@ static inline __attribute__((always_inline)) void at_sq8_conv_rq_pair2(const at_
 }
 
 /* Requantise and store the block path's sums of pixels 0 .. Two (their output bytes at O0, O1)
- * for 4 channels: B->Fast (the common case) or B->Double straight-line, no test per output. */
+ * for 4 channels: B->Fast2 (the common case), B->Fast or B->Double straight-line, no test per output. */
 static inline __attribute__((always_inline)) void at_sq8_conv_store(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
 								    const at_sq8_conv_sums *R, int Two, signed char *O0,
 								    signed char *O1)
@@ -432,6 +436,11 @@ static inline __attribute__((always_inline)) void at_sq8_conv_store(const at_sq8
 	if (B->Fast2 && Two) {
 		at_sq8_conv_rq_pair2(&B->F2[0], R->S[0][0], R->S[0][1], R->S[1][0], R->S[1][1], Lo, Hi, O0, O1);
 		at_sq8_conv_rq_pair2(&B->F2[2], R->S[2][0], R->S[2][1], R->S[3][0], R->S[3][1], Lo, Hi, O0 + 2, O1 + 2);
+		return;
+	}
+	if (B->Fast2) {
+		for (j = 0; j < 4; j++)
+			O0[j] = at_tflm_rq_int8_fast2(&B->F2[j], R->S[j][0], Lo, Hi);
 		return;
 	}
 	if (B->Fast && Two) {
@@ -458,6 +467,16 @@ static void at_sq8_conv_store1(const at_sq8_conv_ctx *K, const at_sq8_conv_chans
 {
 	int j;
 
+	if (B->Fast2) {
+		int32_t h0 = at_tflm_rq_fast2_hi(&B->F2[0], Acc[0]), h1 = at_tflm_rq_fast2_hi(&B->F2[1], Acc[1]);
+		int32_t h2 = at_tflm_rq_fast2_hi(&B->F2[2], Acc[2]), h3 = at_tflm_rq_fast2_hi(&B->F2[3], Acc[3]);
+
+		O[0] = at_tflm_rq_fast2_end(&B->F2[0], h0, K->ActMin, K->ActMax);
+		O[1] = at_tflm_rq_fast2_end(&B->F2[1], h1, K->ActMin, K->ActMax);
+		O[2] = at_tflm_rq_fast2_end(&B->F2[2], h2, K->ActMin, K->ActMax);
+		O[3] = at_tflm_rq_fast2_end(&B->F2[3], h3, K->ActMin, K->ActMax);
+		return;
+	}
 	if (B->Fast) {
 		uint32_t h0 = (uint32_t) gap_mulh_i32(Acc[0], B->F[0].M), h1 = (uint32_t) gap_mulh_i32(Acc[1], B->F[1].M);
 		uint32_t h2 = (uint32_t) gap_mulh_i32(Acc[2], B->F[2].M), h3 = (uint32_t) gap_mulh_i32(Acc[3], B->F[3].M);
@@ -651,14 +670,14 @@ static __attribute__((noinline)) void at_sq8_conv_rq8_2(const at_tflm_rq_fast2_t
 	}
 }
 
-/* Can at_sq8_conv_pairs_fast take this block's interior pixels (B->Fast, each filter row one run):
+/* Can at_sq8_conv_pairs_fast take this block's interior pixels (B->Fast or Fast2, each filter row one run):
  * then *G, from the filters at W, or from their copy in Pad with each row padded to whole words. */
 static int at_sq8_conv_fast_rows(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
 				 const signed char *W, signed char *Pad, at_sq8_conv_rows *G)
 {
 	int Len = (K->RunLen + 3) & ~3, j, ky, i;
 
-	if (!B->Fast || K->Runs != 1 || K->RunLen == 0 || (Len != K->RunLen && 4 * Arg->Fy * Len > AT_SQ8_CONV_PAD_MAX))
+	if (!(B->Fast || B->Fast2) || K->Runs != 1 || K->RunLen == 0 || (Len != K->RunLen && 4 * Arg->Fy * Len > AT_SQ8_CONV_PAD_MAX))
 		return 0;
 	G->Words = Len >> 2;
 	G->RSkip = K->RowIn - Len;
@@ -904,7 +923,8 @@ static void at_sq8_conv_block4_lines(const KerConv_TFLM_SQ8_T *Arg, const at_sq8
 #endif
 
 /* Channels [c, c + 4) of this core's pixels: interior pixels in pairs (consecutive interior pixels,
- * not necessarily on one line) on the block path, border pixels on the general one. */
+ * not necessarily on one line) on the block path, border pixels on the general one (the flat case,
+ * at_sq8_conv_flat, goes to at_sq8_conv_block4_flat before). */
 static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
 			       const at_sq8_conv_chans *B, int c)
 {
@@ -932,11 +952,6 @@ static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_
 	Cols.Known = 0;
 #endif
 
-	if (K->OyA == 0 && K->OyB == Arg->Ho && K->OxA == 0 && K->OxB == Arg->Wo && Base == InOff &&
-	    K->StepY == Arg->Wo * K->StepX) {
-		at_sq8_conv_block4_flat(Arg, K, Wk, B, c, InOff);
-		return;
-	}
 #if defined(at_gap_xpulpv2)
 	if (Fast && G.Over == 0 && K->OyA == 0 && K->OyB == Arg->Ho && K->OxA == 0 && K->OxB == Arg->Wo) {
 		at_sq8_conv_block4_lines(Arg, K, Wk, B, &G, W, Base, O);
@@ -1019,22 +1034,33 @@ next:
 	}
 }
 
+/* Is every output pixel interior, the pixels StepX apart in the input from pixel 0's tap (0, 0) at
+ * the tile's start (a 1x1 convolution of stride 1, without padding): at_sq8_conv_block4_flat. */
+static int at_sq8_conv_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K)
+{
+	return K->OyA == 0 && K->OyB == Arg->Ho && K->OxA == 0 && K->OxB == Arg->Wo && Arg->Pad[2] * Arg->W + Arg->PadLeft == 0 &&
+	       K->StepY == Arg->Wo * K->StepX;
+}
+
 void KerParConv_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 {
 	at_sq8_conv_ctx K;
 	at_sq8_conv_work Wk;
 	at_sq8_conv_chans B;
-	int c;
+	int c, Flat;
 
 	at_sq8_conv_context(Arg, &K);
 	at_sq8_conv_share(Arg, &Wk);
+	Flat = at_sq8_conv_flat(Arg, &K);
 	for (c = Wk.C0; c < Wk.C1; c += 4) {
 		int n = gap_min(4, Wk.C1 - c), p;
 		/* the block path reads 4 filters of one group */
-		int OneGroup = (K.Off + c) / Arg->GroupOut == (K.Off + c + n - 1) / Arg->GroupOut;
+		int Group = (K.Off + c) / Arg->GroupOut, OneGroup = Group == (K.Off + c + n - 1) / Arg->GroupOut;
 
 		at_sq8_conv_chans_of(Arg, &K, c, n, &B);
-		if (n == 4 && OneGroup)
+		if (n == 4 && OneGroup && Flat)
+			at_sq8_conv_block4_flat(Arg, &K, &Wk, &B, c, Group * Arg->GroupIn);
+		else if (n == 4 && OneGroup)
 			at_sq8_conv_block4(Arg, &K, &Wk, &B, c);
 		else
 			for (p = Wk.P0; p < Wk.P1; p++)

@@ -229,18 +229,22 @@ typedef struct {
 } at_tflm_rq_fast2_t;
 
 /* Does at_tflm_rq_int8_fast2 apply to q with this zero point (then *f is set): TFLM's double
- * rounding, M != INT32_MIN, no left shift, 1 <= Right <= 30 and |K| <= 2^30 - 2. */
+ * rounding, M != INT32_MIN, no left shift, 1 <= Right <= 30 and |K| <= 2^30 - 2, here as
+ * K = 1 + 2^Right T, T = 1 + 2 OUT_ZP, |T| <= (2^30 - 3) >> Right (32-bit arithmetic only: a
+ * kernel prepares it per block of channels). */
 static inline int at_tflm_rq_fast2_of(const at_tflm_rq_t *q, int32_t out_zero_point, at_tflm_rq_fast2_t *f)
 {
-	int64_t k;
+	int32_t t, lim;
 
-	if (!at_tflm_rq_is_double(q) || q->Left != 0 || q->Right < 1 || q->Right > 30)
+	if (!at_tflm_rq_is_double(q) || q->Left != 0 || q->Right < 1 || q->Right > 30 || out_zero_point < -32768 ||
+	    out_zero_point > 32767)
 		return 0;
-	k = 1 + ((int64_t) 1 << q->Right) + (int64_t) out_zero_point * ((int64_t) 1 << (q->Right + 1));
-	if (k < -(((int64_t) 1 << 30) - 2) || k > ((int64_t) 1 << 30) - 2)
+	t = 1 + 2 * out_zero_point;
+	lim = (int32_t) ((((uint32_t) 1 << 30) - 3u) >> q->Right);
+	if (t < -lim || t > lim)
 		return 0;
 	f->M = q->M;
-	f->K = (int32_t) k;
+	f->K = (int32_t) ((uint32_t) t << q->Right) + 1;
 	f->Right1 = q->Right + 1;
 	return 1;
 }
