@@ -5,7 +5,8 @@
   (at_tflm_rq_int8, at_tflm_rq_int8_double, at_tflm_rq_int8_fast, gap_mulh_i32, gap_add_sra_i32,
   gap_add_sra1_i32, gap_add_srl30_u32) run on a cluster core of GVSoC's pulp-open over random
   operands, in the target form and in the plain C (-DAT_GAP_PLAIN_C), against numpy (sq8_tflm's
-  MultiplyByQuantizedMultiplier in both rounding modes).
+  MultiplyByQuantizedMultiplier in both rounding modes); at_tflm_rq_int8_fast2 (no low word) over
+  accumulators up to its 2^29 bound, every shift 0 .. -31 and zero points at the ends.
 - The convolution over a bounded sweep of shapes (1x1, 3x3 stride 1/2, SAME/VALID, grouped,
   dilated, channel counts not a multiple of 4, odd widths, several tiles and channel chunks, the
   single rounding mode) on GVSoC, each output equal to sq8_tflm's; the same sweep on the host
@@ -48,13 +49,16 @@ PROBE_BODY = r"""
  * out[7][i] at_tflm_rq_int8, out[8][i] at_tflm_rq_int8_double (0 where not is_double),
  * out[9][i] at_tflm_requant_int8_mode, out[10][i] at_tflm_rq_int8_fast (0 where not
  * at_tflm_rq_fast_of), out[11][i] gap_mulh_i32(acc, mult), out[12 .. 14][i] gap_add_sra_i32(acc,
- * mult, -shift), gap_add_sra1_i32(acc, mult), gap_add_srl30_u32(acc, mult). */
-void PROBE_NAME(int out[15][N_OPS])
+ * mult, -shift), gap_add_sra1_i32(acc, mult), gap_add_srl30_u32(acc, mult), out[15][i]
+ * at_tflm_rq_int8_fast2 of acc / 4 (0 where not at_tflm_rq_fast2_of or |acc / 4| >= 2^29). */
+void PROBE_NAME(int out[16][N_OPS])
 {
     for (int i = 0; i < N_OPS; i++) {
         const signed char *p = (const signed char *)op_bytes + i;
         at_tflm_rq_t q;
         at_tflm_rq_fast_t f;
+        at_tflm_rq_fast2_t f2;
+        int acc4 = op_acc[i] / 4;
 
         for (int k = 0; k < 4; k++)
             out[k][i] = gap_lw_any(op_bytes + 4 * i + k);
@@ -72,6 +76,8 @@ void PROBE_NAME(int out[15][N_OPS])
         out[12][i] = gap_add_sra_i32(op_acc[i], op_mult[i], -op_shift[i]);
         out[13][i] = gap_add_sra1_i32(op_acc[i], op_mult[i]);
         out[14][i] = (int)gap_add_srl30_u32((uint32_t)op_acc[i], (uint32_t)op_mult[i]);
+        out[15][i] = (at_tflm_rq_fast2_of(&q, op_zp[i], &f2) && acc4 > -(1 << 29) && acc4 < (1 << 29))
+                         ? at_tflm_rq_int8_fast2(&f2, acc4, op_lo[i], op_hi[i]) : 0;
     }
 }
 """
@@ -106,16 +112,27 @@ def _operands(rng) -> dict:
                 flags=flags, zp=zp, lo=lo, hi=hi)
 
 
-def _expected_rq(ops: dict) -> np.ndarray:
+def _expected_rq(ops: dict, acc=None) -> np.ndarray:
+    acc = ops["acc"] if acc is None else acc
     out = np.zeros(N, np.int64)
     for i in range(N):
         if ops["flags"][i]:
-            v = int(T.single_rounding_multiply(ops["acc"][i], ops["mult"][i], ops["shift"][i])) + int(ops["zp"][i])
+            v = int(T.single_rounding_multiply(acc[i], ops["mult"][i], ops["shift"][i])) + int(ops["zp"][i])
         else:
-            v = int(T.wrap32(T.multiply_by_quantized_multiplier(ops["acc"][i], ops["mult"][i], ops["shift"][i])
+            v = int(T.wrap32(T.multiply_by_quantized_multiplier(acc[i], ops["mult"][i], ops["shift"][i])
                              + int(ops["zp"][i])))
         out[i] = min(max(v, int(ops["lo"][i])), int(ops["hi"][i]))
     return out
+
+
+def _fast2(ops: dict, acc4: np.ndarray) -> np.ndarray:
+    """Where at_tflm_rq_fast2_of holds and |acc| < 2^29: double rounding, M != INT32_MIN, shift in
+    [-30, -1], |zp| <= 2^15, |1 + 2 zp| <= (2^30 - 3) >> R (R = -shift)."""
+    right = np.clip(-ops["shift"], 0, 31)
+    ok = (ops["flags"] == 0) & (ops["mult"] != -(1 << 31)) & (ops["shift"] <= -1) & (ops["shift"] >= -30)
+    ok &= (ops["zp"] >= -32768) & (ops["zp"] <= 32767)
+    ok &= np.abs(1 + 2 * ops["zp"]) <= (((1 << 30) - 3) >> right)
+    return ok & (np.abs(acc4) < (1 << 29))
 
 
 def _fast(ops: dict) -> np.ndarray:
@@ -142,7 +159,7 @@ def _header(ops: dict) -> str:
 @pytest.mark.usefixtures("private_harness_cache")
 def test_helpers_target_form_equals_plain_c_and_numpy(tmp_path):
     ops = _operands(np.random.default_rng(251))
-    got, out = P.run_probe(tmp_path, "conv_helpers", _header(ops), PROBE_BODY, 15, N, "int",
+    got, out = P.run_probe(tmp_path, "conv_helpers", _header(ops), PROBE_BODY, 16, N, "int",
                            f"-Wextra -I{CNN_KERNELS_DIR}")
     assert not re.search(r"(probe_\w+\.c|Gap\.h|CNN_SQ8_Requant\.h):\d+:\d+: warning", out), out[:3000]
     got = got.view(np.int32).astype(np.int64)
@@ -164,10 +181,14 @@ def test_helpers_target_form_equals_plain_c_and_numpy(tmp_path):
     expected[12] = ssum >> (-ops["shift"] & 31)
     expected[13] = ssum >> 1
     expected[14] = wsum >> 30
+    acc4 = np.trunc(ops["acc"] / 4).astype(np.int64)                # C's division: toward zero
+    fast2 = _fast2(ops, acc4)
+    expected[15] = np.where(fast2, _expected_rq(ops, acc4), 0)
+    assert fast2.sum() > N // 4 and (fast2 & (np.abs(acc4) >= (1 << 28))).any()   # the bound's edge reached
     names = ("gap_lw_any +0", "gap_lw_any +1", "gap_lw_any +2", "gap_lw_any +3", "gap_lw_postinc",
              "gap_lw_postinc's advance", "gap_clamp_i32", "at_tflm_rq_int8", "at_tflm_rq_int8_double",
              "at_tflm_requant_int8_mode", "at_tflm_rq_int8_fast", "gap_mulh_i32",
-             "gap_add_sra_i32", "gap_add_sra1_i32", "gap_add_srl30_u32")
+             "gap_add_sra_i32", "gap_add_sra1_i32", "gap_add_srl30_u32", "at_tflm_rq_int8_fast2")
     for b, name in enumerate(names):
         np.testing.assert_array_equal(got[1, b], expected[b], err_msg=f"{name}: the plain C form")
         np.testing.assert_array_equal(got[0, b], expected[b], err_msg=f"{name}: the target form")
@@ -206,18 +227,47 @@ SWEEP = [
     # interior lines, and the cores' pixel ranges cut inside lines (one block of 4 channels)
     C("s_5x5_border_cols", 9, 8, 12, 8, f=(5, 5), seed=14),
     C("s_3x3_odd_lines", 7, 10, 16, 4, act="RELU", seed=15),
+    # 1x1 on 128 channels: 4 channels x 4 pixels (at_sq8_conv_quads), then a pair and an odd pixel;
+    # the cores sharing a block's pixels, one with fewer than 4
+    C("s_1x1_quads", 5, 7, 128, 32, f=(1, 1), padding="VALID", act="RELU", seed=16),
+    C("s_1x1_quads_split", 3, 5, 128, 8, f=(1, 1), in_zp=5, seed=17),
+    # biases near +-2^29 (BIG_BIAS): at_tflm_rq_int8_fast2's bound fails, at_tflm_rq_int8_fast serves
+    C("s_big_bias_1x1", 5, 6, 16, 8, f=(1, 1), out_scale=2500.0, out_zp=0, seed=18),
+    C("s_big_bias_3x3", 6, 7, 16, 8, out_scale=2500.0, out_zp=0, seed=19),
 ]
+BIG_BIAS = {"s_big_bias_1x1", "s_big_bias_3x3"}
+_REFERENCE = B.reference
+
+
+def _reference(c):
+    """B.reference, with biases of +-[2^29, 2^29 + 2^27) for the cases of BIG_BIAS (outputs about
+    +-100 with their out_scale): every block fails at_tflm_rq_int8_fast2's bound."""
+    inputs, y = _REFERENCE(c)
+    if c.name not in BIG_BIAS:
+        return inputs, y
+    rng = np.random.default_rng(c.seed)
+    w_q = T.FilterQParams(tuple(float(s) for s in rng.uniform(0.002, 0.02, c.cout)))   # as B.reference
+    bias = (rng.choice([-1, 1], c.cout) * ((1 << 29) + rng.integers(0, 1 << 27, c.cout))).astype(np.int32)
+    y = T.conv2d(inputs["In"], inputs["Filter"], bias, T.QParams(0.05, c.in_zp), w_q, T.QParams(c.out_scale, c.out_zp),
+                 stride=c.stride, dilation=c.dilation, padding=c.padding, activation=c.act)
+    assert int(y.max()) - int(y.min()) > 50
+    return dict(inputs, Bias=bias), y
+
+
+@pytest.fixture
+def big_bias(monkeypatch):
+    monkeypatch.setattr(B, "reference", _reference)
 
 
 @needs_gvsoc
 @pytest.mark.gvsoc
-@pytest.mark.usefixtures("private_harness_cache")
+@pytest.mark.usefixtures("private_harness_cache", "big_bias")
 def test_conv_sweep_on_gvsoc_is_bit_exact(tmp_path):
     cycles = B.run_cases(SWEEP, tmp_path)          # raises WrongOutput on the first difference
     assert set(cycles) == {c.name for c in SWEEP}
 
 
-@pytest.mark.usefixtures("private_harness_cache")
+@pytest.mark.usefixtures("private_harness_cache", "big_bias")
 def test_conv_sweep_on_the_host_is_bit_exact(tmp_path):
     cycles = B.run_cases(SWEEP, tmp_path, backend="host")
     assert set(cycles) == {c.name for c in SWEEP}

@@ -859,9 +859,88 @@ static int at_sq8_conv_col_pair(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
 }
 #endif
 
+#if defined(at_gap_xpulpv2)
+/* 4 channels x 4 pixels of an ungrouped 1x1 convolution (flat: a pixel's input is Size bytes after
+ * the previous one's, as a filter is Size bytes after the previous one): the 4 pixels and the 4
+ * filters at the same offsets 0, S1, S2, S3 from x and w, 8 words into 16 pv.sdotsp.b per
+ * iteration (24 instructions for 64 MACs; two 4 x 2 blocks take 28). Each filter word is loaded
+ * 2 instructions before its first use (RI5CY's load-use stall); the count's register is a temporary
+ * once the loop is set up (GCC's allocator has 28 registers to find, of 28). The sums start from
+ * Init[0 .. 3] in the statement (outputs, not inputs: GCC's 30 operands count an in-out twice). */
+#define AT_SQ8_CONV_QUAD_WORDS(Init, S1, S2, S3)                                                              \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN                                                           \
+		"lw %[a00], 0(%[i])\n\tlw %[a10], 4(%[i])\n\tlw %[a20], 8(%[i])\n\tlw %[a30], 12(%[i])\n\t"      \
+		"mv %[a01], %[a00]\n\tmv %[a02], %[a00]\n\tmv %[a03], %[a00]\n\t"                             \
+		"mv %[a11], %[a10]\n\tmv %[a12], %[a10]\n\tmv %[a13], %[a10]\n\t"                             \
+		"mv %[a21], %[a20]\n\tmv %[a22], %[a20]\n\tmv %[a23], %[a20]\n\t"                             \
+		"mv %[a31], %[a30]\n\tmv %[a32], %[a30]\n\tmv %[a33], %[a30]\n\t"                             \
+		AT_GAP_ASM_LP_SETUP0("%[n]", 24)                                                        \
+		AT_GAP_ASM_PLW_RR("t1", "%[x]", "%[s1]") AT_GAP_ASM_PLW_RR("t2", "%[x]", "%[s2]")        \
+		AT_GAP_ASM_PLW_RR("t3", "%[x]", "%[s3]") AT_GAP_ASM_PLW_PI("t0", "%[x]")                 \
+		AT_GAP_ASM_PLW_RR("t4", "%[w]", "%[s1]") AT_GAP_ASM_PLW_RR("%[n]", "%[w]", "%[s2]")      \
+		AT_GAP_ASM_SDOTSP_B("%[a10]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[a11]", "t1", "t4")      \
+		AT_GAP_ASM_SDOTSP_B("%[a12]", "t2", "t4") AT_GAP_ASM_SDOTSP_B("%[a13]", "t3", "t4")      \
+		AT_GAP_ASM_PLW_RR("t4", "%[w]", "%[s3]")                                                \
+		AT_GAP_ASM_SDOTSP_B("%[a20]", "t0", "%[n]") AT_GAP_ASM_SDOTSP_B("%[a21]", "t1", "%[n]")  \
+		AT_GAP_ASM_SDOTSP_B("%[a22]", "t2", "%[n]") AT_GAP_ASM_SDOTSP_B("%[a23]", "t3", "%[n]")  \
+		AT_GAP_ASM_PLW_PI("%[n]", "%[w]")                                                       \
+		AT_GAP_ASM_SDOTSP_B("%[a30]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[a31]", "t1", "t4")      \
+		AT_GAP_ASM_SDOTSP_B("%[a32]", "t2", "t4") AT_GAP_ASM_SDOTSP_B("%[a33]", "t3", "t4")      \
+		AT_GAP_ASM_SDOTSP_B("%[a00]", "t0", "%[n]") AT_GAP_ASM_SDOTSP_B("%[a01]", "t1", "%[n]")  \
+		AT_GAP_ASM_SDOTSP_B("%[a02]", "t2", "%[n]") AT_GAP_ASM_SDOTSP_B("%[a03]", "t3", "%[n]")  \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [a00] "=&r"(a00), [a01] "=&r"(a01), [a02] "=&r"(a02), [a03] "=&r"(a03),                \
+		  [a10] "=&r"(a10), [a11] "=&r"(a11), [a12] "=&r"(a12), [a13] "=&r"(a13),                \
+		  [a20] "=&r"(a20), [a21] "=&r"(a21), [a22] "=&r"(a22), [a23] "=&r"(a23),                \
+		  [a30] "=&r"(a30), [a31] "=&r"(a31), [a32] "=&r"(a32), [a33] "=&r"(a33),                \
+		  [x] "+r"(x), [w] "+r"(w), [n] "+r"(n)                                                 \
+		: [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3), [i] "r"(Init)                               \
+		: "t0", "t1", "t2", "t3", "t4", "memory")
+
+/* Filters of fewer bytes take pairs (4 x 2) rather than at_sq8_conv_quads (measured on GVSoC: with
+ * 64-byte filters its longer requantisation and its cold code at each block ate the loop's gain;
+ * from 128 bytes on it wins: MobileNet's 128 -> 128 1x1 2 %). */
+#define AT_SQ8_CONV_QUAD_MIN 128
+
+/* Quads groups of 4 consecutive pixels of at_sq8_conv_block4_flat (B->Fast2, the first's input at
+ * X, its outputs at O, OStep bytes between pixels' outputs) on AT_SQ8_CONV_QUAD_WORDS; the 16 sums
+ * through the stack into a loop over the channels, which keeps the code within a core's 512-byte
+ * instruction cache (16 outputs inline would not fit with the loop). */
+static __attribute__((noinline)) void at_sq8_conv_quads(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+							const signed char *W, const signed char *X, signed char *O,
+							int OStep, int Quads)
+{
+	int S1 = K->Size, S2 = 2 * K->Size, S3 = 3 * K->Size, Words = K->Size >> 2, q, j;
+	int32_t Lo = K->ActMin, Hi = K->ActMax, S[4][4];
+
+	for (q = 0; q < Quads; q++, X += 4 * S1, O += 4 * OStep) {
+		int a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33;
+		const signed char *x = X, *w = W;
+		int n = Words;
+
+		AT_SQ8_CONV_QUAD_WORDS(B->Inner, S1, S2, S3);
+		S[0][0] = a00; S[0][1] = a01; S[0][2] = a02; S[0][3] = a03;
+		S[1][0] = a10; S[1][1] = a11; S[1][2] = a12; S[1][3] = a13;
+		S[2][0] = a20; S[2][1] = a21; S[2][2] = a22; S[2][3] = a23;
+		S[3][0] = a30; S[3][1] = a31; S[3][2] = a32; S[3][3] = a33;
+		for (j = 0; j < 4; j++) {
+			at_tflm_rq_fast2_t F = B->F2[j];
+			int32_t h0 = at_tflm_rq_fast2_hi(&F, S[j][0]), h1 = at_tflm_rq_fast2_hi(&F, S[j][1]);
+			int32_t h2 = at_tflm_rq_fast2_hi(&F, S[j][2]), h3 = at_tflm_rq_fast2_hi(&F, S[j][3]);
+
+			O[j] = at_tflm_rq_fast2_end(&F, h0, Lo, Hi);
+			O[OStep + j] = at_tflm_rq_fast2_end(&F, h1, Lo, Hi);
+			O[2 * OStep + j] = at_tflm_rq_fast2_end(&F, h2, Lo, Hi);
+			O[3 * OStep + j] = at_tflm_rq_fast2_end(&F, h3, Lo, Hi);
+		}
+	}
+}
+#endif
+
 /* Channels [c, c + 4) of pixels [P0, P1) when every output pixel is interior and consecutive
  * pixels are StepX apart in the input (a 1x1 convolution of stride 1, without padding): the pairs
- * are (P0, P0 + 1), (P0 + 2, P0 + 3) ..., no test per pixel. */
+ * are (P0, P0 + 1), (P0 + 2, P0 + 3) ..., no test per pixel; ungrouped, groups of 4 pixels first
+ * (at_sq8_conv_quads) where the requantisation is at_tflm_rq_int8_fast2's. */
 static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
 				    const at_sq8_conv_chans *B, int c, int InOff)
 {
@@ -873,8 +952,18 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 #if defined(at_gap_xpulpv2)
 	at_sq8_conv_rows G;
 
+	/* one run of Size bytes per pixel, the next pixel's Size bytes on */
+	if (B->Fast2 && Arg->Fy == 1 && K->Runs == 1 && K->Size == K->StepX && (K->Size & 3) == 0 && K->Size >= AT_SQ8_CONV_QUAD_MIN &&
+	    Wk->P1 - Wk->P0 >= 4) {
+		int Quads = (Wk->P1 - Wk->P0) >> 2;
+
+		at_sq8_conv_quads(K, B, W, X, O, Arg->OutFeat, Quads);
+		p += 4 * Quads;
+		X += 4 * Quads * K->StepX;
+		O += 4 * Quads * Arg->OutFeat;
+	}
 	if (at_sq8_conv_fast_rows(Arg, K, B, W, 0, &G) && G.Over == 0) {
-		int Pairs = (Wk->P1 - Wk->P0) >> 1;
+		int Pairs = (Wk->P1 - p) >> 1;
 
 		at_sq8_conv_pairs_fast(Arg, K, B, &G, B->Inner, G.W, Arg->Fy, X, O, Pairs, 0);
 		p += 2 * Pairs;
