@@ -603,12 +603,13 @@ def format_rows(rows: list) -> str:
     return "\n".join(lines)
 
 
-def cases(examples: list, plat, quick: bool, rng, sq8=None):
+def cases(examples: list, plat, quick: bool, rng, sq8=None, kinds=None):
     """(name, make) of each case; ``sq8``: the SQ8 kernels' (sources, include dirs) to run the SQ8
-    TFLM layers (bench/calibrate_sq8.py) with, at each budget, instead of the examples."""
+    TFLM layers (bench/calibrate_sq8.py) with, at each budget, instead of the examples (``kinds``:
+    only the layers of these kinds)."""
     if sq8:
         for b in SQ8.BUDGETS[:1] if quick else SQ8.BUDGETS:
-            yield f"sq8@{b}", lambda b=b: SQ8.sq8_case(plat, b, rng, sources=sq8)
+            yield f"sq8@{b}", lambda b=b: SQ8.sq8_case(plat, b, rng, sources=sq8, kinds=kinds)
         return
     scales = SCALES[:2] if quick else SCALES
     for name in examples:
@@ -640,6 +641,10 @@ def parse_args(argv):
                         "imported networks over a spread of shapes, at two L1 budgets) with the terms of their "
                         "pulp_open Cost= (calibrate_sq8.SHAPES); prints the compute= entries; --json defaults to "
                         "bench/results/calibration_sq8.json")
+    p.add_argument("--sq8-only", metavar="KINDS",
+                   help="with --fit-sq8: run only the layers of these kinds (comma-separated: "
+                        f"{', '.join(SQ8.KINDS)}); the other kinds' rows are kept from the --json file of an "
+                        "earlier run (their basic kernels unchanged), so the fit and the file cover every kernel")
     p.add_argument("--kernels-rev", metavar="REV",
                    help="with --fit-sq8, --networks, --ranking: measure the SQ8 kernels (and Gap.h) of git revision "
                         "REV, not the working tree's")
@@ -647,9 +652,10 @@ def parse_args(argv):
                    help="no simulation: a --fit-sq8 results file fitted again with the current terms "
                         "(calibrate_sq8.SHAPES: the layers are declared again and their schedules walked for the term "
                         "sums); prints the fit, each run's error and the out-of-sample check, writes --json")
-    p.add_argument("--calls", choices=("mean", "first", "warm"), default="mean",
-                   help="with --refit: fit the midpoint of the first and second calls' fork cycles (default), the "
-                        "first (cold) calls' or the second (warm) calls'")
+    p.add_argument("--calls", choices=("mean", "first", "warm"),
+                   help="with --fit-sq8 or --refit: fit, for every basic kernel, the midpoint of the first and second "
+                        "calls' fork cycles, the first (cold) calls' or the second (warm) calls' (default: "
+                        "calibrate_sq8.COLD's kernels their first calls, the others the midpoint)")
     p.add_argument("--networks", action="store_true",
                    help="the four imported networks (tests/models/import) on the host simulator and on GVSoC, node by "
                         "node: bench/results/calibration_networks.json and .md")
@@ -659,11 +665,37 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def calls_forks(row: dict, which: str) -> dict:
-    """A --fit-sq8 row's forks to fit: the first calls', the warm ones', or their midpoint."""
-    if which != "mean":
-        return row["forks_cold" if which == "first" else "forks_warm"]
-    return {k: [v[0], (v[1] + row["forks_warm"][k][1]) // 2, v[2]] for k, v in row["forks_cold"].items()}
+def sq8_kinds(text: Optional[str]) -> Optional[set]:
+    """--sq8-only's kinds, each one of calibrate_sq8.KINDS."""
+    if not text:
+        return None
+    kinds = {k.strip() for k in text.split(",") if k.strip()}
+    unknown = sorted(kinds - set(SQ8.KINDS))
+    if unknown:
+        raise SystemExit(f"calibrate: --sq8-only {', '.join(unknown)}: not a layer kind (one of {', '.join(SQ8.KINDS)})")
+    return kinds
+
+
+def kept_rows(path: Path, kinds: set) -> Optional[dict]:
+    """The rows of an earlier --fit-sq8 file (``path``) whose layers are not of ``kinds``, with the
+    kernels' revision they measured ({"rows", "kernels"}); None when there is no such file."""
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    rows = [r for r in data["rows"] if r.get("label", "").split()[:1] and r["label"].split()[0] not in kinds]
+    return {"rows": rows, "kernels": data.get("kept", {}).get("kernels", data.get("kernels"))}
+
+
+def calls_forks(row: dict, which: Optional[str]) -> dict:
+    """A --fit-sq8 row's forks to fit: the first calls', the warm ones', or their midpoint; None:
+    the first calls' for a kernel of calibrate_sq8.COLD (in a graph it always follows another
+    kernel: its code is cold), else the midpoint."""
+    def one(k: str, v: list) -> list:
+        how = which or ("first" if k in SQ8.COLD else "mean")
+        if how == "mean":
+            return [v[0], (v[1] + row["forks_warm"][k][1]) // 2, v[2]]
+        return list(row["forks_cold" if how == "first" else "forks_warm"][k])
+    return {k: one(k, v) for k, v in row["forks_cold"].items()}
 
 
 def refit_sq8(args) -> int:
@@ -780,7 +812,8 @@ def main(argv=None) -> int:
     if args.kernels_rev:   # one commit for the whole run, whatever is committed meanwhile
         args.kernels_rev = SQ8.revision(args.kernels_rev)
     sq8 = SQ8.kernel_sources(args.kernels_rev, kernels_dir) if args.fit_sq8 else None
-    for name, make in cases(examples, plat, args.quick, rng, sq8):
+    kinds = sq8_kinds(args.sq8_only)
+    for name, make in cases(examples, plat, args.quick, rng, sq8, kinds):
         work = Path(tempfile.mkdtemp(prefix="calib-"))
         try:
             runner = run_case_warm if args.fit_sq8 else run_case
@@ -797,6 +830,11 @@ def main(argv=None) -> int:
             print(f"{name}: skipped ({skipped[-1]['why']})", flush=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+    kept = kept_rows(Path(args.json), kinds) if args.fit_sq8 and kinds else None
+    if kept:
+        rows += kept["rows"]
+    for r in rows if args.fit_sq8 else ():   # the calls each kernel's fit takes (--calls)
+        r["forks"] = calls_forks(r, args.calls)
     print(format_rows(rows))
     s = summary(rows)
     print(f"\nplatform {plat.name}: {s['kernels']} kernel runs ({s['dma_bound']} DMA bound); predicted vs GVSoC: "
@@ -828,6 +866,8 @@ def main(argv=None) -> int:
                  "compute": {k: vars(v) for k, v in plat.compute.items()}}
     shutil.rmtree(kernels_dir, ignore_errors=True)
     extra = {"kernels": SQ8.revision(args.kernels_rev)} if args.fit_sq8 else {}
+    if kept:
+        extra["kept"] = {"kinds": sorted(set(SQ8.KINDS) - kinds), "kernels": kept["kernels"], "rows": len(kept["rows"])}
     Path(args.json).write_text(json.dumps({"platform": plat.name, "model": "before" if args.before else "current", **extra,
                                            "constants": constants, "summary": s, "rows": rows, "shapes": shapes,
                                            "compute_fit": {k: v.entry() for k, v in fit.items()},

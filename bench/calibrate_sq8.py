@@ -60,7 +60,7 @@ from autotiler.objectives import candidates, solve_options
 
 ROOT = Path(__file__).resolve().parents[1]
 NETWORKS = ("ds_cnn_kws", "mobilenet_v1_025_96", "resnet8", "autoencoder")
-BUDGETS = (44000, 16000)      # L1: near pulp_open's whole L1 (the imports' budget), then a third of it
+BUDGETS = (48896, 16000)      # L1: pulp_open's whole L1 (the imports' budget), then a third of it
 SENTINEL = -99
 
 # ---- pulp_open's own Cost= of each SQ8 kernel: its terms (cycles on the busiest core) ----------
@@ -92,45 +92,96 @@ _BLOCK = f"{_BLK}*{_PIX_IN}"
 _NOT_FLAT = "(1 - 1/(Fx*Fy*Sx*Sy))"     # 0 for a 1x1 stride 1 layer, else 1
 _BORDER = f"{_BLK}*{_PIX_BORDER}"
 _LEFT = f"(Chunk % 4)*{_PIX}"
-# depth wise (CNN_SQ8_ConvDW.c): the (channel, output line) units shared evenly by the cores
+# depth wise (CNN_SQ8_ConvDW.c), the 3x3 filter of dilation 1 (its fast path: the networks' only
+# filter), three forms, tested in this order. The plane form at stride 1 where the padded plane,
+# (Wo + 2) x (Ho + 2) bytes, fits AT_DW_PLANE = 256 ([a <= 256] = 1/(a/257 + 1)): the cores share
+# the channels (CNN_Chunk), a channel's plane is copied into a buffer and its outputs go column
+# by column
+_DW_PLANE = "(1/(Sx*Sy))*(1/(((Wo + 2)*(Ho + 2))/257 + 1))"
+_DW_NOT_PLANE = f"(1 - {_DW_PLANE})"
+# The lines form: the (channel, output line) units shared evenly by the cores (CNN_Chunk),
+# a core's units channel major, in segments of one channel (_DW_SEGS: at most one per Ho units,
+# the busiest core's count)
 _UNITS = "((OutFeat*Ho + ncores - 1)/ncores)"
+_DW_SEGS = f"(({_UNITS} + Ho - 1)/Ho)"
+# a channel's edge lines (the window leaves the tile: the padded first or last line of a tile;
+# the tile's top pad is not a scalar argument, the lines' count is: as the convolution's _IY)
+_DW_EDGE = "(Ho - (H - 3 + Sy)/Sy)"
+# stride 1 with both lines' accumulators in the segment buffer (2 Wo <= AT_DW_SEG = 128): the
+# inner lines two at a time (at_dw_seg2_s1), per segment the edge lines and an odd inner line alone
+_DW_TWO = "(1/Sx)*(1/(Wo/65 + 1))"
+_DW_SINGLE = f"({_DW_SEGS}*({_DW_EDGE} + (Ho - {_DW_EDGE}) % 2))"
+_DW_PAIRS = f"({_DW_TWO}*(({_UNITS} - {_DW_SINGLE})/2))"
 # its channels-inner form for a small plane (at most AT_DW_SMALL = 36 output pixels) of at least
 # AT_DW_SMALL_CHUNK = 8 channels per core ([a <= 36] = 1/(a/37 + 1), [b >= 8 ncores] =
-# 1 - 1/(b/(8 ncores) + 1)): the cores share the channels
+# 1 - 1/(b/(8 ncores) + 1)): the cores share the channels (CNN_Chunk), in runs of AT_DW_RUN = 32
 _DW_SMALL = "(1/((Wo*Ho)/37 + 1))*(1 - 1/(OutFeat/(8*ncores) + 1))"
-_DW_LINES = f"(1 - {_DW_SMALL})"
+_DW_SMALL_TAKEN = f"{_DW_NOT_PLANE}*{_DW_SMALL}"
+_DW_LINES = f"{_DW_NOT_PLANE}*(1 - {_DW_SMALL})"
 _DW_CHANS = "((OutFeat + ncores - 1)/ncores)"
+_DW_RUNS = f"(({_DW_CHANS} + 31)/32)"
 # pooling (CNN_SQ8_Pooling.c): the (output line, channel) units shared evenly by the cores
 _POOL_OUT = "((Ho*C + ncores - 1)/ncores)*Wo"
 # linear (CNN_SQ8_Linear.c): a core's outputs, 4 at a time (one input word feeds 4 filter words),
 # the rest one by one
 _LIN = "((OutDim + ncores - 1)/ncores)"
 SHAPES = {
-    # the block path per block and interior pixel: the words of each filter row (Fx GroupIn
-    # contiguous bytes, a row not of whole words padded to them, or its tail bytes one by one),
-    # per row and pixel its loops and tests; per line its interior run's set-up (but in 1x1 stride
-    # 1 layers: their pairs run across lines); the border path per block and border pixel: each tap row's words (at most Fy), its rows
-    # and taps; the general path (the channels left over from the blocks) per output likewise; per
-    # block and pixel the 4 requantisations and stores; per block of the core the filter sums and
-    # the channels' set-up
+    # the block path per block and interior pixel (in pairs: at_sq8_conv_pairs_fast): the words of
+    # each filter row (Fx GroupIn contiguous bytes, a row not of whole words padded to them, or its
+    # tail bytes one by one), per row and pixel its loops and tests; per line its interior run's
+    # set-up (but in 1x1 stride 1 layers: their pairs run across lines); the border path per block
+    # and border pixel: each tap row's words (at most Fy), its rows and taps; the general path
+    # (the channels left over from the blocks) per output likewise; per block and pixel the 4
+    # requantisations and stores; per block of the core the filter sums and the channels' set-up,
+    # the copy of the 4 filters with rows padded to whole words, and per line of an odd interior
+    # run the pixel left over from its pairs (paired with the next line's first on the C path)
     "KerParConv_TFLM_SQ8": [f"{_BLOCK}*Fy*((Fx*GroupIn + 3)/4)", f"{_BLOCK}*Fy*((Fx*GroupIn) % 4)",
                             f"{_BLOCK}*Fy*(1 - 1/((Fx*GroupIn) % 4 + 1))", _BLOCK, f"{_BLK}*{_LINES}*{_NOT_FLAT}",
                             f"{_BORDER}*Fy*((Fx*GroupIn + 3)/4)", f"{_BORDER}*Fy", f"{_BORDER}*Fy*Fx",
                             f"{_LEFT}*Fy*Fx*((GroupIn + 3)/4)", f"{_LEFT}*Fy*Fx", _LEFT, f"{_BLK}*{_PIX}",
-                            f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)", _BLK],
-    # the lines form per output: the new input columns (1 at stride 1, 2 at 2: Sx of 3 taps) and the
-    # requantisation; per line the window's set-up, per channel of the core its weights' (3x3, the
-    # kernel's fast path: the networks' only filter); the channels-inner form of a small plane per
-    # pixel of the core's channels (Sx as above) and per channel
-    "KerParConvDW_TFLM_SQ8": [f"{_UNITS}*Wo*Sx*{_DW_LINES}", f"{_UNITS}*Wo*{_DW_LINES}", f"{_UNITS}*{_DW_LINES}",
-                              f"(({_UNITS} + Ho - 1)/Ho)*{_DW_LINES}", f"{_DW_SMALL}*{_DW_CHANS}*Wo*Ho*Sx",
-                              f"{_DW_SMALL}*{_DW_CHANS}*Wo*Ho", f"{_DW_SMALL}*{_DW_CHANS}"],
+                            f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)", _BLK,
+                            f"{_BLK}*Fy*((Fx*GroupIn + 3)/4)*(1 - 1/((Fx*GroupIn) % 4 + 1))",
+                            f"{_BLK}*{_LINES}*({_IX} % 2)*{_NOT_FLAT}"],
+    # the lines form: per output of the line pairs (a hardware loop per input column feeding both
+    # lines, the pairs' requantisation loop), of the single lines at stride 1 (edge lines, odd
+    # ones, lines of more than 64 outputs: C) and at stride 2 (two outputs per hardware loop
+    # step); per pair and per single line their set-up, the first columns and the right padding;
+    # per segment the channel's weights and requantisation constants. The channels-inner form:
+    # per channel of the core and pixel pair at stride 1 (a hardware loop per channel for the
+    # sums, one for the requantisation) and at stride 2 (C), per channel and odd last pixel of a
+    # line (C), per run and pixel pair or odd pixel its 12 or 15 tap bases, per channel its
+    # constants. The plane form: per channel of the core and output column its loop over Ho + 2
+    # window lines (a hardware loop step each), its pairs' and odd output's requantisation and
+    # its set-up; per channel the plane's copy (per byte of the tile, per line) and the channel's
+    # constants; per call the buffer's padding
+    "KerParConvDW_TFLM_SQ8": [f"{_DW_PAIRS}*2*Wo*{_DW_LINES}", f"({_UNITS} - 2*{_DW_PAIRS})*Wo*(1/Sx)*{_DW_LINES}",
+                              f"{_UNITS}*Wo*(1 - 1/Sx)*{_DW_LINES}", f"{_DW_PAIRS}*{_DW_LINES}",
+                              f"({_UNITS} - 2*{_DW_PAIRS})*(1/Sx)*{_DW_LINES}", f"{_UNITS}*(1 - 1/Sx)*{_DW_LINES}",
+                              f"{_DW_SEGS}*{_DW_LINES}",
+                              f"{_DW_SMALL_TAKEN}*{_DW_CHANS}*Ho*(Wo/2)*(1/Sx)",
+                              f"{_DW_SMALL_TAKEN}*{_DW_CHANS}*Ho*(Wo/2)*(1 - 1/Sx)",
+                              f"{_DW_SMALL_TAKEN}*{_DW_CHANS}*Ho*(Wo % 2)", f"{_DW_SMALL_TAKEN}*{_DW_RUNS}*Ho*((Wo + 1)/2)",
+                              f"{_DW_SMALL_TAKEN}*{_DW_CHANS}",
+                              f"{_DW_PLANE}*{_DW_CHANS}*Wo*(Ho + 2)", f"{_DW_PLANE}*{_DW_CHANS}*Wo*(Ho/2)",
+                              f"{_DW_PLANE}*{_DW_CHANS}*Wo*(Ho % 2)", f"{_DW_PLANE}*{_DW_CHANS}*Wo",
+                              f"{_DW_PLANE}*{_DW_CHANS}*H*W", f"{_DW_PLANE}*{_DW_CHANS}*H", f"{_DW_PLANE}*{_DW_CHANS}",
+                              f"{_DW_PLANE}*(Wo + 2)*(Ho + 2)"],
     "KerParAvgPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParMaxPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParLinear_TFLM_SQ8": [f"({_LIN}/4)*(InDim/4)", f"({_LIN} % 4)*(InDim/4)", f"{_LIN}*(InDim % 4)", _LIN],
     "KerParSoftMaxItems_TFLM_SQ8": ["((Dim + ncores - 1)/ncores)"],
     "KerParGlobalSumRequant_TFLM_SQ8": ["((Feat + ncores - 1)/ncores)*Pixels", "((Feat + ncores - 1)/ncores)"],
 }
+
+
+# The basic kernels whose fit takes their first calls' cycles (code fetched cold) rather than the
+# midpoint of the first and a warm call: in the networks' graphs a node of these always follows a
+# node of another kernel (a depth wise convolution a regular one, a pooling, a mean, an add or a
+# softmax whatever computed their input), so their code is cold every time. The regular
+# convolution and the dense layer follow themselves too (ResNet-8's convolutions, the
+# autoencoder's dense layers), as often as not: the midpoint halves the worse of the two errors.
+COLD = ("KerParConvDW_TFLM_SQ8", "KerParAvgPool_TFLM_SQ8", "KerParMaxPool_TFLM_SQ8", "KerParAdd_TFLM_SQ8",
+        "KerParGlobalSumRequant_TFLM_SQ8", "KerParSoftMaxItems_TFLM_SQ8")
 
 
 # ---- the layers ---------------------------------------------------------------------------------
@@ -277,6 +328,24 @@ LAYERS = [
     conv(30, 30, 3, 16, (3, 3)), conv(80, 80, 3, 8, (3, 3), 2), conv(18, 18, 24, 64, (3, 3), 2),
     conv(5, 5, 160, 160, (3, 3), dw=True), conv(6, 6, 144, 144, (3, 3), dw=True),
     conv(8, 8, 128, 128, (3, 3), 2, dw=True), conv(4, 4, 256, 256, (3, 3), dw=True),
+    # appended: the layers of the four networks (their convolutions, depth wise ones and dense
+    # layers; a layer already above is not repeated), then neighbours of their paths (a depth wise
+    # line longer than 64 outputs: single lines at stride 1)
+    conv(49, 10, 1, 64, (10, 4), 2), conv(25, 5, 64, 64, (1, 1)), conv(25, 5, 64, 64, (3, 3), dw=True),
+    conv(96, 96, 3, 8, (3, 3), 2), conv(48, 48, 8, 8, (3, 3), dw=True), conv(48, 48, 8, 16, (1, 1)),
+    conv(48, 48, 16, 16, (3, 3), 2, dw=True), conv(24, 24, 16, 32, (1, 1)), conv(24, 24, 32, 32, (3, 3), dw=True),
+    conv(24, 24, 32, 32, (3, 3), 2, dw=True), conv(12, 12, 32, 64, (1, 1)), conv(12, 12, 64, 64, (3, 3), dw=True),
+    conv(12, 12, 64, 64, (1, 1)), conv(12, 12, 64, 64, (3, 3), 2, dw=True), conv(6, 6, 64, 128, (1, 1)),
+    conv(6, 6, 128, 128, (3, 3), dw=True), conv(6, 6, 128, 128, (1, 1)), conv(6, 6, 128, 128, (3, 3), 2, dw=True),
+    conv(3, 3, 128, 256, (1, 1)), conv(3, 3, 256, 256, (3, 3), dw=True), conv(3, 3, 256, 256, (1, 1)),
+    conv(1, 1, 256, 2, (1, 1)),
+    conv(32, 32, 3, 16, (3, 3)), conv(32, 32, 16, 16, (3, 3)), conv(32, 32, 16, 32, (1, 1), 2, same=False),
+    conv(32, 32, 16, 32, (3, 3), 2), conv(16, 16, 32, 32, (3, 3)), conv(16, 16, 32, 64, (3, 3), 2),
+    conv(16, 16, 32, 64, (1, 1), 2, same=False),
+    linear(64, 10), linear(640, 128, 0), linear(128, 128), linear(128, 8), linear(8, 128), linear(128, 640),
+    pool(25, 5, 64, (25, 5), (1, 1), True), add(32, 32, 16), softmax(10), softmax(2),
+    conv(12, 72, 8, 8, (3, 3), dw=True), conv(7, 5, 64, 64, (3, 3), dw=True), conv(10, 10, 96, 96, (3, 3), 2, dw=True),
+    conv(64, 64, 3, 8, (3, 3), 2, same=False), conv(48, 48, 3, 16, (3, 3), 2),
 ]
 
 
@@ -323,10 +392,20 @@ def revision(rev) -> str:
     return head + (" + uncommitted edits" if dirty else "")
 
 
-def sq8_case(plat, budget: int, rng, layers=None, sources=None) -> tuple:
+def kind(layer: Layer) -> str:
+    """The layer's kind, the first word of its label: one of KINDS."""
+    return layer.label.split()[0]
+
+
+KINDS = ("conv", "dw", "linear", "avgpool", "maxpool", "add", "mean", "softmax")
+
+
+def sq8_case(plat, budget: int, rng, layers=None, sources=None, kinds=None) -> tuple:
     """(model, files, calls, sources, include dirs) of the SQ8 layers at L1 ``budget``, for
     bench/calibrate.py's run_case; a layer no tiling fits at that budget is left out.
-    ``sources``: :func:`kernel_sources`' (default: the working tree's)."""
+    ``sources``: :func:`kernel_sources`' (default: the working tree's); ``kinds``: only the
+    layers of these kinds (:func:`kind`), named by their index in ``layers`` all the same (a
+    --refit finds them)."""
     layers = LAYERS if layers is None else layers
     declared = []
     with Model(plat) as m:
@@ -335,6 +414,8 @@ def sq8_case(plat, budget: int, rng, layers=None, sources=None) -> tuple:
         LoadCNN_SQ8_Library()
         SetL1MemorySize(min(budget, plat.l1_size))
         for i, layer in enumerate(layers):
+            if kinds is not None and kind(layer) not in kinds:
+                continue
             name = f"L{i}_{budget}"
             try:
                 if layer.declare(name):
@@ -362,14 +443,15 @@ def _graph_run(prog, d, x: dict) -> tuple:
     return outs[0], counters
 
 
-def network_rows(name: str, work: Path, sources=None) -> dict:
-    """Import tests/models/import/``name``.tflite for pulp_open, generate, run the graph on the
-    host simulator and on GVSoC on one input (``sources``: :func:`kernel_sources`', default the
-    working tree's), both checked against tflite-micro: per node the predicted (host simulator)
-    and GVSoC cycles. ``{"network", "nodes": [...], "total", "equal"}``."""
+def network_rows(name: str, work: Path, sources=None, fusion: str = "none") -> dict:
+    """Import tests/models/import/``name``.tflite for pulp_open (``fusion``: the importer's mode;
+    "none", one user kernel per layer, by default: the per-node check of issue 25), generate, run
+    the graph on the host simulator and on GVSoC on one input (``sources``: :func:`kernel_sources`',
+    default the working tree's), both checked against tflite-micro: per node the predicted (host
+    simulator) and GVSoC cycles. ``{"network", "fusion", "nodes": [...], "total", "equal"}``."""
     imp, gen = work / "imp", work / "gen"
     import_model(str(ROOT / "tests" / "models" / "import" / f"{name}.tflite"), str(imp), name="net",
-                 platform="pulp_open", check=False)
+                 platform="pulp_open", check=False, fusion=fusion)
     d = V.read_import_dir(imp)
     V.generate(d, str(gen))
     runs = V.make_inputs(d, 1, {})
@@ -383,7 +465,7 @@ def network_rows(name: str, work: Path, sources=None) -> dict:
         builds["gvsoc"].close()
     equal = all(V.compare(p, [want[0][p.name]], [y[p.name]]).equal == int(np.prod(p.shape))
                 for p in d.outputs for y in (y_host, y_gv))
-    result = {"network": name, "nodes": [], "equal": bool(equal), "error": None}
+    result = {"network": name, "fusion": fusion, "nodes": [], "equal": bool(equal), "error": None}
     for h, g in zip(host["nodes"], gv["nodes"]):
         result["nodes"].append({"node": h["name"], "predicted": h["cycles"], "gvsoc": g["cycles"],
                                 "compute": h["compute_cycles"], "dma": h["dma_busy_cycles"]["cluster"],
@@ -541,5 +623,5 @@ def format_ranking(entries: list) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["SHAPES", "LAYERS", "BUDGETS", "NETWORKS", "sq8_case", "network_rows", "format_networks",
+__all__ = ["SHAPES", "COLD", "LAYERS", "BUDGETS", "NETWORKS", "KINDS", "kind", "sq8_case", "network_rows", "format_networks",
            "networks_markdown", "ranking_rows", "ranking_summary", "format_ranking"]

@@ -22,7 +22,11 @@ GVSoC's semihosting (next to no simulated time), not over a HyperBus (docs/gvsoc
 records the git revision of the kernels measured (and whether the working tree's kernels differ
 from it), since they are being tuned.
 
-    source ~/.cache/gvsoc/env.sh; python bench/gvsoc_networks.py [--networks NAME ...] [--json PATH]
+    source ~/.cache/gvsoc/env.sh; python bench/gvsoc_networks.py [--networks NAME ...] [--fusion MODE] [--json PATH]
+
+``--fusion`` is the importer's fusion mode (``import_model(fusion=...)``): "none" by default, one
+user kernel per layer, the node by node comparison of issue 25's target; "fit" (the importer's
+default) fuses layers where the plan says so. The mode is recorded in the JSON and the tables.
 
 Without GVSoC it says how to install it and exits with status 2. Writes PATH (default
 bench/results/gvsoc_networks.json) and the same tables as Markdown beside it (.md).
@@ -47,6 +51,7 @@ from autotiler.generators import CNN_KERNELS_DIR, CNN_SQ8_SOURCES  # noqa: E402
 from autotiler.graph.lower import plan_graph  # noqa: E402
 from autotiler.importers import report as R  # noqa: E402
 from autotiler.importers import verify as V  # noqa: E402
+from autotiler.importers.fuse import MODES as FUSION_MODES  # noqa: E402
 from autotiler.importers.script import import_model  # noqa: E402
 from host_harness import gvsoc  # noqa: E402
 
@@ -116,11 +121,11 @@ def by_operator(nodes: list) -> dict:
             for op, r in groups.items()}
 
 
-def measure(name: str, work: Path) -> dict:
+def measure(name: str, work: Path, fusion: str = "none") -> dict:
     bench, m85_ms = NETWORKS[name]
     path = MODELS / f"{name}.tflite"
     imp, gen = work / f"imp_{name}", work / f"gen_{name}"
-    result = import_model(str(path), str(imp), name="net", platform="pulp_open", check=False)
+    result = import_model(str(path), str(imp), name="net", platform="pulp_open", check=False, fusion=fusion)
     d = V.read_import_dir(imp)
     model = V.generate(d, str(gen))
     plan = plan_graph(model, model.graphs[d.graph], model.l2_budget)
@@ -140,7 +145,7 @@ def measure(name: str, work: Path) -> dict:
     # the conv layers (the autoencoder has none: its fully connected ones), largest first
     convs = [n for n in nodes if n["macs"] and "CONV" in n["operator"]] or [n for n in nodes if n["macs"]]
     largest = sorted(convs, key=lambda n: -n["macs"])[:LARGEST]
-    return {"network": name, "mlperf_tiny": bench, "source": str(path.relative_to(ROOT)),
+    return {"network": name, "mlperf_tiny": bench, "source": str(path.relative_to(ROOT)), "fusion": fusion,
             "bit_exact_tflm": _exact(d, want, y), "bit_exact_host": all(np.array_equal(y[k], y_host[k]) for k in y),
             "macs": macs, "gvsoc_cycles": cycles, "mac_per_cycle": macs / cycles,
             "latency_ms_at_175mhz": cycles / GAP8_MHZ / 1e3, "host_cycles": int(host["cycles"]),
@@ -163,8 +168,9 @@ def markdown(data: dict) -> str:
     dirty = (f"; uncommitted kernel files: {', '.join(rev['uncommitted_kernel_files'])}"
              if rev["uncommitted_kernel_files"] else "")
     lines = ["# The imported networks on GVSoC (bench/gvsoc_networks.py)", "",
-             f"Kernels at {rev['kernels'][:12]} (HEAD {rev['head'][:12]}{dirty}). GVSoC pulp-open, 8 cores; one "
-             "inference (Run only, Construct apart); prediction: the host simulator on platform pulp_open, ratio = "
+             f"Kernels at {rev['kernels'][:12]} (HEAD {rev['head'][:12]}{dirty}). Imported with fusion "
+             f"\"{data.get('fusion', 'fit')}\" (bench/gvsoc_networks.py --fusion; \"none\": one user kernel per layer). "
+             "GVSoC pulp-open, 8 cores; one inference (Run only, Construct apart); prediction: the host simulator on platform pulp_open, ratio = "
              f"prediction / GVSoC (target: within {TARGET:.0%} per node). Latency at GAP8's {GAP8_MHZ:g} MHz cluster "
              f"clock. Cortex-M85: {M85_SOURCE}; cycles = ms x 480e3.", "",
              "| network | MLPerf Tiny | bit-exact (TFLM, host) | MACs | GVSoC cycles | MAC/cycle | ms at 175 MHz | "
@@ -201,6 +207,9 @@ def markdown(data: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--networks", nargs="+", choices=list(NETWORKS), default=list(NETWORKS))
+    ap.add_argument("--fusion", default="none", choices=FUSION_MODES,
+                    help="the importer's fusion mode (default: none, one user kernel per layer: the per-node "
+                         "comparison)")
     ap.add_argument("--json", type=Path, default=RESULTS, metavar="PATH",
                     help="where to write the results (the Markdown tables beside it, .md)")
     ns = ap.parse_args(argv)
@@ -210,12 +219,12 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-gvsoc-nets-") as tmp:
         results = []
         for name in ns.networks:
-            results.append(measure(name, Path(tmp)))
+            results.append(measure(name, Path(tmp), ns.fusion))
             r = results[-1]
             print(f"{name}: {r['gvsoc_cycles']} cycles on GVSoC, {r['mac_per_cycle']:.2f} MAC/cycle, host prediction "
                   f"{r['host_cycles']} (ratio {_f(r['ratio'])}), bit-exact TFLM {r['bit_exact_tflm']}, host "
                   f"{r['bit_exact_host']}", flush=True)
-    data = {"revision": revision(), "gap8_mhz": GAP8_MHZ, "m85_mhz": M85_MHZ, "m85_source": M85_SOURCE,
+    data = {"revision": revision(), "fusion": ns.fusion, "gap8_mhz": GAP8_MHZ, "m85_mhz": M85_MHZ, "m85_source": M85_SOURCE,
             "target": TARGET, "networks": results}
     ns.json.parent.mkdir(parents=True, exist_ok=True)
     ns.json.write_text(json.dumps(data, indent=1) + "\n")

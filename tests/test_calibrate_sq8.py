@@ -5,6 +5,7 @@ and the ranking summary's statistics."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -20,6 +21,8 @@ from autotiler.generators.sq8_library import LoadCNN_SQ8_Library
 from autotiler.platforms import ComputeScale, get_platform
 from autotiler.schedule.cost import check_platform_cost, cost_to_expr
 from autotiler.schedule.expr import Const
+
+from .conftest import bench_script
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import calibrate_sq8 as S  # noqa: E402
@@ -111,3 +114,136 @@ def test_ranking_summary():
     assert s["spearman"] == pytest.approx(0.8)
     assert s["chosen_vs_best"] == pytest.approx(0.05)
     assert S._spread(list(range(20)), 8) == [0, 1, 2, 3, 7, 11, 15, 19]
+
+
+def _c_dw_lines(feat: int, ho: int, h: int, wo: int, s: int, pad_top: int, cores: int = 8) -> list:
+    """CNN_SQ8_ConvDW.c's lines form (KerParConvDW_TFLM_SQ8's CNN_Chunk of the (channel, line)
+    units, at_dw_lines3x3's steps): per core (units, channel segments, line pairs, single lines)."""
+    seg = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_SEG")
+    units, chunk = feat * ho, -(-feat * ho // cores)
+    two = s == 1 and 2 * wo <= seg
+
+    def inside(y):
+        return y * s - pad_top >= 0 and y * s - pad_top + 2 < h
+
+    out = []
+    for core in range(cores):
+        first, last = min(core * chunk, units), min(core * chunk + chunk, units)
+        segs = pairs = singles = 0
+        u, c, oy = first, first // ho, first % ho
+        while u < last:
+            n = min(ho - oy, last - u)
+            segs += 1
+            y = oy
+            while y < oy + n:
+                if inside(y) and two and y + 1 < oy + n and inside(y + 1):
+                    pairs, y = pairs + 1, y + 2
+                else:
+                    singles, y = singles + 1, y + 1
+            u, c, oy = u + n, c + 1, 0
+        out.append((last - first, segs, pairs, singles))
+    return out
+
+
+@pytest.mark.parametrize("feat, ho, wo, s, pads", [(8, 48, 48, 1, (1, 1)), (32, 24, 24, 1, (1, 1)), (64, 25, 5, 1, (1, 1)),
+                                                   (16, 10, 48, 1, (1, 0)), (16, 10, 48, 1, (0, 1)), (16, 9, 48, 1, (0, 0)),
+                                                   (8, 12, 72, 1, (1, 1)), (16, 24, 24, 2, (0, 1)), (64, 6, 6, 2, (0, 1)),
+                                                   (24, 7, 5, 1, (1, 0)), (8, 1, 20, 1, (1, 1))])
+def test_depth_wise_lines_work_is_the_c_one(feat, ho, wo, s, pads):
+    """The depth wise lines form's terms (calibrate_sq8._UNITS, _DW_SEGS, _DW_PAIRS and the single
+    lines) count the busiest core's work as the C does where each core has whole channels (the
+    networks' layers); AT_DW_SEG (the pairs' condition 2 Wo <= AT_DW_SEG) is read from the C."""
+    h = (ho - 1) * s + 3 - pads[0] - pads[1]
+    c = max(_c_dw_lines(feat, ho, h, wo, s, pads[0]))
+    values = dict(OutFeat=feat, Ho=ho, H=h, Wo=wo, Sx=s, Sy=s)
+    pairs = _eval(S._DW_PAIRS, **values)
+    assert (_eval(S._UNITS, **values), _eval(S._DW_SEGS, **values), pairs) == c[:3]
+    assert _eval(S._UNITS, **values) - 2 * pairs == c[3]
+
+
+@pytest.mark.parametrize("wo", [1, 63, 64, 65, 128])
+def test_depth_wise_pairs_condition_is_the_c_one(wo):
+    seg = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_SEG")
+    assert _eval(S._DW_TWO, Wo=wo, Sx=1) == int(2 * wo <= seg)
+    assert _eval(S._DW_TWO, Wo=wo, Sx=2) == 0
+
+
+@pytest.mark.parametrize("feat", [64, 128, 255, 256, 512, 1024])
+def test_depth_wise_small_plane_runs_are_the_c_ones(feat):
+    """The channels-inner form's runs of AT_DW_RUN channels (read from the C) per core."""
+    run = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_RUN")
+    chans = -(-feat // 8)
+    assert _eval(S._DW_RUNS, OutFeat=feat) == -(-chans // run)
+
+
+@pytest.mark.parametrize("wo, ho, s", [(5, 25, 1), (6, 6, 1), (12, 12, 1), (14, 14, 1), (13, 14, 1), (30, 6, 1),
+                                       (62, 2, 1), (6, 6, 2), (3, 3, 2), (1, 1, 1)])
+def test_depth_wise_plane_test_is_the_c_one(wo, ho, s):
+    """CNN_SQ8_ConvDW.c's plane form (at_dw_plane_fits, tested first): stride 1 and (Wo + 2)
+    (Ho + 2) <= AT_DW_PLANE, read from the C; the small-plane and lines forms only where it fails."""
+    plane = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_PLANE")
+    fits = int(s == 1 and (wo + 2) * (ho + 2) <= plane)
+    assert _eval(S._DW_PLANE, Wo=wo, Ho=ho, Sx=s, Sy=s) == fits
+    for feat in (16, 64, 128):
+        small = _eval(S._DW_SMALL, Wo=wo, Ho=ho, OutFeat=feat)
+        assert _eval(S._DW_SMALL_TAKEN, Wo=wo, Ho=ho, Sx=s, Sy=s, OutFeat=feat) == (1 - fits) * small
+        assert _eval(S._DW_LINES, Wo=wo, Ho=ho, Sx=s, Sy=s, OutFeat=feat) == (1 - fits) * (1 - small)
+
+
+def _c_inner(out: int, size: int, f: int, s: int, d: int, pad: int) -> int:
+    """CNN_SQ8_Conv.c's at_sq8_conv_inner: the count of interior outputs [A, B)."""
+    last = size - 1 - (f - 1) * d + pad
+    a = (pad + s - 1) // s
+    b = 0 if last < 0 else min(last // s + 1, out)
+    return max(b, a) - a
+
+
+@pytest.mark.parametrize("w, fx, s, pad", [(16, 3, 1, 1), (16, 3, 2, 0), (24, 3, 2, 0), (96, 3, 2, 0), (10, 4, 2, 1),
+                                           (20, 5, 1, 2), (32, 1, 2, 0), (7, 1, 1, 0), (5, 3, 1, 1)])
+def test_convolution_interior_run_is_the_c_one(w, fx, s, pad):
+    """The interior pixels of a line (calibrate_sq8._IX: its pairs, and its odd one left over)
+    are at_sq8_conv_inner's [OxA, OxB) of a tile whose columns are the whole line (SAME: Wo =
+    ceil(W / S), the left pad as the generator gives it)."""
+    wo = -(-w // s)
+    assert _eval(S._IX, W=w, Fx=fx, Dx=1, Sx=s, PadLeft=pad, Wo=wo) == _c_inner(wo, w, fx, s, 1, pad)
+
+
+def _calibrate():
+    return bench_script("calibrate")
+
+
+def test_sq8_only_names_layer_kinds():
+    cal = _calibrate()
+    assert cal.sq8_kinds("dw, conv") == {"dw", "conv"}
+    assert cal.sq8_kinds(None) is None
+    with pytest.raises(SystemExit, match=r"--sq8-only pool: not a layer kind \(one of conv, dw, linear"):
+        cal.sq8_kinds("conv,pool")
+
+
+def test_sq8_only_keeps_the_other_kinds_rows(tmp_path):
+    """--fit-sq8 --sq8-only runs some kinds; the other kinds' rows come from the earlier file."""
+    rows = [{"label": "dw 8x8x64->64 3x3/1", "kernel": "L0_16000"}, {"label": "linear 64->12 zp -128", "kernel": "L1_16000"}]
+    path = tmp_path / "sq8.json"
+    path.write_text(json.dumps({"kernels": "abc", "rows": rows}))
+    kept = _calibrate().kept_rows(path, {"dw", "conv"})
+    assert kept == {"rows": rows[1:], "kernels": "abc"}
+    assert _calibrate().kept_rows(tmp_path / "none.json", {"dw"}) is None
+
+
+def test_sq8_case_of_some_kinds_keeps_the_layers_names():
+    """A layer keeps its index in LAYERS as its name (a --refit of the file finds it)."""
+    plat = get_platform("pulp_open")
+    calls = S.sq8_case(plat, 16000, np.random.default_rng(0), kinds={"softmax"})[2]
+    want = [f"L{i}_16000" for i, layer in enumerate(S.LAYERS) if S.kind(layer) == "softmax"]
+    assert [c.kernel for c in calls] == want and len(want) > 2
+
+
+def test_fitted_calls_are_the_first_for_kernels_that_run_cold():
+    """The depth wise convolution (always after another kernel in a graph) fits its first calls;
+    the regular one the midpoint of its first and warm calls (--calls overrides both)."""
+    row = {"forks_cold": {"KerParConvDW_TFLM_SQ8": [2, 1000, 7], "KerParConv_TFLM_SQ8": [1, 600, 5]},
+           "forks_warm": {"KerParConvDW_TFLM_SQ8": [2, 800, 7], "KerParConv_TFLM_SQ8": [1, 400, 5]}}
+    cal = _calibrate()
+    assert "KerParConvDW_TFLM_SQ8" in S.COLD and "KerParConv_TFLM_SQ8" not in S.COLD
+    assert cal.calls_forks(row, None) == {"KerParConvDW_TFLM_SQ8": [2, 1000, 7], "KerParConv_TFLM_SQ8": [1, 500, 5]}
+    assert cal.calls_forks(row, "warm") == {"KerParConvDW_TFLM_SQ8": [2, 800, 7], "KerParConv_TFLM_SQ8": [1, 400, 5]}
