@@ -231,6 +231,11 @@ SWEEP = [
     # the cores sharing a block's pixels, one with fewer than 4
     C("s_1x1_quads", 5, 7, 128, 32, f=(1, 1), padding="VALID", act="RELU", seed=16),
     C("s_1x1_quads_split", 3, 5, 128, 8, f=(1, 1), in_zp=5, seed=17),
+    # filter rows of one word (at_sq8_conv_block4_cols, cluster only): border pixels through columns
+    # (1, 2 and 4 channels: the in-tile bytes at every offset of the word), several tiles, IN_ZP != -128
+    C("s_cols_tiles", 29, 10, 1, 12, f=(10, 4), stride=(2, 2), act="RELU", in_zp=3, budget=3000, seed=20),
+    C("s_cols_2ch", 9, 8, 2, 8, f=(3, 2), in_zp=-7, seed=21),
+    C("s_cols_4ch", 7, 6, 4, 8, f=(3, 1), stride=(2, 1), seed=22),
     # biases near +-2^29 (BIG_BIAS): at_tflm_rq_int8_fast2's bound fails, at_tflm_rq_int8_fast serves
     C("s_big_bias_1x1", 5, 6, 16, 8, f=(1, 1), out_scale=2500.0, out_zp=0, seed=18),
     C("s_big_bias_3x3", 6, 7, 16, 8, out_scale=2500.0, out_zp=0, seed=19),

@@ -982,6 +982,115 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 }
 
 #if defined(at_gap_xpulpv2)
+/* Does at_sq8_conv_block4_cols take this block: a first layer's filter rows of exactly one word
+ * (10x4 on one channel: DS-CNN), ungrouped, a whole filter within a column (AT_SQ8_CONV_COL_MAX),
+ * the requantisation at_tflm_rq_int8_fast2's. */
+static int at_sq8_conv_cols_apply(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B)
+{
+	return B->Fast2 && K->Runs == 1 && K->RunLen == 4 && Arg->GroupIn == Arg->InFeat && K->Size <= AT_SQ8_CONV_COL_MAX;
+}
+
+/* Pixel (oy, ox)'s column (at_sq8_conv_border_col's: its Fy x 4 taps in filter order, IN_ZP where
+ * outside the tile), one word per filter row: the row's first in-tile byte and the next ones as
+ * one word (gap_lw_any; the bytes past the row's in-tile taps, at most 3 past the tile, are
+ * replaced), shifted to its place, the rest IN_ZP (Zw: IN_ZP in each byte). */
+static __attribute__((noinline)) void at_sq8_conv_col_words(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K,
+							    int oy, int ox, uint32_t Zw, uint32_t *Col)
+{
+	/* the geometry in locals: the column's stores could alias Arg (the compiler would reload it) */
+	int y = oy * Arg->Sy - Arg->Pad[2], x0 = ox * Arg->Sx - Arg->PadLeft, G = Arg->GroupIn, KxA, KxB, ky;
+	int Fy = Arg->Fy, H = Arg->H, Dy = Arg->Dy, RowIn = K->RowIn;
+	const signed char *In = Arg->In;
+	uint32_t Keep, Shift;
+	int Off;
+
+	at_sq8_conv_taps(x0, Arg->W, Arg->Fx, 1, &KxA, &KxB);
+	if (KxA >= KxB) {
+		for (ky = 0; ky < Fy; ky++)
+			Col[ky] = Zw;
+		return;
+	}
+	Shift = 8 * KxA * G;	/* < 32: KxA G < KxB G <= 4 */
+	/* bytes [KxA G, KxB G) of the word from the tile, the others IN_ZP */
+	Keep = ((KxB * G >= 4) ? ~0u : ((1u << (8 * KxB * G)) - 1u)) & ~((1u << Shift) - 1u);
+	Off = (y * Arg->W + x0 + KxA) * Arg->InFeat;	/* of row ky = 0 (a pointer only for rows in the tile) */
+	for (ky = 0; ky < Fy; ky++, Off += RowIn, y += Dy) {
+		if (y < 0 || y >= H)
+			Col[ky] = Zw;
+		else
+			Col[ky] = (((uint32_t) gap_lw_any(In + Off) << Shift) & Keep) | (Zw & ~Keep);
+	}
+}
+
+/* One pair of at_sq8_conv_block4_cols: pixels at X0, X1 (inputs or columns) on Rows rows of Words
+ * words RSkip bytes apart, the filters from W, the sums from B->Inner, requantised into O0, O1 (an
+ * odd pixel: X1 = X0 and O1 = O0, stored twice). */
+static __attribute__((noinline)) void at_sq8_conv_cols_pair(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+							    const signed char *W, const signed char *X0,
+							    const signed char *X1, int Rows, int Words, int RSkip,
+							    signed char *O0, signed char *O1)
+{
+	int s00 = B->Inner[0], s01 = s00, s10 = B->Inner[1], s11 = s10, s20 = B->Inner[2], s21 = s20;
+	int s30 = B->Inner[3], s31 = s30, S1 = K->Size, S2 = 2 * K->Size, S3 = 3 * K->Size;
+	const signed char *x0 = X0, *x1 = X1, *w0 = W;
+	at_sq8_conv_sums R;
+
+	AT_SQ8_CONV_ROWS_WORDS(Rows, Words, RSkip, S1, S2, S3);
+	R.S[0][0] = s00; R.S[0][1] = s01; R.S[1][0] = s10; R.S[1][1] = s11;
+	R.S[2][0] = s20; R.S[2][1] = s21; R.S[3][0] = s30; R.S[3][1] = s31;
+	at_sq8_conv_rq8_2(B->F2, &R, K->ActMin, K->ActMax, O0, O1);
+}
+
+/* Channels [c, c + 4) of this core's pixels [P0, P1): interior pixels in pairs read from the tile
+ * (Fy rows of one word), border pixels in pairs of columns (at_sq8_conv_col_words: one run of Fy
+ * words, the sums from Inner as a padded tap adds w (IN_ZP - IN_ZP) = 0), any two pixels of a kind
+ * forming a pair (the pair's two inputs are independent pointers); an odd one of each kind last,
+ * with itself. A first layer's border pixels then cost about what interior ones do. */
+static __attribute__((noinline)) void at_sq8_conv_block4_cols(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K,
+							      const at_sq8_conv_work *Wk, const at_sq8_conv_chans *B, int c)
+{
+	uint32_t Col0[AT_SQ8_CONV_COL_MAX / 4], Col1[AT_SQ8_CONV_COL_MAX / 4];
+	uint32_t Zw = (uint32_t) (uint8_t) K->InZp * 0x01010101u;
+	int Fy = Arg->Fy, RSkip = K->RowIn - 4, OStep = Arg->OutFeat, p;
+	int oy = Wk->P0 / Arg->Wo, ox = Wk->P0 - oy * Arg->Wo;
+	/* the input offset of tap (0, 0) of output (0, 0) (outside the tile when padded) */
+	int Base = -(Arg->Pad[2] * Arg->W + Arg->PadLeft) * Arg->InFeat;
+	signed char *O = Arg->Out + Wk->P0 * OStep + K->Off + c, *PendO = 0, *PendCO = 0;
+	const signed char *W = Arg->Filter + c * K->Size, *PendX = 0;
+	const signed char *C0 = (const signed char *) Col0, *C1 = (const signed char *) Col1;
+
+	for (p = Wk->P0; p < Wk->P1; p++, O += OStep) {
+		if (oy >= K->OyA && oy < K->OyB && ox >= K->OxA && ox < K->OxB) {
+			const signed char *X = Arg->In + Base + oy * K->StepY + ox * K->StepX;
+
+			if (PendO) {
+				at_sq8_conv_cols_pair(K, B, W, PendX, X, Fy, 1, RSkip, PendO, O);
+				PendO = 0;
+			} else {
+				PendX = X;
+				PendO = O;
+			}
+		} else if (PendCO) {
+			at_sq8_conv_col_words(Arg, K, oy, ox, Zw, Col1);
+			at_sq8_conv_cols_pair(K, B, W, C0, C1, 1, Fy, 0, PendCO, O);
+			PendCO = 0;
+		} else {
+			at_sq8_conv_col_words(Arg, K, oy, ox, Zw, Col0);
+			PendCO = O;
+		}
+		if (++ox == Arg->Wo) {
+			ox = 0;
+			oy++;
+		}
+	}
+	if (PendO)
+		at_sq8_conv_cols_pair(K, B, W, PendX, PendX, Fy, 1, RSkip, PendO, PendO);
+	if (PendCO)
+		at_sq8_conv_cols_pair(K, B, W, C0, C0, 1, Fy, 0, PendCO, PendCO);
+}
+#endif
+
+#if defined(at_gap_xpulpv2)
 /* Channels [c, c + 4) of pixels [P0, P1) (outputs from O) when every output pixel is interior but
  * the lines are not consecutive in the input (a strided 1x1 convolution, VALID): each line's part
  * in pairs on at_sq8_conv_pairs_fast (G without padded rows), an odd last pixel on the block path;
@@ -1149,6 +1258,10 @@ void KerParConv_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 		at_sq8_conv_chans_of(Arg, &K, c, n, &B);
 		if (n == 4 && OneGroup && Flat)
 			at_sq8_conv_block4_flat(Arg, &K, &Wk, &B, c, Group * Arg->GroupIn);
+#if defined(at_gap_xpulpv2)
+		else if (n == 4 && at_sq8_conv_cols_apply(Arg, &K, &B))
+			at_sq8_conv_block4_cols(Arg, &K, &Wk, &B, c);
+#endif
 		else if (n == 4 && OneGroup)
 			at_sq8_conv_block4(Arg, &K, &Wk, &B, c);
 		else
