@@ -258,6 +258,24 @@ typedef struct {
 		: [n] "r"(Words), [rows] "r"(Rows), [skip] "r"(Skip), [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3) \
 		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
 
+/* AT_SQ8_CONV_ROWS_WORDS for one row: one hardware loop, 3 operands fewer (the pair loop around it
+ * keeps more in registers). */
+#define AT_SQ8_CONV_ROW_WORDS(Words, S1, S2, S3)                                                        \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 14)                        \
+		AT_GAP_ASM_PLW_PI("t0", "%[x0]") AT_GAP_ASM_PLW_PI("t1", "%[x1]")                        \
+		AT_GAP_ASM_PLW_RR("t3", "%[w0]", "%[s1]") AT_GAP_ASM_PLW_RR("t4", "%[w0]", "%[s2]")      \
+		AT_GAP_ASM_PLW_RR("t5", "%[w0]", "%[s3]") AT_GAP_ASM_PLW_PI("t2", "%[w0]")               \
+		AT_GAP_ASM_SDOTSP_B("%[s10]", "t0", "t3") AT_GAP_ASM_SDOTSP_B("%[s11]", "t1", "t3")      \
+		AT_GAP_ASM_SDOTSP_B("%[s00]", "t0", "t2") AT_GAP_ASM_SDOTSP_B("%[s01]", "t1", "t2")      \
+		AT_GAP_ASM_SDOTSP_B("%[s20]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[s21]", "t1", "t4")      \
+		AT_GAP_ASM_SDOTSP_B("%[s30]", "t0", "t5") AT_GAP_ASM_SDOTSP_B("%[s31]", "t1", "t5")      \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11),                    \
+		  [s20] "+r"(s20), [s21] "+r"(s21), [s30] "+r"(s30), [s31] "+r"(s31),                    \
+		  [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0)                                           \
+		: [n] "r"(Words), [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3)                              \
+		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
+
 /* AT_SQ8_CONV_ROWS_WORDS on filter rows cut short: the filter pointer steps WSkip bytes more from
  * a row's run to the next (a border column's taps are part of each filter row). Loop 1 ends 3
  * words after loop 0. */
@@ -697,7 +715,8 @@ static int at_sq8_conv_fast_rows(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_con
 
 /* at_sq8_conv_pairs_fast's loop in one requantisation mode (a constant where inlined, so that each
  * loop holds only its own code: the cores' 512-byte instruction caches): 0 at_sq8_conv_rq_pair,
- * 1 through at_sq8_conv_rq8 / at_sq8_conv_rq8_2 (Small), 2 at_sq8_conv_rq_pair2 (B->Fast2). */
+ * 1 through at_sq8_conv_rq8 / at_sq8_conv_rq8_2 (Small), 2 at_sq8_conv_rq_pair2 (B->Fast2); 3 and
+ * 4: 0 and 2 on one row (AT_SQ8_CONV_ROW_WORDS, Rows 1). */
 static inline __attribute__((always_inline)) void at_sq8_conv_pairs_mode(const KerConv_TFLM_SQ8_T *Arg,
 									const at_sq8_conv_ctx *K,
 									const at_sq8_conv_chans *B,
@@ -715,7 +734,10 @@ static inline __attribute__((always_inline)) void at_sq8_conv_pairs_mode(const K
 		int s20 = Init[2], s21 = Init[2], s30 = Init[3], s31 = Init[3];
 		const signed char *x0 = X, *x1 = X + Step, *w0 = W;
 
-		AT_SQ8_CONV_ROWS_WORDS(Rows, Words, RSkip, S1, S2, S3);
+		if (Mode >= 3)
+			AT_SQ8_CONV_ROW_WORDS(Words, S1, S2, S3);
+		else
+			AT_SQ8_CONV_ROWS_WORDS(Rows, Words, RSkip, S1, S2, S3);
 		if (Mode == 1) {
 			R.S[0][0] = s00; R.S[0][1] = s01; R.S[1][0] = s10; R.S[1][1] = s11;
 			R.S[2][0] = s20; R.S[2][1] = s21; R.S[3][0] = s30; R.S[3][1] = s31;
@@ -723,7 +745,7 @@ static inline __attribute__((always_inline)) void at_sq8_conv_pairs_mode(const K
 				at_sq8_conv_rq8_2(B->F2, &R, Lo, Hi, O, O + OStep);
 			else
 				at_sq8_conv_rq8(B->F, &R, Lo, Hi, O, O + OStep);
-		} else if (Mode == 2) {
+		} else if (Mode == 2 || Mode == 4) {
 			at_sq8_conv_rq_pair2(&B->F2[0], s00, s01, s10, s11, Lo, Hi, O, O + OStep);
 			at_sq8_conv_rq_pair2(&B->F2[2], s20, s21, s30, s31, Lo, Hi, O + 2, O + OStep + 2);
 		} else {
@@ -965,7 +987,10 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 	if (at_sq8_conv_fast_rows(Arg, K, B, W, 0, &G) && G.Over == 0) {
 		int Pairs = (Wk->P1 - p) >> 1;
 
-		at_sq8_conv_pairs_fast(Arg, K, B, &G, B->Inner, G.W, Arg->Fy, X, O, Pairs, 0);
+		if (Arg->Fy == 1)	/* 1x1: one row */
+			at_sq8_conv_pairs_mode(Arg, K, B, &G, B->Inner, G.W, 1, X, O, Pairs, B->Fast2 ? 4 : 3);
+		else
+			at_sq8_conv_pairs_fast(Arg, K, B, &G, B->Inner, G.W, Arg->Fy, X, O, Pairs, 0);
 		p += 2 * Pairs;
 		X += 2 * Pairs * K->StepX;
 		O += 2 * Pairs * Arg->OutFeat;
