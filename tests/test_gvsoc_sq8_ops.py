@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import subprocess
 
+import numpy as np
 import pytest
 
 from autotiler.generators import CNN_KERNELS_DIR
@@ -144,3 +145,42 @@ def test_add_input_rescale_equals_tflm_mbqm(tmp_path):
     assert out.returncode == 0, out.stdout
     checked = int(out.stdout.split("checked ")[1].split()[0])
     assert checked >= 9 * 10 * 511 // 2, out.stdout     # most (M, shift) pairs take the fast form
+
+
+def _plane_cases() -> list:
+    """Depth wise layers on small planes (KerParConvDW_TFLM_SQ8's padded plane and channels-inner
+    forms and their choice): widths and heights 1..8, 1..24 channels, strides 1 and 2, SAME and
+    VALID, output heights of 1 (no pair of outputs in a column), odd and even; biases near the int32
+    limits (the general requantisation), single rounding, near-1 effective scales; L1 budgets that
+    make several tiles of lines; a depth multiplier of 2."""
+    C = bench_script("gvsoc_sq8_ops").Case
+    rng = np.random.default_rng(2026)
+    cases = []
+    for i in range(28):
+        s, pad = (1, 2)[i % 2], ("SAME", "VALID")[(i // 2) % 2]
+        lo = 3 if pad == "VALID" else 1
+        h, w, cin = int(rng.integers(lo, 9)), int(rng.integers(lo, 9)), int(rng.integers(1, 25))
+        cases.append(C(f"plane_{i}", "dw", h=h, w=w, cin=cin, cout=cin, stride=s, padding=pad,
+                       act=("NONE", "RELU", "RELU6")[i % 3], in_zp=int(rng.integers(-128, 128)),
+                       out_zp=int(rng.integers(-128, 128)), seed=100 + i,
+                       bias_bits=(14, 31, 28)[i % 3], rounding="single" if i % 7 == 3 else "double",
+                       out_scale=0.0008 if i % 5 == 4 else 0.08))
+    cases += [C("plane_h1", "dw", h=3, w=7, cin=16, cout=16, padding="VALID", in_zp=4, seed=140),
+              C("plane_h1_same", "dw", h=1, w=8, cin=24, cout=24, in_zp=-9, seed=141),
+              C("plane_w1", "dw", h=8, w=1, cin=24, cout=24, in_zp=-100, seed=142),
+              C("plane_mult2", "dw", h=7, w=5, cin=6, cout=12, in_zp=17, seed=143),
+              C("plane_tiles", "dw", h=8, w=8, cin=24, cout=24, in_zp=-128, seed=144, budget=1400),
+              C("plane_tiles_s2", "dw", h=8, w=7, cin=20, cout=20, stride=2, in_zp=3, seed=145, budget=1200),
+              C("plane_25x5", "dw", h=25, w=5, cin=24, cout=24, act="RELU", in_zp=-20, seed=146, budget=3000),
+              C("plane_tiny_many", "dw", h=4, w=4, cin=264, cout=264, in_zp=-7, seed=147)]
+    return cases
+
+
+@pytest.mark.usefixtures("private_harness_cache")
+@needs_gvsoc
+@pytest.mark.gvsoc
+def test_sq8_dw_small_planes_on_gvsoc_are_bit_exact(tmp_path):
+    """The depth wise small-plane sweep: every output equals sq8_tflm's on GVSoC."""
+    B = bench_script("gvsoc_sq8_ops")
+    cycles = B.run_cases(_plane_cases(), tmp_path)
+    assert len(cycles) == len(_plane_cases())

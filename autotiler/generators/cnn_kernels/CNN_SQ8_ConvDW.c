@@ -442,12 +442,73 @@ static __attribute__((noinline)) void at_dw_requant_any(const int32_t *Acc, int 
 		*Out = (signed char) at_tflm_rq_int8(q, Acc[i], k->OutZp, k->ActMin, k->ActMax);
 }
 
+#if defined(at_gap_xpulpv2)
+/* at_tflm_rq_int8_fast2 (CNN_SQ8_Requant.h) of N pairs of accumulators (P[2 i] into OA[i Step],
+ * P[2 i + 1] into OB[i Step]) on a hardware loop of 20 instructions per pair: mulh(4 acc, M), the
+ * sign twice, the shifted add of K (p.addNr), the clamp, the stores. */
+#define AT_DW_RQ2_PAIRS(N)                                                                              \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 20)                        \
+		AT_GAP_ASM_PLW_PI("t0", "%[p]") AT_GAP_ASM_PLW_PI("t1", "%[p]")                         \
+		"slli t0, t0, 2\n\t" "slli t1, t1, 2\n\t" "mulh t0, t0, %[m]\n\t" "mulh t1, t1, %[m]\n\t"   \
+		"srai t2, t0, 31\n\t" "srai t3, t1, 31\n\t" "add t0, t0, t2\n\t" "add t1, t1, t3\n\t"       \
+		"add t0, t0, t2\n\t" "add t1, t1, t3\n\t"                                               \
+		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x5b, 2, 0x20, t1, %[kk], %[sh]\n\t" \
+		".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t" ".insn r 0x33, 6, 0x02, t1, t1, %[lo]\n\t"       \
+		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" ".insn r 0x33, 4, 0x02, t1, t1, %[hi]\n\t"       \
+		".insn r 0x2b, 4, 0, %[step], %[oa], t0\n\t" ".insn r 0x2b, 4, 0, %[step], %[ob], t1\n\t"   \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [p] "+r"(P), [oa] "+r"(OA), [ob] "+r"(OB)                                              \
+		: [n] "r"(N), [m] "r"(F2.M), [kk] "r"(F2.K), [sh] "r"(F2.Right1), [lo] "r"(ActMin),        \
+		  [hi] "r"(ActMax), [step] "r"(Step)                                                    \
+		: "t0", "t1", "t2", "t3", "memory")
+#endif
+
+/* The same through at_tflm_rq_int8_fast2 (its bound and conditions hold for the channel: f2). */
+static void at_dw_rq2_pairs(const int32_t *Acc, int n, signed char *OA, signed char *OB, int Step,
+			    const at_tflm_rq_fast2_t *f2, const at_dw_consts *k)
+{
+	at_tflm_rq_fast2_t F2 = *f2;
+	int32_t ActMin = k->ActMin, ActMax = k->ActMax;
+#if defined(at_gap_xpulpv2)
+	const int32_t *P = Acc;
+
+	if (n > 0)
+		AT_DW_RQ2_PAIRS(n);
+#else
+	int i;
+
+	for (i = 0; i < n; i++, Acc += 2, OA += Step, OB += Step) {
+		*OA = (signed char) at_tflm_rq_int8_fast2(&F2, Acc[0], ActMin, ActMax);
+		*OB = (signed char) at_tflm_rq_int8_fast2(&F2, Acc[1], ActMin, ActMax);
+	}
+#endif
+}
+
+/* Channel c's fast requantisation: 2 (f2) where its accumulators, Bias + sum w (x - IN_ZP) over at
+ * most 9 taps, within |Bias| + 9 2^15, stay below at_tflm_rq_int8_fast2's 2^29 and its conditions
+ * hold (a mulh and 8 simple instructions), else 1 (f) where at_tflm_rq_int8_fast's do, else 0. */
+static int at_dw_rq_of(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, const at_tflm_rq_t *q,
+		       at_tflm_rq_fast_t *f, at_tflm_rq_fast2_t *f2)
+{
+	uint32_t Bias = (Arg->Bias[c] < 0) ? 0u - (uint32_t) Arg->Bias[c] : (uint32_t) Arg->Bias[c];
+
+	if (Bias < (1u << 29) - (9u << 15) && at_tflm_rq_fast2_of(q, k->OutZp, f2))
+		return 2;
+	return at_tflm_rq_fast_of(q, k->OutZp, f);
+}
+
 /* Requantises the fill accumulators of Acc into Out, Out[i OutFeat] (consecutive outputs of one
  * channel: the output pixels of a tile are consecutive across its lines). */
 static inline void at_dw_flush(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, const at_tflm_rq_t *q,
-			       const at_tflm_rq_fast_t *f, int Fast, const int32_t *Acc, int fill, signed char *Out)
+			       const at_tflm_rq_fast_t *f, const at_tflm_rq_fast2_t *f2, int Fast, const int32_t *Acc,
+			       int fill, signed char *Out)
 {
-	if (Fast)
+	if (Fast == 2) {
+		at_dw_rq2_pairs(Acc, fill >> 1, Out, Out + Arg->OutFeat, 2 * Arg->OutFeat, f2, k);
+		if (fill & 1)
+			Out[(fill - 1) * Arg->OutFeat] =
+				(signed char) at_tflm_rq_int8_fast2(f2, Acc[fill - 1], k->ActMin, k->ActMax);
+	} else if (Fast)
 		at_dw_requant_fast(Acc, fill, Out, Arg->OutFeat, f, k);
 	else if (at_tflm_rq_is_double(q))
 		at_dw_requant(Acc, fill, Out, Arg->OutFeat, q, k);
@@ -481,8 +542,9 @@ static inline void at_dw_flush(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts
 /* Requantises Pairs pairs of lines of Wo outputs, their accumulators interleaved as at_dw_seg2_s1
  * leaves them (line pair j from Acc + 2 j Wo), into the consecutive lines from Out. */
 static __attribute__((noinline)) void at_dw_flush2(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
-						    const at_tflm_rq_t *q, const at_tflm_rq_fast_t *f, int Fast,
-						    const int32_t *Acc, int Pairs, int Wo, signed char *Out)
+						    const at_tflm_rq_t *q, const at_tflm_rq_fast_t *f,
+						    const at_tflm_rq_fast2_t *f2, int Fast, const int32_t *Acc, int Pairs,
+						    int Wo, signed char *Out)
 {
 	int Step = Arg->OutFeat, j, i;
 	int32_t ActMin = k->ActMin, ActMax = k->ActMax;
@@ -490,6 +552,12 @@ static __attribute__((noinline)) void at_dw_flush2(const KerConv_TFLM_SQ8_T *Arg
 
 	for (j = 0; j < Pairs; j++, Out += 2 * Wo * Step) {
 		signed char *OutA = Out, *OutB = Out + Wo * Step;
+
+		if (Fast == 2) {
+			at_dw_rq2_pairs(Acc, Wo, OutA, OutB, Step, f2, k);
+			Acc += 2 * Wo;
+			continue;
+		}
 
 #if defined(at_gap_xpulpv2)
 		if (Fast) {
@@ -530,7 +598,8 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 	int32_t Acc[AT_DW_SEG];
 	at_dw_win win, Edge;
 	at_tflm_rq_t q;
-	at_tflm_rq_fast_t f;
+	at_tflm_rq_fast_t f = {0, 0, 0};
+	at_tflm_rq_fast2_t f2 = {0, 0, 0};
 	int Wo = Arg->Wo, fill = 0, Pairs = 0, y, Fast, Line = Arg->W * Arg->InFeat;
 	/* two lines per step at stride 1 where both lines' accumulators fit in Acc */
 	int Two = Arg->Sx == 1 && Arg->Sy == 1 && 2 * Wo <= AT_DW_SEG;
@@ -538,7 +607,7 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 
 	at_dw_win_weights(Arg, c, k->InZp, &win);
 	at_tflm_rq_prep(&q, Arg->Scale[c], Arg->ScaleN[c], k->Flags);
-	Fast = at_tflm_rq_fast_of(&q, k->OutZp, &f);	/* decided once per channel */
+	Fast = at_dw_rq_of(Arg, k, c, &q, &f, &f2);	/* decided once per channel */
 	for (y = oy; y < oy + n; y++) {
 		const at_dw_win *w = &Edge;
 		int o0, m;
@@ -552,12 +621,12 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 				/* lines y, y + 1 together (both windows inside the tile): Pairs pairs
 				 * of lines wait in Acc, never with single lines (fill == 0) */
 				if (fill) {
-					at_dw_flush(Arg, k, &q, &f, Fast, Acc, fill, Out);
+					at_dw_flush(Arg, k, &q, &f, &f2, Fast, Acc, fill, Out);
 					Out += fill * Arg->OutFeat;
 					fill = 0;
 				}
 				if (2 * Wo * (Pairs + 1) > AT_DW_SEG) {
-					at_dw_flush2(Arg, k, &q, &f, Fast, Acc, Pairs, Wo, Out);
+					at_dw_flush2(Arg, k, &q, &f, &f2, Fast, Acc, Pairs, Wo, Out);
 					Out += 2 * Wo * Pairs * Arg->OutFeat;
 					Pairs = 0;
 				}
@@ -569,7 +638,7 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 			}
 		}
 		if (Pairs) {
-			at_dw_flush2(Arg, k, &q, &f, Fast, Acc, Pairs, Wo, Out);
+			at_dw_flush2(Arg, k, &q, &f, &f2, Fast, Acc, Pairs, Wo, Out);
 			Out += 2 * Wo * Pairs * Arg->OutFeat;
 			Pairs = 0;
 		}
@@ -581,16 +650,16 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
 				at_dw_seg_s2(w, o0 * 2 - Arg->PadLeft, m, Arg->W, Arg->InFeat, k->InZp, Acc + fill);
 			fill += m;
 			if (fill == AT_DW_SEG) {
-				at_dw_flush(Arg, k, &q, &f, Fast, Acc, fill, Out);
+				at_dw_flush(Arg, k, &q, &f, &f2, Fast, Acc, fill, Out);
 				Out += fill * Arg->OutFeat;
 				fill = 0;
 			}
 		}
 	}
 	if (Pairs)
-		at_dw_flush2(Arg, k, &q, &f, Fast, Acc, Pairs, Wo, Out);
+		at_dw_flush2(Arg, k, &q, &f, &f2, Fast, Acc, Pairs, Wo, Out);
 	if (fill)
-		at_dw_flush(Arg, k, &q, &f, Fast, Acc, fill, Out);
+		at_dw_flush(Arg, k, &q, &f, &f2, Fast, Acc, fill, Out);
 }
 
 /* ---- small planes of many channels: channels inner ------------------------------------------ */
@@ -605,6 +674,11 @@ static void at_dw_lines3x3(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k,
  * least AT_DW_SMALL_CHUNK channels (a pixel's tap bases serve them all). GVSoC: MobileNet's 6x6 and
  * 3x3 planes of 64-256 channels 1.06-2x faster; planes of 12x12 and more slower. */
 #define AT_DW_SMALL 36
+
+/* Planes of at most AT_DW_TINY outputs take the channels-inner form rather than the padded plane's
+ * (GVSoC: MobileNet's 3x3 planes of 256 channels 27.4k cycles against 35.0k; its 6x6 ones 38.9k
+ * against 35.3k). */
+#define AT_DW_TINY 16
 #define AT_DW_SMALL_CHUNK 8
 
 /* Channels per run (the IN_ZP buffer's and the run constants' size: 14 bytes each, on the stack). */
@@ -1036,7 +1110,8 @@ static void at_dw_rq_pairs(const int32_t *Acc, int n, signed char *OA, signed ch
 
 #if defined(at_gap_xpulpv2)
 	if (Fast) {
-		at_dw_rq_pairs_fast(Acc, n, OA, OB, Step, f, k);
+		if (n > 0)	/* a hardware loop runs at least once */
+			at_dw_rq_pairs_fast(Acc, n, OA, OB, Step, f, k);
 		return;
 	}
 #endif
@@ -1051,6 +1126,55 @@ static void at_dw_rq_pairs(const int32_t *Acc, int n, signed char *OA, signed ch
 	}
 }
 
+#if defined(at_gap_xpulpv2)
+/* at_dw_plane_chan's columns when the fast2 requantisation applies and Ho >= 2, in one asm
+ * statement: an outer hardware loop over the Ncol columns (53 instructions), in it the column's
+ * accumulators (AT_DW_COLW_LOOP's 7 instructions per output, from the accumulators the previous
+ * column left: its first two outputs are ignored anyway) and their requantisation in pairs of
+ * consecutive outputs (AT_DW_RQ2_PAIRS's 20 instructions), an odd last one alone (a branch over
+ * it where Ho is even). P returns to Acc after each column; rc
+ * and out step to the next column of B and of Out. */
+#define AT_DW_PLANE_COLS(Ncol)                                                                          \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP1("%[nc]", 53)                       \
+		"mv %[r], %[rc]\n\t"                                                                    \
+		AT_GAP_ASM_LP_SETUP0("%[n1]", 7)                                                         \
+		".insn r 0x0b, 7, 0x10, t0, %[r], %[step]\n\t"                                          \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w2]", "t0")                                              \
+		".insn s 0x2b, 2, %[xa], 4(%[p])\n\t"                                                   \
+		"mv %[xa], %[ya]\n\t"                                                                   \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w1]", "t0")                                              \
+		"mv %[ya], %[st]\n\t"                                                                   \
+		AT_GAP_ASM_SDOTSP_B("%[ya]", "%[w0]", "t0")                                              \
+		"slli t0, %[n1], 2\n\t" "sub %[p], %[p], t0\n\t" "addi %[p], %[p], 8\n\t"                 \
+		"mv %[oa], %[out]\n\t" "srli %[ob], %[os2], 1\n\t" "add %[ob], %[ob], %[oa]\n\t"          \
+		"srli t0, %[n1], 1\n\t" "addi t0, t0, -1\n\t"                                            \
+		AT_GAP_ASM_LP_SETUP0("t0", 20)                                                           \
+		AT_GAP_ASM_PLW_PI("t0", "%[p]") AT_GAP_ASM_PLW_PI("t1", "%[p]")                         \
+		"slli t0, t0, 2\n\t" "slli t1, t1, 2\n\t" "mulh t0, t0, %[m]\n\t" "mulh t1, t1, %[m]\n\t"   \
+		"srai %[xa], t0, 31\n\t" "srai %[ya], t1, 31\n\t" "add t0, t0, %[xa]\n\t"                 \
+		"add t1, t1, %[ya]\n\t" "add t0, t0, %[xa]\n\t" "add t1, t1, %[ya]\n\t"                   \
+		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x5b, 2, 0x20, t1, %[kk], %[sh]\n\t" \
+		".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t" ".insn r 0x33, 6, 0x02, t1, t1, %[lo]\n\t"       \
+		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" ".insn r 0x33, 4, 0x02, t1, t1, %[hi]\n\t"       \
+		".insn r 0x2b, 4, 0, %[os2], %[oa], t0\n\t" ".insn r 0x2b, 4, 0, %[os2], %[ob], t1\n\t"     \
+		"beqz %[odd], 1f\n\t"                                                                   \
+		AT_GAP_ASM_PLW_PI("t0", "%[p]") "slli t0, t0, 2\n\t" "mulh t0, t0, %[m]\n\t"               \
+		"srai t1, t0, 31\n\t" "add t0, t0, t1\n\t" "add t0, t0, t1\n\t"                            \
+		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"     \
+		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" "sb t0, 0(%[oa])\n"                            \
+		"1:\n\t"                                                                                \
+		"slli t0, %[n1], 2\n\t" "sub %[p], %[p], t0\n\t"                                          \
+		"addi %[rc], %[rc], 1\n\t" "add %[out], %[out], %[of]\n\t"                                \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [rc] "+r"(rc), [out] "+r"(out), [p] "+r"(P), [r] "=&r"(r), [xa] "=&r"(xa), [ya] "=&r"(ya),  \
+		  [oa] "=&r"(oa), [ob] "=&r"(ob)                                                         \
+		: [nc] "r"(Ncol), [n1] "r"(N1), [step] "r"(Wb), [st] "r"(win.Start), [w0] "r"(win.Packed[0]), \
+		  [w1] "r"(win.Packed[1]), [w2] "r"(win.Packed[2]), [m] "r"(f2.M), [kk] "r"(f2.K),          \
+		  [sh] "r"(f2.Right1), [lo] "r"(k->ActMin), [hi] "r"(k->ActMax), [os2] "r"(2 * OStep),       \
+		  [of] "r"(OutFeat), [odd] "r"(Ho & 1)                                                  \
+		: "t0", "t1", "memory")
+#endif
+
 /* Every output of channel c from its padded plane B (Wb = Wo + 2 columns; AT_DW_PLANE_SLACK bytes
  * after it: a window's line is read as a word, its fourth byte weighted 0), column by column; Acc:
  * Ho + 2 words. */
@@ -1059,8 +1183,9 @@ static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T 
 {
 	at_dw_pwin win;
 	at_tflm_rq_t q;
-	at_tflm_rq_fast_t f;
-	int Wo = Arg->Wo, Ho = Arg->Ho, OutFeat = Arg->OutFeat, OStep = Wo * OutFeat, Sum = 0, Fast, ox, ky, kx;
+	at_tflm_rq_fast_t f = {0, 0, 0};
+	at_tflm_rq_fast2_t f2 = {0, 0, 0};
+	int Wo = Arg->Wo, Ho = Arg->Ho, OutFeat = Arg->OutFeat, OStep = Wo * OutFeat, Sum = 0, Fast, Fast2, ox, ky, kx;
 	signed char *Out = Arg->Out + c;
 
 	for (ky = 0; ky < 3; ky++) {
@@ -1077,16 +1202,34 @@ static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T 
 	}
 	win.Start = at_dw_start(Arg->Bias[c], k->InZp, Sum);	/* the padding's taps are IN_ZP in B */
 	at_tflm_rq_prep(&q, Arg->Scale[c], Arg->ScaleN[c], k->Flags);
-	Fast = at_tflm_rq_fast_of(&q, k->OutZp, &f);
+	Fast = at_dw_rq_of(Arg, k, c, &q, &f, &f2);
+	Fast2 = Fast == 2;
+#if defined(at_gap_xpulpv2)
+	if (Fast2 && Ho >= 2) {
+		const signed char *rc = B, *r;
+		signed char *out = Out, *oa, *ob;
+		int32_t *P = Acc, xa, ya, N1 = Ho + 2;
+
+		AT_DW_PLANE_COLS(Wo);
+		return;
+	}
+#endif
 	for (ox = 0; ox < Wo; ox++, Out += OutFeat) {
 		at_dw_plane_col(&win, B + ox, Ho, Wb, Acc);
 		/* consecutive outputs of the column in pairs, an odd last one alone */
-		at_dw_rq_pairs(Acc + 2, Ho >> 1, Out, Out + OStep, 2 * OStep, &q, &f, Fast, k);
+		if (Fast2)
+			at_dw_rq2_pairs(Acc + 2, Ho >> 1, Out, Out + OStep, 2 * OStep, &f2, k);
+		else
+			at_dw_rq_pairs(Acc + 2, Ho >> 1, Out, Out + OStep, 2 * OStep, &q, &f, Fast, k);
 		if (Ho & 1) {
 			int32_t a = Acc[Ho + 1];
+			signed char *o = Out + (Ho - 1) * OStep;
 
-			Out[(Ho - 1) * OStep] = Fast ? (signed char) at_tflm_rq_int8_fast(&f, a, k->ActMin, k->ActMax)
-						     : at_dw_out_any(Arg, k, c, a);
+			if (Fast2)
+				*o = (signed char) at_tflm_rq_int8_fast2(&f2, a, k->ActMin, k->ActMax);
+			else
+				*o = Fast ? (signed char) at_tflm_rq_int8_fast(&f, a, k->ActMin, k->ActMax)
+					  : at_dw_out_any(Arg, k, c, a);
 		}
 	}
 }
@@ -1130,7 +1273,7 @@ static void at_dw_lines(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, in
 void KerParConvDW_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 {
 	at_dw_consts k;
-	int Ho = Arg->Ho, First, Last, u, c, oy, n;
+	int Ho = Arg->Ho, First, Last, u, c, oy, n, Small;
 	/* the sliding 3x3 (strides 1 and 2 along the line), or any other filter */
 	int Fast = (Arg->Fx == 3 && Arg->Fy == 3 && Arg->Dx == 1 && Arg->Dy == 1 && Arg->Sx <= 2);
 
@@ -1140,14 +1283,16 @@ void KerParConvDW_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 	k.ActMax = at_inf_tflm(Arg->Infos, AT_INF_TFLM_ACT_MAX);
 	k.Flags = at_inf_tflm(Arg->Infos, AT_INF_TFLM_FLAGS);
 	k.Mult = Arg->OutFeat / Arg->InFeat;
-	/* Narrow planes: a channel's padded plane per step (the same test on every core). */
-	if (Fast && at_dw_plane_fits(Arg)) {
+	Small = Fast && k.Mult == 1 && Arg->Wo * Ho <= AT_DW_SMALL && Arg->OutFeat >= AT_DW_SMALL_CHUNK * (int) gap_ncore();
+	/* Planes of a few hundred bytes: a channel's padded plane per step, unless channels inner
+	 * apply to a plane of at most AT_DW_TINY outputs (the same tests on every core). */
+	if (Fast && at_dw_plane_fits(Arg) && !(Small && Arg->Wo * Ho <= AT_DW_TINY)) {
 		at_dw_plane(Arg, &k);
 		gap_waitbarrier(0);
 		return;
 	}
 	/* Small planes: channels inner (the same test on every core: the work splits alike). */
-	if (Fast && k.Mult == 1 && Arg->Wo * Ho <= AT_DW_SMALL && Arg->OutFeat >= AT_DW_SMALL_CHUNK * (int) gap_ncore()) {
+	if (Small) {
 		at_dw_small(Arg, &k);
 		gap_waitbarrier(0);
 		return;
