@@ -1009,18 +1009,24 @@ static inline int at_dw_plane_fits(const KerConv_TFLM_SQ8_T *Arg)
 }
 
 #if defined(at_gap_xpulpv2)
-/* H lines of W bytes (W, H > 0): p's pixels InFeat apart, PSkip bytes from a line's end to the next
- * one's start; q's bytes consecutive, QSkip bytes between lines. Two nested hardware loops: 3 cycles
- * per byte (p.lb, p.sb with post-increment, a nop in place of the load-use stall), 3 per line. */
+/* H lines of W bytes (W >= 2, H > 0): p's pixels InFeat apart, PSkip bytes from a line's end to the
+ * next one's start; q's bytes consecutive, QSkip bytes between lines. Two nested hardware loops: 4
+ * instructions per 2 bytes (p.lb, p.sb with post-increment, both loads first: no load-use stall), an
+ * odd last byte of the line (Odd) behind a branch, 2 adds per line. */
 #define AT_DW_COPY_LOOPS(H, W)                                                                           \
-	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP1("%[h]", 6)                         \
-		AT_GAP_ASM_LP_SETUP0("%[w]", 3)                                                          \
-		AT_DW_LB_PI("t0", "%[p]") "nop\n\t" ".insn s 0x2b, 0, t0, 1(%[q])\n\t"                  \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP1("%[h]", 11)                        \
+		AT_GAP_ASM_LP_SETUP0("%[w]", 4)                                                          \
+		AT_DW_LB_PI("t0", "%[p]") AT_DW_LB_PI("t1", "%[p]")                                      \
+		".insn s 0x2b, 0, t0, 1(%[q])\n\t" ".insn s 0x2b, 0, t1, 1(%[q])\n\t"                    \
+		"beqz %[odd], 1f\n\t"                                                                   \
+		AT_DW_LB_PI("t0", "%[p]") "nop\n\t" ".insn s 0x2b, 0, t0, 1(%[q])\n"                     \
+		"1:\n\t"                                                                                \
 		"add %[p], %[p], %[ps]\n\t" "add %[q], %[q], %[qs]\n\t"                                  \
 		AT_GAP_ASM_NORVC_END                                                                    \
 		: [p] "+r"(p), [q] "+r"(q)                                                               \
-		: [h] "r"(H), [w] "r"(W), [step] "r"(InFeat), [ps] "r"(PSkip), [qs] "r"(QSkip)            \
-		: "t0", "memory")
+		: [h] "r"(H), [w] "r"((W) >> 1), [odd] "r"((W) & 1), [step] "r"(InFeat), [ps] "r"(PSkip), \
+		  [qs] "r"(QSkip)                                                                       \
+		: "t0", "t1", "memory")
 #endif
 
 /* Input channel ic's pixels into the buffer B (Wb columns, Hb lines), at (y + Pad top, x + PadLeft); the
@@ -1032,17 +1038,17 @@ static void at_dw_plane_copy(const KerConv_TFLM_SQ8_T *Arg, int ic, signed char 
 	int PSkip = (Arg->W - W) * InFeat, QSkip = Wb - W;
 	const signed char *p = Arg->In + ic;
 	signed char *q = B + Pt * Wb + Pl;
-#if defined(at_gap_xpulpv2)
-
-	if (H > 0 && W > 0)
-		AT_DW_COPY_LOOPS(H, W);
-#else
 	int x, y;
 
+#if defined(at_gap_xpulpv2)
+	if (H > 0 && W >= 2) {
+		AT_DW_COPY_LOOPS(H, W);
+		return;
+	}
+#endif
 	for (y = 0; y < H; y++, p += PSkip, q += QSkip)
 		for (x = 0; x < W; x++)
 			*q++ = (signed char) at_dw_lb_postinc(&p, InFeat);
-#endif
 }
 
 #if defined(at_gap_xpulpv2)
@@ -1237,12 +1243,14 @@ static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T 
 /* Every output of this core's channels (3x3 of stride 1, at_dw_plane_fits). */
 static void at_dw_plane(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k)
 {
-	signed char B[AT_DW_PLANE + AT_DW_PLANE_SLACK];
+	int32_t Bw[(AT_DW_PLANE + AT_DW_PLANE_SLACK) / 4];	/* the buffer, word aligned: filled by words */
 	int32_t Acc[AT_DW_PLANE / 3 + 2];	/* a column: Ho + 2 <= AT_DW_PLANE / 3 */
+	signed char *B = (signed char *) Bw;
 	int Wb = Arg->Wo + 2, Hb = Arg->Ho + 2, First, Last, c, i, ic, j;
+	int32_t ZpWord = (int32_t) (((uint32_t) k->InZp & 0xffu) * 0x01010101u);
 
-	for (i = 0; i < Wb * Hb + AT_DW_PLANE_SLACK; i++)
-		B[i] = (signed char) k->InZp;
+	for (i = 0; i < (Wb * Hb + AT_DW_PLANE_SLACK + 3) >> 2; i++)
+		Bw[i] = ZpWord;
 	CNN_Chunk(Arg->OutFeat, &First, &Last);
 	ic = First / k->Mult;	/* input channel ic serves output channels [ic Mult, ic Mult + Mult) */
 	j = First - ic * k->Mult;
