@@ -85,19 +85,34 @@ _IY = "((H - (Fy - 1)*Dy - 1 + Sy)/Sy)"
 _BX, _BY, _LINES = f"(Wo - {_IX})", f"(Ho - {_IY})", f"((Ho + {_M} - 1)/{_M})"
 _PIX_BORDER = f"({_BX}*{_LINES} + (({_BY} + {_M} - 1)/{_M})*(Wo - {_BX}))"
 _PIX_IN = f"({_PIX} - {_PIX_BORDER})"
-# the block path: blocks x interior pixels; the border path (4 channels, the in-tile taps): blocks
-# x border pixels; the general path (one output at a time, each tap tested): the Chunk % 4 channels
-# left over from the blocks, every pixel
-_BLOCK = f"{_BLK}*{_PIX_IN}"
-_NOT_FLAT = "(1 - 1/(Fx*Fy*Sx*Sy))"     # 0 for a 1x1 stride 1 layer, else 1
-_BORDER = f"{_BLK}*{_PIX_BORDER}"
+# Two forms of a block take some layers whole. The quads (at_sq8_conv_quads: 4 pixels x 4 channels):
+# ungrouped 1x1 stride 1 layers (flat: every pixel interior, consecutive in the input) of filters of
+# whole words and at least AT_SQ8_CONV_QUAD_MIN = 128 bytes, the core's pixels in groups of 4, the
+# rest in pairs. The columns (at_sq8_conv_block4_cols): ungrouped first layers whose filter rows are
+# one word (Fx GroupIn = 4) and whose filters fit AT_SQ8_CONV_COL_MAX = 128 bytes, every pixel in a
+# pair, a border pixel's column built word by word. ([a == 4] = (a/4) (1/(a/5 + 1)), [a >= 128]
+# = 1 - 1/(a/128 + 1), [a % 4 == 0] = 1/(a % 4 + 1), ungrouped: 1/(InFeat/GroupIn).)
+_FLAT = "(1/(Fx*Fy*Sx*Sy))"             # 1 for a 1x1 stride 1 layer, else 0
+_NOT_FLAT = f"(1 - {_FLAT})"
+_UNGROUPED = "(1/(InFeat/GroupIn))"
+_QUAD = f"{_FLAT}*{_UNGROUPED}*(1 - 1/(GroupIn/128 + 1))*(1/(GroupIn % 4 + 1))"
+_QPIX = f"({_QUAD}*4*({_PIX}/4))"
+_COLS = f"((Fx*GroupIn)/4)*(1/((Fx*GroupIn)/5 + 1))*{_UNGROUPED}*(1/((4*Fy)/129 + 1))"
+_NOT_COLS = f"(1 - {_COLS})"
+# the block path: blocks x interior pixels (not in quads); the border path (4 channels, the in-tile
+# taps): blocks x border pixels; the general path (one output at a time, each tap tested): the
+# Chunk % 4 channels left over from the blocks, every pixel
+_BLOCK = f"{_BLK}*({_PIX_IN} - {_QPIX})*{_NOT_COLS}"
+_BORDER = f"{_BLK}*{_PIX_BORDER}*{_NOT_COLS}"
 _LEFT = f"(Chunk % 4)*{_PIX}"
 # depth wise (CNN_SQ8_ConvDW.c), the 3x3 filter of dilation 1 (its fast path: the networks' only
 # filter), three forms, tested in this order. The plane form at stride 1 where the padded plane,
-# (Wo + 2) x (Ho + 2) bytes, fits AT_DW_PLANE = 256 ([a <= 256] = 1/(a/257 + 1)): the cores share
-# the channels (CNN_Chunk), a channel's plane is copied into a buffer and its outputs go column
-# by column
-_DW_PLANE = "(1/(Sx*Sy))*(1/(((Wo + 2)*(Ho + 2))/257 + 1))"
+# (Wo + 2) x (Ho + 2) bytes, fits AT_DW_PLANE = 256 ([a <= 256] = 1/(a/257 + 1)), but for a plane
+# of at most AT_DW_TINY = 16 outputs that the channels-inner form takes (_DW_SMALL, below): the
+# cores share the channels (CNN_Chunk), a channel's plane is copied into a buffer and its outputs
+# go column by column
+_DW_NOT_TINY = "(1 - (1/((Wo*Ho)/37 + 1))*(1 - 1/(OutFeat/(8*ncores) + 1))*(1/((Wo*Ho)/17 + 1)))"
+_DW_PLANE = f"(1/(Sx*Sy))*(1/(((Wo + 2)*(Ho + 2))/257 + 1))*{_DW_NOT_TINY}"
 _DW_NOT_PLANE = f"(1 - {_DW_PLANE})"
 # The lines form: the (channel, output line) units shared evenly by the cores (CNN_Chunk),
 # a core's units channel major, in segments of one channel (_DW_SEGS: at most one per Ho units,
@@ -134,14 +149,20 @@ SHAPES = {
     # (the channels left over from the blocks) per output likewise; per block and pixel the 4
     # requantisations and stores; per block of the core the filter sums and the channels' set-up,
     # the copy of the 4 filters with rows padded to whole words, and per line of an odd interior
-    # run the pixel left over from its pairs (paired with the next line's first on the C path)
+    # run the pixel left over from its pairs (paired with the next line's first on the C path).
+    # The quads per group of 4 pixels: the words of the filter (a hardware loop step each), the 16
+    # requantisations. The columns per pixel: its filter rows (one word each) and its pair's
+    # requantisation; per border pixel its column's words
     "KerParConv_TFLM_SQ8": [f"{_BLOCK}*Fy*((Fx*GroupIn + 3)/4)", f"{_BLOCK}*Fy*((Fx*GroupIn) % 4)",
-                            f"{_BLOCK}*Fy*(1 - 1/((Fx*GroupIn) % 4 + 1))", _BLOCK, f"{_BLK}*{_LINES}*{_NOT_FLAT}",
+                            f"{_BLOCK}*Fy*(1 - 1/((Fx*GroupIn) % 4 + 1))", _BLOCK,
+                            f"{_BLK}*{_LINES}*{_NOT_FLAT}*{_NOT_COLS}",
                             f"{_BORDER}*Fy*((Fx*GroupIn + 3)/4)", f"{_BORDER}*Fy", f"{_BORDER}*Fy*Fx",
                             f"{_LEFT}*Fy*Fx*((GroupIn + 3)/4)", f"{_LEFT}*Fy*Fx", _LEFT, f"{_BLK}*{_PIX}",
                             f"{_BLK}*((Fy*Fx*GroupIn + 3)/4)", _BLK,
                             f"{_BLK}*Fy*((Fx*GroupIn + 3)/4)*(1 - 1/((Fx*GroupIn) % 4 + 1))",
-                            f"{_BLK}*{_LINES}*({_IX} % 2)*{_NOT_FLAT}"],
+                            f"{_BLK}*{_LINES}*({_IX} % 2)*{_NOT_FLAT}*{_NOT_COLS}",
+                            f"{_BLK}*({_QPIX}/4)*(GroupIn/4)", f"{_BLK}*({_QPIX}/4)",
+                            f"{_COLS}*{_BLK}*{_PIX}*Fy", f"{_COLS}*{_BLK}*{_PIX}", f"{_COLS}*{_BLK}*{_PIX_BORDER}*Fy"],
     # the lines form: per output of the line pairs (a hardware loop per input column feeding both
     # lines, the pairs' requantisation loop), of the single lines at stride 1 (edge lines, odd
     # ones, lines of more than 64 outputs: C) and at stride 2 (two outputs per hardware loop
@@ -152,8 +173,8 @@ SHAPES = {
     # line (C), per run and pixel pair or odd pixel its 12 or 15 tap bases, per channel its
     # constants. The plane form: per channel of the core and output column its loop over Ho + 2
     # window lines (a hardware loop step each), its pairs' and odd output's requantisation and
-    # its set-up; per channel the plane's copy (per byte of the tile, per line) and the channel's
-    # constants; per call the buffer's padding
+    # its set-up (one line: C); per channel the plane's copy (per byte of the tile, per line) and
+    # the channel's constants; per call the buffer's padding
     "KerParConvDW_TFLM_SQ8": [f"{_DW_PAIRS}*2*Wo*{_DW_LINES}", f"({_UNITS} - 2*{_DW_PAIRS})*Wo*(1/Sx)*{_DW_LINES}",
                               f"{_UNITS}*Wo*(1 - 1/Sx)*{_DW_LINES}", f"{_DW_PAIRS}*{_DW_LINES}",
                               f"({_UNITS} - 2*{_DW_PAIRS})*(1/Sx)*{_DW_LINES}", f"{_UNITS}*(1 - 1/Sx)*{_DW_LINES}",
@@ -164,6 +185,7 @@ SHAPES = {
                               f"{_DW_SMALL_TAKEN}*{_DW_CHANS}",
                               f"{_DW_PLANE}*{_DW_CHANS}*Wo*(Ho + 2)", f"{_DW_PLANE}*{_DW_CHANS}*Wo*(Ho/2)",
                               f"{_DW_PLANE}*{_DW_CHANS}*Wo*(Ho % 2)", f"{_DW_PLANE}*{_DW_CHANS}*Wo",
+                              f"{_DW_PLANE}*{_DW_CHANS}*Wo*(1/Ho)",
                               f"{_DW_PLANE}*{_DW_CHANS}*H*W", f"{_DW_PLANE}*{_DW_CHANS}*H", f"{_DW_PLANE}*{_DW_CHANS}",
                               f"{_DW_PLANE}*(Wo + 2)*(Ho + 2)"],
     "KerParAvgPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],

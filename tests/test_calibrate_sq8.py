@@ -177,15 +177,16 @@ def test_depth_wise_small_plane_runs_are_the_c_ones(feat):
 
 
 @pytest.mark.parametrize("wo, ho, s", [(5, 25, 1), (6, 6, 1), (12, 12, 1), (14, 14, 1), (13, 14, 1), (30, 6, 1),
-                                       (62, 2, 1), (6, 6, 2), (3, 3, 2), (1, 1, 1)])
+                                       (62, 2, 1), (6, 6, 2), (3, 3, 2), (1, 1, 1), (4, 4, 1), (3, 3, 1), (4, 5, 1)])
 def test_depth_wise_plane_test_is_the_c_one(wo, ho, s):
     """CNN_SQ8_ConvDW.c's plane form (at_dw_plane_fits, tested first): stride 1 and (Wo + 2)
-    (Ho + 2) <= AT_DW_PLANE, read from the C; the small-plane and lines forms only where it fails."""
-    plane = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_PLANE")
-    fits = int(s == 1 and (wo + 2) * (ho + 2) <= plane)
-    assert _eval(S._DW_PLANE, Wo=wo, Ho=ho, Sx=s, Sy=s) == fits
+    (Ho + 2) <= AT_DW_PLANE, but not a plane of at most AT_DW_TINY outputs the small-plane form
+    takes (all three read from the C); the small-plane and lines forms only where it fails."""
+    plane, tiny = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_PLANE"), _c_define("CNN_SQ8_ConvDW.c", "AT_DW_TINY")
     for feat in (16, 64, 128):
         small = _eval(S._DW_SMALL, Wo=wo, Ho=ho, OutFeat=feat)
+        fits = int(s == 1 and (wo + 2) * (ho + 2) <= plane and not (small and wo * ho <= tiny))
+        assert _eval(S._DW_PLANE, Wo=wo, Ho=ho, Sx=s, Sy=s, OutFeat=feat) == fits
         assert _eval(S._DW_SMALL_TAKEN, Wo=wo, Ho=ho, Sx=s, Sy=s, OutFeat=feat) == (1 - fits) * small
         assert _eval(S._DW_LINES, Wo=wo, Ho=ho, Sx=s, Sy=s, OutFeat=feat) == (1 - fits) * (1 - small)
 
@@ -247,3 +248,23 @@ def test_fitted_calls_are_the_first_for_kernels_that_run_cold():
     assert "KerParConvDW_TFLM_SQ8" in S.COLD and "KerParConv_TFLM_SQ8" not in S.COLD
     assert cal.calls_forks(row, None) == {"KerParConvDW_TFLM_SQ8": [2, 1000, 7], "KerParConv_TFLM_SQ8": [1, 500, 5]}
     assert cal.calls_forks(row, "warm") == {"KerParConvDW_TFLM_SQ8": [2, 800, 7], "KerParConv_TFLM_SQ8": [1, 400, 5]}
+
+
+@pytest.mark.parametrize("infeat, group, f, s", [(128, 128, (1, 1), 1), (256, 256, (1, 1), 1), (64, 64, (1, 1), 1),
+                                                  (130, 130, (1, 1), 1), (256, 128, (1, 1), 1), (128, 128, (1, 1), 2),
+                                                  (128, 128, (3, 3), 1), (1, 1, (10, 4), 2), (1, 1, (8, 4), 2),
+                                                  (4, 4, (3, 1), 1), (2, 2, (3, 2), 1), (1, 1, (40, 4), 1),
+                                                  (1, 1, (5, 5), 1), (3, 3, (3, 3), 2), (2, 1, (10, 4), 1)])
+def test_convolution_quads_and_columns_are_the_c_ones(infeat, group, f, s):
+    """CNN_SQ8_Conv.c's block forms that take whole layers: the quads (at_sq8_conv_block4_flat:
+    ungrouped 1x1 stride 1, filters of whole words from AT_SQ8_CONV_QUAD_MIN bytes) and the columns
+    (at_sq8_conv_cols_apply: ungrouped, filter rows of one word, filters within AT_SQ8_CONV_COL_MAX),
+    their bounds read from the C."""
+    quad_min, col_max = _c_define("CNN_SQ8_Conv.c", "AT_SQ8_CONV_QUAD_MIN"), _c_define("CNN_SQ8_Conv.c", "AT_SQ8_CONV_COL_MAX")
+    fy, fx = f
+    size, ungrouped = fy * fx * group, group == infeat
+    values = dict(InFeat=infeat, GroupIn=group, Fx=fx, Fy=fy, Sx=s, Sy=s)
+    quad = fy == fx == s == 1 and ungrouped and size % 4 == 0 and size >= quad_min
+    cols = ungrouped and fx * group == 4 and size <= col_max
+    assert _eval(S._QUAD, **values) == int(quad)
+    assert _eval(S._COLS, **values) == int(cols)
