@@ -231,6 +231,10 @@ SWEEP = [
     # the cores sharing a block's pixels, one with fewer than 4
     C("s_1x1_quads", 5, 7, 128, 32, f=(1, 1), padding="VALID", act="RELU", seed=16),
     C("s_1x1_quads_split", 3, 5, 128, 8, f=(1, 1), in_zp=5, seed=17),
+    # 1x1 on 64 channels (pairs): odd and even pixel ranges per core (the odd last pixel in a pair
+    # with the one before), a core of one pixel
+    C("s_1x1_pairs_odd", 5, 5, 64, 8, f=(1, 1), padding="VALID", act="RELU", seed=23),
+    C("s_1x1_pairs_one", 5, 1, 64, 8, f=(1, 1), seed=24),
     # filter rows of one word (at_sq8_conv_block4_cols, cluster only): border pixels through columns
     # (1, 2 and 4 channels: the in-tile bytes at every offset of the word), several tiles, IN_ZP != -128
     C("s_cols_tiles", 29, 10, 1, 12, f=(10, 4), stride=(2, 2), act="RELU", in_zp=3, budget=3000, seed=20),

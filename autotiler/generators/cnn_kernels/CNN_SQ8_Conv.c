@@ -774,6 +774,16 @@ static inline __attribute__((always_inline)) void at_sq8_conv_pairs_fast(const K
 	else
 		at_sq8_conv_pairs_mode(Arg, K, B, G, Init, W, Rows, X, O, Pairs, 0);
 }
+
+/* Pairs pairs of a 1x1 flat block (B->Fast2, one row: at_sq8_conv_pairs_mode's mode 4) from X, O: a
+ * function of its own, called again for an odd last pixel (so that it runs on hot code, not the
+ * single-pixel path's cold code) and with fewer values live around its loop. */
+static __attribute__((noinline)) void at_sq8_conv_pairs_row2(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K,
+							     const at_sq8_conv_chans *B, const at_sq8_conv_rows *G,
+							     const signed char *X, signed char *O, int Pairs)
+{
+	at_sq8_conv_pairs_mode(Arg, K, B, G, B->Inner, G->W, 1, X, O, Pairs, 4);
+}
 #endif
 
 #if defined(at_gap_xpulpv2)
@@ -886,38 +896,39 @@ static int at_sq8_conv_col_pair(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
  * the previous one's, as a filter is Size bytes after the previous one): the 4 pixels and the 4
  * filters at the same offsets 0, S1, S2, S3 from x and w, 8 words into 16 pv.sdotsp.b per
  * iteration (24 instructions for 64 MACs; two 4 x 2 blocks take 28). Each filter word is loaded
- * 2 instructions before its first use (RI5CY's load-use stall); the count's register is a temporary
- * once the loop is set up (GCC's allocator has 28 registers to find, of 28). The sums start from
- * Init[0 .. 3] in the statement (outputs, not inputs: GCC's 30 operands count an in-out twice). */
-#define AT_SQ8_CONV_QUAD_WORDS(Init, S1, S2, S3)                                                              \
+ * 2 instructions before its first use (RI5CY's load-use stall). The 16 sums live in fixed
+ * registers, clobbered (saved once per call by the compiler, not around each group of pixels),
+ * start from Buf[16 + j] (channel j) and end in Buf[4 j + k] (pixel k): the statement's operands
+ * are then 7 registers only, nothing spilled around it. The count's register is a temporary
+ * once the loop is set up. */
+#define AT_SQ8_CONV_QUAD_WORDS(Buf, S1, S2, S3)                                                               \
 	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN                                                           \
-		"lw %[a00], 0(%[i])\n\tlw %[a10], 4(%[i])\n\tlw %[a20], 8(%[i])\n\tlw %[a30], 12(%[i])\n\t"      \
-		"mv %[a01], %[a00]\n\tmv %[a02], %[a00]\n\tmv %[a03], %[a00]\n\t"                             \
-		"mv %[a11], %[a10]\n\tmv %[a12], %[a10]\n\tmv %[a13], %[a10]\n\t"                             \
-		"mv %[a21], %[a20]\n\tmv %[a22], %[a20]\n\tmv %[a23], %[a20]\n\t"                             \
-		"mv %[a31], %[a30]\n\tmv %[a32], %[a30]\n\tmv %[a33], %[a30]\n\t"                             \
+		"lw s0, 64(%[b])\n\tlw s4, 68(%[b])\n\tlw s8, 72(%[b])\n\tlw ra, 76(%[b])\n\t"                \
+		"mv s1, s0\n\tmv s2, s0\n\tmv s3, s0\n\tmv s5, s4\n\tmv s6, s4\n\tmv s7, s4\n\t"              \
+		"mv s9, s8\n\tmv s10, s8\n\tmv s11, s8\n\tmv a0, ra\n\tmv a1, ra\n\tmv a2, ra\n\t"            \
 		AT_GAP_ASM_LP_SETUP0("%[n]", 24)                                                        \
 		AT_GAP_ASM_PLW_RR("t1", "%[x]", "%[s1]") AT_GAP_ASM_PLW_RR("t2", "%[x]", "%[s2]")        \
 		AT_GAP_ASM_PLW_RR("t3", "%[x]", "%[s3]") AT_GAP_ASM_PLW_PI("t0", "%[x]")                 \
 		AT_GAP_ASM_PLW_RR("t4", "%[w]", "%[s1]") AT_GAP_ASM_PLW_RR("%[n]", "%[w]", "%[s2]")      \
-		AT_GAP_ASM_SDOTSP_B("%[a10]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[a11]", "t1", "t4")      \
-		AT_GAP_ASM_SDOTSP_B("%[a12]", "t2", "t4") AT_GAP_ASM_SDOTSP_B("%[a13]", "t3", "t4")      \
+		AT_GAP_ASM_SDOTSP_B("s4", "t0", "t4") AT_GAP_ASM_SDOTSP_B("s5", "t1", "t4")              \
+		AT_GAP_ASM_SDOTSP_B("s6", "t2", "t4") AT_GAP_ASM_SDOTSP_B("s7", "t3", "t4")              \
 		AT_GAP_ASM_PLW_RR("t4", "%[w]", "%[s3]")                                                \
-		AT_GAP_ASM_SDOTSP_B("%[a20]", "t0", "%[n]") AT_GAP_ASM_SDOTSP_B("%[a21]", "t1", "%[n]")  \
-		AT_GAP_ASM_SDOTSP_B("%[a22]", "t2", "%[n]") AT_GAP_ASM_SDOTSP_B("%[a23]", "t3", "%[n]")  \
+		AT_GAP_ASM_SDOTSP_B("s8", "t0", "%[n]") AT_GAP_ASM_SDOTSP_B("s9", "t1", "%[n]")          \
+		AT_GAP_ASM_SDOTSP_B("s10", "t2", "%[n]") AT_GAP_ASM_SDOTSP_B("s11", "t3", "%[n]")        \
 		AT_GAP_ASM_PLW_PI("%[n]", "%[w]")                                                       \
-		AT_GAP_ASM_SDOTSP_B("%[a30]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[a31]", "t1", "t4")      \
-		AT_GAP_ASM_SDOTSP_B("%[a32]", "t2", "t4") AT_GAP_ASM_SDOTSP_B("%[a33]", "t3", "t4")      \
-		AT_GAP_ASM_SDOTSP_B("%[a00]", "t0", "%[n]") AT_GAP_ASM_SDOTSP_B("%[a01]", "t1", "%[n]")  \
-		AT_GAP_ASM_SDOTSP_B("%[a02]", "t2", "%[n]") AT_GAP_ASM_SDOTSP_B("%[a03]", "t3", "%[n]")  \
+		AT_GAP_ASM_SDOTSP_B("ra", "t0", "t4") AT_GAP_ASM_SDOTSP_B("a0", "t1", "t4")              \
+		AT_GAP_ASM_SDOTSP_B("a1", "t2", "t4") AT_GAP_ASM_SDOTSP_B("a2", "t3", "t4")              \
+		AT_GAP_ASM_SDOTSP_B("s0", "t0", "%[n]") AT_GAP_ASM_SDOTSP_B("s1", "t1", "%[n]")          \
+		AT_GAP_ASM_SDOTSP_B("s2", "t2", "%[n]") AT_GAP_ASM_SDOTSP_B("s3", "t3", "%[n]")          \
+		"sw s0, 0(%[b])\n\tsw s1, 4(%[b])\n\tsw s2, 8(%[b])\n\tsw s3, 12(%[b])\n\t"                  \
+		"sw s4, 16(%[b])\n\tsw s5, 20(%[b])\n\tsw s6, 24(%[b])\n\tsw s7, 28(%[b])\n\t"               \
+		"sw s8, 32(%[b])\n\tsw s9, 36(%[b])\n\tsw s10, 40(%[b])\n\tsw s11, 44(%[b])\n\t"             \
+		"sw ra, 48(%[b])\n\tsw a0, 52(%[b])\n\tsw a1, 56(%[b])\n\tsw a2, 60(%[b])\n\t"               \
 		AT_GAP_ASM_NORVC_END                                                                    \
-		: [a00] "=&r"(a00), [a01] "=&r"(a01), [a02] "=&r"(a02), [a03] "=&r"(a03),                \
-		  [a10] "=&r"(a10), [a11] "=&r"(a11), [a12] "=&r"(a12), [a13] "=&r"(a13),                \
-		  [a20] "=&r"(a20), [a21] "=&r"(a21), [a22] "=&r"(a22), [a23] "=&r"(a23),                \
-		  [a30] "=&r"(a30), [a31] "=&r"(a31), [a32] "=&r"(a32), [a33] "=&r"(a33),                \
-		  [x] "+r"(x), [w] "+r"(w), [n] "+r"(n)                                                 \
-		: [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3), [i] "r"(Init)                               \
-		: "t0", "t1", "t2", "t3", "t4", "memory")
+		: [x] "+r"(x), [w] "+r"(w), [n] "+r"(n)                                                 \
+		: [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3), [b] "r"(Buf)                                \
+		: "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "ra", "a0",     \
+		  "a1", "a2", "t0", "t1", "t2", "t3", "t4", "memory")
 
 /* Filters of fewer bytes take pairs (4 x 2) rather than at_sq8_conv_quads (measured on GVSoC: with
  * 64-byte filters its longer requantisation and its cold code at each block ate the loop's gain;
@@ -930,30 +941,31 @@ static int at_sq8_conv_col_pair(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
  * instruction cache (16 outputs inline would not fit with the loop). */
 static __attribute__((noinline)) void at_sq8_conv_quads(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
 							const signed char *W, const signed char *X, signed char *O,
-							int OStep, int Quads)
+							int OStep, int N)
 {
 	int S1 = K->Size, S2 = 2 * K->Size, S3 = 3 * K->Size, Words = K->Size >> 2, q, j;
-	int32_t Lo = K->ActMin, Hi = K->ActMax, S[4][4];
+	int32_t Lo = K->ActMin, Hi = K->ActMax, Buf[20];
 
-	for (q = 0; q < Quads; q++, X += 4 * S1, O += 4 * OStep) {
-		int a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33;
-		const signed char *x = X, *w = W;
+	for (j = 0; j < 4; j++)
+		Buf[16 + j] = B->Inner[j];
+	/* N % 4 last pixels: the quad ending on the last one (pixels of the one before written again,
+	 * the same bytes): no other code for them */
+	for (q = 0; q < N; q += 4) {
+		int At = gap_min(q, N - 4);
+		const signed char *x = X + At * S1, *w = W;
+		signed char *o = O + At * OStep;
 		int n = Words;
 
-		AT_SQ8_CONV_QUAD_WORDS(B->Inner, S1, S2, S3);
-		S[0][0] = a00; S[0][1] = a01; S[0][2] = a02; S[0][3] = a03;
-		S[1][0] = a10; S[1][1] = a11; S[1][2] = a12; S[1][3] = a13;
-		S[2][0] = a20; S[2][1] = a21; S[2][2] = a22; S[2][3] = a23;
-		S[3][0] = a30; S[3][1] = a31; S[3][2] = a32; S[3][3] = a33;
+		AT_SQ8_CONV_QUAD_WORDS(Buf, S1, S2, S3);
 		for (j = 0; j < 4; j++) {
 			at_tflm_rq_fast2_t F = B->F2[j];
-			int32_t h0 = at_tflm_rq_fast2_hi(&F, S[j][0]), h1 = at_tflm_rq_fast2_hi(&F, S[j][1]);
-			int32_t h2 = at_tflm_rq_fast2_hi(&F, S[j][2]), h3 = at_tflm_rq_fast2_hi(&F, S[j][3]);
+			int32_t h0 = at_tflm_rq_fast2_hi(&F, Buf[4 * j]), h1 = at_tflm_rq_fast2_hi(&F, Buf[4 * j + 1]);
+			int32_t h2 = at_tflm_rq_fast2_hi(&F, Buf[4 * j + 2]), h3 = at_tflm_rq_fast2_hi(&F, Buf[4 * j + 3]);
 
-			O[j] = at_tflm_rq_fast2_end(&F, h0, Lo, Hi);
-			O[OStep + j] = at_tflm_rq_fast2_end(&F, h1, Lo, Hi);
-			O[2 * OStep + j] = at_tflm_rq_fast2_end(&F, h2, Lo, Hi);
-			O[3 * OStep + j] = at_tflm_rq_fast2_end(&F, h3, Lo, Hi);
+			o[j] = at_tflm_rq_fast2_end(&F, h0, Lo, Hi);
+			o[OStep + j] = at_tflm_rq_fast2_end(&F, h1, Lo, Hi);
+			o[2 * OStep + j] = at_tflm_rq_fast2_end(&F, h2, Lo, Hi);
+			o[3 * OStep + j] = at_tflm_rq_fast2_end(&F, h3, Lo, Hi);
 		}
 	}
 }
@@ -977,18 +989,27 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 	/* one run of Size bytes per pixel, the next pixel's Size bytes on */
 	if (B->Fast2 && Arg->Fy == 1 && K->Runs == 1 && K->Size == K->StepX && (K->Size & 3) == 0 && K->Size >= AT_SQ8_CONV_QUAD_MIN &&
 	    Wk->P1 - Wk->P0 >= 4) {
-		int Quads = (Wk->P1 - Wk->P0) >> 2;
-
-		at_sq8_conv_quads(K, B, W, X, O, Arg->OutFeat, Quads);
-		p += 4 * Quads;
-		X += 4 * Quads * K->StepX;
-		O += 4 * Quads * Arg->OutFeat;
+		at_sq8_conv_quads(K, B, W, X, O, Arg->OutFeat, Wk->P1 - Wk->P0);
+		return;
 	}
 	if (at_sq8_conv_fast_rows(Arg, K, B, W, 0, &G) && G.Over == 0) {
 		int Pairs = (Wk->P1 - p) >> 1;
 
-		if (Arg->Fy == 1)	/* 1x1: one row */
-			at_sq8_conv_pairs_mode(Arg, K, B, &G, B->Inner, G.W, 1, X, O, Pairs, B->Fast2 ? 4 : 3);
+		/* 1x1: one row; the mode a constant in each call (a variable one kept both
+		 * requantisations in the loop and tested it per pair) */
+		if (Arg->Fy == 1 && B->Fast2) {
+			at_sq8_conv_pairs_row2(Arg, K, B, &G, X, O, Pairs);
+			/* an odd last pixel after another of this core's: the pair of the two (the
+			 * other's bytes written again, the same) */
+			if (p + 2 * Pairs + 1 == Wk->P1 && p + 2 * Pairs > Wk->P0) {
+				at_sq8_conv_pairs_row2(Arg, K, B, &G, X + (2 * Pairs - 1) * K->StepX,
+						       O + (2 * Pairs - 1) * Arg->OutFeat, 1);
+				p++;
+				X += K->StepX;
+				O += Arg->OutFeat;
+			}
+		} else if (Arg->Fy == 1)
+			at_sq8_conv_pairs_mode(Arg, K, B, &G, B->Inner, G.W, 1, X, O, Pairs, 3);
 		else
 			at_sq8_conv_pairs_fast(Arg, K, B, &G, B->Inner, G.W, Arg->Fy, X, O, Pairs, 0);
 		p += 2 * Pairs;
@@ -1267,34 +1288,48 @@ static int at_sq8_conv_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx
 	       K->StepY == Arg->Wo * K->StepX;
 }
 
+/* Chunk channels [c, c + n) (n <= 4, the constants in B) of this core's pixels, on the path that fits. */
+static void at_sq8_conv_chans_run(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
+				  const at_sq8_conv_chans *B, int c, int n, int Flat)
+{
+	/* the block path reads 4 filters of one group */
+	int Group = (K->Off + c) / Arg->GroupOut, OneGroup = Group == (K->Off + c + n - 1) / Arg->GroupOut, p;
+
+	if (n == 4 && OneGroup && Flat)
+		at_sq8_conv_block4_flat(Arg, K, Wk, B, c, Group * Arg->GroupIn);
+#if defined(at_gap_xpulpv2)
+	else if (n == 4 && at_sq8_conv_cols_apply(Arg, K, B))
+		at_sq8_conv_block4_cols(Arg, K, Wk, B, c);
+#endif
+	else if (n == 4 && OneGroup)
+		at_sq8_conv_block4(Arg, K, Wk, B, c);
+	else
+		for (p = Wk->P0; p < Wk->P1; p++)
+			at_sq8_conv_general(Arg, K, B, p / Arg->Wo, p % Arg->Wo, c, n,
+					    Arg->Out + p * Arg->OutFeat + K->Off + c);
+}
+
+/* Blocks of 4 channels whose constants a core prepares in one pass before their pixels: the
+ * preparation's code then runs warm for the second block, and so does the pixels' (the cluster's
+ * instruction caches cannot hold both; each costs about 1k cycles of misses when cold). Stack:
+ * this many at_sq8_conv_chans (220 bytes each). */
+#define AT_SQ8_CONV_PREP 2
+
 void KerParConv_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 {
 	at_sq8_conv_ctx K;
 	at_sq8_conv_work Wk;
-	at_sq8_conv_chans B;
-	int c, Flat;
+	at_sq8_conv_chans B[AT_SQ8_CONV_PREP];
+	int c, i, Flat;
 
 	at_sq8_conv_context(Arg, &K);
 	at_sq8_conv_share(Arg, &Wk);
 	Flat = at_sq8_conv_flat(Arg, &K);
-	for (c = Wk.C0; c < Wk.C1; c += 4) {
-		int n = gap_min(4, Wk.C1 - c), p;
-		/* the block path reads 4 filters of one group */
-		int Group = (K.Off + c) / Arg->GroupOut, OneGroup = Group == (K.Off + c + n - 1) / Arg->GroupOut;
-
-		at_sq8_conv_chans_of(Arg, &K, c, n, &B);
-		if (n == 4 && OneGroup && Flat)
-			at_sq8_conv_block4_flat(Arg, &K, &Wk, &B, c, Group * Arg->GroupIn);
-#if defined(at_gap_xpulpv2)
-		else if (n == 4 && at_sq8_conv_cols_apply(Arg, &K, &B))
-			at_sq8_conv_block4_cols(Arg, &K, &Wk, &B, c);
-#endif
-		else if (n == 4 && OneGroup)
-			at_sq8_conv_block4(Arg, &K, &Wk, &B, c);
-		else
-			for (p = Wk.P0; p < Wk.P1; p++)
-				at_sq8_conv_general(Arg, &K, &B, p / Arg->Wo, p % Arg->Wo, c, n,
-						    Arg->Out + p * Arg->OutFeat + K.Off + c);
+	for (c = Wk.C0; c < Wk.C1; c += 4 * AT_SQ8_CONV_PREP) {
+		for (i = 0; i < AT_SQ8_CONV_PREP && c + 4 * i < Wk.C1; i++)
+			at_sq8_conv_chans_of(Arg, &K, c + 4 * i, gap_min(4, Wk.C1 - c - 4 * i), &B[i]);
+		for (i = 0; i < AT_SQ8_CONV_PREP && c + 4 * i < Wk.C1; i++)
+			at_sq8_conv_chans_run(Arg, &K, &Wk, &B[i], c + 4 * i, gap_min(4, Wk.C1 - c - 4 * i), Flat);
 	}
 	gap_waitbarrier(0);
 }
