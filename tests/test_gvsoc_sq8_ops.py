@@ -172,7 +172,20 @@ def _plane_cases() -> list:
               C("plane_tiles", "dw", h=8, w=8, cin=24, cout=24, in_zp=-128, seed=144, budget=1400),
               C("plane_tiles_s2", "dw", h=8, w=7, cin=20, cout=20, stride=2, in_zp=3, seed=145, budget=1200),
               C("plane_25x5", "dw", h=25, w=5, cin=24, cout=24, act="RELU", in_zp=-20, seed=146, budget=3000),
-              C("plane_tiny_many", "dw", h=4, w=4, cin=264, cout=264, in_zp=-7, seed=147)]
+              C("plane_tiny_many", "dw", h=4, w=4, cin=264, cout=264, in_zp=-7, seed=147),
+              # stride 2's padded plane (up to AT_DW_PLANE2 = 640 bytes): MobileNet's 24x24 -> 12x12 and
+              # 12x12 -> 6x6, odd sizes, one output line, a depth multiplier of 2, tiles, limit biases
+              C("plane2_24", "dw", h=24, w=24, cin=9, cout=9, stride=2, act="RELU6", in_zp=-128, seed=150),
+              C("plane2_12_valid", "dw", h=12, w=13, cin=10, cout=10, stride=2, padding="VALID", in_zp=50,
+                seed=151, bias_bits=31),
+              C("plane2_odd", "dw", h=17, w=11, cin=5, cout=5, stride=2, in_zp=-3, out_zp=7, seed=152,
+                rounding="single"),
+              C("plane2_h1", "dw", h=3, w=21, cin=8, cout=8, stride=2, padding="VALID", in_zp=11, seed=153),
+              C("plane2_h2", "dw", h=4, w=9, cin=8, cout=8, stride=2, in_zp=-60, seed=154, bias_bits=28),
+              C("plane2_mult2", "dw", h=9, w=10, cin=4, cout=8, stride=2, in_zp=17, seed=155),
+              C("plane2_tiles", "dw", h=24, w=24, cin=16, cout=16, stride=2, in_zp=-9, seed=156, budget=4000),
+              C("plane2_near1", "dw", h=10, w=14, cin=7, cout=7, stride=2, in_zp=1, out_zp=-128, seed=157,
+                out_scale=0.0008)]
     return cases
 
 

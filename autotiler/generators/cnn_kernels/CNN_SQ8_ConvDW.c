@@ -1002,10 +1002,21 @@ typedef struct {
 	int32_t w[3][3], Packed[3], Start;
 } at_dw_pwin;
 
-/* The padded plane of the output's windows at stride 1: Wo + 2 columns, Ho + 2 lines. */
+/* At stride 2 a plane holds about 4 bytes per output against 1 at stride 1: a larger buffer (the
+ * frame stays near 1 KiB, as the line path's), the column's Ho accumulators in the same Acc. */
+#define AT_DW_PLANE2 640
+
+/* The padded plane of the output's windows at stride S (1 or 2, both ways): S (Wo - 1) + 3 columns,
+ * S (Ho - 1) + 3 lines. */
 static inline int at_dw_plane_fits(const KerConv_TFLM_SQ8_T *Arg)
 {
-	return Arg->Sx == 1 && Arg->Sy == 1 && (Arg->Wo + 2) * (Arg->Ho + 2) <= AT_DW_PLANE;
+	int S = Arg->Sx, Wb = S * (Arg->Wo - 1) + 3, Hb = S * (Arg->Ho - 1) + 3;
+
+	if (S != Arg->Sy)
+		return 0;
+	if (S == 1)
+		return Wb * Hb <= AT_DW_PLANE;
+	return S == 2 && Wb * Hb <= AT_DW_PLANE2 && Arg->Ho <= AT_DW_PLANE / 3;
 }
 
 #if defined(at_gap_xpulpv2)
@@ -1089,6 +1100,48 @@ static void at_dw_plane_col(const at_dw_pwin *win, const signed char *r, int n, 
 		*P++ = at_dw_col3(a2, win->w[2][0], win->w[2][1], win->w[2][2], r[0], r[1], r[2]);
 		a2 = at_dw_col3(a1, win->w[1][0], win->w[1][1], win->w[1][2], r[0], r[1], r[2]);
 		a1 = at_dw_col3(Start, win->w[0][0], win->w[0][1], win->w[0][2], r[0], r[1], r[2]);
+	}
+#endif
+}
+
+#if defined(at_gap_xpulpv2)
+/* at_dw_plane_col2's loop, 7 instructions per output: the window's two new lines as words (p.lw with
+ * post-increment by the buffer's line, at any alignment), the middle and bottom lines' dot products,
+ * the finished output stored, the next output opened on the bottom line (its top). */
+#define AT_DW_COL2W_LOOP(Cols)                                                                          \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 7)                         \
+		".insn r 0x0b, 7, 0x10, t0, %[r], %[step]\n\t"                                          \
+		".insn r 0x0b, 7, 0x10, t1, %[r], %[step]\n\t"                                          \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w1]", "t0")                                              \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w2]", "t1")                                              \
+		".insn s 0x2b, 2, %[xa], 4(%[p])\n\t"                                                   \
+		"mv %[xa], %[st]\n\t"                                                                   \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w0]", "t1")                                              \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [xa] "+r"(a), [r] "+r"(r), [p] "+r"(P)                                                 \
+		: [n] "r"(Cols), [step] "r"(Step), [st] "r"(win->Start), [w0] "r"(win->Packed[0]),        \
+		  [w1] "r"(win->Packed[1]), [w2] "r"(win->Packed[2])                                     \
+		: "t0", "t1", "memory")
+#endif
+
+/* The same at stride 2 (n > 0): each output's window starts on the previous one's bottom line, two
+ * buffer lines per output; P gets the n outputs, none to ignore. */
+static void at_dw_plane_col2(const at_dw_pwin *win, const signed char *r, int n, int Step, int32_t *P)
+{
+	int32_t a = at_dw_col3(win->Start, win->w[0][0], win->w[0][1], win->w[0][2], r[0], r[1], r[2]);
+
+	r += Step;
+#if defined(at_gap_xpulpv2)
+	AT_DW_COL2W_LOOP(n);
+#else
+	int i;
+
+	for (i = 0; i < n; i++, r += 2 * Step) {
+		const signed char *b = r + Step;
+
+		a = at_dw_col3(a, win->w[1][0], win->w[1][1], win->w[1][2], r[0], r[1], r[2]);
+		*P++ = at_dw_col3(a, win->w[2][0], win->w[2][1], win->w[2][2], b[0], b[1], b[2]);
+		a = at_dw_col3(win->Start, win->w[0][0], win->w[0][1], win->w[0][2], b[0], b[1], b[2]);
 	}
 #endif
 }
@@ -1181,6 +1234,54 @@ static void at_dw_rq_pairs(const int32_t *Acc, int n, signed char *OA, signed ch
 		: "t0", "t1", "memory")
 #endif
 
+#if defined(at_gap_xpulpv2)
+/* The same at stride 2 (54 instructions per column): the column's first output opened on the
+ * buffer's top line (4 instructions), AT_DW_COL2W_LOOP's 7 per output, the Ho accumulators
+ * requantised as above; rc steps two buffer columns. */
+#define AT_DW_PLANE2_COLS(Ncol)                                                                         \
+	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP1("%[nc]", 54)                       \
+		"mv %[r], %[rc]\n\t"                                                                    \
+		".insn r 0x0b, 7, 0x10, t0, %[r], %[step]\n\t"                                          \
+		"mv %[xa], %[st]\n\t"                                                                   \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w0]", "t0")                                              \
+		AT_GAP_ASM_LP_SETUP0("%[n1]", 7)                                                         \
+		".insn r 0x0b, 7, 0x10, t0, %[r], %[step]\n\t"                                          \
+		".insn r 0x0b, 7, 0x10, t1, %[r], %[step]\n\t"                                          \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w1]", "t0")                                              \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w2]", "t1")                                              \
+		".insn s 0x2b, 2, %[xa], 4(%[p])\n\t"                                                   \
+		"mv %[xa], %[st]\n\t"                                                                   \
+		AT_GAP_ASM_SDOTSP_B("%[xa]", "%[w0]", "t1")                                              \
+		"slli t0, %[n1], 2\n\t" "sub %[p], %[p], t0\n\t"                                          \
+		"mv %[oa], %[out]\n\t" "srli %[ob], %[os2], 1\n\t" "add %[ob], %[ob], %[oa]\n\t"          \
+		"srli t0, %[n1], 1\n\t"                                                                 \
+		AT_GAP_ASM_LP_SETUP0("t0", 20)                                                           \
+		AT_GAP_ASM_PLW_PI("t0", "%[p]") AT_GAP_ASM_PLW_PI("t1", "%[p]")                         \
+		"slli t0, t0, 2\n\t" "slli t1, t1, 2\n\t" "mulh t0, t0, %[m]\n\t" "mulh t1, t1, %[m]\n\t"   \
+		"srai %[xa], t0, 31\n\t" "srai %[ya], t1, 31\n\t" "add t0, t0, %[xa]\n\t"                 \
+		"add t1, t1, %[ya]\n\t" "add t0, t0, %[xa]\n\t" "add t1, t1, %[ya]\n\t"                   \
+		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x5b, 2, 0x20, t1, %[kk], %[sh]\n\t" \
+		".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t" ".insn r 0x33, 6, 0x02, t1, t1, %[lo]\n\t"       \
+		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" ".insn r 0x33, 4, 0x02, t1, t1, %[hi]\n\t"       \
+		".insn r 0x2b, 4, 0, %[os2], %[oa], t0\n\t" ".insn r 0x2b, 4, 0, %[os2], %[ob], t1\n\t"     \
+		"beqz %[odd], 1f\n\t"                                                                   \
+		AT_GAP_ASM_PLW_PI("t0", "%[p]") "slli t0, t0, 2\n\t" "mulh t0, t0, %[m]\n\t"               \
+		"srai t1, t0, 31\n\t" "add t0, t0, t1\n\t" "add t0, t0, t1\n\t"                            \
+		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"     \
+		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" "sb t0, 0(%[oa])\n"                            \
+		"1:\n\t"                                                                                \
+		"slli t0, %[n1], 2\n\t" "sub %[p], %[p], t0\n\t"                                          \
+		"addi %[rc], %[rc], 2\n\t" "add %[out], %[out], %[of]\n\t"                                \
+		AT_GAP_ASM_NORVC_END                                                                    \
+		: [rc] "+r"(rc), [out] "+r"(out), [p] "+r"(P), [r] "=&r"(r), [xa] "=&r"(xa), [ya] "=&r"(ya),  \
+		  [oa] "=&r"(oa), [ob] "=&r"(ob)                                                         \
+		: [nc] "r"(Ncol), [n1] "r"(Ho), [step] "r"(Wb), [st] "r"(win.Start), [w0] "r"(win.Packed[0]), \
+		  [w1] "r"(win.Packed[1]), [w2] "r"(win.Packed[2]), [m] "r"(f2.M), [kk] "r"(f2.K),          \
+		  [sh] "r"(f2.Right1), [lo] "r"(k->ActMin), [hi] "r"(k->ActMax), [os2] "r"(2 * OStep),       \
+		  [of] "r"(OutFeat), [odd] "r"(Ho & 1)                                                  \
+		: "t0", "t1", "memory")
+#endif
+
 /* Every output of channel c from its padded plane B (Wb = Wo + 2 columns; AT_DW_PLANE_SLACK bytes
  * after it: a window's line is read as a word, its fourth byte weighted 0), column by column; Acc:
  * Ho + 2 words. */
@@ -1192,6 +1293,8 @@ static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T 
 	at_tflm_rq_fast_t f = {0, 0, 0};
 	at_tflm_rq_fast2_t f2 = {0, 0, 0};
 	int Wo = Arg->Wo, Ho = Arg->Ho, OutFeat = Arg->OutFeat, OStep = Wo * OutFeat, Sum = 0, Fast, Fast2, ox, ky, kx;
+	int S = Arg->Sx;
+	const int32_t *A = (S == 2) ? Acc : Acc + 2;	/* stride 1's columns start two outputs early */
 	signed char *Out = Arg->Out + c;
 
 	for (ky = 0; ky < 3; ky++) {
@@ -1216,19 +1319,25 @@ static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T 
 		signed char *out = Out, *oa, *ob;
 		int32_t *P = Acc, xa, ya, N1 = Ho + 2;
 
-		AT_DW_PLANE_COLS(Wo);
+		if (S == 2)
+			AT_DW_PLANE2_COLS(Wo);
+		else
+			AT_DW_PLANE_COLS(Wo);
 		return;
 	}
 #endif
 	for (ox = 0; ox < Wo; ox++, Out += OutFeat) {
-		at_dw_plane_col(&win, B + ox, Ho, Wb, Acc);
+		if (S == 2)
+			at_dw_plane_col2(&win, B + 2 * ox, Ho, Wb, Acc);
+		else
+			at_dw_plane_col(&win, B + ox, Ho, Wb, Acc);
 		/* consecutive outputs of the column in pairs, an odd last one alone */
 		if (Fast2)
-			at_dw_rq2_pairs(Acc + 2, Ho >> 1, Out, Out + OStep, 2 * OStep, &f2, k);
+			at_dw_rq2_pairs(A, Ho >> 1, Out, Out + OStep, 2 * OStep, &f2, k);
 		else
-			at_dw_rq_pairs(Acc + 2, Ho >> 1, Out, Out + OStep, 2 * OStep, &q, &f, Fast, k);
+			at_dw_rq_pairs(A, Ho >> 1, Out, Out + OStep, 2 * OStep, &q, &f, Fast, k);
 		if (Ho & 1) {
-			int32_t a = Acc[Ho + 1];
+			int32_t a = A[Ho - 1];
 			signed char *o = Out + (Ho - 1) * OStep;
 
 			if (Fast2)
@@ -1240,13 +1349,13 @@ static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T 
 	}
 }
 
-/* Every output of this core's channels (3x3 of stride 1, at_dw_plane_fits). */
+/* Every output of this core's channels (3x3 of stride 1 or 2, at_dw_plane_fits). */
 static void at_dw_plane(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k)
 {
-	int32_t Bw[(AT_DW_PLANE + AT_DW_PLANE_SLACK) / 4];	/* the buffer, word aligned: filled by words */
-	int32_t Acc[AT_DW_PLANE / 3 + 2];	/* a column: Ho + 2 <= AT_DW_PLANE / 3 */
+	int32_t Bw[(AT_DW_PLANE2 + AT_DW_PLANE_SLACK) / 4];	/* the buffer, word aligned: filled by words */
+	int32_t Acc[AT_DW_PLANE / 3 + 2];	/* a column: Ho + 2 <= AT_DW_PLANE / 3 + 2 at either stride */
 	signed char *B = (signed char *) Bw;
-	int Wb = Arg->Wo + 2, Hb = Arg->Ho + 2, First, Last, c, i, ic, j;
+	int Wb = Arg->Sx * (Arg->Wo - 1) + 3, Hb = Arg->Sx * (Arg->Ho - 1) + 3, First, Last, c, i, ic, j;
 	int32_t ZpWord = (int32_t) (((uint32_t) k->InZp & 0xffu) * 0x01010101u);
 
 	for (i = 0; i < (Wb * Hb + AT_DW_PLANE_SLACK + 3) >> 2; i++)
