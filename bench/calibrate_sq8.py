@@ -514,7 +514,9 @@ def format_networks(results: list) -> str:
 def networks_markdown(results: list) -> str:
     """The per-node tables (bench/results/calibration_networks.md)."""
     lines = ["# Predicted (host simulator, pulp_open) vs GVSoC cycles per node", "",
-             "`bench/calibrate.py --networks`; err% = predicted / GVSoC - 1.", ""]
+             "`bench/calibrate.py --networks`; each network imported with fusion "
+             f"\"{results[0].get('fusion', 'fit') if results else 'none'}\" (one user kernel per layer when "
+             "\"none\"); err% = predicted / GVSoC - 1.", ""]
     for r in results:
         lines.append(f"## {r['network']}")
         lines.append("")
