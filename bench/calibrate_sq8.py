@@ -370,9 +370,10 @@ LAYERS = [
     conv(64, 64, 3, 8, (3, 3), 2, same=False), conv(48, 48, 3, 16, (3, 3), 2),
     # more of the paths only one layer above took (held out, it was predicted from none): a depth
     # wise line of more than 64 outputs, chunks with channels left over from the blocks of 4,
-    # planes of one or two pixels, a 5x5 first layer
+    # planes of one or two pixels, a 5x5 first layer, dense layers of inputs not a multiple of 4
     conv(8, 100, 16, 16, (3, 3), dw=True), conv(12, 12, 16, 10, (3, 3)), conv(8, 8, 32, 7, (1, 1)),
     conv(1, 1, 128, 64, (1, 1)), conv(2, 1, 256, 48, (1, 1)), conv(24, 24, 1, 8, (5, 5)),
+    linear(66, 16), linear(257, 40),
 ]
 
 
