@@ -173,7 +173,7 @@ def _plane_cases() -> list:
               C("plane_tiles_s2", "dw", h=8, w=7, cin=20, cout=20, stride=2, in_zp=3, seed=145, budget=1200),
               C("plane_25x5", "dw", h=25, w=5, cin=24, cout=24, act="RELU", in_zp=-20, seed=146, budget=3000),
               C("plane_tiny_many", "dw", h=4, w=4, cin=264, cout=264, in_zp=-7, seed=147),
-              # stride 2's padded plane (up to AT_DW_PLANE2 = 640 bytes): MobileNet's 24x24 -> 12x12 and
+              # stride 2's padded plane (with its column, up to AT_DW_PLANE_WORDS): MobileNet's 24x24 -> 12x12 and
               # 12x12 -> 6x6, odd sizes, one output line, a depth multiplier of 2, tiles, limit biases
               C("plane2_24", "dw", h=24, w=24, cin=9, cout=9, stride=2, act="RELU6", in_zp=-128, seed=150),
               C("plane2_12_valid", "dw", h=12, w=13, cin=10, cout=10, stride=2, padding="VALID", in_zp=50,

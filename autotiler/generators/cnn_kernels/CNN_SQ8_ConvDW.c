@@ -1002,21 +1002,27 @@ typedef struct {
 	int32_t w[3][3], Packed[3], Start;
 } at_dw_pwin;
 
-/* At stride 2 a plane holds about 4 bytes per output against 1 at stride 1: a larger buffer (the
- * frame stays near 1 KiB, as the line path's), the column's Ho accumulators in the same Acc. */
-#define AT_DW_PLANE2 640
+/* The plane buffer and a column's accumulators share AT_DW_PLANE_WORDS words on the stack (the
+ * frame near the line path's, 800 bytes): at stride 2 a plane holds about 4 bytes per output
+ * against 1 at stride 1, so it takes the room stride 1's 256 bytes leave (MobileNet's 24x24 ->
+ * 12x12: 625 bytes and 12 accumulators). */
+#define AT_DW_PLANE_WORDS 192
+
+/* Words of a plane of Wb x Hb bytes with its slack. */
+static inline int at_dw_plane_words(int Wb, int Hb)
+{
+	return (Wb * Hb + AT_DW_PLANE_SLACK + 3) >> 2;
+}
 
 /* The padded plane of the output's windows at stride S (1 or 2, both ways): S (Wo - 1) + 3 columns,
- * S (Ho - 1) + 3 lines. */
+ * S (Ho - 1) + 3 lines; a column's accumulators after it (Ho + 2 words). */
 static inline int at_dw_plane_fits(const KerConv_TFLM_SQ8_T *Arg)
 {
 	int S = Arg->Sx, Wb = S * (Arg->Wo - 1) + 3, Hb = S * (Arg->Ho - 1) + 3;
 
-	if (S != Arg->Sy)
+	if (S != Arg->Sy || S > 2 || (S == 1 && Wb * Hb > AT_DW_PLANE))
 		return 0;
-	if (S == 1)
-		return Wb * Hb <= AT_DW_PLANE;
-	return S == 2 && Wb * Hb <= AT_DW_PLANE2 && Arg->Ho <= AT_DW_PLANE / 3;
+	return at_dw_plane_words(Wb, Hb) + Arg->Ho + 2 <= AT_DW_PLANE_WORDS;
 }
 
 #if defined(at_gap_xpulpv2)
@@ -1352,13 +1358,13 @@ static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T 
 /* Every output of this core's channels (3x3 of stride 1 or 2, at_dw_plane_fits). */
 static void at_dw_plane(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k)
 {
-	int32_t Bw[(AT_DW_PLANE2 + AT_DW_PLANE_SLACK) / 4];	/* the buffer, word aligned: filled by words */
-	int32_t Acc[AT_DW_PLANE / 3 + 2];	/* a column: Ho + 2 <= AT_DW_PLANE / 3 + 2 at either stride */
+	int32_t Bw[AT_DW_PLANE_WORDS];	/* the buffer, word aligned (filled by words), then Acc */
 	signed char *B = (signed char *) Bw;
 	int Wb = Arg->Sx * (Arg->Wo - 1) + 3, Hb = Arg->Sx * (Arg->Ho - 1) + 3, First, Last, c, i, ic, j;
-	int32_t ZpWord = (int32_t) (((uint32_t) k->InZp & 0xffu) * 0x01010101u);
+	int Words = at_dw_plane_words(Wb, Hb);
+	int32_t ZpWord = (int32_t) (((uint32_t) k->InZp & 0xffu) * 0x01010101u), *Acc = Bw + Words;
 
-	for (i = 0; i < (Wb * Hb + AT_DW_PLANE_SLACK + 3) >> 2; i++)
+	for (i = 0; i < Words; i++)
 		Bw[i] = ZpWord;
 	CNN_Chunk(Arg->OutFeat, &First, &Last);
 	ic = First / k->Mult;	/* input channel ic serves output channels [ic Mult, ic Mult + Mult) */
