@@ -426,20 +426,39 @@ static inline __attribute__((always_inline)) void at_sq8_conv_rq_pair(const at_t
 	O1[1] = at_tflm_rq_fast_end(&F[1], (uint32_t) b1 * (uint32_t) F[1].M, hb1, Lo, Hi);
 }
 
+/* at_tflm_rq_fast2_end; Full (a constant where inlined): the clamp is [-128, 127] (Lo = -Hi - 1,
+ * Hi = 127), on the cluster one p.clip (clip to [-Hi - 1, Hi]) for p.max and p.min. (hi + 2 [hi < 0]
+ * as one p.mac measured no faster on GVSoC: its result has a latency of 2.) */
+static inline __attribute__((always_inline)) int8_t at_sq8_conv_rq2_end(const at_tflm_rq_fast2_t *f, int32_t hi, int32_t Lo,
+								      int32_t Hi, int Full)
+{
+#if defined(at_gap_xpulpv2)
+	if (Full) {
+		int32_t s = hi >> 31, v = gap_add_sra_i32(hi + s + s, f->K, f->Right1);
+
+		__asm__(".insn r 0x33, 5, 0x0a, %0, %1, %2" : "=r"(v) : "r"(v), "r"(Hi));
+		return (int8_t) v;
+	}
+#else
+	(void) Full;
+#endif
+	return at_tflm_rq_fast2_end(f, hi, Lo, Hi);
+}
+
 /* at_sq8_conv_rq_pair with the constants of at_tflm_rq_int8_fast2 (B->Fast2): the 4 mulh first. */
 static inline __attribute__((always_inline)) void at_sq8_conv_rq_pair2(const at_tflm_rq_fast2_t *F, int32_t a0, int32_t a1,
 								       int32_t b0, int32_t b1, int32_t Lo, int32_t Hi,
-								       signed char *O0, signed char *O1)
+								       signed char *O0, signed char *O1, int Full)
 {
 	/* the constants copied first: a byte store may alias them (the compiler would reload them) */
 	at_tflm_rq_fast2_t Fa = F[0], Fb = F[1];
 	int32_t ha0 = at_tflm_rq_fast2_hi(&Fa, a0), ha1 = at_tflm_rq_fast2_hi(&Fa, a1);
 	int32_t hb0 = at_tflm_rq_fast2_hi(&Fb, b0), hb1 = at_tflm_rq_fast2_hi(&Fb, b1);
 
-	O0[0] = at_tflm_rq_fast2_end(&Fa, ha0, Lo, Hi);
-	O1[0] = at_tflm_rq_fast2_end(&Fa, ha1, Lo, Hi);
-	O0[1] = at_tflm_rq_fast2_end(&Fb, hb0, Lo, Hi);
-	O1[1] = at_tflm_rq_fast2_end(&Fb, hb1, Lo, Hi);
+	O0[0] = at_sq8_conv_rq2_end(&Fa, ha0, Lo, Hi, Full);
+	O1[0] = at_sq8_conv_rq2_end(&Fa, ha1, Lo, Hi, Full);
+	O0[1] = at_sq8_conv_rq2_end(&Fb, hb0, Lo, Hi, Full);
+	O1[1] = at_sq8_conv_rq2_end(&Fb, hb1, Lo, Hi, Full);
 }
 
 /* Requantise and store the block path's sums of pixels 0 .. Two (their output bytes at O0, O1)
@@ -452,8 +471,8 @@ static inline __attribute__((always_inline)) void at_sq8_conv_store(const at_sq8
 	int j;
 
 	if (B->Fast2 && Two) {
-		at_sq8_conv_rq_pair2(&B->F2[0], R->S[0][0], R->S[0][1], R->S[1][0], R->S[1][1], Lo, Hi, O0, O1);
-		at_sq8_conv_rq_pair2(&B->F2[2], R->S[2][0], R->S[2][1], R->S[3][0], R->S[3][1], Lo, Hi, O0 + 2, O1 + 2);
+		at_sq8_conv_rq_pair2(&B->F2[0], R->S[0][0], R->S[0][1], R->S[1][0], R->S[1][1], Lo, Hi, O0, O1, 0);
+		at_sq8_conv_rq_pair2(&B->F2[2], R->S[2][0], R->S[2][1], R->S[3][0], R->S[3][1], Lo, Hi, O0 + 2, O1 + 2, 0);
 		return;
 	}
 	if (B->Fast2) {
@@ -745,9 +764,9 @@ static inline __attribute__((always_inline)) void at_sq8_conv_pairs_mode(const K
 				at_sq8_conv_rq8_2(B->F2, &R, Lo, Hi, O, O + OStep);
 			else
 				at_sq8_conv_rq8(B->F, &R, Lo, Hi, O, O + OStep);
-		} else if (Mode == 2 || Mode == 4) {
-			at_sq8_conv_rq_pair2(&B->F2[0], s00, s01, s10, s11, Lo, Hi, O, O + OStep);
-			at_sq8_conv_rq_pair2(&B->F2[2], s20, s21, s30, s31, Lo, Hi, O + 2, O + OStep + 2);
+		} else if (Mode == 2 || Mode == 4 || Mode == 5) {
+			at_sq8_conv_rq_pair2(&B->F2[0], s00, s01, s10, s11, Lo, Hi, O, O + OStep, Mode == 5);
+			at_sq8_conv_rq_pair2(&B->F2[2], s20, s21, s30, s31, Lo, Hi, O + 2, O + OStep + 2, Mode == 5);
 		} else {
 			at_sq8_conv_rq_pair(&B->F[0], s00, s01, s10, s11, Lo, Hi, O, O + OStep);
 			at_sq8_conv_rq_pair(&B->F[2], s20, s21, s30, s31, Lo, Hi, O + 2, O + OStep + 2);
@@ -775,14 +794,31 @@ static inline __attribute__((always_inline)) void at_sq8_conv_pairs_fast(const K
 		at_sq8_conv_pairs_mode(Arg, K, B, G, Init, W, Rows, X, O, Pairs, 0);
 }
 
-/* Pairs pairs of a 1x1 flat block (B->Fast2, one row: at_sq8_conv_pairs_mode's mode 4) from X, O: a
- * function of its own, called again for an odd last pixel (so that it runs on hot code, not the
- * single-pixel path's cold code) and with fewer values live around its loop. */
+/* Pairs pairs of a 1x1 flat block (B->Fast2, one row: at_sq8_conv_pairs_mode's mode 4; 5 where the
+ * clamp is [-128, 127]) from X, O: functions of their own, called again for an odd last pixel (so
+ * that it runs on hot code, not the single-pixel path's cold code) and with fewer values live
+ * around their loop. */
 static __attribute__((noinline)) void at_sq8_conv_pairs_row2(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K,
 							     const at_sq8_conv_chans *B, const at_sq8_conv_rows *G,
 							     const signed char *X, signed char *O, int Pairs)
 {
 	at_sq8_conv_pairs_mode(Arg, K, B, G, B->Inner, G->W, 1, X, O, Pairs, 4);
+}
+
+static __attribute__((noinline)) void at_sq8_conv_pairs_row2_full(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K,
+								  const at_sq8_conv_chans *B, const at_sq8_conv_rows *G,
+								  const signed char *X, signed char *O, int Pairs)
+{
+	at_sq8_conv_pairs_mode(Arg, K, B, G, B->Inner, G->W, 1, X, O, Pairs, 5);
+}
+
+static void at_sq8_conv_pairs_row(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+				  const at_sq8_conv_rows *G, const signed char *X, signed char *O, int Pairs)
+{
+	if (K->ActMin == -128 && K->ActMax == 127)
+		at_sq8_conv_pairs_row2_full(Arg, K, B, G, X, O, Pairs);
+	else
+		at_sq8_conv_pairs_row2(Arg, K, B, G, X, O, Pairs);
 }
 #endif
 
@@ -998,11 +1034,11 @@ static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_
 		/* 1x1: one row; the mode a constant in each call (a variable one kept both
 		 * requantisations in the loop and tested it per pair) */
 		if (Arg->Fy == 1 && B->Fast2) {
-			at_sq8_conv_pairs_row2(Arg, K, B, &G, X, O, Pairs);
+			at_sq8_conv_pairs_row(Arg, K, B, &G, X, O, Pairs);
 			/* an odd last pixel after another of this core's: the pair of the two (the
 			 * other's bytes written again, the same) */
 			if (p + 2 * Pairs + 1 == Wk->P1 && p + 2 * Pairs > Wk->P0) {
-				at_sq8_conv_pairs_row2(Arg, K, B, &G, X + (2 * Pairs - 1) * K->StepX,
+				at_sq8_conv_pairs_row(Arg, K, B, &G, X + (2 * Pairs - 1) * K->StepX,
 						       O + (2 * Pairs - 1) * Arg->OutFeat, 1);
 				p++;
 				X += K->StepX;
