@@ -237,7 +237,9 @@ def run_cases(cases: list, work: Path, kernels: Path | None = None, backend: str
             declare(c)
         files = generate(m)
     write_files(files, str(gen))
-    sources = [kernels / Path(s).name for s in CNN_SQ8_SOURCES]
+    # an older revision's directory lacks the sources added since (CNN_SQ8_Fused.c...): its layers
+    # call none of them
+    sources = [kernels / Path(s).name for s in CNN_SQ8_SOURCES if (kernels / Path(s).name).exists()]
     kw = dict(backend="gvsoc") if backend == "gvsoc" else dict(platform="pulp_open")
     prog = host_harness.build(gen, sources=sources, include_dirs=[kernels], **kw)
     cycles = {}
@@ -317,10 +319,20 @@ def measure(before: str, work: Path) -> list:
     return rows
 
 
+def describe(rev: str) -> str:
+    """Revision ``rev`` as '<hash> (<date>: <subject's first 80 characters>)' for the tables."""
+    out = subprocess.run(["git", "log", "-1", "--format=%h|%cs|%s", rev], cwd=ROOT, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    h, date, subject = out.split("|", 2)
+    return f"{h} ({date}: {subject[:80]}{'...' if len(subject) > 80 else ''})"
+
+
 def markdown(rows: list, before: str) -> str:
     lines = ["# SQ8 TFLM depth wise / dense / pooling / add on GVSoC pulp-open (8 cores)\n",
              "Cycles of each user kernel (its tiles' DMA included; every output bit-exact with sq8_tflm). "
-             f"before: every SQ8 kernel file at {before}; mine before: the four files of this work "
+             f"before: every SQ8 kernel file at {describe(before)}; the sources missing there "
+             "(CNN_SQ8_Fused.c...) are left out of its build (its layers call none of them); mine before: the four "
+             "files of this work "
              f"(CNN_SQ8_ConvDW.c, CNN_SQ8_Linear.c, CNN_SQ8_Pooling.c, CNN_SQ8_Eltwise.c) at {before}, the "
              "others (CNN_SQ8_Requant.h...) as committed; after: this tree's four files, the others as "
              "committed. Work: MACs (dw, fc), window taps (pooling) or elements (add).\n",
