@@ -703,20 +703,28 @@ def calls_forks(row: dict, which: Optional[str]) -> dict:
     return {k: one(k, v) for k, v in row["forks_cold"].items()}
 
 
-def refit_sq8(args) -> int:
-    """--refit: the SQ8 fit of a --fit-sq8 file again with the current terms, no simulation (the
-    profiled fork cycles do not depend on the terms; their sums come from the schedules)."""
-    data = json.loads(Path(args.refit).read_text())
-    plat = model_platform(data["platform"], False, True)
-    shapes, rows, rng = dict(SQ8.SHAPES), data["rows"], np.random.default_rng(0)
-    for r in rows:   # the first and the warm calls' forks are both kept, whichever is fitted
-        r["forks"] = calls_forks(r, args.calls)
+def sq8_terms(rows: list, plat, shapes: dict) -> None:
+    """Each SQ8 row's term sums with the current terms (``shapes``), no simulation: the layers
+    declared again at the row's budget (the same tilings: ``plat`` as the fit ran it) and their
+    schedules walked (the profiled fork cycles do not depend on the terms)."""
+    rng = np.random.default_rng(0)
     for budget in sorted({r["budget"] for r in rows}, reverse=True):
         m = SQ8.sq8_case(plat, budget, rng)[0]
         for r in (r for r in rows if r["budget"] == budget):
             forks = {k: tuple(v) for k, v in r["forks"].items()}
             r["terms"] = shape_sums(kernel_tilings(m, r["kernel"]), m.libs, plat,
                                     {k: v for k, v in shapes.items() if k in forks}, forks)
+
+
+def refit_sq8(args) -> int:
+    """--refit: the SQ8 fit of a --fit-sq8 file again with the current terms, no simulation (the
+    profiled fork cycles do not depend on the terms; their sums come from the schedules)."""
+    data = json.loads(Path(args.refit).read_text())
+    plat = model_platform(data["platform"], False, True)
+    shapes, rows = dict(SQ8.SHAPES), data["rows"]
+    for r in rows:   # the first and the warm calls' forks are both kept, whichever is fitted
+        r["forks"] = calls_forks(r, args.calls)
+    sq8_terms(rows, plat, shapes)
     window = data["constants"]["fork_window_cycles"]
     fit = fit_compute(rows, window, shapes)
     fit.pop("*", None)
@@ -836,7 +844,10 @@ def main(argv=None) -> int:
         finally:
             shutil.rmtree(work, ignore_errors=True)
     kept = kept_rows(Path(args.json), kinds) if args.fit_sq8 and kinds else None
+    for r in kept["rows"] if kept else ():   # their term sums with the current terms
+        r["forks"] = calls_forks(r, args.calls)
     if kept:
+        sq8_terms(kept["rows"], plat, shapes)
         rows += kept["rows"]
     for r in rows if args.fit_sq8 else ():   # the calls each kernel's fit takes (--calls)
         r["forks"] = calls_forks(r, args.calls)
