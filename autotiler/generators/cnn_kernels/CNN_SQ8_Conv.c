@@ -975,7 +975,7 @@ static int at_sq8_conv_col_pair(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
  * X, its outputs at O, OStep bytes between pixels' outputs) on AT_SQ8_CONV_QUAD_WORDS; the 16 sums
  * through the stack into a loop over the channels, which keeps the code within a core's 512-byte
  * instruction cache (16 outputs inline would not fit with the loop). */
-static __attribute__((noinline)) void at_sq8_conv_quads(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
+static __attribute__((noinline, noipa)) void at_sq8_conv_quads(const at_sq8_conv_ctx *K, const at_sq8_conv_chans *B,
 							const signed char *W, const signed char *X, signed char *O,
 							int OStep, int N)
 {
@@ -1324,48 +1324,34 @@ static int at_sq8_conv_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx
 	       K->StepY == Arg->Wo * K->StepX;
 }
 
-/* Chunk channels [c, c + n) (n <= 4, the constants in B) of this core's pixels, on the path that fits. */
-static void at_sq8_conv_chans_run(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
-				  const at_sq8_conv_chans *B, int c, int n, int Flat)
-{
-	/* the block path reads 4 filters of one group */
-	int Group = (K->Off + c) / Arg->GroupOut, OneGroup = Group == (K->Off + c + n - 1) / Arg->GroupOut, p;
-
-	if (n == 4 && OneGroup && Flat)
-		at_sq8_conv_block4_flat(Arg, K, Wk, B, c, Group * Arg->GroupIn);
-#if defined(at_gap_xpulpv2)
-	else if (n == 4 && at_sq8_conv_cols_apply(Arg, K, B))
-		at_sq8_conv_block4_cols(Arg, K, Wk, B, c);
-#endif
-	else if (n == 4 && OneGroup)
-		at_sq8_conv_block4(Arg, K, Wk, B, c);
-	else
-		for (p = Wk->P0; p < Wk->P1; p++)
-			at_sq8_conv_general(Arg, K, B, p / Arg->Wo, p % Arg->Wo, c, n,
-					    Arg->Out + p * Arg->OutFeat + K->Off + c);
-}
-
-/* Blocks of 4 channels whose constants a core prepares in one pass before their pixels: the
- * preparation's code then runs warm for the second block, and so does the pixels' (the cluster's
- * instruction caches cannot hold both; each costs about 1k cycles of misses when cold). Stack:
- * this many at_sq8_conv_chans (220 bytes each). */
-#define AT_SQ8_CONV_PREP 2
-
 void KerParConv_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 {
 	at_sq8_conv_ctx K;
 	at_sq8_conv_work Wk;
-	at_sq8_conv_chans B[AT_SQ8_CONV_PREP];
-	int c, i, Flat;
+	at_sq8_conv_chans B;
+	int c, Flat;
 
 	at_sq8_conv_context(Arg, &K);
 	at_sq8_conv_share(Arg, &Wk);
 	Flat = at_sq8_conv_flat(Arg, &K);
-	for (c = Wk.C0; c < Wk.C1; c += 4 * AT_SQ8_CONV_PREP) {
-		for (i = 0; i < AT_SQ8_CONV_PREP && c + 4 * i < Wk.C1; i++)
-			at_sq8_conv_chans_of(Arg, &K, c + 4 * i, gap_min(4, Wk.C1 - c - 4 * i), &B[i]);
-		for (i = 0; i < AT_SQ8_CONV_PREP && c + 4 * i < Wk.C1; i++)
-			at_sq8_conv_chans_run(Arg, &K, &Wk, &B[i], c + 4 * i, gap_min(4, Wk.C1 - c - 4 * i), Flat);
+	for (c = Wk.C0; c < Wk.C1; c += 4) {
+		int n = gap_min(4, Wk.C1 - c), p;
+		/* the block path reads 4 filters of one group */
+		int Group = (K.Off + c) / Arg->GroupOut, OneGroup = Group == (K.Off + c + n - 1) / Arg->GroupOut;
+
+		at_sq8_conv_chans_of(Arg, &K, c, n, &B);
+		if (n == 4 && OneGroup && Flat)
+			at_sq8_conv_block4_flat(Arg, &K, &Wk, &B, c, Group * Arg->GroupIn);
+#if defined(at_gap_xpulpv2)
+		else if (n == 4 && at_sq8_conv_cols_apply(Arg, &K, &B))
+			at_sq8_conv_block4_cols(Arg, &K, &Wk, &B, c);
+#endif
+		else if (n == 4 && OneGroup)
+			at_sq8_conv_block4(Arg, &K, &Wk, &B, c);
+		else
+			for (p = Wk.P0; p < Wk.P1; p++)
+				at_sq8_conv_general(Arg, &K, &B, p / Arg->Wo, p % Arg->Wo, c, n,
+						    Arg->Out + p * Arg->OutFeat + K.Off + c);
 	}
 	gap_waitbarrier(0);
 }
