@@ -106,14 +106,32 @@ _BLOCK = f"{_BLK}*({_PIX_IN} - {_QPIX})*{_NOT_COLS}"
 _BORDER = f"{_BLK}*{_PIX_BORDER}*{_NOT_COLS}"
 _LEFT = f"(Chunk % 4)*{_PIX}"
 # depth wise (CNN_SQ8_ConvDW.c), the 3x3 filter of dilation 1 (its fast path: the networks' only
-# filter), three forms, tested in this order. The plane form at stride 1 where the padded plane,
-# (Wo + 2) x (Ho + 2) bytes, fits AT_DW_PLANE = 256 ([a <= 256] = 1/(a/257 + 1)), but for a plane
-# of at most AT_DW_TINY = 16 outputs that the channels-inner form takes (_DW_SMALL, below): the
-# cores share the channels (CNN_Chunk), a channel's plane is copied into a buffer and its outputs
-# go column by column
+# filter), four forms, tested in this order ([a <= K] = 1/(a/(K + 1) + 1)). The padded plane
+# (at_dw_plane_fits): at stride S = 1 or 2 both ways, the plane of S (Wo - 1) + 3 columns and
+# S (Ho - 1) + 3 lines, at stride 1 of at most AT_DW_PLANE = 256 bytes, in words with its slack of
+# 4 bytes plus a column's Ho + 2 accumulators within AT_DW_PLANE_WORDS = 192; but a plane of at
+# most AT_DW_TINY = 16 outputs that the channels-inner form takes (_DW_SMALL, below). The cores
+# share the channels (CNN_Chunk); a channel's plane is copied into the buffer, its outputs go
+# column by column.
+_DW_S1 = "(1/(Sx*Sy))"
+_DW_S2 = "((Sx/2)*(Sy/2)*(1/(Sx/3 + 1))*(1/(Sy/3 + 1)))"
+_DW_BYTES1, _DW_BYTES2 = "((Wo + 2)*(Ho + 2))", "((2*Wo + 1)*(2*Ho + 1))"
+_DW_FITS1 = f"{_DW_S1}*(1/({_DW_BYTES1}/257 + 1))*(1/((({_DW_BYTES1} + 7)/4 + Ho + 2)/193 + 1))"
+_DW_FITS2 = f"{_DW_S2}*(1/((({_DW_BYTES2} + 7)/4 + Ho + 2)/193 + 1))"
 _DW_NOT_TINY = "(1 - (1/((Wo*Ho)/37 + 1))*(1 - 1/(OutFeat/(8*ncores) + 1))*(1/((Wo*Ho)/17 + 1)))"
-_DW_PLANE = f"(1/(Sx*Sy))*(1/(((Wo + 2)*(Ho + 2))/257 + 1))*{_DW_NOT_TINY}"
-_DW_NOT_PLANE = f"(1 - {_DW_PLANE})"
+_DW_PLANE1 = f"{_DW_FITS1}*{_DW_NOT_TINY}"
+_DW_PLANE2 = f"{_DW_FITS2}*{_DW_NOT_TINY}"
+# The bands (at_dw_band_lines): stride 1 where the plane does not fit, lines of at least
+# AT_DW_BAND_WO = 32 outputs: bands of _DW_BAND_LINES lines (the most whose plane and accumulators
+# fit the 192 words: n (Wo + 6) <= 756 - 2 (Wo + 2)), evened out over _DW_BANDS bands, each a
+# plane of its own (lines up to 121 outputs: a band of AT_DW_BAND = 4 lines fits).
+_DW_BAND_LINES = "((756 - 2*(Wo + 2))/(Wo + 6))"
+_DW_BANDS = f"((Ho + {_DW_BAND_LINES} - 1)/{_DW_BAND_LINES})"
+_DW_BAND = f"{_DW_S1}*(1 - {_DW_FITS1})*(1 - 1/(Wo/32 + 1))*(1/(Wo/122 + 1))"
+# stride 1's plane-like forms (a plane, or bands of one), their planes per channel
+_DW_PB = f"({_DW_PLANE1} + {_DW_BAND})"
+_DW_NPB = f"({_DW_PLANE1} + {_DW_BAND}*{_DW_BANDS})"
+_DW_NOT_PLANE = f"(1 - {_DW_PLANE1} - {_DW_PLANE2} - {_DW_BAND})"
 # The lines form: the (channel, output line) units shared evenly by the cores (CNN_Chunk),
 # a core's units channel major, in segments of one channel (_DW_SEGS: at most one per Ho units,
 # the busiest core's count)
@@ -183,11 +201,12 @@ SHAPES = {
                               f"{_DW_SMALL_TAKEN}*{_DW_CHANS}*Ho*(Wo/2)*(1 - 1/Sx)",
                               f"{_DW_SMALL_TAKEN}*{_DW_CHANS}*Ho*(Wo % 2)", f"{_DW_SMALL_TAKEN}*{_DW_RUNS}*Ho*((Wo + 1)/2)",
                               f"{_DW_SMALL_TAKEN}*{_DW_CHANS}",
-                              f"{_DW_PLANE}*{_DW_CHANS}*Wo*(Ho + 2)", f"{_DW_PLANE}*{_DW_CHANS}*Wo*(Ho/2)",
-                              f"{_DW_PLANE}*{_DW_CHANS}*Wo*(Ho % 2)", f"{_DW_PLANE}*{_DW_CHANS}*Wo",
-                              f"{_DW_PLANE}*{_DW_CHANS}*Wo*(1/Ho)",
-                              f"{_DW_PLANE}*{_DW_CHANS}*H*W", f"{_DW_PLANE}*{_DW_CHANS}*H", f"{_DW_PLANE}*{_DW_CHANS}",
-                              f"{_DW_PLANE}*(Wo + 2)*(Ho + 2)"],
+                              f"{_DW_PB}*{_DW_CHANS}*Wo*(Ho + 2*{_DW_NPB})", f"{_DW_PB}*{_DW_CHANS}*Wo*(Ho/2)",
+                              f"{_DW_PB}*{_DW_CHANS}*Wo*(Ho % 2)", f"{_DW_PB}*{_DW_CHANS}*Wo*{_DW_NPB}",
+                              f"{_DW_PLANE1}*{_DW_CHANS}*Wo*(1/Ho)", f"{_DW_PB}*{_DW_CHANS}*{_DW_NPB}",
+                              f"{_DW_PLANE2}*{_DW_CHANS}*Wo*Ho", f"{_DW_PLANE2}*{_DW_CHANS}*Wo", f"{_DW_PLANE2}*{_DW_CHANS}",
+                              f"({_DW_PB} + {_DW_PLANE2})*{_DW_CHANS}*H*W", f"({_DW_PB} + {_DW_PLANE2})*{_DW_CHANS}*H",
+                              f"{_DW_PLANE1}*{_DW_BYTES1} + {_DW_PLANE2}*{_DW_BYTES2}"],
     "KerParAvgPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParMaxPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParLinear_TFLM_SQ8": [f"({_LIN}/4)*(InDim/4)", f"({_LIN} % 4)*(InDim/4)", f"{_LIN}*(InDim % 4)", _LIN],
@@ -374,6 +393,10 @@ LAYERS = [
     conv(8, 100, 16, 16, (3, 3), dw=True), conv(12, 12, 16, 10, (3, 3)), conv(8, 8, 32, 7, (1, 1)),
     conv(1, 1, 128, 64, (1, 1)), conv(2, 1, 256, 48, (1, 1)), conv(24, 24, 1, 8, (5, 5)),
     linear(66, 16), linear(257, 40),
+    # depth wise layers on the lines form (planes too large, lines shorter than bands take), strides 1 and 2
+    conv(20, 20, 16, 16, (3, 3), dw=True), conv(28, 28, 24, 24, (3, 3), dw=True),
+    conv(40, 40, 16, 16, (3, 3), 2, dw=True), conv(32, 32, 32, 32, (3, 3), 2, dw=True),
+    conv(64, 64, 8, 8, (3, 3), 2, dw=True),
 ]
 
 
