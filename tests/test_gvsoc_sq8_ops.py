@@ -186,8 +186,8 @@ def _plane_cases() -> list:
               C("plane2_tiles", "dw", h=24, w=24, cin=16, cout=16, stride=2, in_zp=-9, seed=156, budget=4000),
               C("plane2_near1", "dw", h=10, w=14, cin=7, cout=7, stride=2, in_zp=1, out_zp=-128, seed=157,
                 out_scale=0.0008),
-              # stride 1's bands of lines (lines of >= AT_DW_BAND_WO = 32 outputs): uneven bands, VALID,
-              # a depth multiplier of 2, tiles, lines too long for a band (the line path)
+              # planes too large for the stack at stride 1 (the line path): long lines, VALID, a depth
+              # multiplier of 2, tiles
               C("band_9x64", "dw", h=9, w=64, cin=5, cout=5, in_zp=-128, seed=160, act="RELU6"),
               C("band_valid", "dw", h=23, w=37, cin=3, cout=3, padding="VALID", in_zp=40, seed=161, bias_bits=31),
               C("band_mult2", "dw", h=13, w=33, cin=2, cout=4, in_zp=-5, seed=162, rounding="single"),

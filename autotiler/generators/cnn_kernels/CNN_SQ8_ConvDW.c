@@ -1020,29 +1020,10 @@ static inline int at_dw_plane_fits(const KerConv_TFLM_SQ8_T *Arg)
 {
 	int S = Arg->Sx, Wb = S * (Arg->Wo - 1) + 3, Hb = S * (Arg->Ho - 1) + 3;
 
-	if (S != Arg->Sy || S > 2 || (S == 1 && Wb * Hb > AT_DW_PLANE))
+	/* no output (a fused chain's tile may have none): the line path's empty split, no hardware loop of 0 */
+	if (Arg->Ho == 0 || Arg->Wo == 0 || S != Arg->Sy || S > 2 || (S == 1 && Wb * Hb > AT_DW_PLANE))
 		return 0;
 	return at_dw_plane_words(Wb, Hb) + Arg->Ho + 2 <= AT_DW_PLANE_WORDS;
-}
-
-/* Output lines per band where a stride-1 plane does not fit (0: none): bands of at least AT_DW_BAND
- * lines made even, on lines of at least AT_DW_BAND_WO outputs (a band's set-up, the channel's
- * weights and requantisation again, pays on long lines only). */
-#define AT_DW_BAND 4
-#define AT_DW_BAND_WO 32
-
-static inline int at_dw_band_lines(const KerConv_TFLM_SQ8_T *Arg)
-{
-	int Wb = Arg->Wo + 2, Ho = Arg->Ho, Nb = Ho, Bands;
-
-	if (Arg->Sx != 1 || Arg->Sy != 1 || Arg->Wo < AT_DW_BAND_WO)
-		return 0;
-	while (Nb > AT_DW_BAND && at_dw_plane_words(Wb, Nb + 2) + Nb + 2 > AT_DW_PLANE_WORDS)
-		Nb--;
-	if (at_dw_plane_words(Wb, Nb + 2) + Nb + 2 > AT_DW_PLANE_WORDS)
-		return 0;
-	Bands = (Ho + Nb - 1) / Nb;
-	return (Ho + Bands - 1) / Bands;
 }
 
 #if defined(at_gap_xpulpv2)
@@ -1400,42 +1381,6 @@ static void at_dw_plane(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k)
 	}
 }
 
-/* Every output of this core's channels by bands of Nb output lines (at_dw_band_lines, stride 1):
- * each band of a channel is a plane of its own (a copy of Arg with the band's input lines, padding,
- * Ho and Out), copied and computed as at_dw_plane's. */
-static void at_dw_bands(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int Nb)
-{
-	int32_t Bw[AT_DW_PLANE_WORDS];	/* the buffer, word aligned (filled by words), then Acc */
-	signed char *B = (signed char *) Bw;
-	KerConv_TFLM_SQ8_T Band = *Arg;
-	int Wb = Arg->Wo + 2, Words = at_dw_plane_words(Wb, Nb + 2), Pt = Arg->Pad[2], Line = Arg->W * Arg->InFeat;
-	int OStep = Arg->Wo * Arg->OutFeat, First, Last, c, i, oy, n, y0, r0, h;
-	int32_t ZpWord = (int32_t) (((uint32_t) k->InZp & 0xffu) * 0x01010101u), *Acc = Bw + Words;
-
-	for (i = 0; i < Words; i++)	/* the padding columns keep IN_ZP: the copies never write them */
-		Bw[i] = ZpWord;
-	CNN_Chunk(Arg->OutFeat, &First, &Last);
-	for (c = First; c < Last; c++)
-		for (oy = 0; oy < Arg->Ho; oy += n) {
-			n = (Arg->Ho - oy < Nb) ? Arg->Ho - oy : Nb;
-			y0 = oy - Pt;	/* the band's first input line */
-			r0 = (y0 < 0) ? -y0 : 0;
-			Band.In = Arg->In + (y0 + r0) * Line;
-			h = (Arg->H - y0 - r0 < n + 2 - r0) ? Arg->H - y0 - r0 : n + 2 - r0;
-			Band.H = (h > 0) ? h : 0;
-			Band.Pad[2] = r0;
-			Band.Ho = n;
-			Band.Out = Arg->Out + oy * OStep;
-			/* lines of padding above or below the tile: the earlier bands left input there */
-			for (i = 0; i < r0 * Wb; i++)
-				B[i] = (signed char) k->InZp;
-			for (i = (r0 + Band.H) * Wb; i < (n + 2) * Wb; i++)
-				B[i] = (signed char) k->InZp;
-			at_dw_plane_copy(&Band, c / k->Mult, B, Wb, n + 2);
-			at_dw_plane_chan(&Band, k, c, B, Wb, Acc);
-		}
-}
-
 /* Output lines [oy, oy + n) of channel c. */
 static void at_dw_lines(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c, int oy, int n, int Fast)
 {
@@ -1467,12 +1412,6 @@ void KerParConvDW_TFLM_SQ8(KerConv_TFLM_SQ8_T *Arg)
 	 * apply to a plane of at most AT_DW_TINY outputs (the same tests on every core). */
 	if (Fast && at_dw_plane_fits(Arg) && !(Small && Arg->Wo * Ho <= AT_DW_TINY)) {
 		at_dw_plane(Arg, &k);
-		gap_waitbarrier(0);
-		return;
-	}
-	/* Long lines at stride 1: bands of a plane. */
-	if (Fast && (n = at_dw_band_lines(Arg)) > 0) {
-		at_dw_bands(Arg, &k, n);
 		gap_waitbarrier(0);
 		return;
 	}
