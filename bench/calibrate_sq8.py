@@ -192,7 +192,7 @@ SHAPES = {
     # constants. The plane form: per channel of the core and output column its loop over Ho + 2
     # window lines (a hardware loop step each), its pairs' and odd output's requantisation and
     # its set-up (one line: C); per channel the plane's copy (per byte of the tile, per line) and
-    # the channel's constants; per call the buffer's padding
+    # the channel's constants; per call the buffer's padding, and the bands' set-up
     "KerParConvDW_TFLM_SQ8": [f"{_DW_PAIRS}*2*Wo*{_DW_LINES}", f"({_UNITS} - 2*{_DW_PAIRS})*Wo*(1/Sx)*{_DW_LINES}",
                               f"{_UNITS}*Wo*(1 - 1/Sx)*{_DW_LINES}", f"{_DW_PAIRS}*{_DW_LINES}",
                               f"({_UNITS} - 2*{_DW_PAIRS})*(1/Sx)*{_DW_LINES}", f"{_UNITS}*(1 - 1/Sx)*{_DW_LINES}",
@@ -206,7 +206,7 @@ SHAPES = {
                               f"{_DW_PLANE1}*{_DW_CHANS}*Wo*(1/Ho)", f"{_DW_PB}*{_DW_CHANS}*{_DW_NPB}",
                               f"{_DW_PLANE2}*{_DW_CHANS}*Wo*Ho", f"{_DW_PLANE2}*{_DW_CHANS}*Wo", f"{_DW_PLANE2}*{_DW_CHANS}",
                               f"({_DW_PB} + {_DW_PLANE2})*{_DW_CHANS}*H*W", f"({_DW_PB} + {_DW_PLANE2})*{_DW_CHANS}*H",
-                              f"{_DW_PLANE1}*{_DW_BYTES1} + {_DW_PLANE2}*{_DW_BYTES2}"],
+                              f"{_DW_PLANE1}*{_DW_BYTES1} + {_DW_PLANE2}*{_DW_BYTES2}", _DW_BAND],
     "KerParAvgPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParMaxPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParLinear_TFLM_SQ8": [f"({_LIN}/4)*(InDim/4)", f"({_LIN} % 4)*(InDim/4)", f"{_LIN}*(InDim % 4)", _LIN],
@@ -231,11 +231,20 @@ COLD = ("KerParConvDW_TFLM_SQ8", "KerParAvgPool_TFLM_SQ8", "KerParMaxPool_TFLM_S
 @dataclass(frozen=True)
 class Layer:
     """One SQ8 layer: ``declare(name)`` declares it in the current model (returns the generator's
-    status), ``data(rng)`` gives its arguments and its expected output (numpy, TFLM's arithmetic)."""
+    status), ``data(rng)`` gives its arguments and its expected output (numpy, TFLM's arithmetic).
+    ``whole``: the layer runs in one tile (its tiling forced: the tiler, with every Cost= as
+    written, would cut it; a network's node, tiled with the fitted model, often takes it whole),
+    at the first budget only."""
 
     label: str
     declare: Callable
     data: Callable
+    whole: bool = False
+
+
+def whole(layer: Layer) -> Layer:
+    """``layer`` in one tile (:class:`Layer`), its label marked."""
+    return replace(layer, label=layer.label + " whole", whole=True)
 
 
 def _ctrl():
@@ -397,6 +406,15 @@ LAYERS = [
     conv(20, 20, 16, 16, (3, 3), dw=True), conv(28, 28, 24, 24, (3, 3), dw=True),
     conv(40, 40, 16, 16, (3, 3), 2, dw=True), conv(32, 32, 32, 32, (3, 3), 2, dw=True),
     conv(64, 64, 8, 8, (3, 3), 2, dw=True),
+    # the networks' layers in one tile, as their nodes often are (the tiler cuts them here: a tile's
+    # lines decide the depth wise form, a plane, bands or lines)
+    *[whole(c) for c in (conv(25, 5, 64, 64, (3, 3), dw=True), conv(48, 48, 8, 8, (3, 3), dw=True),
+                         conv(48, 48, 16, 16, (3, 3), 2, dw=True), conv(24, 24, 32, 32, (3, 3), dw=True),
+                         conv(24, 24, 32, 32, (3, 3), 2, dw=True), conv(12, 12, 64, 64, (3, 3), dw=True),
+                         conv(12, 12, 64, 64, (3, 3), 2, dw=True), conv(6, 6, 128, 128, (3, 3), dw=True),
+                         conv(20, 20, 16, 16, (3, 3), dw=True), conv(96, 96, 3, 8, (3, 3), 2),
+                         conv(32, 32, 16, 16, (3, 3)), conv(16, 16, 32, 32, (3, 3)), conv(32, 32, 3, 16, (3, 3)),
+                         conv(24, 24, 32, 32, (1, 1)), conv(48, 48, 8, 16, (1, 1)))],
 ]
 
 
@@ -451,6 +469,18 @@ def kind(layer: Layer) -> str:
 KINDS = ("conv", "dw", "linear", "avgpool", "maxpool", "add", "mean", "softmax")
 
 
+def _one_tile(m, name: str) -> bool:
+    """Force user kernel ``name``'s tiling to one tile (the full grid's candidate that has one);
+    False, and the kernel left out of the model, when none fits."""
+    uk = m.kernels[name]
+    for t in candidates(uk, replace(solve_options(m, uk), objective="time_exhaustive")):
+        if t.describe().startswith("1 tile"):
+            m.tilings[name] = t
+            return True
+    del m.kernels[name], m.tilings[name]
+    return False
+
+
 def sq8_case(plat, budget: int, rng, layers=None, sources=None, kinds=None) -> tuple:
     """(model, files, calls, sources, include dirs) of the SQ8 layers at L1 ``budget``, for
     bench/calibrate.py's run_case; a layer no tiling fits at that budget is left out.
@@ -465,11 +495,11 @@ def sq8_case(plat, budget: int, rng, layers=None, sources=None, kinds=None) -> t
         LoadCNN_SQ8_Library()
         SetL1MemorySize(min(budget, plat.l1_size))
         for i, layer in enumerate(layers):
-            if kinds is not None and kind(layer) not in kinds:
+            if (kinds is not None and kind(layer) not in kinds) or (layer.whole and budget != BUDGETS[0]):
                 continue
             name = f"L{i}_{budget}"
             try:
-                if layer.declare(name):
+                if layer.declare(name) and (not layer.whole or _one_tile(m, name)):
                     declared.append((name, layer))
             except AutoTilerError:
                 pass
