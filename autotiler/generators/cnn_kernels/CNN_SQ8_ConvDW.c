@@ -1292,15 +1292,15 @@ static void at_dw_rq_pairs(const int32_t *Acc, int n, signed char *OA, signed ch
 /* Every output of channel c from its padded plane B (Wb = Wo + 2 columns; AT_DW_PLANE_SLACK bytes
  * after it: a window's line is read as a word, its fourth byte weighted 0), column by column; Acc:
  * Ho + 2 words. */
-static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c,
-						      const signed char *B, int Wb, int32_t *Acc)
+static inline __attribute__((always_inline)) void at_dw_plane_chan_s(const KerConv_TFLM_SQ8_T *Arg,
+									const at_dw_consts *k, int c, const signed char *B,
+									int Wb, int32_t *Acc, int S)
 {
 	at_dw_pwin win;
 	at_tflm_rq_t q;
 	at_tflm_rq_fast_t f = {0, 0, 0};
 	at_tflm_rq_fast2_t f2 = {0, 0, 0};
 	int Wo = Arg->Wo, Ho = Arg->Ho, OutFeat = Arg->OutFeat, OStep = Wo * OutFeat, Sum = 0, Fast, Fast2, ox, ky, kx;
-	int S = Arg->Sx;
 	const int32_t *A = (S == 2) ? Acc : Acc + 2;	/* stride 1's columns start two outputs early */
 	signed char *Out = Arg->Out + c;
 
@@ -1356,6 +1356,19 @@ static __attribute__((noinline)) void at_dw_plane_chan(const KerConv_TFLM_SQ8_T 
 	}
 }
 
+/* at_dw_plane_chan_s for each stride, S a constant: stride 1's code as without stride 2's. */
+static __attribute__((noinline)) void at_dw_plane_chan1(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c,
+						       const signed char *B, int Wb, int32_t *Acc)
+{
+	at_dw_plane_chan_s(Arg, k, c, B, Wb, Acc, 1);
+}
+
+static __attribute__((noinline)) void at_dw_plane_chan2(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k, int c,
+						       const signed char *B, int Wb, int32_t *Acc)
+{
+	at_dw_plane_chan_s(Arg, k, c, B, Wb, Acc, 2);
+}
+
 /* Every output of this core's channels (3x3 of stride 1 or 2, at_dw_plane_fits). */
 static void at_dw_plane(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k)
 {
@@ -1373,7 +1386,10 @@ static void at_dw_plane(const KerConv_TFLM_SQ8_T *Arg, const at_dw_consts *k)
 	for (c = First; c < Last; c++) {
 		if (c == First || j == 0)	/* a depth multiplier's channels share their input */
 			at_dw_plane_copy(Arg, ic, B, Wb, Hb);
-		at_dw_plane_chan(Arg, k, c, B, Wb, Acc);
+		if (Arg->Sx == 2)
+			at_dw_plane_chan2(Arg, k, c, B, Wb, Acc);
+		else
+			at_dw_plane_chan1(Arg, k, c, B, Wb, Acc);
 		if (++j == k->Mult) {
 			j = 0;
 			ic++;
