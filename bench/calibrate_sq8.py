@@ -106,7 +106,7 @@ _BLOCK = f"{_BLK}*({_PIX_IN} - {_QPIX})*{_NOT_COLS}"
 _BORDER = f"{_BLK}*{_PIX_BORDER}*{_NOT_COLS}"
 _LEFT = f"(Chunk % 4)*{_PIX}"
 # depth wise (CNN_SQ8_ConvDW.c), the 3x3 filter of dilation 1 (its fast path: the networks' only
-# filter), four forms, tested in this order ([a <= K] = 1/(a/(K + 1) + 1)). The padded plane
+# filter), three forms, tested in this order ([a <= K] = 1/(a/(K + 1) + 1)). The padded plane
 # (at_dw_plane_fits): at stride S = 1 or 2 both ways, the plane of S (Wo - 1) + 3 columns and
 # S (Ho - 1) + 3 lines, at stride 1 of at most AT_DW_PLANE = 256 bytes, in words with its slack of
 # 4 bytes plus a column's Ho + 2 accumulators within AT_DW_PLANE_WORDS = 192; but a plane of at
@@ -121,17 +121,7 @@ _DW_FITS2 = f"{_DW_S2}*(1/((({_DW_BYTES2} + 7)/4 + Ho + 2)/193 + 1))"
 _DW_NOT_TINY = "(1 - (1/((Wo*Ho)/37 + 1))*(1 - 1/(OutFeat/(8*ncores) + 1))*(1/((Wo*Ho)/17 + 1)))"
 _DW_PLANE1 = f"{_DW_FITS1}*{_DW_NOT_TINY}"
 _DW_PLANE2 = f"{_DW_FITS2}*{_DW_NOT_TINY}"
-# The bands (at_dw_band_lines): stride 1 where the plane does not fit, lines of at least
-# AT_DW_BAND_WO = 32 outputs: bands of _DW_BAND_LINES lines (the most whose plane and accumulators
-# fit the 192 words: n (Wo + 6) <= 756 - 2 (Wo + 2)), evened out over _DW_BANDS bands, each a
-# plane of its own (lines up to 121 outputs: a band of AT_DW_BAND = 4 lines fits).
-_DW_BAND_LINES = "((756 - 2*(Wo + 2))/(Wo + 6))"
-_DW_BANDS = f"((Ho + {_DW_BAND_LINES} - 1)/{_DW_BAND_LINES})"
-_DW_BAND = f"{_DW_S1}*(1 - {_DW_FITS1})*(1 - 1/(Wo/32 + 1))*(1/(Wo/122 + 1))"
-# stride 1's plane-like forms (a plane, or bands of one), their planes per channel
-_DW_PB = f"({_DW_PLANE1} + {_DW_BAND})"
-_DW_NPB = f"({_DW_PLANE1} + {_DW_BAND}*{_DW_BANDS})"
-_DW_NOT_PLANE = f"(1 - {_DW_PLANE1} - {_DW_PLANE2} - {_DW_BAND})"
+_DW_NOT_PLANE = f"(1 - {_DW_PLANE1} - {_DW_PLANE2})"
 # The lines form: the (channel, output line) units shared evenly by the cores (CNN_Chunk),
 # a core's units channel major, in segments of one channel (_DW_SEGS: at most one per Ho units,
 # the busiest core's count)
@@ -192,7 +182,7 @@ SHAPES = {
     # constants. The plane form: per channel of the core and output column its loop over Ho + 2
     # window lines (a hardware loop step each), its pairs' and odd output's requantisation and
     # its set-up (one line: C); per channel the plane's copy (per byte of the tile, per line) and
-    # the channel's constants; per call the buffer's padding, and the bands' set-up
+    # the channel's constants; per call the buffer's padding. At stride 2 per output and column
     "KerParConvDW_TFLM_SQ8": [f"{_DW_PAIRS}*2*Wo*{_DW_LINES}", f"({_UNITS} - 2*{_DW_PAIRS})*Wo*(1/Sx)*{_DW_LINES}",
                               f"{_UNITS}*Wo*(1 - 1/Sx)*{_DW_LINES}", f"{_DW_PAIRS}*{_DW_LINES}",
                               f"({_UNITS} - 2*{_DW_PAIRS})*(1/Sx)*{_DW_LINES}", f"{_UNITS}*(1 - 1/Sx)*{_DW_LINES}",
@@ -201,12 +191,13 @@ SHAPES = {
                               f"{_DW_SMALL_TAKEN}*{_DW_CHANS}*Ho*(Wo/2)*(1 - 1/Sx)",
                               f"{_DW_SMALL_TAKEN}*{_DW_CHANS}*Ho*(Wo % 2)", f"{_DW_SMALL_TAKEN}*{_DW_RUNS}*Ho*((Wo + 1)/2)",
                               f"{_DW_SMALL_TAKEN}*{_DW_CHANS}",
-                              f"{_DW_PB}*{_DW_CHANS}*Wo*(Ho + 2*{_DW_NPB})", f"{_DW_PB}*{_DW_CHANS}*Wo*(Ho/2)",
-                              f"{_DW_PB}*{_DW_CHANS}*Wo*(Ho % 2)", f"{_DW_PB}*{_DW_CHANS}*Wo*{_DW_NPB}",
-                              f"{_DW_PLANE1}*{_DW_CHANS}*Wo*(1/Ho)", f"{_DW_PB}*{_DW_CHANS}*{_DW_NPB}",
+                              f"{_DW_PLANE1}*{_DW_CHANS}*Wo*(Ho + 2)", f"{_DW_PLANE1}*{_DW_CHANS}*Wo*(Ho/2)",
+                              f"{_DW_PLANE1}*{_DW_CHANS}*Wo*(Ho % 2)", f"{_DW_PLANE1}*{_DW_CHANS}*Wo",
+                              f"{_DW_PLANE1}*{_DW_CHANS}*Wo*(1/Ho)", f"{_DW_PLANE1}*{_DW_CHANS}",
                               f"{_DW_PLANE2}*{_DW_CHANS}*Wo*Ho", f"{_DW_PLANE2}*{_DW_CHANS}*Wo", f"{_DW_PLANE2}*{_DW_CHANS}",
-                              f"({_DW_PB} + {_DW_PLANE2})*{_DW_CHANS}*H*W", f"({_DW_PB} + {_DW_PLANE2})*{_DW_CHANS}*H",
-                              f"{_DW_PLANE1}*{_DW_BYTES1} + {_DW_PLANE2}*{_DW_BYTES2}", _DW_BAND],
+                              f"({_DW_PLANE1} + {_DW_PLANE2})*{_DW_CHANS}*H*W",
+                              f"({_DW_PLANE1} + {_DW_PLANE2})*{_DW_CHANS}*H",
+                              f"{_DW_PLANE1}*{_DW_BYTES1} + {_DW_PLANE2}*{_DW_BYTES2}"],
     "KerParAvgPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParMaxPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParLinear_TFLM_SQ8": [f"({_LIN}/4)*(InDim/4)", f"({_LIN} % 4)*(InDim/4)", f"{_LIN}*(InDim % 4)", _LIN],
@@ -407,7 +398,7 @@ LAYERS = [
     conv(40, 40, 16, 16, (3, 3), 2, dw=True), conv(32, 32, 32, 32, (3, 3), 2, dw=True),
     conv(64, 64, 8, 8, (3, 3), 2, dw=True),
     # the networks' layers in one tile, as their nodes often are (the tiler cuts them here: a tile's
-    # lines decide the depth wise form, a plane, bands or lines)
+    # lines decide the depth wise form, a plane or lines)
     *[whole(c) for c in (conv(25, 5, 64, 64, (3, 3), dw=True), conv(48, 48, 8, 8, (3, 3), dw=True),
                          conv(48, 48, 16, 16, (3, 3), 2, dw=True), conv(24, 24, 32, 32, (3, 3), dw=True),
                          conv(24, 24, 32, 32, (3, 3), 2, dw=True), conv(12, 12, 64, 64, (3, 3), dw=True),

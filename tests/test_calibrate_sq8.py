@@ -176,50 +176,31 @@ def test_depth_wise_small_plane_runs_are_the_c_ones(feat):
     assert _eval(S._DW_RUNS, OutFeat=feat) == -(-chans // run)
 
 
-def _c_dw_forms(wo: int, ho: int, s: int) -> tuple:
-    """CNN_SQ8_ConvDW.c's at_dw_plane_fits and at_dw_band_lines (its bounds read from the C):
-    (the plane fits, the band's lines, 0 for no bands)."""
+def _c_dw_plane_fits(wo: int, ho: int, s: int) -> bool:
+    """CNN_SQ8_ConvDW.c's at_dw_plane_fits, its bounds read from the C."""
     plane, words_max = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_PLANE"), _c_define("CNN_SQ8_ConvDW.c", "AT_DW_PLANE_WORDS")
-    slack, band, band_wo = (_c_define("CNN_SQ8_ConvDW.c", n) for n in ("AT_DW_PLANE_SLACK", "AT_DW_BAND", "AT_DW_BAND_WO"))
-
-    def words(wb, hb):
-        return (wb * hb + slack + 3) >> 2
-
+    slack = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_PLANE_SLACK")
     wb, hb = s * (wo - 1) + 3, s * (ho - 1) + 3
-    fits = s <= 2 and not (s == 1 and wb * hb > plane) and words(wb, hb) + ho + 2 <= words_max
-    if s != 1 or wo < band_wo:
-        return fits, 0
-    nb = ho
-    while nb > band and words(wo + 2, nb + 2) + nb + 2 > words_max:
-        nb -= 1
-    if words(wo + 2, nb + 2) + nb + 2 > words_max:
-        return fits, 0
-    bands = -(-ho // nb)
-    return fits, -(-ho // bands)
+    return s <= 2 and not (s == 1 and wb * hb > plane) and ((wb * hb + slack + 3) >> 2) + ho + 2 <= words_max
 
 
 @pytest.mark.parametrize("wo, ho, s", [(5, 25, 1), (6, 6, 1), (12, 12, 1), (14, 14, 1), (13, 14, 1), (30, 6, 1),
                                        (62, 2, 1), (6, 6, 2), (3, 3, 2), (1, 1, 1), (4, 4, 1), (3, 3, 1), (4, 5, 1),
                                        (12, 12, 2), (24, 24, 2), (12, 13, 2), (14, 13, 2), (48, 48, 1), (32, 7, 1),
-                                       (100, 8, 1), (121, 30, 1), (122, 30, 1), (64, 2, 1), (40, 40, 1)])
+                                       (100, 8, 1), (64, 2, 1), (40, 40, 1)])
 def test_depth_wise_forms_are_the_c_ones(wo, ho, s):
-    """CNN_SQ8_ConvDW.c's forms, in its order: the padded plane (at_dw_plane_fits, but not a
-    plane of at most AT_DW_TINY outputs of the channels-inner form), the bands of a plane (their
-    count, at_dw_band_lines), the channels inner, the lines; every bound read from the C."""
+    """CNN_SQ8_ConvDW.c's forms, in its order: the padded plane at strides 1 and 2
+    (at_dw_plane_fits, but not a plane of at most AT_DW_TINY outputs of the channels-inner form),
+    the channels inner, the lines; every bound read from the C."""
     tiny = _c_define("CNN_SQ8_ConvDW.c", "AT_DW_TINY")
-    fits, band_lines = _c_dw_forms(wo, ho, s)
+    fits = _c_dw_plane_fits(wo, ho, s)
     for feat in (16, 64, 128):
         values = dict(Wo=wo, Ho=ho, Sx=s, Sy=s, OutFeat=feat)
         small = _eval(S._DW_SMALL, **values)
         plane = int(fits and not (small and wo * ho <= tiny))
-        bands = int(not plane and band_lines > 0)
         assert (_eval(S._DW_PLANE1, **values), _eval(S._DW_PLANE2, **values)) == (plane * (s == 1), plane * (s == 2))
-        assert _eval(S._DW_BAND, **values) == bands
-        if bands:
-            assert _eval(S._DW_BANDS, **values) == -(-ho // band_lines)
-        rest = 1 - plane - bands
-        assert _eval(S._DW_SMALL_TAKEN, **values) == rest * small
-        assert _eval(S._DW_LINES, **values) == rest * (1 - small)
+        assert _eval(S._DW_SMALL_TAKEN, **values) == (1 - plane) * small
+        assert _eval(S._DW_LINES, **values) == (1 - plane) * (1 - small)
 
 
 def _c_inner(out: int, size: int, f: int, s: int, d: int, pad: int) -> int:
