@@ -234,6 +234,22 @@ typedef struct {
 		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
 #endif
 
+/* One word of the block's 4 filters against one word of each of its 2 pixels (14 instructions:
+ * 6 p.lw, 8 pv.sdotsp.b): the body of the hardware loops below, w0 the first filter, S1..S3 the
+ * others' offsets (p.lw register-register), w0 post-incremented last; and those loops' outputs. */
+#define AT_SQ8_CONV_WORD_ASM                                                                            \
+		AT_GAP_ASM_PLW_PI("t0", "%[x0]") AT_GAP_ASM_PLW_PI("t1", "%[x1]")                        \
+		AT_GAP_ASM_PLW_RR("t3", "%[w0]", "%[s1]") AT_GAP_ASM_PLW_RR("t4", "%[w0]", "%[s2]")      \
+		AT_GAP_ASM_PLW_RR("t5", "%[w0]", "%[s3]") AT_GAP_ASM_PLW_PI("t2", "%[w0]")               \
+		AT_GAP_ASM_SDOTSP_B("%[s10]", "t0", "t3") AT_GAP_ASM_SDOTSP_B("%[s11]", "t1", "t3")      \
+		AT_GAP_ASM_SDOTSP_B("%[s00]", "t0", "t2") AT_GAP_ASM_SDOTSP_B("%[s01]", "t1", "t2")      \
+		AT_GAP_ASM_SDOTSP_B("%[s20]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[s21]", "t1", "t4")      \
+		AT_GAP_ASM_SDOTSP_B("%[s30]", "t0", "t5") AT_GAP_ASM_SDOTSP_B("%[s31]", "t1", "t5")
+#define AT_SQ8_CONV_WORD_OUTPUTS                                                                        \
+		: [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11),                    \
+		  [s20] "+r"(s20), [s21] "+r"(s21), [s30] "+r"(s30), [s31] "+r"(s31),                    \
+		  [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0)
+
 /* The whole block when every filter row is one run of whole words (Runs 1, RunLen % 4 == 0):
  * Rows x Words words on two nested hardware loops, the outer one stepping the input pointers by
  * Skip from row to row (the filter rows follow each other). To stay within GCC's 30 asm operands
@@ -242,19 +258,11 @@ typedef struct {
 #define AT_SQ8_CONV_ROWS_WORDS(Rows, Words, Skip, S1, S2, S3)                                           \
 	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP1("%[rows]", 17)                     \
 		AT_GAP_ASM_LP_SETUP0("%[n]", 14)                                                        \
-		AT_GAP_ASM_PLW_PI("t0", "%[x0]") AT_GAP_ASM_PLW_PI("t1", "%[x1]")                        \
-		AT_GAP_ASM_PLW_RR("t3", "%[w0]", "%[s1]") AT_GAP_ASM_PLW_RR("t4", "%[w0]", "%[s2]")      \
-		AT_GAP_ASM_PLW_RR("t5", "%[w0]", "%[s3]") AT_GAP_ASM_PLW_PI("t2", "%[w0]")               \
-		AT_GAP_ASM_SDOTSP_B("%[s10]", "t0", "t3") AT_GAP_ASM_SDOTSP_B("%[s11]", "t1", "t3")      \
-		AT_GAP_ASM_SDOTSP_B("%[s00]", "t0", "t2") AT_GAP_ASM_SDOTSP_B("%[s01]", "t1", "t2")      \
-		AT_GAP_ASM_SDOTSP_B("%[s20]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[s21]", "t1", "t4")      \
-		AT_GAP_ASM_SDOTSP_B("%[s30]", "t0", "t5") AT_GAP_ASM_SDOTSP_B("%[s31]", "t1", "t5")      \
+		AT_SQ8_CONV_WORD_ASM                                                                    \
 		"add %[x0], %[x0], %[skip]\n\t"                                                         \
 		"add %[x1], %[x1], %[skip]\n\t"                                                         \
 		AT_GAP_ASM_NORVC_END                                                                    \
-		: [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11),                    \
-		  [s20] "+r"(s20), [s21] "+r"(s21), [s30] "+r"(s30), [s31] "+r"(s31),                    \
-		  [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0)                                           \
+		AT_SQ8_CONV_WORD_OUTPUTS                                                                \
 		: [n] "r"(Words), [rows] "r"(Rows), [skip] "r"(Skip), [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3) \
 		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
 
@@ -262,17 +270,9 @@ typedef struct {
  * keeps more in registers). */
 #define AT_SQ8_CONV_ROW_WORDS(Words, S1, S2, S3)                                                        \
 	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP0("%[n]", 14)                        \
-		AT_GAP_ASM_PLW_PI("t0", "%[x0]") AT_GAP_ASM_PLW_PI("t1", "%[x1]")                        \
-		AT_GAP_ASM_PLW_RR("t3", "%[w0]", "%[s1]") AT_GAP_ASM_PLW_RR("t4", "%[w0]", "%[s2]")      \
-		AT_GAP_ASM_PLW_RR("t5", "%[w0]", "%[s3]") AT_GAP_ASM_PLW_PI("t2", "%[w0]")               \
-		AT_GAP_ASM_SDOTSP_B("%[s10]", "t0", "t3") AT_GAP_ASM_SDOTSP_B("%[s11]", "t1", "t3")      \
-		AT_GAP_ASM_SDOTSP_B("%[s00]", "t0", "t2") AT_GAP_ASM_SDOTSP_B("%[s01]", "t1", "t2")      \
-		AT_GAP_ASM_SDOTSP_B("%[s20]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[s21]", "t1", "t4")      \
-		AT_GAP_ASM_SDOTSP_B("%[s30]", "t0", "t5") AT_GAP_ASM_SDOTSP_B("%[s31]", "t1", "t5")      \
+		AT_SQ8_CONV_WORD_ASM                                                                    \
 		AT_GAP_ASM_NORVC_END                                                                    \
-		: [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11),                    \
-		  [s20] "+r"(s20), [s21] "+r"(s21), [s30] "+r"(s30), [s31] "+r"(s31),                    \
-		  [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0)                                           \
+		AT_SQ8_CONV_WORD_OUTPUTS                                                                \
 		: [n] "r"(Words), [s1] "r"(S1), [s2] "r"(S2), [s3] "r"(S3)                              \
 		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")
 
@@ -282,20 +282,12 @@ typedef struct {
 #define AT_SQ8_CONV_ROWS_WORDS_CUT(Rows, Words, Skip, WSkip, S1, S2, S3)                                \
 	__asm__ volatile(AT_GAP_ASM_NORVC_BEGIN AT_GAP_ASM_LP_SETUP1("%[rows]", 18)                     \
 		AT_GAP_ASM_LP_SETUP0("%[n]", 14)                                                        \
-		AT_GAP_ASM_PLW_PI("t0", "%[x0]") AT_GAP_ASM_PLW_PI("t1", "%[x1]")                        \
-		AT_GAP_ASM_PLW_RR("t3", "%[w0]", "%[s1]") AT_GAP_ASM_PLW_RR("t4", "%[w0]", "%[s2]")      \
-		AT_GAP_ASM_PLW_RR("t5", "%[w0]", "%[s3]") AT_GAP_ASM_PLW_PI("t2", "%[w0]")               \
-		AT_GAP_ASM_SDOTSP_B("%[s10]", "t0", "t3") AT_GAP_ASM_SDOTSP_B("%[s11]", "t1", "t3")      \
-		AT_GAP_ASM_SDOTSP_B("%[s00]", "t0", "t2") AT_GAP_ASM_SDOTSP_B("%[s01]", "t1", "t2")      \
-		AT_GAP_ASM_SDOTSP_B("%[s20]", "t0", "t4") AT_GAP_ASM_SDOTSP_B("%[s21]", "t1", "t4")      \
-		AT_GAP_ASM_SDOTSP_B("%[s30]", "t0", "t5") AT_GAP_ASM_SDOTSP_B("%[s31]", "t1", "t5")      \
+		AT_SQ8_CONV_WORD_ASM                                                                    \
 		"add %[x0], %[x0], %[skip]\n\t"                                                         \
 		"add %[x1], %[x1], %[skip]\n\t"                                                         \
 		"add %[w0], %[w0], %[wskip]\n\t"                                                        \
 		AT_GAP_ASM_NORVC_END                                                                    \
-		: [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11),                    \
-		  [s20] "+r"(s20), [s21] "+r"(s21), [s30] "+r"(s30), [s31] "+r"(s31),                    \
-		  [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0)                                           \
+		AT_SQ8_CONV_WORD_OUTPUTS                                                                \
 		: [n] "r"(Words), [rows] "r"(Rows), [skip] "r"(Skip), [wskip] "r"(WSkip), [s1] "r"(S1),   \
 		  [s2] "r"(S2), [s3] "r"(S3)                                                            \
 		: "t0", "t1", "t2", "t3", "t4", "t5", "memory")

@@ -1193,6 +1193,37 @@ static void at_dw_rq_pairs(const int32_t *Acc, int n, signed char *OA, signed ch
 }
 
 #if defined(at_gap_xpulpv2)
+/* The part of AT_DW_PLANE_COLS and AT_DW_PLANE2_COLS after a column's accumulators (t0 = the
+ * pairs' count): their requantisation in pairs of consecutive outputs (fast2, 20 instructions a
+ * pair), an odd last one alone (a branch over it where Ho is even), P back to the accumulators. */
+#define AT_DW_PLANE_RQ_ASM                                                                              \
+		AT_GAP_ASM_LP_SETUP0("t0", 20)                                                           \
+		AT_GAP_ASM_PLW_PI("t0", "%[p]") AT_GAP_ASM_PLW_PI("t1", "%[p]")                         \
+		"slli t0, t0, 2\n\t" "slli t1, t1, 2\n\t" "mulh t0, t0, %[m]\n\t" "mulh t1, t1, %[m]\n\t"   \
+		"srai %[xa], t0, 31\n\t" "srai %[ya], t1, 31\n\t" "add t0, t0, %[xa]\n\t"                 \
+		"add t1, t1, %[ya]\n\t" "add t0, t0, %[xa]\n\t" "add t1, t1, %[ya]\n\t"                   \
+		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x5b, 2, 0x20, t1, %[kk], %[sh]\n\t" \
+		".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t" ".insn r 0x33, 6, 0x02, t1, t1, %[lo]\n\t"       \
+		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" ".insn r 0x33, 4, 0x02, t1, t1, %[hi]\n\t"       \
+		".insn r 0x2b, 4, 0, %[os2], %[oa], t0\n\t" ".insn r 0x2b, 4, 0, %[os2], %[ob], t1\n\t"     \
+		"beqz %[odd], 1f\n\t"                                                                   \
+		AT_GAP_ASM_PLW_PI("t0", "%[p]") "slli t0, t0, 2\n\t" "mulh t0, t0, %[m]\n\t"               \
+		"srai t1, t0, 31\n\t" "add t0, t0, t1\n\t" "add t0, t0, t1\n\t"                            \
+		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"     \
+		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" "sb t0, 0(%[oa])\n"                            \
+		"1:\n\t"                                                                                \
+		"slli t0, %[n1], 2\n\t" "sub %[p], %[p], t0\n\t"
+
+/* Their operands (Nc columns; N1: the accumulators' count, less one at stride 1). */
+#define AT_DW_PLANE_OPERANDS(Nc, N1)                                                                      \
+		: [rc] "+r"(rc), [out] "+r"(out), [p] "+r"(P), [r] "=&r"(r), [xa] "=&r"(xa), [ya] "=&r"(ya),  \
+		  [oa] "=&r"(oa), [ob] "=&r"(ob)                                                         \
+		: [nc] "r"(Nc), [n1] "r"(N1), [step] "r"(Wb), [st] "r"(win.Start), [w0] "r"(win.Packed[0]), \
+		  [w1] "r"(win.Packed[1]), [w2] "r"(win.Packed[2]), [m] "r"(f2.M), [kk] "r"(f2.K),          \
+		  [sh] "r"(f2.Right1), [lo] "r"(k->ActMin), [hi] "r"(k->ActMax), [os2] "r"(2 * OStep),       \
+		  [of] "r"(OutFeat), [odd] "r"(Ho & 1)                                                  \
+		: "t0", "t1", "memory"
+
 /* at_dw_plane_chan's columns when the fast2 requantisation applies and Ho >= 2, in one asm
  * statement: an outer hardware loop over the Ncol columns (53 instructions), in it the column's
  * accumulators (AT_DW_COLW_LOOP's 7 instructions per output, from the accumulators the previous
@@ -1214,31 +1245,10 @@ static void at_dw_rq_pairs(const int32_t *Acc, int n, signed char *OA, signed ch
 		"slli t0, %[n1], 2\n\t" "sub %[p], %[p], t0\n\t" "addi %[p], %[p], 8\n\t"                 \
 		"mv %[oa], %[out]\n\t" "srli %[ob], %[os2], 1\n\t" "add %[ob], %[ob], %[oa]\n\t"          \
 		"srli t0, %[n1], 1\n\t" "addi t0, t0, -1\n\t"                                            \
-		AT_GAP_ASM_LP_SETUP0("t0", 20)                                                           \
-		AT_GAP_ASM_PLW_PI("t0", "%[p]") AT_GAP_ASM_PLW_PI("t1", "%[p]")                         \
-		"slli t0, t0, 2\n\t" "slli t1, t1, 2\n\t" "mulh t0, t0, %[m]\n\t" "mulh t1, t1, %[m]\n\t"   \
-		"srai %[xa], t0, 31\n\t" "srai %[ya], t1, 31\n\t" "add t0, t0, %[xa]\n\t"                 \
-		"add t1, t1, %[ya]\n\t" "add t0, t0, %[xa]\n\t" "add t1, t1, %[ya]\n\t"                   \
-		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x5b, 2, 0x20, t1, %[kk], %[sh]\n\t" \
-		".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t" ".insn r 0x33, 6, 0x02, t1, t1, %[lo]\n\t"       \
-		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" ".insn r 0x33, 4, 0x02, t1, t1, %[hi]\n\t"       \
-		".insn r 0x2b, 4, 0, %[os2], %[oa], t0\n\t" ".insn r 0x2b, 4, 0, %[os2], %[ob], t1\n\t"     \
-		"beqz %[odd], 1f\n\t"                                                                   \
-		AT_GAP_ASM_PLW_PI("t0", "%[p]") "slli t0, t0, 2\n\t" "mulh t0, t0, %[m]\n\t"               \
-		"srai t1, t0, 31\n\t" "add t0, t0, t1\n\t" "add t0, t0, t1\n\t"                            \
-		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"     \
-		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" "sb t0, 0(%[oa])\n"                            \
-		"1:\n\t"                                                                                \
-		"slli t0, %[n1], 2\n\t" "sub %[p], %[p], t0\n\t"                                          \
+		AT_DW_PLANE_RQ_ASM                                                                      \
 		"addi %[rc], %[rc], 1\n\t" "add %[out], %[out], %[of]\n\t"                                \
 		AT_GAP_ASM_NORVC_END                                                                    \
-		: [rc] "+r"(rc), [out] "+r"(out), [p] "+r"(P), [r] "=&r"(r), [xa] "=&r"(xa), [ya] "=&r"(ya),  \
-		  [oa] "=&r"(oa), [ob] "=&r"(ob)                                                         \
-		: [nc] "r"(Ncol), [n1] "r"(N1), [step] "r"(Wb), [st] "r"(win.Start), [w0] "r"(win.Packed[0]), \
-		  [w1] "r"(win.Packed[1]), [w2] "r"(win.Packed[2]), [m] "r"(f2.M), [kk] "r"(f2.K),          \
-		  [sh] "r"(f2.Right1), [lo] "r"(k->ActMin), [hi] "r"(k->ActMax), [os2] "r"(2 * OStep),       \
-		  [of] "r"(OutFeat), [odd] "r"(Ho & 1)                                                  \
-		: "t0", "t1", "memory")
+		AT_DW_PLANE_OPERANDS(Ncol, N1))
 #endif
 
 #if defined(at_gap_xpulpv2)
@@ -1262,31 +1272,10 @@ static void at_dw_rq_pairs(const int32_t *Acc, int n, signed char *OA, signed ch
 		"slli t0, %[n1], 2\n\t" "sub %[p], %[p], t0\n\t"                                          \
 		"mv %[oa], %[out]\n\t" "srli %[ob], %[os2], 1\n\t" "add %[ob], %[ob], %[oa]\n\t"          \
 		"srli t0, %[n1], 1\n\t"                                                                 \
-		AT_GAP_ASM_LP_SETUP0("t0", 20)                                                           \
-		AT_GAP_ASM_PLW_PI("t0", "%[p]") AT_GAP_ASM_PLW_PI("t1", "%[p]")                         \
-		"slli t0, t0, 2\n\t" "slli t1, t1, 2\n\t" "mulh t0, t0, %[m]\n\t" "mulh t1, t1, %[m]\n\t"   \
-		"srai %[xa], t0, 31\n\t" "srai %[ya], t1, 31\n\t" "add t0, t0, %[xa]\n\t"                 \
-		"add t1, t1, %[ya]\n\t" "add t0, t0, %[xa]\n\t" "add t1, t1, %[ya]\n\t"                   \
-		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x5b, 2, 0x20, t1, %[kk], %[sh]\n\t" \
-		".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t" ".insn r 0x33, 6, 0x02, t1, t1, %[lo]\n\t"       \
-		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" ".insn r 0x33, 4, 0x02, t1, t1, %[hi]\n\t"       \
-		".insn r 0x2b, 4, 0, %[os2], %[oa], t0\n\t" ".insn r 0x2b, 4, 0, %[os2], %[ob], t1\n\t"     \
-		"beqz %[odd], 1f\n\t"                                                                   \
-		AT_GAP_ASM_PLW_PI("t0", "%[p]") "slli t0, t0, 2\n\t" "mulh t0, t0, %[m]\n\t"               \
-		"srai t1, t0, 31\n\t" "add t0, t0, t1\n\t" "add t0, t0, t1\n\t"                            \
-		".insn r 0x5b, 2, 0x20, t0, %[kk], %[sh]\n\t" ".insn r 0x33, 6, 0x02, t0, t0, %[lo]\n\t"     \
-		".insn r 0x33, 4, 0x02, t0, t0, %[hi]\n\t" "sb t0, 0(%[oa])\n"                            \
-		"1:\n\t"                                                                                \
-		"slli t0, %[n1], 2\n\t" "sub %[p], %[p], t0\n\t"                                          \
+		AT_DW_PLANE_RQ_ASM                                                                      \
 		"addi %[rc], %[rc], 2\n\t" "add %[out], %[out], %[of]\n\t"                                \
 		AT_GAP_ASM_NORVC_END                                                                    \
-		: [rc] "+r"(rc), [out] "+r"(out), [p] "+r"(P), [r] "=&r"(r), [xa] "=&r"(xa), [ya] "=&r"(ya),  \
-		  [oa] "=&r"(oa), [ob] "=&r"(ob)                                                         \
-		: [nc] "r"(Ncol), [n1] "r"(Ho), [step] "r"(Wb), [st] "r"(win.Start), [w0] "r"(win.Packed[0]), \
-		  [w1] "r"(win.Packed[1]), [w2] "r"(win.Packed[2]), [m] "r"(f2.M), [kk] "r"(f2.K),          \
-		  [sh] "r"(f2.Right1), [lo] "r"(k->ActMin), [hi] "r"(k->ActMax), [os2] "r"(2 * OStep),       \
-		  [of] "r"(OutFeat), [odd] "r"(Ho & 1)                                                  \
-		: "t0", "t1", "memory")
+		AT_DW_PLANE_OPERANDS(Ncol, Ho))
 #endif
 
 /* Every output of channel c from its padded plane B (Wb = Wo + 2 columns; AT_DW_PLANE_SLACK bytes
