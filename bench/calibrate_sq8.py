@@ -223,19 +223,25 @@ COLD = ("KerParConvDW_TFLM_SQ8", "KerParAvgPool_TFLM_SQ8", "KerParMaxPool_TFLM_S
 class Layer:
     """One SQ8 layer: ``declare(name)`` declares it in the current model (returns the generator's
     status), ``data(rng)`` gives its arguments and its expected output (numpy, TFLM's arithmetic).
-    ``whole``: the layer runs in one tile (its tiling forced: the tiler, with every Cost= as
-    written, would cut it; a network's node, tiled with the fitted model, often takes it whole),
-    at the first budget only."""
+    ``tiling``: the layer runs with the first candidate tiling whose description starts so (its
+    tiling forced: the tiler, with every Cost= as written, would choose another; a network's node,
+    tiled with the fitted model, often takes it), at the first budget only."""
 
     label: str
     declare: Callable
     data: Callable
-    whole: bool = False
+    tiling: str = ""
 
 
 def whole(layer: Layer) -> Layer:
     """``layer`` in one tile (:class:`Layer`), its label marked."""
-    return replace(layer, label=layer.label + " whole", whole=True)
+    return forced(layer, "1 tile")
+
+
+def forced(layer: Layer, tiling: str) -> Layer:
+    """``layer`` with the tiling that ``tiling`` starts (:class:`Layer`), its label marked."""
+    mark = "whole" if tiling == "1 tile" else tiling
+    return replace(layer, label=f"{layer.label} {mark}", tiling=tiling)
 
 
 def _ctrl():
@@ -406,6 +412,12 @@ LAYERS = [
                          conv(20, 20, 16, 16, (3, 3), dw=True), conv(96, 96, 3, 8, (3, 3), 2),
                          conv(32, 32, 16, 16, (3, 3)), conv(16, 16, 32, 32, (3, 3)), conv(32, 32, 3, 16, (3, 3)),
                          conv(24, 24, 32, 32, (1, 1)), conv(48, 48, 8, 16, (1, 1)))],
+    # MobileNet's depth wise layers in the tiles their nodes took with an earlier fit (the fit
+    # predicted them fast: the tiler picks what the model underrates)
+    forced(conv(48, 48, 8, 8, (3, 3), dw=True), "2 tiles of 29 lines"),
+    forced(conv(48, 48, 16, 16, (3, 3), 2, dw=True), "4 tiles of 13 lines"),
+    forced(conv(24, 24, 32, 32, (3, 3), dw=True), "4 tiles of 9 lines"),
+    forced(conv(48, 48, 8, 8, (3, 3), dw=True), "4 tiles of 14 lines"),
 ]
 
 
@@ -460,12 +472,12 @@ def kind(layer: Layer) -> str:
 KINDS = ("conv", "dw", "linear", "avgpool", "maxpool", "add", "mean", "softmax")
 
 
-def _one_tile(m, name: str) -> bool:
-    """Force user kernel ``name``'s tiling to one tile (the full grid's candidate that has one);
-    False, and the kernel left out of the model, when none fits."""
+def _force_tiling(m, name: str, tiling: str) -> bool:
+    """Force user kernel ``name``'s tiling to the full grid's first candidate whose description
+    starts with ``tiling``; False, and the kernel left out of the model, when there is none."""
     uk = m.kernels[name]
     for t in candidates(uk, replace(solve_options(m, uk), objective="time_exhaustive")):
-        if t.describe().startswith("1 tile"):
+        if t.describe().startswith(tiling):
             m.tilings[name] = t
             return True
     del m.kernels[name], m.tilings[name]
@@ -486,11 +498,11 @@ def sq8_case(plat, budget: int, rng, layers=None, sources=None, kinds=None) -> t
         LoadCNN_SQ8_Library()
         SetL1MemorySize(min(budget, plat.l1_size))
         for i, layer in enumerate(layers):
-            if (kinds is not None and kind(layer) not in kinds) or (layer.whole and budget != BUDGETS[0]):
+            if (kinds is not None and kind(layer) not in kinds) or (layer.tiling and budget != BUDGETS[0]):
                 continue
             name = f"L{i}_{budget}"
             try:
-                if layer.declare(name) and (not layer.whole or _one_tile(m, name)):
+                if layer.declare(name) and (not layer.tiling or _force_tiling(m, name, layer.tiling)):
                     declared.append((name, layer))
             except AutoTilerError:
                 pass
