@@ -197,7 +197,7 @@ SHAPES = {
                               f"{_DW_PLANE2}*{_DW_CHANS}*Wo*Ho", f"{_DW_PLANE2}*{_DW_CHANS}*Wo", f"{_DW_PLANE2}*{_DW_CHANS}",
                               f"({_DW_PLANE1} + {_DW_PLANE2})*{_DW_CHANS}*H*W",
                               f"({_DW_PLANE1} + {_DW_PLANE2})*{_DW_CHANS}*H",
-                              f"{_DW_PLANE1}*{_DW_BYTES1} + {_DW_PLANE2}*{_DW_BYTES2}"],
+                              f"({_DW_PLANE1}*{_DW_BYTES1} + {_DW_PLANE2}*{_DW_BYTES2})"],
     "KerParAvgPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParMaxPool_TFLM_SQ8": [f"{_POOL_OUT}*Fy*Fx", _POOL_OUT],
     "KerParLinear_TFLM_SQ8": [f"({_LIN}/4)*(InDim/4)", f"({_LIN} % 4)*(InDim/4)", f"{_LIN}*(InDim % 4)", _LIN],

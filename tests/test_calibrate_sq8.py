@@ -280,3 +280,19 @@ def test_convolution_quads_and_columns_are_the_c_ones(infeat, group, f, s):
     cols = ungrouped and fx * group == 4 and size <= col_max
     assert _eval(S._QUAD, **values) == int(quad)
     assert _eval(S._COLS, **values) == int(cols)
+
+
+def _top_level_sum(term: str) -> bool:
+    """Does ``term`` add or subtract outside parentheses (a coefficient c*term would then scale its
+    first part only: the fitted Cost= writes c*term, model.cost.LinearCost.text)."""
+    depth = 0
+    for i, ch in enumerate(term):
+        depth += (ch == "(") - (ch == ")")
+        if ch in "+-" and depth == 0 and i > 0:
+            return True
+    return False
+
+
+def test_shape_terms_are_products():
+    bad = [(k, t) for k, terms in S.SHAPES.items() for t in terms if _top_level_sum(t)]
+    assert not bad
