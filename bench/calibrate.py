@@ -688,7 +688,10 @@ def kept_rows(path: Path, kinds: set) -> Optional[dict]:
         return None
     data = json.loads(path.read_text())
     rows = [r for r in data["rows"] if r.get("label", "").split()[:1] and r["label"].split()[0] not in kinds]
-    return {"rows": rows, "kernels": data.get("kept", {}).get("kernels", data.get("kernels"))}
+    kept = data.get("kept", {})
+    for r in rows:   # the revision each row measured: its file's, or the file's kept rows' own
+        r.setdefault("kernels", kept["kernels"] if r["label"].split()[0] in kept.get("kinds", ()) else data.get("kernels"))
+    return {"rows": rows, "kernels": ", ".join(sorted({str(r["kernels"]) for r in rows}))}
 
 
 def calls_forks(row: dict, which: Optional[str]) -> dict:
@@ -884,6 +887,8 @@ def main(argv=None) -> int:
     extra = {"kernels": SQ8.revision(args.kernels_rev)} if args.fit_sq8 else {}
     if kept:
         extra["kept"] = {"kinds": sorted(set(SQ8.KINDS) - kinds), "kernels": kept["kernels"], "rows": len(kept["rows"])}
+    for r in rows if args.fit_sq8 else ():   # each row's kernels (a later --sq8-only keeps it with them)
+        r.setdefault("kernels", extra["kernels"])
     Path(args.json).write_text(json.dumps({"platform": plat.name, "model": "before" if args.before else "current", **extra,
                                            "constants": constants, "summary": s, "rows": rows, "shapes": shapes,
                                            "compute_fit": {k: v.entry() for k, v in fit.items()},
