@@ -618,7 +618,7 @@ static void at_sq8_conv_border4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv
  * taps in filter order, IN_ZP where a tap is outside the tile. A padded tap then adds
  * w (IN_ZP - IN_ZP) = 0 to sum w (x - IN_ZP), so the column's dot is an interior pixel's: one run
  * of Size bytes, and the constant term Inner. */
-static void at_sq8_conv_border_col(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K,
+static __attribute__((noinline)) void at_sq8_conv_border_col(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K,
 				   const at_sq8_conv_chans *B, int oy, int ox, int c, int InOff, signed char *O)
 {
 	int Col[AT_SQ8_CONV_COL_MAX / 4], Acc[4] = {0, 0, 0, 0}, Z[4] = {0, 0, 0, 0};
@@ -1003,7 +1003,7 @@ static __attribute__((noinline, noipa)) void at_sq8_conv_quads(const at_sq8_conv
  * pixels are StepX apart in the input (a 1x1 convolution of stride 1, without padding): the pairs
  * are (P0, P0 + 1), (P0 + 2, P0 + 3) ..., no test per pixel; ungrouped, groups of 4 pixels first
  * (at_sq8_conv_quads) where the requantisation is at_tflm_rq_int8_fast2's. */
-static void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
+static __attribute__((noinline)) void at_sq8_conv_block4_flat(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
 				    const at_sq8_conv_chans *B, int c, int InOff)
 {
 	const signed char *W = Arg->Filter + c * K->Size, *X = Arg->In + InOff + Wk->P0 * K->StepX;
@@ -1196,9 +1196,11 @@ static void at_sq8_conv_block4_lines(const KerConv_TFLM_SQ8_T *Arg, const at_sq8
 
 /* Channels [c, c + 4) of this core's pixels: interior pixels in pairs (consecutive interior pixels,
  * not necessarily on one line) on the block path, border pixels on the general one (the flat case,
- * at_sq8_conv_flat, goes to at_sq8_conv_block4_flat before). */
-static void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K, const at_sq8_conv_work *Wk,
-			       const at_sq8_conv_chans *B, int c)
+ * at_sq8_conv_flat, goes to at_sq8_conv_block4_flat before). Not inlined: its frame (the padded
+ * filter copy, the rows) stays off KerParConv_TFLM_SQ8's, which the 1x1 paths and a fused kernel's
+ * frames share core 0's 2 KiB stack with. */
+static __attribute__((noinline)) void at_sq8_conv_block4(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_conv_ctx *K,
+							  const at_sq8_conv_work *Wk, const at_sq8_conv_chans *B, int c)
 {
 	int InOff = ((K->Off + c) / Arg->GroupOut) * Arg->GroupIn, p, oy = Wk->P0 / Arg->Wo, ox = Wk->P0 % Arg->Wo;
 	/* the input offset of tap (0, 0) of output (0, 0), channel InOff (outside the tile when padded) */
