@@ -727,7 +727,8 @@ static int at_sq8_conv_fast_rows(const KerConv_TFLM_SQ8_T *Arg, const at_sq8_con
 /* at_sq8_conv_pairs_fast's loop in one requantisation mode (a constant where inlined, so that each
  * loop holds only its own code: the cores' 512-byte instruction caches): 0 at_sq8_conv_rq_pair,
  * 1 through at_sq8_conv_rq8 / at_sq8_conv_rq8_2 (Small), 2 at_sq8_conv_rq_pair2 (B->Fast2); 3 and
- * 4: 0 and 2 on one row (AT_SQ8_CONV_ROW_WORDS, Rows 1). */
+ * 4: 0 and 2 on one row (AT_SQ8_CONV_ROW_WORDS, Rows 1); 5: 4 where the clamp is [-128, 127] (one
+ * p.clip). */
 static inline __attribute__((always_inline)) void at_sq8_conv_pairs_mode(const KerConv_TFLM_SQ8_T *Arg,
 									const at_sq8_conv_ctx *K,
 									const at_sq8_conv_chans *B,
